@@ -1,0 +1,62 @@
+#include "common/affinity.hpp"
+
+#include <omp.h>
+#include <sched.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/args.hpp"
+#include "common/errors.hpp"
+#include "common/topology.hpp"
+
+namespace bw {
+
+Binding resolve_binding(int threads, const std::string& cpu_list, const std::string& policy) {
+  Binding b;
+  auto allowed = allowed_cpus();
+  if (threads < 0) throw UsageError("thread count must be at least 1");
+  if (!cpu_list.empty()) {
+    b.cpus = parse_cpu_list(cpu_list);
+    check_cpus_allowed(b.cpus);
+    if (threads > static_cast<int>(b.cpus.size()))
+      throw UsageError(std::to_string(threads) + " threads asked for but CPU list '" + cpu_list + "' has only " +
+                       std::to_string(b.cpus.size()) + " CPUs");
+    if (threads > 0) b.cpus.resize(static_cast<std::size_t>(threads));
+    b.policy = "list";
+  } else if (policy.empty() || policy == "none") {
+    if (threads > static_cast<int>(allowed.size()))
+      throw UsageError(std::to_string(threads) + " threads asked for but only " + std::to_string(allowed.size()) +
+                       " CPUs are available (" + format_cpu_list(allowed) + ")");
+    b.policy = "none";
+    b.threads = threads > 0 ? threads : static_cast<int>(allowed.size());
+    return b;
+  } else {
+    b.cpus = Topology::instance().order(policy, threads, allowed);
+    b.policy = policy;
+  }
+  b.threads = static_cast<int>(b.cpus.size());
+  return b;
+}
+
+std::vector<int> apply_binding(const Binding& b) {
+  omp_set_dynamic(0);
+  omp_set_num_threads(b.threads);
+  std::vector<int> seen(static_cast<std::size_t>(b.threads), -1);
+  int failed = 0;
+#pragma omp parallel num_threads(b.threads) reduction(+ : failed)
+  {
+    int t = omp_get_thread_num();
+    if (!b.cpus.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(b.cpus[static_cast<std::size_t>(t)], &set);
+      if (sched_setaffinity(0, sizeof set, &set) != 0) ++failed;
+    }
+    seen[static_cast<std::size_t>(t)] = sched_getcpu();
+  }
+  if (failed) throw RunError("could not bind " + std::to_string(failed) + " threads: " + std::strerror(errno));
+  return seen;
+}
+
+}  // namespace bw

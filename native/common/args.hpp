@@ -1,0 +1,37 @@
+// Parsing of the inputs every executable shares: sizes with units, CPU lists, counts.
+// Each parser throws bw::UsageError with a message that names the offending text.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace bw {
+
+// "512M", "2G", "64k", "1.5GiB", "1000000" (bytes). Units are binary (K = 1024).
+std::uint64_t parse_size(std::string_view text, std::string_view what = "size");
+
+// A taskset/likwid style list: "0-3,8", "0,2,4", "1-7:2" (stride). Sorted order is kept as written
+// (MP_BLIST semantics: position i is thread i). Duplicates are refused.
+std::vector<int> parse_cpu_list(std::string_view text);
+
+// A whole number in [lo, hi]; what names the option in the message.
+long parse_int(std::string_view text, std::string_view what, long lo, long hi);
+
+// CPUs this process may run on (sched_getaffinity), ascending.
+std::vector<int> allowed_cpus();
+
+// Throws UsageError unless every CPU of list is in allowed_cpus().
+void check_cpus_allowed(const std::vector<int>& cpus);
+
+// Bytes of memory available now (MemAvailable), for refusing sizes before allocating.
+std::uint64_t available_memory();
+
+// Refuses (UsageError) a total allocation that does not fit in available memory, naming both.
+void check_fits_in_memory(std::uint64_t bytes, std::string_view what);
+
+std::string format_cpu_list(const std::vector<int>& cpus);
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace bw

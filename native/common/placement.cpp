@@ -1,0 +1,152 @@
+#include "common/placement.hpp"
+
+#include <numa.h>
+#include <numaif.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "common/errors.hpp"
+#include "common/topology.hpp"
+
+namespace bw {
+namespace {
+
+int parse_node(const std::string& text, const std::string& whole) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw UsageError("placement '" + whole + "' needs a NUMA node number, got '" + text + "'");
+  int node = std::stoi(text);
+  auto nodes = Topology::instance().node_os_indexes();
+  if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
+    std::string names;
+    for (int n : nodes) names += (names.empty() ? "" : ",") + std::to_string(n);
+    throw UsageError("NUMA node " + text + " in placement '" + whole + "' does not exist (nodes: " + names + ")");
+  }
+  return node;
+}
+
+}  // namespace
+
+Placement Placement::parse(const std::string& text) {
+  Placement p;
+  auto colon = text.find(':');
+  std::string word = text.substr(0, colon);
+  std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
+  bool has_arg = colon != std::string::npos;
+  if (word == "first-touch" && !has_arg) {
+    p.kind = PlacementKind::FirstTouch;
+  } else if (word == "serial" && !has_arg) {
+    p.kind = PlacementKind::Serial;
+  } else if (word == "bind" && has_arg) {
+    p.kind = PlacementKind::Bind;
+    p.nodes = {parse_node(arg, text)};
+  } else if (word == "preferred" && has_arg) {
+    p.kind = PlacementKind::Preferred;
+    p.nodes = {parse_node(arg, text)};
+  } else if (word == "interleave") {
+    p.kind = PlacementKind::Interleave;
+    if (has_arg) {
+      std::stringstream ss(arg);
+      std::string item;
+      while (std::getline(ss, item, ',')) p.nodes.push_back(parse_node(item, text));
+      if (p.nodes.empty()) throw UsageError("placement '" + text + "' names no NUMA node");
+    } else {
+      p.nodes = Topology::instance().node_os_indexes();
+    }
+  } else {
+    throw UsageError("unknown placement '" + text +
+                     "' (use first-touch, serial, bind:N, interleave[:N,M...] or preferred:N)");
+  }
+  return p;
+}
+
+std::string Placement::str() const {
+  auto list = [&] {
+    std::string s;
+    for (int n : nodes) s += (s.empty() ? "" : ",") + std::to_string(n);
+    return s;
+  };
+  switch (kind) {
+    case PlacementKind::FirstTouch: return "first-touch";
+    case PlacementKind::Serial: return "serial";
+    case PlacementKind::Bind: return "bind:" + list();
+    case PlacementKind::Interleave: return "interleave:" + list();
+    case PlacementKind::Preferred: return "preferred:" + list();
+  }
+  return "?";
+}
+
+Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
+  if (bytes == 0) return;
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw RunError("cannot map " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+  ptr_ = p;
+  int mode = -1;
+  switch (placement.kind) {
+    case PlacementKind::Bind: mode = MPOL_BIND; break;
+    case PlacementKind::Interleave: mode = MPOL_INTERLEAVE; break;
+    case PlacementKind::Preferred: mode = MPOL_PREFERRED; break;
+    default: break;
+  }
+  if (mode >= 0) {
+    if (numa_available() < 0) throw RunError("placement " + placement.str() + " needs NUMA support in the kernel");
+    struct bitmask* mask = numa_allocate_nodemask();
+    for (int n : placement.nodes) numa_bitmask_setbit(mask, static_cast<unsigned>(n));
+    long rc = mbind(p, bytes, mode, mask->maskp, mask->size + 1, 0);
+    int err = errno;
+    numa_free_nodemask(mask);
+    if (rc != 0) throw RunError("mbind for placement " + placement.str() + " failed: " + std::strerror(err));
+  }
+}
+
+Buffer::~Buffer() {
+  if (ptr_) munmap(ptr_, bytes_);
+}
+
+Buffer::Buffer(Buffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) munmap(ptr_, bytes_);
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+
+nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  auto base = reinterpret_cast<std::uintptr_t>(ptr) & ~(page - 1);
+  std::size_t total = (reinterpret_cast<std::uintptr_t>(ptr) + bytes - base + page - 1) / page;
+  std::size_t step = std::max<std::size_t>(1, (total + max_pages - 1) / max_pages);
+  std::vector<void*> pages;
+  for (std::size_t i = 0; i < total; i += step) pages.push_back(reinterpret_cast<void*>(base + i * page));
+  std::vector<int> status(pages.size(), 0);
+  std::map<std::string, std::size_t> count;
+  const std::size_t chunk = 16384;
+  for (std::size_t i = 0; i < pages.size(); i += chunk) {
+    std::size_t n = std::min(chunk, pages.size() - i);
+    if (move_pages(0, n, pages.data() + i, nullptr, status.data() + i, 0) != 0)
+      throw RunError(std::string("move_pages failed: ") + std::strerror(errno));
+  }
+  for (int s : status) {
+    if (s >= 0)
+      ++count[std::to_string(s)];
+    else
+      ++count["absent"];
+  }
+  nlohmann::json out = nlohmann::json::object();
+  for (auto& [k, c] : count) out[k] = static_cast<double>(c) / static_cast<double>(pages.size());
+  return out;
+}
+
+}  // namespace bw

@@ -1,0 +1,55 @@
+// Memory placement policies shared by every kernel, and the page map of an array.
+//
+//   first-touch      plain pages; the kernel initialises them in parallel, in compute order
+//   serial           plain pages; the master thread initialises everything (seed 000's bug)
+//   bind:N           pages only on NUMA node N (mbind MPOL_BIND)
+//   interleave[:L]   pages round-robin over nodes L (all nodes when omitted)
+//   preferred:N      pages on node N while it has room
+#pragma once
+#include <cstddef>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bw {
+
+enum class PlacementKind { FirstTouch, Serial, Bind, Interleave, Preferred };
+
+struct Placement {
+  PlacementKind kind = PlacementKind::FirstTouch;
+  std::vector<int> nodes;  // for bind, interleave, preferred
+
+  // Throws UsageError for unknown words or NUMA nodes that do not exist.
+  static Placement parse(const std::string& text);
+  std::string str() const;
+  // True when the kernel must initialise from the master thread only.
+  bool serial_init() const { return kind == PlacementKind::Serial; }
+};
+
+// Page-aligned memory of bytes, not yet touched, with the placement's memory policy applied.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(std::size_t bytes, const Placement& placement);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* data() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  template <class T>
+  T* as() const { return static_cast<T*>(ptr_); }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Share of the pages of [ptr, ptr+bytes) on each NUMA node ("0", "1", ...) and "absent" for pages
+// not yet present. Each base page is asked for (move_pages), so transparent huge pages count by
+// the 4 KiB pages they hold. At most max_pages evenly spaced pages are asked for.
+nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages = 1 << 20);
+
+}  // namespace bw

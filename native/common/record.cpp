@@ -1,0 +1,79 @@
+#include "common/record.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <new>
+
+#include "common/args.hpp"
+#include "common/errors.hpp"
+#include "common/topology.hpp"
+
+#ifndef BANDWALL_GIT_REV
+#define BANDWALL_GIT_REV "unknown"
+#endif
+#ifndef BANDWALL_CXX_FLAGS
+#define BANDWALL_CXX_FLAGS ""
+#endif
+
+namespace bw {
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+json provenance(int threads, const std::vector<int>& cpus, const std::string& binding,
+                const std::string& placement) {
+  utsname u{};
+  uname(&u);
+  json p;
+  p["host"] = u.nodename;
+  p["kernel"] = std::string(u.sysname) + " " + u.release;
+  p["arch"] = u.machine;
+  p["cpu_model"] = Topology::instance().cpu_model();
+  p["topology_digest"] = Topology::instance().digest();
+  p["compiler"] = std::string("g++ ") + __VERSION__;
+  p["flags"] = BANDWALL_CXX_FLAGS;
+  p["git_revision"] = BANDWALL_GIT_REV;
+  p["date"] = utc_now();
+  p["threads"] = threads;
+  p["cpus"] = format_cpu_list(cpus);
+  p["binding"] = binding;
+  p["placement"] = placement;
+  return p;
+}
+
+json make_record(const std::string& tool, json config, json result, json validation, json prov) {
+  return json{{"schema_version", kSchemaVersion}, {"tool", tool},           {"config", std::move(config)},
+              {"result", std::move(result)},      {"validation", std::move(validation)},
+              {"provenance", std::move(prov)}};
+}
+
+void emit(const json& record) { std::cout << record.dump() << std::endl; }
+
+int guarded_main(const char* prog, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return kExitUsage;
+  } catch (const RunError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return kExitRunFailed;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "%s: error: out of memory\n", prog);
+    return kExitRunFailed;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", prog, e.what());
+    return kExitRunFailed;
+  }
+}
+
+}  // namespace bw

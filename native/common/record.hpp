@@ -1,0 +1,27 @@
+// The JSON record every executable prints: schema_version, tool, config, result, validation,
+// provenance (and optional parts such as placement). Python validates it against the JSON Schema
+// in python/bandwall/schema/ and stores it.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bw {
+
+using json = nlohmann::json;
+
+inline constexpr int kSchemaVersion = 1;
+
+// Host, CPU model, compiler and flags, git revision, date, threads and CPUs of the run.
+json provenance(int threads, const std::vector<int>& cpus, const std::string& binding,
+                const std::string& placement);
+
+json make_record(const std::string& tool, json config, json result, json validation, json prov);
+
+// Prints the record on stdout as one line of JSON.
+void emit(const json& record);
+
+// ISO 8601 UTC time stamp.
+std::string utc_now();
+
+}  // namespace bw

@@ -1,0 +1,318 @@
+#include "common/topology.hpp"
+
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "common/errors.hpp"
+
+namespace bw {
+namespace {
+
+std::vector<int> cpus_of(hwloc_const_bitmap_t set) {
+  std::vector<int> out;
+  int i;
+  hwloc_bitmap_foreach_begin(i, set) { out.push_back(i); }
+  hwloc_bitmap_foreach_end();
+  return out;
+}
+
+struct Bitmap {
+  hwloc_bitmap_t b = hwloc_bitmap_alloc();
+  ~Bitmap() { hwloc_bitmap_free(b); }
+};
+
+}  // namespace
+
+Topology& Topology::instance() {
+  static Topology topo([] {
+    const char* env = std::getenv("BANDWALL_TOPOLOGY");
+    return std::string(env ? env : "");
+  }());
+  return topo;
+}
+
+Topology::Topology(const std::string& source) : source_(source) {
+  hwloc_topology_init(&topo_);
+  if (!source.empty()) {
+    int rc;
+    if (std::filesystem::exists(source))
+      rc = hwloc_topology_set_xml(topo_, source.c_str());
+    else
+      rc = hwloc_topology_set_synthetic(topo_, source.c_str());
+    if (rc != 0) {
+      hwloc_topology_destroy(topo_);
+      topo_ = nullptr;
+      throw UsageError("topology '" + source + "' is neither an hwloc XML file nor a synthetic description");
+    }
+  }
+  if (hwloc_topology_load(topo_) != 0) {
+    hwloc_topology_destroy(topo_);
+    topo_ = nullptr;
+    throw RunError("hwloc could not load the topology of " + source_);
+  }
+}
+
+Topology::~Topology() {
+  if (topo_) hwloc_topology_destroy(topo_);
+}
+
+std::string Topology::cpu_model() const {
+  hwloc_obj_t pkg = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, 0);
+  for (hwloc_obj_t o = pkg ? pkg : hwloc_get_root_obj(topo_); o; o = nullptr) {
+    if (const char* m = hwloc_obj_get_info_by_name(o, "CPUModel")) return m;
+  }
+  if (const char* m = hwloc_obj_get_info_by_name(hwloc_get_root_obj(topo_), "CPUModel")) return m;
+  return source_.empty() ? "unknown" : "synthetic";
+}
+
+std::string Topology::digest() const {
+  // FNV-1a over the shape: counts per type, NUMA memory, cache sizes.
+  std::string shape;
+  for (int d = 0; d < hwloc_topology_get_depth(topo_); ++d) {
+    shape += std::to_string(hwloc_get_depth_type(topo_, d)) + ":" + std::to_string(hwloc_get_nbobjs_by_depth(topo_, d)) + ";";
+    for (unsigned i = 0; i < hwloc_get_nbobjs_by_depth(topo_, d); ++i) {
+      hwloc_obj_t o = hwloc_get_obj_by_depth(topo_, d, i);
+      if (hwloc_obj_type_is_cache(o->type)) shape += std::to_string(o->attr->cache.size) + ",";
+    }
+  }
+  for (unsigned i = 0; i < static_cast<unsigned>(numa_nodes()); ++i) {
+    hwloc_obj_t n = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+    shape += "n" + std::to_string(n->os_index) + ":" + std::to_string(n->attr->numanode.local_memory >> 20);
+  }
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : shape) h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+int Topology::numa_nodes() const { return std::max(1, hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE)); }
+
+std::vector<int> Topology::node_os_indexes() const {
+  std::vector<int> out;
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i)
+    out.push_back(static_cast<int>(hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i)->os_index));
+  if (out.empty()) out.push_back(0);
+  return out;
+}
+
+std::vector<int> Topology::node_cpus(int node_os) const {
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+    hwloc_obj_t n = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+    if (static_cast<int>(n->os_index) == node_os) return cpus_of(n->cpuset);
+  }
+  auto nodes = node_os_indexes();
+  std::string names;
+  for (int n : nodes) names += (names.empty() ? "" : ",") + std::to_string(n);
+  throw UsageError("NUMA node " + std::to_string(node_os) + " does not exist (nodes: " + names + ")");
+}
+
+int Topology::node_of_cpu(int cpu) const {
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+    hwloc_obj_t n = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+    if (hwloc_bitmap_isset(n->cpuset, cpu)) return static_cast<int>(n->os_index);
+  }
+  return -1;
+}
+
+std::vector<int> Topology::all_cpus() const { return cpus_of(hwloc_get_root_obj(topo_)->cpuset); }
+
+int Topology::cores() const {
+  int n = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE);
+  return n > 0 ? n : hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU);
+}
+
+std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
+  Bitmap want;
+  if (cpus.empty())
+    hwloc_bitmap_copy(want.b, hwloc_get_root_obj(topo_)->cpuset);
+  else
+    for (int c : cpus) hwloc_bitmap_set(want.b, c);
+  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
+                                            HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
+  for (hwloc_obj_type_t t : levels) {
+    int n = hwloc_get_nbobjs_by_type(topo_, t);
+    if (n <= 0) continue;
+    std::uint64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      hwloc_obj_t o = hwloc_get_obj_by_type(topo_, t, i);
+      if (hwloc_bitmap_intersects(o->cpuset, want.b)) total += o->attr->cache.size;
+    }
+    return total;
+  }
+  return 0;
+}
+
+std::vector<int> Topology::order(const std::string& policy, int n, const std::vector<int>& allowed) const {
+  std::set<int> allow(allowed.begin(), allowed.end());
+  std::vector<hwloc_obj_t> pus;
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU); ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_PU, i);
+    if (allow.empty() || allow.count(static_cast<int>(pu->os_index))) pus.push_back(pu);
+  }
+  std::vector<int> out;
+  if (policy == "compact" || policy.rfind("node:", 0) == 0) {
+    std::vector<int> node_set;
+    if (policy != "compact") {
+      std::string num = policy.substr(5);
+      char* end = nullptr;
+      long node = std::strtol(num.c_str(), &end, 10);
+      if (num.empty() || *end || node < 0) throw UsageError("binding '" + policy + "' needs a NUMA node number");
+      node_set = node_cpus(static_cast<int>(node));
+    }
+    for (hwloc_obj_t pu : pus)
+      if (node_set.empty() || std::count(node_set.begin(), node_set.end(), static_cast<int>(pu->os_index)))
+        out.push_back(static_cast<int>(pu->os_index));
+  } else if (policy == "scatter") {
+    using Key = std::tuple<int, int, int, int, int>;  // smt, core-in-node, node-in-package, package, logical
+    std::vector<std::pair<Key, int>> keyed;
+    auto rank_in = [&](hwloc_obj_t obj, hwloc_obj_t parent, hwloc_obj_type_t type) {
+      if (!obj || !parent) return 0;
+      int r = 0;
+      for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, nullptr); o && o != obj;
+           o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, o))
+        ++r;
+      return r;
+    };
+    for (hwloc_obj_t pu : pus) {
+      hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu);
+      hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, pu);
+      hwloc_obj_t node = nullptr;
+      for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+        hwloc_obj_t nn = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+        if (hwloc_bitmap_isset(nn->cpuset, pu->os_index)) node = nn;
+      }
+      int smt = core ? rank_in(pu, core, HWLOC_OBJ_PU) : 0;
+      hwloc_obj_t core_parent = node ? node : pkg;
+      int core_rank = core ? rank_in(core, core_parent, HWLOC_OBJ_CORE) : rank_in(pu, core_parent, HWLOC_OBJ_PU);
+      int node_rank = 0;
+      if (node && pkg) {
+        for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+          hwloc_obj_t nn = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+          if (nn == node) break;
+          if (hwloc_bitmap_isincluded(nn->cpuset, pkg->cpuset)) ++node_rank;
+        }
+      } else if (node) {
+        node_rank = static_cast<int>(node->logical_index);
+      }
+      int pkg_rank = pkg ? static_cast<int>(pkg->logical_index) : 0;
+      keyed.push_back({Key{smt, core_rank, node_rank, pkg_rank, static_cast<int>(pu->logical_index)},
+                       static_cast<int>(pu->os_index)});
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (auto& [k, cpu] : keyed) out.push_back(cpu);
+  } else {
+    throw UsageError("unknown binding '" + policy + "' (use compact, scatter or node:N)");
+  }
+  if (out.empty()) throw UsageError("binding '" + policy + "' leaves no CPU to run on");
+  if (n > static_cast<int>(out.size()))
+    throw UsageError(std::to_string(n) + " threads asked for but binding '" + policy + "' has only " +
+                     std::to_string(out.size()) + " CPUs");
+  if (n > 0) out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+nlohmann::json Topology::to_json() const {
+  using nlohmann::json;
+  json j;
+  j["source"] = source();
+  j["cpu_model"] = cpu_model();
+  j["digest"] = digest();
+  j["packages"] = std::max(1, hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PACKAGE));
+  j["cores"] = cores();
+  j["pus"] = hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU);
+  json nodes = json::array();
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+    hwloc_obj_t n = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+    hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, n);
+    nodes.push_back({{"os_index", n->os_index},
+                     {"memory_bytes", n->attr->numanode.local_memory},
+                     {"package", pkg ? static_cast<int>(pkg->logical_index) : 0},
+                     {"cpus", cpus_of(n->cpuset)}});
+  }
+  j["numa_nodes"] = nodes;
+  // Distances between NUMA nodes, as the OS (ACPI SLIT) reports them.
+  json dist = nullptr;
+  unsigned nr = 1;
+  hwloc_distances_s* d = nullptr;
+  if (hwloc_distances_get_by_type(topo_, HWLOC_OBJ_NUMANODE, &nr, &d, HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) == 0 &&
+      nr >= 1) {
+    dist = json::array();
+    for (unsigned a = 0; a < d->nbobjs; ++a) {
+      json row = json::array();
+      for (unsigned b = 0; b < d->nbobjs; ++b) row.push_back(d->values[a * d->nbobjs + b]);
+      dist.push_back(row);
+    }
+    hwloc_distances_release(topo_, d);
+  }
+  j["distances"] = dist;
+  json cores_j = json::array();
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_CORE); ++i) {
+    hwloc_obj_t c = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_CORE, i);
+    cores_j.push_back({{"logical_index", c->logical_index}, {"cpus", cpus_of(c->cpuset)}});
+  }
+  j["core_list"] = cores_j;
+  json caches = json::array();
+  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L1CACHE, 1}, {HWLOC_OBJ_L2CACHE, 2},
+                                                           {HWLOC_OBJ_L3CACHE, 3}, {HWLOC_OBJ_L4CACHE, 4},
+                                                           {HWLOC_OBJ_L5CACHE, 5}};
+  for (auto [type, level] : levels) {
+    for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, type); ++i) {
+      hwloc_obj_t c = hwloc_get_obj_by_type(topo_, type, i);
+      caches.push_back({{"level", level},
+                        {"size_bytes", c->attr->cache.size},
+                        {"line_bytes", c->attr->cache.linesize},
+                        {"cpus", cpus_of(c->cpuset)}});
+    }
+  }
+  j["caches"] = caches;
+  j["llc_bytes"] = llc_bytes();
+  j["pmu"] = is_this_machine() ? pmu_status() : "unknown: synthetic topology";
+  j["dsa_work_queues"] = is_this_machine() ? dsa_work_queues() : std::vector<std::string>{};
+  return j;
+}
+
+std::string pmu_status() {
+  perf_event_attr attr{};
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.disabled = 1;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (fd >= 0) {
+    close(static_cast<int>(fd));
+    return "available";
+  }
+  int err = errno;
+  if (err == EACCES || err == EPERM)
+    return std::string("unavailable: perf_event_open refused (") + std::strerror(err) +
+           "); lower /proc/sys/kernel/perf_event_paranoid";
+  return std::string("unavailable: no hardware cycle counter (perf_event_open: ") + std::strerror(err) + ")";
+}
+
+std::vector<std::string> dsa_work_queues() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto& e : std::filesystem::directory_iterator("/sys/bus/dsa/devices", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind("wq", 0) == 0) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace bw

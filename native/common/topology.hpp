@@ -1,0 +1,57 @@
+// The machine as hwloc sees it (or a synthetic / XML machine for tests), and the policy code that
+// turns it into CPU orders: compact, scatter, one NUMA node's CPUs.
+#pragma once
+#include <hwloc.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace bw {
+
+class Topology {
+ public:
+  // The process-wide topology. By default the real machine; BANDWALL_TOPOLOGY (an hwloc synthetic
+  // description such as "pack:2 numa:2 core:4 pu:2", or the path of an hwloc XML file) replaces it.
+  static Topology& instance();
+  // Loads a synthetic description or XML file (throws UsageError when hwloc refuses it).
+  explicit Topology(const std::string& source = "");
+  ~Topology();
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+
+  hwloc_topology_t raw() const { return topo_; }
+  bool is_this_machine() const { return source_.empty(); }
+  std::string source() const { return source_.empty() ? "this machine" : source_; }
+
+  std::string cpu_model() const;
+  std::string digest() const;
+  int numa_nodes() const;
+  std::vector<int> node_os_indexes() const;        // OS numbers of the NUMA nodes
+  std::vector<int> node_cpus(int node_os) const;   // OS numbers of the PUs of a node
+  int node_of_cpu(int cpu) const;                  // -1 when unknown
+  std::vector<int> all_cpus() const;               // every PU, OS numbers, ascending
+  int cores() const;
+  // Sum of the distinct last-level caches that cover cpus (all CPUs when empty).
+  std::uint64_t llc_bytes(const std::vector<int>& cpus = {}) const;
+
+  // The first n CPUs under a policy, drawn from allowed (every CPU when empty):
+  //  compact  - hwloc logical order: SMT siblings, then cores, then nodes, then packages;
+  //  scatter  - round robin over packages, then NUMA nodes, then cores, then SMT siblings;
+  //  node:N   - the CPUs of NUMA node N (OS number) in compact order.
+  // n = 0 means all of them. Throws UsageError for unknown words, nodes or too many threads.
+  std::vector<int> order(const std::string& policy, int n, const std::vector<int>& allowed = {}) const;
+
+  nlohmann::json to_json() const;
+
+ private:
+  hwloc_topology_t topo_ = nullptr;
+  std::string source_;
+};
+
+// Hardware counters: "available" or "unavailable: <reason>"; DSA work queues found.
+std::string pmu_status();
+std::vector<std::string> dsa_work_queues();
+
+}  // namespace bw

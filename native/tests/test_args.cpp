@@ -1,0 +1,40 @@
+#include <gtest/gtest.h>
+
+#include "common/args.hpp"
+#include "common/errors.hpp"
+
+using bw::UsageError;
+
+TEST(ParseSize, UnitsAreBinary) {
+  EXPECT_EQ(bw::parse_size("4096"), 4096u);
+  EXPECT_EQ(bw::parse_size("64K"), 65536u);
+  EXPECT_EQ(bw::parse_size("512M"), 512ull << 20);
+  EXPECT_EQ(bw::parse_size("2G"), 2ull << 30);
+  EXPECT_EQ(bw::parse_size("1.5GiB"), 3ull << 29);
+  EXPECT_EQ(bw::parse_size("1t"), 1ull << 40);
+}
+
+TEST(ParseSize, RefusesBadText) {
+  for (const char* bad : {"", "0", "-5", "abc", "12Q", "0.0M", "1e400", "G"})
+    EXPECT_THROW(bw::parse_size(bad), UsageError) << bad;
+}
+
+TEST(ParseCpuList, RangesStridesAndOrder) {
+  EXPECT_EQ(bw::parse_cpu_list("0-3,8"), (std::vector<int>{0, 1, 2, 3, 8}));
+  EXPECT_EQ(bw::parse_cpu_list("3,2,1,0"), (std::vector<int>{3, 2, 1, 0}));
+  EXPECT_EQ(bw::parse_cpu_list("0-7:2"), (std::vector<int>{0, 2, 4, 6}));
+}
+
+TEST(ParseCpuList, RefusesMalformed) {
+  for (const char* bad : {"", ",", "1,,2", "a", "3-1", "-1", "1-", "0,0", "1,", "0-3:0", "99999999"})
+    EXPECT_THROW(bw::parse_cpu_list(bad), UsageError) << bad;
+}
+
+TEST(ParseInt, Range) {
+  EXPECT_EQ(bw::parse_int("7", "n", 1, 10), 7);
+  EXPECT_THROW(bw::parse_int("0", "n", 1, 10), UsageError);
+  EXPECT_THROW(bw::parse_int("x", "n", 1, 10), UsageError);
+  EXPECT_THROW(bw::parse_int("3.5", "n", 1, 10), UsageError);
+}
+
+TEST(FormatCpuList, Compresses) { EXPECT_EQ(bw::format_cpu_list({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11"); }

@@ -1,0 +1,3 @@
+from bandwall.cli import main
+
+main()

@@ -1,0 +1,82 @@
+"""Views of records: rich tables on a terminal, JSON and CSV for programs. Data goes to stdout."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from typing import Callable, Sequence
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+FORMATS = ("table", "json", "csv")
+
+format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+                             help="how to print the result")
+db_option = click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
+                         help="SQLite database (default: $BANDWALL_DB or the user data directory)")
+no_store_option = click.option("--no-store", is_flag=True, help="do not store the record")
+
+
+def console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False)
+
+
+def table(title: str, columns: Sequence[str], rows: Sequence[Sequence], caption: str | None = None) -> Table:
+    t = Table(title=title, caption=caption, title_justify="left")
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*[fmt_cell(v) for v in r])
+    return t
+
+
+def fmt_cell(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.2f}" if abs(v) < 1e5 else f"{v:,.0f}"
+    return str(v)
+
+
+def emit(data, fmt: str, render_table: Callable[[Console], None],
+         csv_rows: Callable[[], tuple[Sequence[str], Sequence[Sequence]]] | None = None) -> None:
+    """Prints data (a record or a list of records) in fmt."""
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    elif fmt == "csv":
+        header, rows = csv_rows() if csv_rows else _flat_rows(data)
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(header)
+        w.writerows(rows)
+        sys.stdout.write(buf.getvalue())
+    else:
+        render_table(console())
+
+
+def _flat_rows(data) -> tuple[list[str], list[list]]:
+    records = data if isinstance(data, list) else [data]
+    flat = [flatten(r) for r in records]
+    header: list[str] = []
+    for f in flat:
+        for k in f:
+            if k not in header:
+                header.append(k)
+    return header, [[f.get(k, "") for k in header] for f in flat]
+
+
+def flatten(d: dict, prefix: str = "") -> dict:
+    out: dict = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        elif isinstance(v, list):
+            out[key] = json.dumps(v)
+        else:
+            out[key] = v
+    return out
