@@ -157,3 +157,9 @@ class Store:
         record = json.loads(row[1])
         record["id"] = row[0]
         return record
+
+
+def save(record: dict, db: str | os.PathLike | None = None) -> int:
+    """Opens the store at db (or the default), adds record, closes; returns the record's id."""
+    with Store(db) as store:
+        return store.add(record)
