@@ -1,0 +1,96 @@
+"""`bandwall topo` on this machine and on recorded XML machines (tests/fixtures), and its bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bandwall import records
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TWO_SOCKET = FIXTURES / "two-socket-4numa-smt.xml"   # 2 packages x 2 NUMA nodes x 4 cores x 2 threads
+FOUR_NODE = FIXTURES / "four-node.xml"                # 4 NUMA nodes x 2 cores
+
+
+def bandwall(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bandwall", *args], capture_output=True, text=True, timeout=60)
+
+
+def topo_json(*args: str) -> dict:
+    proc = bandwall("topo", "--format", "json", *args)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout)
+    records.validate(rec)
+    return rec
+
+
+def test_this_machine_has_nodes_cores_caches():
+    r = topo_json()["result"]
+    assert r["pus"] >= 1 and r["cores"] >= 1
+    assert len(r["numa_nodes"]) >= 1
+    assert sum(len(n["cpus"]) for n in r["numa_nodes"]) == r["pus"]
+    assert r["llc_bytes"] > 0
+    assert any(c["level"] >= 2 for c in r["caches"])
+    assert r["pmu"] == "available" or r["pmu"].startswith("unavailable: ")
+
+
+def test_two_socket_xml_shape_and_distances():
+    rec = topo_json("--topology", str(TWO_SOCKET))
+    r = rec["result"]
+    assert (r["packages"], len(r["numa_nodes"]), r["cores"], r["pus"]) == (2, 4, 16, 32)
+    assert r["distances"][0] == [10, 12, 21, 21]
+    assert [n["package"] for n in r["numa_nodes"]] == [0, 0, 1, 1]
+    assert rec["provenance"]["topology_digest"] != topo_json()["provenance"]["topology_digest"]
+
+
+def _node_of(r: dict) -> dict[int, int]:
+    return {c: n["os_index"] for n in r["numa_nodes"] for c in n["cpus"]}
+
+
+def test_scatter_on_two_socket_covers_every_node_first():
+    r = topo_json("--topology", str(TWO_SOCKET), "--order", "scatter", "--threads", "4")["result"]
+    node = _node_of(r)
+    assert sorted(node[c] for c in r["order"]) == [0, 1, 2, 3]
+    # Alternates packages: threads 0 and 1 on different sockets.
+    pkg = {n["os_index"]: n["package"] for n in r["numa_nodes"]}
+    assert pkg[node[r["order"][0]]] != pkg[node[r["order"][1]]]
+
+
+def test_compact_on_two_socket_stays_on_node_zero():
+    r = topo_json("--topology", str(TWO_SOCKET), "--order", "compact", "--threads", "8")["result"]
+    node = _node_of(r)
+    assert {node[c] for c in r["order"]} == {0}
+    cores = {c: core["logical_index"] for core in r["core_list"] for c in core["cpus"]}
+    assert len({cores[c] for c in r["order"]}) == 4  # SMT siblings first: 8 threads on 4 cores
+
+
+def test_node_order_on_four_node_machine():
+    r = topo_json("--topology", str(FOUR_NODE), "--order", "node:3")["result"]
+    node = _node_of(r)
+    assert len(r["order"]) == 2 and {node[c] for c in r["order"]} == {3}
+
+
+def test_synthetic_description():
+    r = topo_json("--topology", "pack:2 numa:2 core:2 pu:2")["result"]
+    assert (r["packages"], len(r["numa_nodes"]), r["pus"]) == (2, 4, 16)
+
+
+@pytest.mark.parametrize("args, code, fragment", [
+    (["--order", "spiral"], 2, "unknown binding"),
+    (["--order", "node:99"], 2, "does not exist"),
+    (["--order", "compact", "--threads", "100000"], 2, "threads asked for"),
+    (["--threads", "-1"], 2, "-1"),
+    (["--topology", "no such machine"], 2, "neither an hwloc XML file nor a synthetic"),
+    (["--format", "yaml"], 2, "yaml"),
+])
+def test_bad_input(args, code, fragment):
+    proc = bandwall("topo", *args)
+    assert proc.returncode == code
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert fragment in lines[0]
+    assert "Traceback" not in proc.stderr
