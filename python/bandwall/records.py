@@ -1,8 +1,9 @@
-"""Records: validation against the shipped JSON Schema and front-end provenance."""
+"""Records: validation against the shipped JSON Schema, front-end provenance, and the numbers in them."""
 
 from __future__ import annotations
 
 import json
+import math
 import platform
 from functools import lru_cache
 from importlib import resources
@@ -13,32 +14,73 @@ from bandwall import __version__
 from bandwall.errors import RunFailed
 
 SCHEMA_VERSION = 1
+SCHEMA_FILE = "schema/record-v1.json"
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    text = resources.files("bandwall").joinpath("schema/record-v1.json").read_text()
+    text = resources.files("bandwall").joinpath(SCHEMA_FILE).read_text()
     return json.loads(text)
 
 
-def validate(record: dict) -> dict:
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    cls = jsonschema.validators.validator_for(schema())
+    cls.check_schema(schema())
+    return cls(schema())
+
+
+def problems(record) -> list[str]:
+    """Every way record departs from the schema, as 'where: what' lines (empty when it fits)."""
+    errors = sorted(_validator().iter_errors(record), key=lambda e: list(e.absolute_path))
+    return [f"{'/'.join(str(p) for p in e.absolute_path) or 'record'}: {e.message}" for e in errors]
+
+
+def validate(record) -> dict:
     """Returns record when it fits the schema; raises RunFailed naming the first problem."""
-    try:
-        jsonschema.validate(record, schema())
-    except jsonschema.ValidationError as e:
-        where = "/".join(str(p) for p in e.absolute_path) or "record"
-        raise RunFailed(f"record from {record.get('tool', '?')!r} is malformed at {where}: {e.message}") from e
+    found = problems(record)
+    if found:
+        tool = record.get("tool", "?") if isinstance(record, dict) else "?"
+        raise RunFailed(f"record from {tool!r} is malformed at {found[0]}")
     return record
 
 
 def finish(record: dict, **extra_provenance) -> dict:
     """Adds what only the front end knows to a native record and validates it."""
+    if not isinstance(record, dict):
+        raise RunFailed(f"a record must be a JSON object, not {type(record).__name__}")
     prov = record.setdefault("provenance", {})
-    prov.setdefault("bandwall_version", __version__)
-    prov.setdefault("python", platform.python_version())
-    prov.update(extra_provenance)
+    if isinstance(prov, dict):
+        prov.setdefault("bandwall_version", __version__)
+        prov.setdefault("python", platform.python_version())
+        prov.update(extra_provenance)
     return validate(record)
 
 
 def passed(record: dict) -> bool:
     return bool(record.get("validation", {}).get("passed"))
+
+
+def numbers(data, prefix: str = "") -> dict[str, float]:
+    """The finite numbers in data (a record's result, say) by dotted path; list items by index.
+
+    Booleans are not numbers here. {"points": [{"cores": 1, "best_GBps": 9.5}]} gives
+    {"points.0.cores": 1, "points.0.best_GBps": 9.5}.
+    """
+    out: dict[str, float] = {}
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    else:
+        return out
+    for k, v in items:
+        key = f"{prefix}{k}"
+        if isinstance(v, bool):
+            continue
+        if isinstance(v, (int, float)):
+            if math.isfinite(v):
+                out[key] = v
+        else:
+            out.update(numbers(v, key + "."))
+    return out

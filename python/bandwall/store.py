@@ -1,7 +1,10 @@
-"""The SQLite store: a meta table with the schema version, a few indexed columns, the whole record.
+"""The SQLite store: a meta table with the store version, a few indexed columns, the whole record.
 
-A database that is corrupt, foreign or of another version is refused with one line and never
-written to. Writers take an immediate transaction and wait for each other (busy timeout).
+A database that is corrupt, foreign, of another version, not a regular file, unreadable or locked
+for longer than the busy timeout is refused with one line (StoreError, exit 2) and never written
+to: every check only reads, and a file is created only where nothing exists yet. Writers take an
+immediate transaction and wait for each other up to the busy timeout ($BANDWALL_DB_TIMEOUT
+seconds, default 30), so two processes adding records at once lose nothing.
 """
 
 from __future__ import annotations
@@ -10,14 +13,17 @@ import json
 import os
 import sqlite3
 from pathlib import Path
+from urllib.parse import quote
 
 import platformdirs
 
-from bandwall.errors import StoreError
+from bandwall import records
+from bandwall.errors import StoreError, UsageError
 
 APPLICATION = "bandwall"
 STORE_VERSION = 1
 BUSY_TIMEOUT_S = 30.0
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _CREATE = [
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -35,34 +41,63 @@ _CREATE = [
 
 
 def default_path() -> Path:
+    """$BANDWALL_DB, else bandwall.db in the user's data directory."""
     env = os.environ.get("BANDWALL_DB")
     if env:
         return Path(env)
     return Path(platformdirs.user_data_dir("bandwall")) / "bandwall.db"
 
 
-class Store:
-    """Records in one SQLite file. Use as a context manager or call close()."""
+def busy_timeout() -> float:
+    """Seconds a connection waits for another process's lock: $BANDWALL_DB_TIMEOUT or 30."""
+    text = os.environ.get("BANDWALL_DB_TIMEOUT")
+    if text is None or text == "":
+        return BUSY_TIMEOUT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise UsageError(f"BANDWALL_DB_TIMEOUT={text!r} is not a number of seconds >= 0")
+    return value
 
-    def __init__(self, path: str | os.PathLike | None = None):
+
+def _is_busy(e: sqlite3.Error) -> bool:
+    name = getattr(e, "sqlite_errorname", "")
+    return name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in str(e)
+
+
+class Store:
+    """Records in one SQLite file. Use as a context manager or call close().
+
+    readonly=True never creates or writes anything; a database that does not exist yet then reads
+    as an empty store.
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, readonly: bool = False):
         self.path = Path(path) if path else default_path()
-        if self.path.is_dir():
-            raise StoreError(f"database {str(self.path)!r} is a directory")
-        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        self.readonly = readonly
+        self.timeout = busy_timeout()
+        self.name = repr(str(self.path))
+        fresh = self._inspect()
+        if fresh and readonly:
+            self.conn = sqlite3.connect(":memory:", isolation_level=None)
+            self._create()
+            return
         if fresh:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as e:
-                raise StoreError(f"cannot create database folder {str(self.path.parent)!r}: {e.strerror}") from e
+                raise StoreError(f"cannot create the folder of database {self.name}: {e.strerror}") from e
+        uri = f"file:{quote(str(self.path.absolute()))}?mode={'ro' if readonly else 'rwc'}"
         try:
-            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+            self.conn = sqlite3.connect(uri, uri=True, timeout=self.timeout, isolation_level=None)
         except sqlite3.Error as e:
-            raise StoreError(f"cannot open database {str(self.path)!r}: {e}") from e
+            raise StoreError(f"cannot open database {self.name}: {e}") from e
         try:
             if fresh:
                 self._create()
-            else:
-                self._check()
+            self._check()
         except BaseException:
             self.conn.close()
             raise
@@ -76,11 +111,36 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    # -- opening ---------------------------------------------------------------------------------
+
+    def _inspect(self) -> bool:
+        """True when there is no database yet (no file, or an empty one); refuses what is not SQLite."""
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return True
+        except OSError as e:
+            raise StoreError(f"cannot open database {self.name}: {e.strerror}") from e
+        if self.path.is_dir():
+            raise StoreError(f"database {self.name} is a directory")
+        if not self.path.is_file():
+            raise StoreError(f"database {self.name} is not a regular file")
+        if st.st_size == 0:
+            return True
+        try:
+            with open(self.path, "rb") as f:
+                head = f.read(len(SQLITE_MAGIC))
+        except OSError as e:
+            raise StoreError(f"cannot read database {self.name}: {e.strerror}") from e
+        if head != SQLITE_MAGIC:
+            raise StoreError(f"database {self.name} is not an SQLite file (corrupt or another kind of file)")
+        return False
+
     def _create(self) -> None:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             have = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not have:
+            if not have:  # another process may have created it meanwhile; then _check judges it
                 for stmt in _CREATE:
                     self.conn.execute(stmt)
                 self.conn.executemany("INSERT INTO meta VALUES (?, ?)",
@@ -88,35 +148,56 @@ class Store:
             self.conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
-            raise StoreError(f"cannot create database {str(self.path)!r}: {e}") from e
-        self._check()
+            raise self._error("cannot create database", e) from e
 
     def _check(self) -> None:
+        """Reads the meta table in one read transaction. SQLite itself refuses a truncated file (its
+        header's page count exceeds the file) as malformed when the transaction starts."""
         try:
+            self.conn.execute("BEGIN")
             tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
             if "meta" not in tables or "records" not in tables:
-                raise StoreError(f"database {str(self.path)!r} is not a bandwall database")
+                raise StoreError(f"database {self.name} is not a bandwall database")
             meta = dict(self.conn.execute("SELECT key, value FROM meta"))
-        except sqlite3.DatabaseError as e:
-            raise StoreError(f"database {str(self.path)!r} is not a bandwall database or is corrupt: {e}") from e
+            self.conn.execute("COMMIT")
+        except sqlite3.Error as e:
+            self._rollback()
+            raise self._error("cannot read database", e) from e
+        except BaseException:
+            self._rollback()
+            raise
         if meta.get("application") != APPLICATION:
-            raise StoreError(f"database {str(self.path)!r} is not a bandwall database")
+            raise StoreError(f"database {self.name} is not a bandwall database")
         version = meta.get("store_version")
         if version != str(STORE_VERSION):
-            raise StoreError(f"database {str(self.path)!r} has store version {version!r}; "
-                             f"this bandwall reads version {STORE_VERSION}")
+            raise StoreError(f"database {self.name} has store version {version}; "
+                             f"this bandwall reads version {STORE_VERSION} only")
+
+    def _error(self, what: str, e: sqlite3.Error) -> StoreError:
+        if _is_busy(e):
+            return StoreError(f"database {self.name} is locked by another process "
+                              f"(waited {self.timeout:g} s; BANDWALL_DB_TIMEOUT sets the wait)")
+        if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError):
+            return StoreError(f"database {self.name} is corrupt or not a bandwall database: {e}")
+        return StoreError(f"{what} {self.name}: {e}")
 
     def _rollback(self) -> None:
         try:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
         except sqlite3.Error:
             pass
 
+    # -- records ---------------------------------------------------------------------------------
+
     def add(self, record: dict) -> int:
-        """Stores one record; returns its id."""
-        prov = record.get("provenance", {})
-        row = (record["tool"], prov.get("date", ""), prov.get("host", ""), prov.get("git_revision", ""),
-               1 if record.get("validation", {}).get("passed") else 0, json.dumps(record, sort_keys=True))
+        """Validates and stores one record; returns its id."""
+        if self.readonly:
+            raise StoreError(f"database {self.name} is open read-only")
+        record = {k: v for k, v in records.validate(record).items() if k != "id"}
+        prov = record["provenance"]
+        row = (record["tool"], prov["date"], prov["host"], prov["git_revision"],
+               1 if records.passed(record) else 0, json.dumps(record, sort_keys=True))
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             cur = self.conn.execute(
@@ -124,17 +205,17 @@ class Store:
             self.conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
-            raise StoreError(f"cannot write to database {str(self.path)!r}: {e}") from e
+            raise self._error("cannot write to database", e) from e
         return int(cur.lastrowid)
 
-    def list(self, tool: str | None = None, limit: int | None = None) -> list[dict]:
-        """Records, newest first, each with its id under "id"."""
+    def list(self, tool: str | None = None, limit: int | None = None, oldest_first: bool = False) -> list[dict]:
+        """Records, newest first (or oldest first), each with its id under "id"."""
         sql = "SELECT id, record FROM records"
         args: list = []
         if tool:
             sql += " WHERE tool = ?"
             args.append(tool)
-        sql += " ORDER BY id DESC"
+        sql += " ORDER BY id " + ("ASC" if oldest_first else "DESC")
         if limit:
             sql += " LIMIT ?"
             args.append(limit)
@@ -143,18 +224,23 @@ class Store:
     def get(self, record_id: int) -> dict:
         rows = self._query("SELECT id, record FROM records WHERE id = ?", [record_id])
         if not rows:
-            raise StoreError(f"no record with id {record_id} in {str(self.path)!r}")
+            raise StoreError(f"no record with id {record_id} in database {self.name}")
         return self._row(rows[0])
+
+    def count(self) -> int:
+        return int(self._query("SELECT count(*) FROM records", [])[0][0])
 
     def _query(self, sql: str, args: list) -> list:
         try:
             return self.conn.execute(sql, args).fetchall()
         except sqlite3.Error as e:
-            raise StoreError(f"cannot read database {str(self.path)!r}: {e}") from e
+            raise self._error("cannot read database", e) from e
 
-    @staticmethod
-    def _row(row) -> dict:
-        record = json.loads(row[1])
+    def _row(self, row) -> dict:
+        try:
+            record = json.loads(row[1])
+        except json.JSONDecodeError as e:
+            raise StoreError(f"record {row[0]} in database {self.name} is not valid JSON: {e}") from e
         record["id"] = row[0]
         return record
 

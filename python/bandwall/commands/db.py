@@ -1,0 +1,178 @@
+"""`bandwall db`: the stored records — list, show, compare two, export all."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+
+import click
+
+from bandwall import records
+from bandwall.errors import UsageError
+from bandwall.output import console, emit, flatten, fmt_cell, format_option, table
+from bandwall.registry import commands
+from bandwall.store import Store
+from rich.table import Table
+
+db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None,
+                              help="SQLite database (default: $BANDWALL_DB or the user data directory)")
+HEADLINE_FIELDS = 3
+
+
+class RecordId(click.ParamType):
+    """A record's id: a positive integer."""
+
+    name = "ID"
+
+    def convert(self, value, param, ctx):
+        try:
+            n = int(value)
+        except (TypeError, ValueError):
+            n = 0
+        if n < 1:
+            self.fail(f"{value!r} is not a record id (a positive integer)", param, ctx)
+        return n
+
+
+record_id = click.argument("record_id", type=RecordId(), metavar="ID")
+
+
+@commands.register("db")
+@click.group("db")
+def db() -> None:
+    """The stored records: list, show, compare, export."""
+
+
+def _open(path) -> Store:
+    return Store(path, readonly=True)
+
+
+def headline(record: dict) -> str:
+    """The first few top-level numbers of a record's result, for one line of a table."""
+    nums = {k: v for k, v in records.numbers(record.get("result", {})).items() if "." not in k}
+    return "  ".join(f"{k}={fmt_cell(v)}" for k, v in list(nums.items())[:HEADLINE_FIELDS])
+
+
+def _summary_table(title: str, recs: list[dict]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for name in ("id", "tool", "date (UTC)", "host", "threads", "ok", "git"):
+        t.add_column(name, no_wrap=True, justify="right" if name in ("id", "threads") else "left")
+    t.add_column("result")
+    for r in recs:
+        p = r["provenance"]
+        t.add_row(str(r["id"]), r["tool"], p["date"][:16].replace("T", " "), p["host"], str(p["threads"]),
+                  "yes" if records.passed(r) else "NO", p["git_revision"][:8], headline(r))
+    return t
+
+
+@db.command("list")
+@click.option("--tool", default=None, help="only records of this tool (stream, sweep, topo, ...)")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="at most this many, newest first")
+@db_path_option
+@format_option
+def list_cmd(tool, limit, db, fmt):
+    """List stored records, newest first."""
+    with _open(db) as store:
+        recs = store.list(tool=tool, limit=limit)
+
+    def render(con):
+        con.print(_summary_table(f"{len(recs)} record(s) in {store.path}", recs))
+
+    emit(recs, fmt, render)
+
+
+@db.command("show")
+@record_id
+@db_path_option
+@format_option
+def show_cmd(record_id, db, fmt):
+    """Show one record in full."""
+    with _open(db) as store:
+        rec = store.get(record_id)
+
+    def render(con):
+        con.print(table(f"record {rec['id']}: {rec['tool']}", ["field", "value"], list(flatten(rec).items())))
+
+    emit(rec, fmt, render, lambda: (["field", "value"], list(flatten(rec).items())))
+
+
+def compare(a: dict, b: dict) -> list[dict]:
+    """The numeric result fields of a and b side by side, with b/a where a is not zero."""
+    na, nb = records.numbers(a.get("result", {})), records.numbers(b.get("result", {}))
+    keys = list(na) + [k for k in nb if k not in na]
+    rows = []
+    for k in keys:
+        va, vb = na.get(k), nb.get(k)
+        ratio = vb / va if va not in (None, 0) and vb is not None else None
+        rows.append({"field": k, "a": va, "b": vb, "ratio": ratio})
+    return rows
+
+
+@db.command("compare")
+@click.argument("id_a", type=RecordId(), metavar="ID")
+@click.argument("id_b", type=RecordId(), metavar="ID")
+@db_path_option
+@format_option
+def compare_cmd(id_a, id_b, db, fmt):
+    """Compare the numeric results of two records (ratio = second / first)."""
+    with _open(db) as store:
+        a, b = store.get(id_a), store.get(id_b)
+    rows = compare(a, b)
+    if not rows:
+        raise UsageError(f"records {id_a} ({a['tool']}) and {id_b} ({b['tool']}) have no numeric results")
+    data = {"a": {"id": id_a, "tool": a["tool"], "date": a["provenance"]["date"]},
+            "b": {"id": id_b, "tool": b["tool"], "date": b["provenance"]["date"]},
+            "fields": rows}
+
+    def render(con):
+        if a["tool"] != b["tool"]:
+            click.echo(f"bandwall: note: comparing a {a['tool']!r} record with a {b['tool']!r} record", err=True)
+        con.print(table(f"record {id_a} ({a['tool']}, {a['provenance']['date']}) vs "
+                        f"record {id_b} ({b['tool']}, {b['provenance']['date']})",
+                        ["field", f"#{id_a}", f"#{id_b}", "ratio"],
+                        [[r["field"], r["a"], r["b"], None if r["ratio"] is None else f"{r['ratio']:.3f}x"]
+                         for r in rows]))
+
+    emit(data, fmt, render,
+         lambda: (["field", "a", "b", "ratio"], [[r["field"], r["a"], r["b"], r["ratio"]] for r in rows]))
+
+
+@db.command("export")
+@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True,
+              help="json: one record per line (JSON lines); csv: one flattened record per row")
+@click.option("--tool", default=None, help="only records of this tool")
+@click.option("--out", "out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="write to this file instead of stdout")
+@db_path_option
+def export_cmd(fmt, tool, out, db):
+    """Export every record, oldest first, as JSON lines or CSV."""
+    with _open(db) as store:
+        recs = store.list(tool=tool, oldest_first=True)
+    text = _jsonl(recs) if fmt == "json" else _csv(recs)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(out, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot write {out!r}: {e.strerror}") from e
+    console(stderr=True).print(f"exported {len(recs)} record(s) to {out}")
+
+
+def _jsonl(recs: list[dict]) -> str:
+    return "".join(json.dumps(r, sort_keys=True) + "\n" for r in recs)
+
+
+def _csv(recs: list[dict]) -> str:
+    flat = [flatten(r) for r in recs]
+    header: list[str] = []
+    for f in flat:
+        header += [k for k in f if k not in header]
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(header)
+    w.writerows([[f.get(k, "") for k in header] for f in flat])
+    return buf.getvalue()
