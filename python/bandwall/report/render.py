@@ -1,0 +1,125 @@
+"""The report's files: one self-contained HTML page (DIR/index.html) and DIR/report.json.
+
+Sections build their HTML fragments with html_table() and note() (which escape what they show)
+and bandwall.report.plots.img_tag(); the page puts them in the template templates/report.html.j2,
+with its style inline and no external links or scripts.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from bandwall.errors import UsageError
+from bandwall.report import FAILED, OK, Context, Outcome
+
+REPORT_FORMAT = 1
+
+
+def html_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> str:
+    """An HTML table; every cell is escaped; numbers are right-aligned and formatted like the terminal's."""
+    from bandwall.output import fmt_cell
+
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    body = []
+    for row in rows:
+        cells = []
+        for v in row:
+            num = isinstance(v, (int, float)) and not isinstance(v, bool)
+            cells.append(f'<td class="num">{html.escape(fmt_cell(v))}</td>' if num
+                         else f"<td>{html.escape(fmt_cell(v))}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f'<table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def note(text: str, kind: str = "note") -> str:
+    """A short paragraph; kind is note, warn or bad (its colour)."""
+    return f'<p class="{html.escape(kind)}">{html.escape(text)}</p>'
+
+
+def facts(pairs: Sequence[tuple[str, Any]]) -> str:
+    """A compact list of name: value lines."""
+    items = "".join(f"<dt>{html.escape(str(k))}</dt><dd>{html.escape(str(v))}</dd>" for k, v in pairs)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def section_html(ctx: Context, section: Any, outcome: Outcome) -> str:
+    """The section's fragment, or the reason it has none. A section that cannot render is failed."""
+    if outcome.status == OK:
+        try:
+            return section.html(ctx, outcome.data)
+        except Exception as e:  # noqa: BLE001 — shown in the page; the report exits 1
+            if os.environ.get("BANDWALL_DEBUG"):
+                raise
+            outcome.status, outcome.reason = FAILED, f"cannot render: {type(e).__name__}: {e}"
+    return note(f"{outcome.status}: {outcome.reason}", "warn" if outcome.status != FAILED else "bad")
+
+
+def page(ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], meta: dict) -> str:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("bandwall.report", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined)
+    blocks = [{"name": o.name, "title": o.title, "status": o.status, "reason": o.reason,
+               "seconds": o.seconds, "record_ids": o.record_ids, "body": Markup(section_html(ctx, s, o))}
+              for (_, s), o in zip(chosen, outcomes)]
+    return env.get_template("report.html.j2").render(meta=meta, sections=blocks,
+                                                     record_ids=ctx.record_ids)
+
+
+def report_json(ctx: Context, outcomes: list[Outcome], meta: dict) -> dict:
+    return {"report_format": REPORT_FORMAT, **meta,
+            "sections": {o.name: o.to_json() for o in outcomes},
+            "record_ids": list(ctx.record_ids)}
+
+
+def plain(o: Any) -> Any:
+    """o with numpy values made Python ones, NaN and infinities made null, sets made lists."""
+    if hasattr(o, "tolist") and not isinstance(o, (str, bytes)):   # numpy arrays and scalars
+        o = o.tolist()
+    if isinstance(o, dict):
+        return {str(k): plain(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple, set, frozenset)):
+        return [plain(v) for v in o]
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if o is None or isinstance(o, (str, int, float, bool)):
+        return o
+    return str(o)
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(plain(doc), indent=2) + "\n"
+
+
+def prepare_out(out: Path) -> Path:
+    """Creates the output folder (refusing a file in its place) before anything is measured."""
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {str(out)!r} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create report folder {str(out)!r}: {e.strerror}") from e
+    if not os.access(out, os.W_OK):
+        raise UsageError(f"cannot write in report folder {str(out)!r}")
+    return out
+
+
+def write_text(path: Path, text: str) -> None:
+    """Writes path whole or not at all (a temporary file renamed into place)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except OSError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {str(path)!r}: {e.strerror}") from e

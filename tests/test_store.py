@@ -1,0 +1,281 @@
+"""The SQLite store: refusing what is not a healthy bandwall database without touching it, waiting
+for other writers, and losing nothing when two processes write at once."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bandwall import store
+from bandwall.errors import RunFailed, StoreError, UsageError
+
+
+def good_db(path: Path, make_record, n: int = 3) -> Path:
+    with store.Store(path) as s:
+        for i in range(n):
+            s.add(make_record(result={"best_GBps": 10.0 + i}))
+    return path
+
+
+def fingerprint(path: Path) -> dict:
+    """Every file in path's folder (and in path, when it is a folder) with the hash of its bytes."""
+    out = {}
+    for p in sorted(path.parent.rglob("*")):
+        if p.is_file() and not p.is_fifo():
+            out[str(p)] = hashlib.sha256(p.read_bytes()).hexdigest()
+        else:
+            out[str(p)] = "not a regular file"
+    return out
+
+
+# Each builder makes a bad database at path and returns what the run needs: extra environment
+# ("env"), a command prefix ("prefix"), and "hold", called with an ExitStack after the database's
+# fingerprint is taken, to keep something in force while the command runs. (The fingerprint must
+# come first: reading the file from this process would drop this process's POSIX locks on it.)
+def corrupt(path, make_record):
+    path.write_bytes(os.urandom(8192))
+
+
+def truncated(path, make_record):
+    good_db(path, make_record, n=50)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def truncated_header(path, make_record):
+    good_db(path, make_record)
+    path.write_bytes(path.read_bytes()[:50])
+
+
+def foreign(path, make_record):
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+    con.execute("INSERT INTO photos (name) VALUES ('holiday.jpg')")
+    con.commit()
+    con.close()
+
+
+def foreign_meta(path, make_record):
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("CREATE TABLE records (id INTEGER PRIMARY KEY)")
+    con.execute("INSERT INTO meta VALUES ('application', 'someone-else')")
+    con.commit()
+    con.close()
+
+
+def newer_version(path, make_record):
+    good_db(path, make_record)
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = '2' WHERE key = 'store_version'")
+    con.commit()
+    con.close()
+
+
+def directory(path, make_record):
+    path.mkdir()
+    (path / "inside.txt").write_text("keep me")
+
+
+def fifo(path, make_record):
+    os.mkfifo(path)
+
+
+def unreadable(path, make_record):
+    good_db(path, make_record)
+    prefix = None
+    if os.geteuid() == 0:
+        if not shutil.which("setpriv"):
+            pytest.skip("root reads files whatever their mode, and setpriv (to drop that power) is absent")
+        # Root without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH obeys the file mode like anyone.
+        prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+    def hold(stack):
+        os.chmod(path, 0)
+        stack.callback(os.chmod, path, 0o644)
+    return {"prefix": prefix, "hold": hold}
+
+
+def locked(path, make_record):
+    good_db(path, make_record)
+
+    def hold(stack):
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        stack.callback(holder.close)
+        stack.callback(holder.execute, "ROLLBACK")
+    return {"env": {"BANDWALL_DB_TIMEOUT": "0.3"}, "hold": hold}
+
+
+REFUSALS = [
+    (corrupt, "not an SQLite file"),
+    (truncated, "corrupt"),
+    (truncated_header, "corrupt"),
+    (foreign, "not a bandwall database"),
+    (foreign_meta, "not a bandwall database"),
+    (newer_version, "store version 2"),
+    (directory, "is a directory"),
+    (fifo, "not a regular file"),
+    (unreadable, ("Permission denied", "not readable")),
+    (locked, "locked by another process"),
+]
+DB_LIST = ["db", "list"]
+# Every case through `db list`; a few through a writer (report) and `db export` as well.
+CASES = [(b, f, DB_LIST) for b, f in REFUSALS] + [
+    (b, f, cmd) for b, f in REFUSALS if b in (corrupt, newer_version, locked, unreadable)
+    for cmd in (["db", "export"], ["report", "--sections", "topology", "--quick"])]
+
+
+@pytest.mark.parametrize("build, fragment, command", CASES,
+                         ids=lambda v: getattr(v, "__name__", None) or (" ".join(v[:2]) if isinstance(v, list) else ""))
+def test_bad_database_is_refused_and_left_untouched(tmp_path, make_record, run_bandwall, build, fragment, command):
+    path = tmp_path / "db" / "bandwall.db"
+    path.parent.mkdir()
+    setup = build(path, make_record) or {}
+    before = fingerprint(path)
+    extra = ["--out", tmp_path / "out"] if command[0] == "report" else []
+    with contextlib.ExitStack() as stack:
+        if "hold" in setup:
+            setup["hold"](stack)
+        proc = run_bandwall(*command, "--db", path, *extra, env=setup.get("env"), prefix=setup.get("prefix"))
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    fragments = fragment if isinstance(fragment, tuple) else (fragment,)
+    assert any(f in lines[0] for f in fragments), lines[0]
+    assert proc.stdout == ""
+    assert fingerprint(path) == before
+    assert not (tmp_path / "out").exists()
+
+
+def test_store_api_refuses_writes_to_a_foreign_database(tmp_path, make_record):
+    path = tmp_path / "other.db"
+    foreign(path, make_record)
+    before = fingerprint(path)
+    with pytest.raises(StoreError, match="not a bandwall database"):
+        store.save(make_record(), path)
+    assert fingerprint(path) == before
+
+
+def test_a_writer_waits_for_a_short_lock(tmp_path, make_record, monkeypatch):
+    path = good_db(tmp_path / "b.db", make_record, n=1)
+    monkeypatch.setenv("BANDWALL_DB_TIMEOUT", "20")
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    threading.Timer(0.5, holder.execute, ["ROLLBACK"]).start()
+    start = time.monotonic()
+    store.save(make_record(), path)
+    assert time.monotonic() - start >= 0.4
+    holder.close()
+    with store.Store(path) as s:
+        assert s.count() == 2
+
+
+WRITER = """
+import json, os, sys, time
+from bandwall import store
+path, name, n, ready, other = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+record = json.loads(sys.stdin.read())
+open(ready, "w").close()
+while not os.path.exists(other):
+    time.sleep(0.01)
+for i in range(n):
+    record["config"] = {"writer": name, "seq": i}
+    store.save(record, path)
+"""
+
+
+def test_two_processes_writing_at_once_lose_nothing(tmp_path, make_record):
+    path, n = tmp_path / "new" / "shared.db", 60   # the database does not exist yet: both create it
+    procs = []
+    for me, other in (("a", "b"), ("b", "a")):
+        p = subprocess.Popen([sys.executable, "-c", WRITER, str(path), me, str(n), str(tmp_path / me),
+                              str(tmp_path / other)], stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p.stdin.write(json.dumps(make_record()))
+        p.stdin.close()
+        procs.append(p)
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    with store.Store(path) as s:
+        recs = s.list()
+    assert len(recs) == 2 * n
+    assert sorted((r["config"]["writer"], r["config"]["seq"]) for r in recs) == \
+        sorted((w, i) for w in "ab" for i in range(n))
+    assert len({r["id"] for r in recs}) == 2 * n
+
+
+def test_default_path_is_in_the_user_data_directory(tmp_path, monkeypatch, make_record, run_bandwall):
+    monkeypatch.delenv("BANDWALL_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert store.default_path() == tmp_path / "data" / "bandwall" / "bandwall.db"
+    rid = store.save(make_record())
+    assert (tmp_path / "data" / "bandwall" / "bandwall.db").is_file()
+    proc = run_bandwall("db", "list", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["id"] for r in json.loads(proc.stdout)] == [rid]
+    monkeypatch.setenv("BANDWALL_DB", str(tmp_path / "env.db"))
+    assert store.default_path() == tmp_path / "env.db"
+
+
+def test_reading_a_missing_database_creates_nothing(tmp_path, run_bandwall):
+    path = tmp_path / "absent" / "none.db"
+    proc = run_bandwall("db", "list", "--format", "json", "--db", path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == []
+    assert not path.parent.exists()
+
+
+def test_writing_creates_the_folder_and_refuses_a_file_in_its_way(tmp_path, make_record):
+    rid = store.save(make_record(), tmp_path / "a" / "b" / "x.db")
+    assert rid == 1
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(StoreError, match="Not a directory"):
+        store.save(make_record(), tmp_path / "file" / "x.db")
+
+
+def test_malformed_record_is_not_stored(tmp_path, make_record):
+    path = good_db(tmp_path / "m.db", make_record, n=1)
+    bad = make_record()
+    del bad["provenance"]["host"]
+    with pytest.raises(RunFailed, match="provenance"):
+        store.save(bad, path)
+    with store.Store(path) as s:
+        assert s.count() == 1
+
+
+def test_stored_record_reads_back_whole_with_its_id(tmp_path, make_record):
+    rec = make_record(result={"best_GBps": 12.5, "points": [{"cores": 1, "best_GBps": 9.0}]})
+    rid = store.save(rec, tmp_path / "r.db")
+    with store.Store(tmp_path / "r.db", readonly=True) as s:
+        back = s.get(rid)
+        with pytest.raises(StoreError, match="read-only"):
+            s.add(rec)
+    assert back == {**rec, "id": rid}
+    assert store.save(back, tmp_path / "r.db") == rid + 1   # a re-stored record gets a new id
+
+
+@pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
+def test_bad_timeout_variable(value, tmp_path, run_bandwall):
+    proc = run_bandwall("db", "list", "--db", tmp_path / "t.db", env={"BANDWALL_DB_TIMEOUT": value})
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"bandwall: error: BANDWALL_DB_TIMEOUT={value!r} is not a number of seconds >= 0"]
+
+
+def test_timeout_variable_is_read(monkeypatch):
+    monkeypatch.setenv("BANDWALL_DB_TIMEOUT", "0.25")
+    assert store.busy_timeout() == 0.25
+    monkeypatch.setenv("BANDWALL_DB_TIMEOUT", "nope")
+    with pytest.raises(UsageError):
+        store.busy_timeout()
