@@ -1,0 +1,104 @@
+// Coefficients, block decomposition, initialisation (serial and first-touch), norms.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "iso3dfd/iso3dfd.hpp"
+
+namespace bw::iso3dfd {
+
+Coefficients coefficients() {
+  // 16th-order central differences of the second derivative.
+  const double c[kHalf + 1] = {-3.0548446,    1.7777778,     -3.1111111e-1, 7.572087e-2, -1.76767677e-2,
+                               3.480962e-3,   -5.180005e-4,  5.074287e-5,   -2.42812e-6};
+  const double scale = 1.0 / (static_cast<double>(kDxyz) * kDxyz);
+  Coefficients out{};
+  out[0] = static_cast<float>(3.0 * c[0] * scale);
+  for (int k = 1; k <= kHalf; ++k) out[static_cast<std::size_t>(k)] = static_cast<float>(c[k] * scale);
+  return out;
+}
+
+std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges) {
+  std::vector<Box> out;
+  const std::size_t h = kHalf;
+  for (std::size_t z = h; z < g.n3 - h; z += b.b3)
+    for (std::size_t y = h; y < g.n2 - h; y += b.b2)
+      for (std::size_t x = h; x < g.n1 - h; x += b.b1) {
+        Box box{x, std::min(x + b.b1, g.n1 - h), y, std::min(y + b.b2, g.n2 - h), z, std::min(z + b.b3, g.n3 - h)};
+        if (to_edges) {
+          if (box.x0 == h) box.x0 = 0;
+          if (box.y0 == h) box.y0 = 0;
+          if (box.z0 == h) box.z0 = 0;
+          if (box.x1 == g.n1 - h) box.x1 = g.n1;
+          if (box.y1 == g.n2 - h) box.y1 = g.n2;
+          if (box.z1 == g.n3 - h) box.z1 = g.n3;
+        }
+        out.push_back(box);
+      }
+  return out;
+}
+
+namespace {
+
+void init_box(const Fields& f, const Grid& g, const Box& b) {
+  for (std::size_t z = b.z0; z < b.z1; ++z)
+    for (std::size_t y = b.y0; y < b.y1; ++y) {
+      std::size_t row = g.index(0, y, z);
+      for (std::size_t x = b.x0; x < b.x1; ++x) {
+        f.prev[row + x] = 0.0f;
+        f.next[row + x] = 0.0f;
+        f.vel[row + x] = kVelocity;
+      }
+    }
+}
+
+}  // namespace
+
+void add_source(float* prev, const Grid& g) {
+  // The seed's nested cubes: s = 5 .. 1 writes 1, 10, 100, 1000, 1e4 into [c-s, c+s).
+  const long lo = kHalf;
+  float val = 1.0f;
+  for (long s = 5; s >= 0; --s) {
+    const long c3 = static_cast<long>(g.n3) / 2, c2 = static_cast<long>(g.n2) / 4, c1 = static_cast<long>(g.n1) / 4;
+    for (long z = std::max(c3 - s, lo); z < std::min(c3 + s, static_cast<long>(g.n3) - lo); ++z)
+      for (long y = std::max(c2 - s, lo); y < std::min(c2 + s, static_cast<long>(g.n2) - lo); ++y)
+        for (long x = std::max(c1 - s, lo); x < std::min(c1 + s, static_cast<long>(g.n1) - lo); ++x)
+          prev[g.index(static_cast<std::size_t>(x), static_cast<std::size_t>(y), static_cast<std::size_t>(z))] = val;
+    val *= 10.0f;
+  }
+}
+
+void initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads) {
+  if (serial) {
+    init_box(f, g, Box{0, g.n1, 0, g.n2, 0, g.n3});
+  } else {
+    const auto boxes = decompose(g, b, true);
+    const long n = static_cast<long>(boxes.size());
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (long i = 0; i < n; ++i) init_box(f, g, boxes[static_cast<std::size_t>(i)]);
+  }
+  add_source(f.prev, g);
+}
+
+double l2_norm(const float* a, std::size_t n) {
+  double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(a[i]) * a[i];
+  return std::sqrt(sum);
+}
+
+Difference compare(const float* a, const float* ref, std::size_t n) {
+  double max_abs = 0, max_ref = 0;
+#pragma omp parallel for reduction(max : max_abs, max_ref) schedule(static)
+  for (std::size_t i = 0; i < n; ++i) {
+    max_abs = std::max(max_abs, std::fabs(static_cast<double>(a[i]) - ref[i]));
+    max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[i])));
+  }
+  Difference d;
+  d.max_abs = max_abs;
+  d.max_rel = max_ref > 0 ? max_abs / max_ref : max_abs;
+  return d;
+}
+
+}  // namespace bw::iso3dfd

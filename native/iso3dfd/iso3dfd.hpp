@@ -1,0 +1,97 @@
+// The ISO3DFD engine: the 16th-order isotropic acoustic stencil of seed 000 (HALF_LENGTH 8),
+// its blocked and vectorised kernel, a plain reference, initialisation and the field norms.
+//
+// Layout as in the seed: prev, next and vel are n1*n2*n3 floats each, x (n1) fastest; n1..n3
+// include the halo of 8 points on each side. The interior [8, n-8) of every dimension is updated;
+// the halo stays zero. One step: next = 2*prev - next + vel*lap(prev) in place, then prev <-> next.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace bw::iso3dfd {
+
+inline constexpr int kHalf = 8;                 // HALF_LENGTH
+inline constexpr std::size_t kMinDim = 2 * kHalf + 1;
+
+// Accounting per interior point and step, kept beside the kernel (all reports derive from it).
+//  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 x 8 = 56),
+//  the centre's multiply (1), and 2*prev - next + vel*lap (4): 61, as the seed counts; bytes: prev, vel and next read once and next written once (no write-allocate: next
+//  is read before it is written) when the blocking keeps the 17-plane window of prev in cache.
+inline constexpr int kFlopsPerPoint = 61;
+inline constexpr int kBytesPerPoint = 16;
+
+// Physical constants of the seed.
+inline constexpr float kDxyz = 50.0f;
+inline constexpr float kDt = 0.002f;
+inline constexpr float kVelocity = 2250000.0f * kDt * kDt;  // v^2 dt^2
+
+// c[0] is the centre coefficient (already counted for 3 dimensions); c[k] for distance k; all
+// scaled by 1/dxyz^2.
+using Coefficients = std::array<float, kHalf + 1>;
+Coefficients coefficients();
+
+struct Grid {
+  std::size_t n1 = 0, n2 = 0, n3 = 0;
+  std::size_t points() const { return n1 * n2 * n3; }
+  std::size_t interior() const { return (n1 - 2 * kHalf) * (n2 - 2 * kHalf) * (n3 - 2 * kHalf); }
+  std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return (z * n2 + y) * n1 + x; }
+};
+
+struct Blocks {
+  std::size_t b1 = 0, b2 = 0, b3 = 0;
+};
+
+enum class Schedule { Static, Dynamic };
+
+// One cache block: [x0,x1) x [y0,y1) x [z0,z1).
+struct Box {
+  std::size_t x0, x1, y0, y1, z0, z1;
+};
+
+// The blocks of the interior in the seed's order (z outer, then y, then x); with to_edges the
+// blocks on the border extend to the edge of the array, so the list covers every point (this is
+// the decomposition the first-touch initialisation uses).
+std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges = false);
+
+struct Fields {
+  float* prev;
+  float* next;
+  float* vel;
+};
+
+// Zeroes prev and next, sets vel, then writes the seed's source (nested cubes of 1, 10, ... 1e4
+// around (n1/4, n2/4, n3/2), clipped to the interior so the halo stays zero). serial: the master
+// thread touches everything; otherwise each thread initialises the blocks the static schedule of
+// the compute loop gives it (the seed's initialize_FT).
+void initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads);
+
+// The seed's source alone (for tests and the reference).
+void add_source(float* prev, const Grid& g);
+
+// Advances steps time steps with the blocked, vectorised kernel on threads OpenMP threads; on
+// return f.prev holds the latest wavefield. coeff lets tests perturb the kernel.
+void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c);
+
+// The plain reference: unblocked, scalar loops, one thread. f.prev holds the latest wavefield.
+void run_reference(Fields& f, const Grid& g, int steps, const Coefficients& c);
+
+// Sets flush-to-zero and denormals-are-zero for the calling thread (as the seed's compiler does by
+// default): the tail of the wave decays into denormal floats, which cost the FPU ~100x per
+// operation. Both kernels call it; results differ from IEEE denormal arithmetic below 1.2e-38.
+void flush_denormals();
+
+// Name of the instruction set the optimised kernel was built for ("avx512" or "generic").
+std::string kernel_isa();
+
+// L2 norm, double accumulation.
+double l2_norm(const float* a, std::size_t n);
+
+struct Difference {
+  double max_abs = 0;  // max |a - ref|
+  double max_rel = 0;  // max |a - ref| / max |ref| (normwise, so points near zero do not dominate)
+};
+Difference compare(const float* a, const float* ref, std::size_t n);
+
+}  // namespace bw::iso3dfd

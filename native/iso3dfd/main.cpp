@@ -1,0 +1,84 @@
+// bandwall-iso3dfd: seed 000's ISO3DFD with its command line and output lines, or (--json) one
+// record with throughput, the roofline inputs, the norm, the validation and the page map.
+#include <omp.h>
+
+#include <cstdio>
+
+#include "common/affinity.hpp"
+#include "common/args.hpp"
+#include "common/errors.hpp"
+#include "common/placement.hpp"
+#include "common/record.hpp"
+#include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/options.hpp"
+#include "iso3dfd/output.hpp"
+
+using namespace bw::iso3dfd;
+
+namespace {
+
+// The optimised run must match the plain reference to float rounding; rounding differences grow
+// with the number of steps.
+double tolerance(int steps) { return std::max(1e-5, 2e-6 * steps); }
+
+Outcome verify(const Options& o, const Fields& result, const float* vel) {
+  const Grid& g = o.grid;
+  bw::Buffer prev(g.points() * sizeof(float), o.placement), next(g.points() * sizeof(float), o.placement);
+  Fields ref{prev.as<float>(), next.as<float>(), const_cast<float*>(vel)};
+  std::fill(ref.prev, ref.prev + g.points(), 0.0f);
+  std::fill(ref.next, ref.next + g.points(), 0.0f);
+  add_source(ref.prev, g);
+  run_reference(ref, g, o.iterations, coefficients());
+  Difference d = compare(result.prev, ref.prev, g.points());
+  Outcome v;
+  v.checked = true;
+  v.max_abs = d.max_abs;
+  v.max_rel = d.max_rel;
+  v.tolerance = tolerance(o.iterations);
+  v.passed = d.max_rel <= v.tolerance;
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return bw::guarded_main("bandwall-iso3dfd", [&] {
+    Options o;
+    if (!parse_options(argc, argv, o)) return 0;
+    bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +
+                                                  "x" + std::to_string(o.grid.n3) + (o.verify ? " with --verify" : ""));
+    bw::Binding binding = bw::resolve_binding(o.threads, "", o.affinity);
+    std::vector<int> cpus = bw::apply_binding(binding);
+    const int threads = binding.threads;
+
+    const std::size_t bytes = o.grid.points() * sizeof(float);
+    bw::Buffer prev(bytes, o.placement), next(bytes, o.placement), vel(bytes, o.placement);
+    Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
+    initialise(f, o.grid, o.blocks, o.serial_init, threads);
+    bw::json page_map = {{"prev", bw::page_map(f.prev, bytes)},
+                         {"next", bw::page_map(f.next, bytes)},
+                         {"vel", bw::page_map(f.vel, bytes)}};
+    if (!o.json) print_header(o, threads, 3 * bytes);
+
+    Coefficients c = coefficients();
+    if (o.fault) c[1] *= 1.01f;
+    const double t0 = omp_get_wtime();
+    if (o.kernel == KernelChoice::Optimised)
+      run(f, o.grid, o.blocks, o.schedule, threads, o.iterations, c);
+    else
+      run_reference(f, o.grid, o.iterations, c);
+    const double seconds = omp_get_wtime() - t0;
+    const double norm = l2_norm(f.prev, o.grid.points());
+
+    Outcome v;
+    if (o.verify) {
+      v = verify(o, f, f.vel);
+      if (!v.passed) throw bw::RunError(failure_message(v));
+    }
+    if (o.json)
+      bw::emit(make_iso_record(o, threads, cpus, binding.policy, seconds, norm, v, page_map));
+    else
+      print_result(o, seconds, v);
+    return 0;
+  });
+}

@@ -1,0 +1,100 @@
+#include "iso3dfd/options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <vector>
+
+#include "common/args.hpp"
+#include "common/errors.hpp"
+
+namespace bw::iso3dfd {
+namespace {
+
+// Largest dimension accepted: keeps every index product far from 64-bit overflow.
+constexpr long kMaxDim = 1L << 20;
+
+std::size_t dimension(const std::string& text, const char* name) {
+  long v = parse_int(text, name, 0, kMaxDim);
+  if (v < static_cast<long>(kMinDim))
+    throw UsageError(std::string(name) + " '" + text + "' is below the minimum " + std::to_string(kMinDim) +
+                     " (2*HALF_LENGTH+1: the halo of 8 on each side and one interior point)");
+  return static_cast<std::size_t>(v);
+}
+
+std::size_t block(const std::string& text, const char* name, const char* dim_name, std::size_t dim) {
+  long v = parse_int(text, name, 0, kMaxDim);
+  if (v == 0) throw UsageError(std::string(name) + " must be at least 1 (blocks of zero points do not exist)");
+  if (static_cast<std::size_t>(v) > dim)
+    throw UsageError(std::string(name) + " " + text + " is larger than " + dim_name + " " + std::to_string(dim));
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+std::uint64_t Options::bytes_needed() const {
+  std::uint64_t arrays = verify ? 5 : 3;
+  return arrays * grid.points() * sizeof(float);
+}
+
+bool parse_options(int argc, char** argv, Options& o) {
+  CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (seed 000's ISO3DFD)"};
+  std::vector<std::string> pos;
+  std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised";
+  app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
+                 "grid with halo, steps, cache blocks, compact|scatter|none, threads")
+      ->required();
+  app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
+  app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
+  app.add_option("--placement", placement, "first-touch, serial, bind:N, interleave[:N,M], preferred:N");
+  app.add_flag("--verify", o.verify, "compare the result with the plain reference");
+  app.add_flag("--json", o.json, "print the JSON record instead of the seed's lines");
+  app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    app.exit(e);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (pos.size() < 7 || pos.size() > 9)
+    throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads], got " +
+                     std::to_string(pos.size()) + " positional arguments");
+  o.grid = Grid{dimension(pos[0], "n1"), dimension(pos[1], "n2"), dimension(pos[2], "n3")};
+  o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
+  o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
+                    block(pos[6], "n3_block", "n3", o.grid.n3)};
+  if (pos.size() >= 8) {
+    o.affinity = pos[7];
+    if (o.affinity != "compact" && o.affinity != "scatter" && o.affinity != "none")
+      throw UsageError("unknown affinity '" + o.affinity + "' (use compact, scatter or none)");
+  }
+  if (pos.size() == 9) o.threads = static_cast<int>(parse_int(pos[8], "nb_threads", 1, 4096));
+
+  if (init != "first-touch" && init != "serial")
+    throw UsageError("unknown init '" + init + "' (use first-touch or serial)");
+  o.init = init;
+  if (schedule == "static")
+    o.schedule = Schedule::Static;
+  else if (schedule == "dynamic")
+    o.schedule = Schedule::Dynamic;
+  else
+    throw UsageError("unknown schedule '" + schedule + "' (use static or dynamic)");
+  o.placement = Placement::parse(placement);
+  o.serial_init = init == "serial" || o.placement.serial_init();
+  if (kernel == "optimised")
+    o.kernel = KernelChoice::Optimised;
+  else if (kernel == "reference")
+    o.kernel = KernelChoice::Reference;
+  else
+    throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
+
+  const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
+  std::string f = fault ? fault : "";
+  if (f != "" && f != "0" && f != "1")
+    throw UsageError("BANDWALL_ISO3DFD_FAULT='" + f + "' must be 0 or 1");
+  o.fault = f == "1";
+  return true;
+}
+
+}  // namespace bw::iso3dfd

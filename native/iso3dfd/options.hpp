@@ -1,0 +1,37 @@
+// The command line of bandwall-iso3dfd: the seed's positional arguments
+//   n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]
+// followed by options. Every check happens here, before anything is allocated.
+#pragma once
+#include <string>
+
+#include "common/placement.hpp"
+#include "iso3dfd/iso3dfd.hpp"
+
+namespace bw::iso3dfd {
+
+enum class KernelChoice { Optimised, Reference };
+
+struct Options {
+  Grid grid;
+  int iterations = 0;
+  Blocks blocks;
+  std::string affinity = "compact";  // compact, scatter or none
+  int threads = 0;                   // 0: one per CPU this process may use
+  bool serial_init = false;          // --init serial (or --placement serial)
+  std::string init = "first-touch";
+  Schedule schedule = Schedule::Static;
+  Placement placement;
+  bool verify = false;
+  bool json = false;
+  KernelChoice kernel = KernelChoice::Optimised;
+  bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
+
+  // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
+  std::uint64_t bytes_needed() const;
+};
+
+// Parses argv; throws UsageError with one line for any bad input. Returns false when help was
+// printed (exit 0).
+bool parse_options(int argc, char** argv, Options& out);
+
+}  // namespace bw::iso3dfd

@@ -1,0 +1,99 @@
+#include "iso3dfd/output.hpp"
+
+#include <cstdio>
+
+#include "common/topology.hpp"
+
+namespace bw::iso3dfd {
+
+double mpoints_per_s(const Options& o, double seconds) {
+  if (o.iterations == 0 || seconds <= 0) return 0.0;
+  return static_cast<double>(o.grid.interior()) * o.iterations / seconds / 1e6;
+}
+
+json traffic_model(const Options& o) {
+  auto eff = [](std::size_t block, std::size_t n) { return std::min(block, n - 2 * kHalf); };
+  const double b1 = static_cast<double>(eff(o.blocks.b1, o.grid.n1));
+  const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
+  const double b3 = static_cast<double>(eff(o.blocks.b3, o.grid.n3));
+  // Within a block the kernel walks z plane by plane; the 17 planes of prev around the current one
+  // (x and y extents with halo) are the working set that must stay in the core's L2.
+  const double window = (b1 + 2 * kHalf) * (b2 + 2 * kHalf) * (2 * kHalf + 1) * sizeof(float);
+  const double halo = (b1 + 2 * kHalf) * (b2 + 2 * kHalf) * (b3 + 2 * kHalf) / (b1 * b2 * b3);
+  return {{"window_bytes", window},
+          {"prev_halo_factor", halo},
+          {"bytes_per_point_compulsory", kBytesPerPoint},
+          {"bytes_per_point_no_reuse_between_blocks", 12.0 + 4.0 * halo},
+          {"assumption", "next is read before it is written (no write-allocate); the 17-plane window of prev "
+                         "stays in L2 within a block; between blocks the halo is re-read unless still cached"}};
+}
+
+void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
+  std::printf("n1=%zu n2=%zu n3=%zu nreps=%d num_threads=%d HALF_LENGTH=%d\n", o.grid.n1, o.grid.n2, o.grid.n3,
+              o.iterations, threads, kHalf);
+  std::printf("n1_thrd_block=%zu n2_thrd_block=%zu n3_thrd_block=%zu\n", o.blocks.b1, o.blocks.b2, o.blocks.b3);
+  std::printf("allocating prev, next and vel: total %.1f Mbytes\n", static_cast<double>(allocated_bytes) / 1048576.0);
+  std::fflush(stdout);
+}
+
+void print_result(const Options& o, double seconds, const Outcome& v) {
+  const double mp = mpoints_per_s(o, seconds);
+  std::printf("-------------------------------\n");
+  std::printf("time:%15.2f sec\n", seconds);
+  std::printf("throughput:%9.2f MPoints/s\n", mp);
+  std::printf("flops:%14.2f GFlops\n", mp * kFlopsPerPoint / 1e3);
+  if (v.checked)
+    std::printf("verify: passed, max abs error %.3e, max rel error %.3e\n", v.max_abs, v.max_rel);
+}
+
+std::string failure_message(const Outcome& v) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "verification failed: max abs error %.3e, max rel error %.3e exceeds the tolerance %.1e",
+                v.max_abs, v.max_rel, v.tolerance);
+  return buf;
+}
+
+json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
+                     double seconds, double norm, const Outcome& v, const json& page_map) {
+  const double mp = mpoints_per_s(o, seconds);
+  json config = {{"n1", o.grid.n1},
+                 {"n2", o.grid.n2},
+                 {"n3", o.grid.n3},
+                 {"nb_iter", o.iterations},
+                 {"n1_block", o.blocks.b1},
+                 {"n2_block", o.blocks.b2},
+                 {"n3_block", o.blocks.b3},
+                 {"affinity", o.affinity},
+                 {"threads", threads},
+                 {"init", o.serial_init ? "serial" : "first-touch"},
+                 {"schedule", o.schedule == Schedule::Static ? "static" : "dynamic"},
+                 {"placement", o.placement.str()},
+                 {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
+                 {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
+                 {"half_length", kHalf}};
+  json result = {{"mpoints_per_s", mp},
+                 {"gflops", mp * kFlopsPerPoint / 1e3},
+                 {"time_s", seconds},
+                 {"interior_points", o.grid.interior()},
+                 {"steps", o.iterations},
+                 {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
+                 {"bytes_per_point", kBytesPerPoint},
+                 {"flops_per_point", kFlopsPerPoint},
+                 {"traffic_model", traffic_model(o)},
+                 {"norm", norm}};
+  json validation = {{"passed", v.passed}, {"checked", v.checked}};
+  if (v.checked) {
+    validation["max_abs_error"] = v.max_abs;
+    validation["max_rel_error"] = v.max_rel;
+    validation["tolerance"] = v.tolerance;
+    validation["method"] = "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)";
+  }
+  if (o.fault) config["fault_injected"] = true;
+  json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str()));
+  rec["placement"] = {{"policy", o.placement.str()}, {"init", o.serial_init ? "serial" : "first-touch"},
+                      {"page_map", page_map}};
+  return rec;
+}
+
+}  // namespace bw::iso3dfd

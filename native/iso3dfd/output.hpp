@@ -1,0 +1,31 @@
+// What bandwall-iso3dfd prints: the seed's lines, or the JSON record.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/record.hpp"
+#include "iso3dfd/options.hpp"
+
+namespace bw::iso3dfd {
+
+// The outcome of --verify (checked = false when it was not asked for).
+struct Outcome {
+  bool checked = false;
+  bool passed = true;
+  double max_abs = 0, max_rel = 0, tolerance = 0;
+};
+
+// Interior points x steps per second, in millions (0 for zero steps).
+double mpoints_per_s(const Options& o, double seconds);
+
+// What the cache blocking achieves, as a model of the traffic per point: prev's blocks are read
+// with their halo of 8 on each side unless a neighbouring block left it in cache.
+json traffic_model(const Options& o);
+
+void print_header(const Options& o, int threads, std::size_t allocated_bytes);
+void print_result(const Options& o, double seconds, const Outcome& v);
+std::string failure_message(const Outcome& v);
+json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
+                     double seconds, double norm, const Outcome& v, const json& page_map);
+
+}  // namespace bw::iso3dfd

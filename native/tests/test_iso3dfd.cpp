@@ -1,0 +1,131 @@
+// The optimised ISO3DFD kernel against the plain reference on small odd grids, with blocks that do
+// not divide the interior, 1 and 2 threads, static and dynamic schedules, both initialisations.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include "iso3dfd/iso3dfd.hpp"
+
+using namespace bw::iso3dfd;
+
+namespace {
+
+struct Arrays {
+  std::vector<float> prev, next, vel;
+  explicit Arrays(const Grid& g) : prev(g.points()), next(g.points()), vel(g.points()) {}
+  Fields fields() { return Fields{prev.data(), next.data(), vel.data()}; }
+};
+
+// The reference's latest wavefield after steps.
+std::vector<float> reference(const Grid& g, int steps) {
+  Arrays a(g);
+  initialise(a.fields(), g, Blocks{g.n1, g.n2, g.n3}, true, 1);
+  Fields f = a.fields();
+  run_reference(f, g, steps, coefficients());
+  return std::vector<float>(f.prev, f.prev + g.points());
+}
+
+std::vector<float> optimised(const Grid& g, const Blocks& b, int threads, Schedule s, bool serial, int steps,
+                             const Coefficients& c = coefficients()) {
+  Arrays a(g);
+  initialise(a.fields(), g, b, serial, threads);
+  Fields f = a.fields();
+  run(f, g, b, s, threads, steps, c);
+  return std::vector<float>(f.prev, f.prev + g.points());
+}
+
+constexpr int kSteps = 9;
+constexpr double kTolerance = 1e-5;
+
+}  // namespace
+
+using Case = std::tuple<Blocks, int, Schedule, bool>;
+class Iso3dfdMatches : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Iso3dfdMatches, OptimisedEqualsReferenceAndNormIsInvariant) {
+  const Grid g{37, 29, 41};
+  auto [blocks, threads, schedule, serial] = GetParam();
+  static const std::vector<float> ref = reference(g, kSteps);
+  static const double ref_norm = l2_norm(ref.data(), ref.size());
+  auto out = optimised(g, blocks, threads, schedule, serial, kSteps);
+  Difference d = compare(out.data(), ref.data(), out.size());
+  EXPECT_LT(d.max_rel, kTolerance);
+  EXPECT_GT(ref_norm, 1.0);
+  EXPECT_NEAR(l2_norm(out.data(), out.size()) / ref_norm, 1.0, kTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Grid37x29x41, Iso3dfdMatches,
+    ::testing::Combine(::testing::Values(Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{5, 3, 2}, Blocks{21, 1, 6}),
+                       ::testing::Values(1, 2), ::testing::Values(Schedule::Static, Schedule::Dynamic),
+                       ::testing::Bool()));
+
+TEST(Iso3dfd, HaloStaysZero) {
+  const Grid g{33, 19, 27};
+  auto out = optimised(g, Blocks{7, 5, 4}, 2, Schedule::Static, false, 5);
+  for (std::size_t z = 0; z < g.n3; ++z)
+    for (std::size_t y = 0; y < g.n2; ++y)
+      for (std::size_t x = 0; x < g.n1; ++x) {
+        bool interior = x >= 8 && x < g.n1 - 8 && y >= 8 && y < g.n2 - 8 && z >= 8 && z < g.n3 - 8;
+        if (!interior) ASSERT_EQ(out[g.index(x, y, z)], 0.0f) << x << "," << y << "," << z;
+      }
+}
+
+TEST(Iso3dfd, ZeroStepsLeaveTheSource) {
+  const Grid g{52, 56, 30};  // large enough that no cube is clipped by the halo
+  auto out = optimised(g, Blocks{16, 8, 8}, 2, Schedule::Static, false, 0);
+  std::vector<float> src(g.points(), 0.0f);
+  add_source(src.data(), g);
+  EXPECT_EQ(out, src);
+  // Nested cubes of side 10, 8, 6, 4, 2 holding 1, 10, 100, 1e3, 1e4: each shell's points.
+  double sum = 0;
+  const double val[] = {1, 10, 100, 1e3, 1e4};
+  const int side[] = {10, 8, 6, 4, 2};
+  for (int i = 0; i < 5; ++i) {
+    double inner = i < 4 ? std::pow(side[i + 1], 3) : 0;
+    sum += (std::pow(side[i], 3) - inner) * val[i] * val[i];
+  }
+  EXPECT_NEAR(l2_norm(out.data(), out.size()), std::sqrt(sum), 1e-9 * std::sqrt(sum));
+}
+
+TEST(Iso3dfd, SmallestGridKeepsTheSourceInside) {
+  const Grid g{17, 17, 17};
+  auto out = optimised(g, Blocks{1, 1, 1}, 1, Schedule::Static, true, 3);
+  auto ref = reference(g, 3);
+  EXPECT_LT(compare(out.data(), ref.data(), out.size()).max_rel, kTolerance);
+}
+
+TEST(Iso3dfd, PerturbedKernelIsCaught) {
+  const Grid g{37, 29, 41};
+  Coefficients c = coefficients();
+  c[1] *= 1.01f;
+  auto out = optimised(g, Blocks{13, 7, 9}, 2, Schedule::Static, false, kSteps, c);
+  auto ref = reference(g, kSteps);
+  EXPECT_GT(compare(out.data(), ref.data(), out.size()).max_rel, 100 * kTolerance);
+}
+
+TEST(Iso3dfd, DecompositionCoversEachPointOnce) {
+  const Grid g{37, 29, 41};
+  for (bool edges : {false, true}) {
+    std::vector<int> hits(g.points(), 0);
+    for (const Box& b : decompose(g, Blocks{13, 7, 9}, edges))
+      for (std::size_t z = b.z0; z < b.z1; ++z)
+        for (std::size_t y = b.y0; y < b.y1; ++y)
+          for (std::size_t x = b.x0; x < b.x1; ++x) ++hits[g.index(x, y, z)];
+    std::size_t covered = 0;
+    for (int h : hits) {
+      ASSERT_LE(h, 1);
+      covered += static_cast<std::size_t>(h);
+    }
+    EXPECT_EQ(covered, edges ? g.points() : g.interior());
+  }
+}
+
+TEST(Iso3dfd, CoefficientsAreScaled) {
+  Coefficients c = coefficients();
+  EXPECT_FLOAT_EQ(c[0], static_cast<float>(3 * -3.0548446 / 2500));
+  EXPECT_FLOAT_EQ(c[8], static_cast<float>(-2.42812e-6 / 2500));
+  EXPECT_FLOAT_EQ(kVelocity, 9.0f);
+}
