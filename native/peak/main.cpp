@@ -1,0 +1,62 @@
+// bandwall-peak: the node's peak flop rate from an FMA-throughput kernel, per core and over all
+// cores of the binding, in double and single precision; one JSON record.
+#include <CLI/CLI.hpp>
+
+#include "common/affinity.hpp"
+#include "common/args.hpp"
+#include "common/errors.hpp"
+#include "common/record.hpp"
+#include "peak/fma.hpp"
+
+int main(int argc, char** argv) {
+  return bw::guarded_main("bandwall-peak", [&] {
+    CLI::App app{"bandwall-peak: FMA throughput per core and over all cores"};
+    std::string threads_s, cpus, bind = "compact", reps_s = "5", seconds_s = "0.2";
+    app.add_option("--threads", threads_s, "threads (default: every CPU of --cpus or --bind)");
+    app.add_option("--cpus", cpus, "explicit CPU list, thread i on the i-th CPU");
+    app.add_option("--bind", bind, "compact, scatter, node:N or none")->capture_default_str();
+    app.add_option("--reps", reps_s, "repetitions of each measurement (best is kept)")->capture_default_str();
+    app.add_option("--seconds", seconds_s, "duration of one repetition")->capture_default_str();
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      throw bw::UsageError(e.what());
+    }
+    int threads = threads_s.empty() ? 0 : static_cast<int>(bw::parse_int(threads_s, "--threads", 1, 1 << 16));
+    int reps = static_cast<int>(bw::parse_int(reps_s, "--reps", 1, 1000));
+    double seconds = 0;
+    try {
+      std::size_t used = 0;
+      seconds = std::stod(seconds_s, &used);
+      if (used != seconds_s.size()) throw std::invalid_argument("x");
+    } catch (const std::exception&) {
+      throw bw::UsageError("--seconds '" + seconds_s + "' is not a number");
+    }
+    if (!(seconds > 0 && seconds <= 60)) throw bw::UsageError("--seconds '" + seconds_s + "' is out of range (0, 60]");
+    bw::Binding binding = bw::resolve_binding(threads, cpus, bind);
+    std::vector<int> seen = bw::apply_binding(binding);
+
+    using bw::peak::Precision;
+    bw::json result = {{"threads_ran_on", seen}};
+    bool ok = true;
+    for (auto [p, tag] : {std::pair{Precision::Double, "dp"}, std::pair{Precision::Single, "sp"}}) {
+      auto one = bw::peak::measure(p, 1, seconds, reps);
+      auto all = bw::peak::measure(p, binding.threads, seconds, reps);
+      ok = ok && one.checksum_ok && all.checksum_ok;
+      result[std::string("per_core_gflops_") + tag] = one.gflops;
+      result[std::string("total_gflops_") + tag] = all.gflops;
+      result[std::string("lanes_") + tag] = bw::peak::lanes(p);
+    }
+    if (!ok) throw bw::RunError("FMA chain produced a wrong checksum (the kernel is broken)");
+    bw::json config = {{"isa", bw::peak::isa()},
+                       {"accumulators", bw::peak::kAccumulators},
+                       {"threads", binding.threads},
+                       {"reps", reps},
+                       {"seconds_per_rep", seconds}};
+    bw::emit(bw::make_record("peak", config, result, {{"passed", true}, {"checksum", "accumulators converge to 1"}},
+                             bw::provenance(binding.threads, binding.cpus, binding.policy, "none")));
+    return 0;
+  });
+}
