@@ -1,0 +1,120 @@
+"""The ISO3DFD engine from Python: runs bandwall-iso3dfd (one JSON record per run), places each
+run on the roofline of the same cores (bandwall-stream copy and bandwall-peak), and the seed's
+ablation (serial / first-touch initialisation x static / dynamic schedule)."""
+
+from __future__ import annotations
+
+from bandwall import native, records
+from bandwall.errors import BandwallError, UsageError
+
+TOOL = "bandwall-iso3dfd"
+HALF_LENGTH = 8
+BINDINGS = ("compact", "scatter", "none")
+INITS = ("first-touch", "serial")
+SCHEDULES = ("static", "dynamic")
+# The seed's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
+ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
+
+
+def parse_dims(text: str, what: str) -> tuple[int, int, int]:
+    """'272x272x272' -> (272, 272, 272); range checks are the native tool's."""
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"{what} {text!r} is not three whole numbers like 272x272x272")
+    return tuple(int(p) for p in parts)  # type: ignore[return-value]
+
+
+def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Whole rows along x, 16 rows in y (the 17-plane window of prev then fits in L2) and long
+    streams in z (the halo of a block is re-read once per block)."""
+    n1, n2, n3 = grid
+    return n1, min(16, n2), min(128, n3)
+
+
+def native_args(grid, iters: int, blocks, threads: int | None, bind: str, init: str, schedule: str,
+                placement: str, verify: bool, kernel: str = "optimised") -> list[str]:
+    args = [*grid, iters, *blocks, bind]
+    if threads is not None:
+        args.append(threads)
+    args += ["--init", init, "--schedule", schedule, "--placement", placement, "--json"]
+    if verify:
+        args.append("--verify")
+    if kernel != "optimised":
+        args += ["--kernel", kernel]
+    return [str(a) for a in args]
+
+
+def run(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
+        init: str = "first-touch", schedule: str = "static", placement: str = "first-touch",
+        verify: bool = False, kernel: str = "optimised", env: dict | None = None) -> dict:
+    """One run of the native engine; returns its record (validated, not yet stored)."""
+    blocks = blocks or default_blocks(grid)
+    rec = native.run_record(TOOL, native_args(grid, iters, blocks, threads, bind, init, schedule, placement,
+                                              verify, kernel), env=env)
+    return records.finish(rec)
+
+
+class Roofline:
+    """The two ceilings of a set of cores, measured once per set and reused."""
+
+    def __init__(self, quick: bool = False):
+        self.quick = quick
+        self._cache: dict[tuple, dict] = {}
+
+    def ceilings(self, threads: int, cpus: str, binding: str) -> dict:
+        key = (threads, cpus if binding != "none" else "")
+        if key not in self._cache:
+            where = ["--threads", str(threads)] + (["--cpus", cpus] if binding != "none" and cpus else [])
+            reps = ["--reps", "5"] if self.quick else []
+            out: dict = {}
+            try:
+                stream = native.run_record("bandwall-stream", ["--kernel", "copy", *where, *reps])
+                out["stream_best_GBps"] = float(stream["result"]["best_GBps"])
+            except (BandwallError, KeyError, TypeError, ValueError) as e:
+                out["memory"] = f"unavailable: bandwall-stream: {e}"
+            try:
+                peak = native.run_record("bandwall-peak", where)
+                out["peak_gflops_sp"] = float(peak["result"]["total_gflops_sp"])
+            except (BandwallError, KeyError, TypeError, ValueError) as e:
+                out["incore"] = f"unavailable: bandwall-peak: {e}"
+            self._cache[key] = out
+        return self._cache[key]
+
+    def place(self, rec: dict) -> dict:
+        """Adds result.roofline to rec: per cent of the memory bound (stream copy GB/s / bytes per
+        point) and of the in-core bound (FMA peak / flops per point), with the inputs."""
+        r = rec["result"]
+        prov = rec["provenance"]
+        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"])
+        roof: dict = {"bytes_per_point": r["bytes_per_point"], "flops_per_point": r["flops_per_point"],
+                      "cpus": prov["cpus"]}
+        mp = float(r["mpoints_per_s"])
+        if "stream_best_GBps" in c:
+            bound = c["stream_best_GBps"] * 1e3 / r["bytes_per_point"]
+            roof.update(stream_best_GBps=c["stream_best_GBps"], memory_bound_mpoints_per_s=bound,
+                        percent_of_memory_bound=100.0 * mp / bound if bound > 0 else None)
+        else:
+            roof["memory"] = c["memory"]
+        if "peak_gflops_sp" in c:
+            bound = c["peak_gflops_sp"] * 1e3 / r["flops_per_point"]
+            roof.update(peak_gflops_sp=c["peak_gflops_sp"], incore_bound_mpoints_per_s=bound,
+                        percent_of_incore_bound=100.0 * mp / bound if bound > 0 else None)
+        else:
+            roof["incore"] = c["incore"]
+        r["roofline"] = roof
+        return records.validate(rec)
+
+
+def ablation(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
+             placement: str = "first-touch", verify: bool = False) -> list[dict]:
+    """The seed's four runs; placement must leave initialisation to the run (first-touch)."""
+    return [run(grid, iters, blocks, threads, bind, init, schedule, placement, verify)
+            for init, schedule in ABLATION]
+
+
+def page_map_text(page_map: dict) -> str:
+    """{'0': 0.5, '1': 0.5} -> 'node 0 50%, node 1 50%' (absent pages last)."""
+    parts = [f"node {k} {100 * v:.0f}%" for k, v in sorted(page_map.items()) if k != "absent"]
+    if page_map.get("absent"):
+        parts.append(f"absent {100 * page_map['absent']:.0f}%")
+    return ", ".join(parts) or "-"

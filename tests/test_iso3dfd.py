@@ -1,0 +1,230 @@
+"""`bandwall iso3dfd` and bandwall-iso3dfd: the record and its schema, the seed's text lines, the
+norm's invariance, --verify catching a perturbed kernel, the ablation, the roofline and bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+
+import pytest
+
+from bandwall import iso3dfd, native, records
+from bandwall.store import Store
+
+SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
+FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
+
+
+def tool(*args, env: dict | None = None) -> subprocess.CompletedProcess:
+    full = dict(os.environ)
+    full.update(env or {})
+    return subprocess.run([native.executable(iso3dfd.TOOL), *map(str, args)], capture_output=True, text=True,
+                          env=full, timeout=120)
+
+
+def tool_record(*args) -> dict:
+    proc = tool(*args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return records.validate(json.loads(proc.stdout))
+
+
+def cli_json(run_bandwall, *args) -> dict | list:
+    proc = run_bandwall("iso3dfd", "--format", "json", *args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_record_fields_and_schema(run_bandwall, tmp_path):
+    db = tmp_path / "r.db"
+    rec = cli_json(run_bandwall, *SMALL, "--threads", "2", "--verify", "--db", db)
+    records.validate(rec)
+    assert rec["tool"] == "iso3dfd"
+    r, c = rec["result"], rec["config"]
+    assert (c["n1"], c["n2"], c["n3"], c["nb_iter"]) == (37, 29, 41, 6)
+    assert (c["n1_block"], c["n2_block"], c["n3_block"]) == (13, 7, 9)
+    assert r["flops_per_point"] == 61 and r["bytes_per_point"] >= 16
+    assert r["interior_points"] == 21 * 13 * 25
+    assert r["mpoints_per_s"] > 0 and r["time_s"] > 0
+    assert r["gflops"] == pytest.approx(r["mpoints_per_s"] * 61 / 1e3)
+    assert r["mpoints_per_s"] == pytest.approx(r["interior_points"] * 6 / r["time_s"] / 1e6)
+    assert r["norm"] > 0
+    v = rec["validation"]
+    assert v["passed"] and v["checked"] and v["max_rel_error"] <= v["tolerance"]
+    pm = rec["placement"]["page_map"]
+    assert set(pm) == {"prev", "next", "vel"}
+    for shares in pm.values():
+        assert sum(shares.values()) == pytest.approx(1.0)
+    assert rec["provenance"]["threads"] == 2
+    with Store(db) as s:
+        stored = s.list(tool="iso3dfd")
+    assert len(stored) == 1 and stored[0]["result"]["norm"] == r["norm"]
+
+
+def test_seed_text_lines():
+    proc = tool(40, 36, 44, 3, 24, 5, 7, "compact", 1)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    head = dict(kv.split("=") for kv in lines[0].split())
+    assert head == {"n1": "40", "n2": "36", "n3": "44", "nreps": "3", "num_threads": "1", "HALF_LENGTH": "8"}
+    blocks = dict(kv.split("=") for kv in lines[1].split())
+    assert blocks == {"n1_thrd_block": "24", "n2_thrd_block": "5", "n3_thrd_block": "7"}
+    words = lines[2].split()
+    assert words[:6] == ["allocating", "prev,", "next", "and", "vel:", "total"] and words[7] == "Mbytes"
+    assert float(words[6]) == pytest.approx(3 * 40 * 36 * 44 * 4 / 2**20, abs=0.05)
+    assert set(lines[3]) == {"-"}
+    values = {ln.split(":")[0]: ln.split()[1:] for ln in lines[4:7]}
+    assert values["time"][1] == "sec" and values["throughput"][1] == "MPoints/s" and values["flops"][1] == "GFlops"
+    mp, gf = float(values["throughput"][0]), float(values["flops"][0])
+    assert mp > 0 and gf == pytest.approx(mp * 61 / 1e3, abs=0.01)
+    assert len(lines) == 7
+
+
+def norm(*args) -> float:
+    return tool_record(37, 29, 41, 7, *args)["result"]["norm"]
+
+
+def test_norm_is_invariant():
+    base = norm(37, 29, 41, "none", 1, "--kernel", "reference")
+    for args in [(13, 7, 9, "compact", 1), (5, 3, 2, "compact", 2, "--schedule", "dynamic"),
+                 (21, 1, 6, "scatter", 2, "--init", "serial"), (37, 29, 41, "none", 2, "--placement", "serial")]:
+        assert norm(*args) == pytest.approx(base, rel=1e-6), args
+
+
+def test_zero_steps_give_the_source_norm():
+    # 52x56x30 holds the seed's nested cubes (sides 10, 8, 6, 4, 2 of 1, 10, 100, 1e3, 1e4) unclipped.
+    rec = tool_record(52, 56, 30, 0, 52, 8, 8, "compact", 1)
+    sides, values = [10, 8, 6, 4, 2, 0], [1, 10, 100, 1e3, 1e4]
+    expected = math.sqrt(sum((sides[i] ** 3 - sides[i + 1] ** 3) * values[i] ** 2 for i in range(5)))
+    assert rec["result"]["norm"] == pytest.approx(expected, rel=1e-12)
+    assert rec["result"]["mpoints_per_s"] == 0
+
+
+def test_verify_fails_on_a_perturbed_kernel_and_stores_nothing(run_bandwall, tmp_path):
+    db = tmp_path / "f.db"
+    proc = run_bandwall("iso3dfd", *SMALL, "--verify", "--db", db, env={FAULT_ENV: "1"})
+    assert proc.returncode == 1
+    assert "verification failed" in proc.stderr and "Traceback" not in proc.stderr
+    assert "throughput" not in proc.stdout
+    assert not db.exists() or Store(db).list() == []
+    # Without --verify the fault is not looked for, but the record says it was injected.
+    proc = tool(37, 29, 41, 3, 13, 7, 9, "compact", 1, "--json", env={FAULT_ENV: "1"})
+    assert json.loads(proc.stdout)["config"]["fault_injected"] is True
+
+
+def test_ablation_runs_the_four_variants(run_bandwall, tmp_path):
+    db = tmp_path / "a.db"
+    recs = cli_json(run_bandwall, *SMALL, "--threads", "2", "--ablation", "--db", db)
+    assert [(r["config"]["init"], r["config"]["schedule"]) for r in recs] == iso3dfd.ABLATION
+    assert len({round(r["result"]["norm"], 3) for r in recs}) == 1
+    for r in recs:
+        records.validate(r)
+        assert set(r["placement"]["page_map"]) == {"prev", "next", "vel"}
+    with Store(db) as s:
+        assert len(s.list(tool="iso3dfd")) == 4
+
+
+@pytest.fixture
+def fake_record(make_record):
+    def make(mp: float) -> dict:
+        return make_record(tool="iso3dfd", result={"mpoints_per_s": mp, "bytes_per_point": 16, "flops_per_point": 61})
+    return make
+
+
+def test_roofline_percentages(monkeypatch, fake_record):
+    calls = []
+
+    def fake(name, args, **kw):
+        calls.append((name, args))
+        if name == "bandwall-stream":
+            return {"result": {"best_GBps": 32.0}}
+        return {"result": {"total_gflops_sp": 244.0}}
+
+    monkeypatch.setattr(native, "run_record", fake)
+    roof = iso3dfd.Roofline()
+    rec = roof.place(fake_record(1000.0))
+    r = rec["result"]["roofline"]
+    assert r["memory_bound_mpoints_per_s"] == pytest.approx(2000.0)
+    assert r["percent_of_memory_bound"] == pytest.approx(50.0)
+    assert r["incore_bound_mpoints_per_s"] == pytest.approx(4000.0)
+    assert r["percent_of_incore_bound"] == pytest.approx(25.0)
+    assert ("bandwall-stream", ["--kernel", "copy", "--threads", "2", "--cpus", "0-1"]) in calls
+    assert ("bandwall-peak", ["--threads", "2", "--cpus", "0-1"]) in calls
+    roof.place(fake_record(500.0))
+    assert len(calls) == 2  # the ceilings of a set of cores are measured once
+
+
+def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):
+    from bandwall.errors import RunFailed
+
+    def missing(name, args, **kw):
+        raise RunFailed(f"native executable {name!r} not found")
+
+    monkeypatch.setattr(native, "run_record", missing)
+    r = iso3dfd.Roofline().place(fake_record(100.0))["result"]["roofline"]
+    assert r["memory"].startswith("unavailable: ") and r["incore"].startswith("unavailable: ")
+    assert "percent_of_memory_bound" not in r
+
+
+BAD_CLI = [
+    (["--grid", "16x29x41"], "n1 '16' is below the minimum 17"),
+    (["--grid", "37x29x12"], "n3 '12' is below the minimum 17"),
+    (["--grid", "37x29"], "not three whole numbers"),
+    (["--grid", "37xabcx41"], "not three whole numbers"),
+    (["--grid", "-37x29x41"], "not three whole numbers"),
+    (["--blocks", "0x7x9"], "n1_block must be at least 1"),
+    (["--blocks", "13x30x9"], "n2_block 30 is larger than n2 29"),
+    (["--blocks", "13x7"], "not three whole numbers"),
+    (["--threads", "0"], "nb_threads '0' is out of range"),
+    (["--threads", "-2"], "nb_threads '-2' is out of range"),
+    (["--threads", "4097"], "nb_threads '4097' is out of range"),
+    (["--threads", "two"], "'two' is not a valid integer"),
+    (["--iters", "-1"], "-1 is not in the range"),
+    (["--bind", "spread"], "'spread' is not one of"),
+    (["--init", "parallel"], "'parallel' is not one of"),
+    (["--schedule", "guided"], "'guided' is not one of"),
+    (["--placement", "nowhere"], "unknown placement 'nowhere'"),
+    (["--placement", "bind:9"], "NUMA node 9 in placement 'bind:9' does not exist"),
+    (["--placement", "interleave:0,7"], "NUMA node 7"),
+    (["--grid", "5000x5000x5000", "--blocks", "16x16x16"], "needs 1.4 TiB but only"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD_CLI)
+def test_bad_input_cli(run_bandwall, args, fragment, tmp_path):
+    opts = dict(zip(SMALL[0::2], SMALL[1::2]))
+    opts.update(zip(args[0::2], args[1::2]))
+    argv = [x for kv in opts.items() for x in kv if x != "--no-roofline"] + ["--no-roofline", "--db", tmp_path / "b.db"]
+    proc = run_bandwall("iso3dfd", *argv)
+    assert proc.returncode == 2, proc.stderr
+    assert fragment in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert not (tmp_path / "b.db").exists() or Store(tmp_path / "b.db").list() == []
+
+
+BAD_NATIVE = [
+    ([37, 29, 41, 3, 13, 7, 9, "sideways"], "unknown affinity 'sideways'"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 0], "nb_threads '0' is out of range"),
+    ([37, 29, 41, "x", 13, 7, 9], "nb_iter 'x' is not a whole number"),
+    ([37, 29, 41, -3, 13, 7, 9], "nb_iter '-3' is out of range"),
+    ([37, 29, 4.5, 3, 13, 7, 9], "n3 '4.5' is not a whole number"),
+    ([37, 29, 41, 3, 13, 7], "got 6 positional arguments"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--init", "lazy"], "unknown init 'lazy'"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "fast"], "unknown kernel 'fast'"),
+    ([37, 29, 41, 3, 13, 7, 42], "n3_block 42 is larger than n3 41"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--bogus"], "--bogus"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD_NATIVE)
+def test_bad_input_native(args, fragment):
+    proc = tool(*args)
+    assert proc.returncode == 2
+    assert fragment in proc.stderr and proc.stderr.count("\n") == 1
+    assert proc.stdout == ""
+
+
+def test_bad_fault_variable_is_refused():
+    proc = tool(37, 29, 41, 3, 13, 7, 9, env={FAULT_ENV: "yes"})
+    assert proc.returncode == 2 and f"{FAULT_ENV}='yes' must be 0 or 1" in proc.stderr
