@@ -1,0 +1,40 @@
+"""`bandwall balance`: bytes per flop of the node beside what applications need."""
+
+from __future__ import annotations
+
+import click
+
+from bandwall import balance, store
+from bandwall.output import db_option, emit, format_option, no_store_option, table
+from bandwall.registry import commands
+
+
+def render(con, rec: dict) -> None:
+    r = rec["result"]
+    for line in balance.summary_lines(r):
+        con.print(line)
+    con.print(table("Byte/flop balance", balance.APP_COLUMNS, balance.app_rows(r),
+                    caption=f"bandwidth from stream {rec['config']['kernel']}; attainable share = "
+                            f"min(1, machine B/F / needed B/F)"))
+
+
+@commands.register("balance")
+@click.command("balance")
+@click.option("--kernel", default="triad", show_default=True, help="the stream kernel giving the bandwidth")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
+@click.option("--cpus", default=None, help="explicit CPU list")
+@click.option("--bind", default="compact", show_default=True, help="compact, scatter, node:N or none")
+@click.option("--size", default=None, help="bytes per stream array (default 4x the LLC)")
+@click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True, help="stream repetitions")
+@format_option
+@db_option
+@no_store_option
+def balance_cmd(kernel, threads, cpus, bind, size, reps, fmt, db, no_store):
+    """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""
+    s, p, rec = balance.measure(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps)
+    if not no_store:
+        for r in (s, p):
+            store.save(r, db)
+        rec["id"] = store.save(rec, db)
+    emit(rec, fmt, lambda con: render(con, rec),
+         lambda: (balance.APP_COLUMNS, balance.app_rows(rec["result"])))
