@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <sstream>
 
@@ -19,6 +20,7 @@ namespace {
 int parse_node(const std::string& text, const std::string& whole) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
     throw UsageError("placement '" + whole + "' needs a NUMA node number, got '" + text + "'");
+  if (text.size() > 6) throw UsageError("NUMA node " + text + " in placement '" + whole + "' does not exist");
   int node = std::stoi(text);
   auto nodes = Topology::instance().node_os_indexes();
   if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
@@ -80,10 +82,30 @@ std::string Placement::str() const {
   return "?";
 }
 
+namespace {
+
+// Maps bytes of anonymous memory; from 2 MiB on, aligned to 2 MiB so that transparent huge pages
+// cover the whole buffer and a static split into 2 MiB multiples puts each huge page on the node of
+// the thread that owns it (an unaligned buffer lets a huge page straddle two threads' parts and land
+// on whichever node touches it first).
+void* map_aligned(std::size_t bytes) {
+  const std::size_t huge = std::size_t{2} << 20;
+  std::size_t extra = bytes >= huge ? huge : 0;
+  void* raw = mmap(nullptr, bytes + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED) throw RunError("cannot map " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+  if (!extra) return raw;
+  auto start = reinterpret_cast<std::uintptr_t>(raw);
+  auto aligned = (start + huge - 1) & ~(huge - 1);
+  if (aligned > start) munmap(raw, aligned - start);
+  if (std::size_t tail = start + bytes + extra - (aligned + bytes)) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+  return reinterpret_cast<void*>(aligned);
+}
+
+}  // namespace
+
 Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
   if (bytes == 0) return;
-  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) throw RunError("cannot map " + std::to_string(bytes) + " bytes: " + std::strerror(errno));
+  void* p = map_aligned(bytes);
   ptr_ = p;
   int mode = -1;
   switch (placement.kind) {

@@ -1,0 +1,137 @@
+"""Running batches of commands in a simulated NUMA guest (tests/vm/numa-vm, QEMU software emulation).
+
+A batch is a list of Case: each runs one command inside the guest (with transparent huge pages set
+as asked) and yields one JSON line: its exit code, the last line of its stderr and the JSON record it
+printed. One boot runs the whole batch. Executables come from a build for the guest (build/vm:
+-march=x86-64-v2, since the emulated CPU lacks the host's newest vector extensions), kept incremental.
+Timings inside the guest mean nothing; placements and CPU numbers do.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+NUMA_VM = HERE / "numa-vm"
+BUILD = Path(os.environ.get("BANDWALL_VM_BUILD", REPO / "build" / "vm"))
+BIN = BUILD / "bin"
+# Executables the guest batches use; the optional ones only when their sources are in the tree.
+TARGETS = ["bandwall-topo", "bandwall-place", "bandwall-launch"]
+OPTIONAL_TARGETS = {"bandwall-stream": "native/stream", "bandwall-iso3dfd": "native/iso3dfd"}
+BOOT_TIMEOUT_S = 240
+MARK = "@@case "
+
+
+@dataclass
+class Case:
+    name: str
+    argv: list[str]
+    thp: str | None = None               # "always", "madvise" or "never" before the command
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    exit: int
+    stderr: str
+    record: dict | None
+
+
+def unavailable() -> str | None:
+    """Why guests cannot run here, or None. As root, installs qemu-system-x86 and cpio first."""
+    missing = [t for t in ("qemu-system-x86_64", "cpio") if shutil.which(t) is None]
+    if missing and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        cmd = ["apt-get", "install", "-y", "-q", "qemu-system-x86", "cpio"]
+        if subprocess.run(cmd, env=env, capture_output=True).returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], env=env, capture_output=True)
+            subprocess.run(cmd, env=env, capture_output=True)
+        missing = [t for t in ("qemu-system-x86_64", "cpio") if shutil.which(t) is None]
+    if missing:
+        return f"simulated NUMA guest needs {', '.join(missing)} (apt-get install qemu-system-x86 cpio, as root)"
+    return None
+
+
+def targets() -> list[str]:
+    return TARGETS + [t for t, src in OPTIONAL_TARGETS.items() if (REPO / src / "CMakeLists.txt").exists()]
+
+
+def build() -> Path:
+    """Configures (once) and builds the guest executables; returns their folder."""
+    if not (BUILD / "build.ninja").exists():
+        _run(["cmake", "-S", str(REPO), "-B", str(BUILD), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+              "-DBANDWALL_ARCH=x86-64-v2", "-DBANDWALL_TESTS=OFF"], "configuring the guest build")
+    _run(["ninja", "-C", str(BUILD)] + targets(), "building the guest executables")
+    return BIN
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"{what} failed:\n{tail}")
+
+
+def script(cases: list[Case]) -> str:
+    """The guest's shell script: every case in turn, one JSON line each, marked for the host."""
+    lines = [
+        "#!/bin/sh",
+        "export OMP_WAIT_POLICY=passive",
+        "thp() { [ -w /sys/kernel/mm/transparent_hugepage/enabled ] && echo \"$1\" > /sys/kernel/mm/transparent_hugepage/enabled; }",
+        "run_case() {",
+        "  name=$1; shift",
+        "  \"$@\" > /tmp/case.out 2> /tmp/case.err",
+        "  rc=$?",
+        "  rec=$(grep '^{' /tmp/case.out | tail -1)",
+        "  err=$(grep -v '^$' /tmp/case.err | tail -1 | tr -d '\\t\\r' | sed 's/\\\\/\\\\\\\\/g; s/\"/\\\\\"/g')",
+        f"  printf '{MARK}{{\"case\":\"%s\",\"exit\":%s,\"stderr\":\"%s\",\"record\":%s}}\\n' \"$name\" \"$rc\" \"$err\" \"${{rec:-null}}\"",
+        "}",
+    ]
+    for c in cases:
+        if c.thp:
+            lines.append(f"thp {shlex.quote(c.thp)}")
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in c.env.items())
+        lines.append(f"run_case {shlex.quote(c.name)} {'env ' + env + ' ' if env else ''}{shlex.join(c.argv)}")
+    return "\n".join(lines) + "\n"
+
+
+def boot(nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attempts: int = 2) -> dict[str, Outcome]:
+    """Boots one guest, runs the batch, returns each case's outcome by name.
+
+    A guest that hangs (software emulation on a loaded host occasionally stalls a virtual CPU) is
+    booted once more; a guest that never finishes raises RuntimeError with its last lines.
+    """
+    names = [c.name for c in cases]
+    if len(set(names)) != len(names):
+        raise ValueError("case names must be unique")
+    bin_dir = build()
+    with tempfile.TemporaryDirectory(prefix="bandwall-vm-") as tmp:
+        path = Path(tmp) / "guest.sh"
+        path.write_text(script(cases))
+        path.chmod(0o755)
+        cmd = [str(NUMA_VM), "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
+               "--mem-per-node", str(mem_mib), "--add", str(bin_dir), "--", str(path)]
+        env = dict(os.environ, NUMA_VM_TIMEOUT=str(BOOT_TIMEOUT_S))
+        for attempt in range(attempts):
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            if proc.returncode != 3:  # 3: the guest did not finish
+                break
+        if proc.returncode != 0:
+            raise RuntimeError(f"guest run failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    out: dict[str, Outcome] = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith(MARK):
+            d = json.loads(line[len(MARK):])
+            out[d["case"]] = Outcome(d["exit"], d["stderr"], d["record"])
+    lost = [n for n in names if n not in out]
+    if lost:
+        raise RuntimeError(f"guest printed nothing for {lost}; its output ends:\n{proc.stdout[-2000:]}")
+    return out
