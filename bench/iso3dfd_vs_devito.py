@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""bandwall-iso3dfd against Devito's 16th-order acoustic operator and bandwall's plain reference.
+
+The same equation on the same grid: next = 2*prev - next + vel*lap(prev), lap the 16th-order
+central Laplacian with spacing 50, vel = 1500^2 * 0.002^2 in every point, the seed's source, a
+256^3 interior (272^3 with bandwall's halo), single precision, the same threads pinned the same
+way (one per core, compact). The programs run round by round (bandwall, Devito default, Devito
+with autotune='aggressive', the plain reference), the median of the rounds is kept and the ratios
+printed. Throughput counts interior points x steps per second (JIT compilation and Devito's
+autotuning are left out of the timed runs). The plain reference is single-threaded scalar code,
+so it runs fewer steps; MPoints/s is a rate, so the comparison stays fair.
+
+Run with the Python that has Devito (outside bandwall's own environment):
+  python3 -m venv build/devito-venv && build/devito-venv/bin/pip install devito
+  build/devito-venv/bin/python bench/iso3dfd_vs_devito.py --bindir build/iso/bin
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HALF = 8
+ALL_CPUS = os.sched_getaffinity(0)  # Devito's pinned master thread narrows this process's own mask
+
+
+def parse() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
+    p.add_argument("--steps", type=int, default=50, help="time steps of the timed runs (default 50)")
+    p.add_argument("--reference-steps", type=int, default=2, help="steps of the plain reference (default 2)")
+    p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
+    p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
+    p.add_argument("--blocks", default="272x16x128", help="bandwall's cache blocks (default 272x16x128)")
+    p.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ""),
+                   help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then PATH)")
+    a = p.parse_args()
+    if a.rounds < 3:
+        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
+    if a.interior < 1 or a.steps < 1 or a.reference_steps < 1 or a.threads < 1:
+        p.error("--interior, --steps, --reference-steps and --threads must be at least 1")
+    return a
+
+
+def pin_openmp(threads: int) -> None:
+    # Before Devito's first compiled operator loads the OpenMP runtime.
+    os.environ.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores",
+                      DEVITO_LANGUAGE="openmp", DEVITO_LOGGING="ERROR")
+
+
+def tool(bindir: str) -> str:
+    path = Path(bindir) / "bandwall-iso3dfd" if bindir else shutil.which("bandwall-iso3dfd")
+    if not path or not Path(path).exists():
+        sys.exit("bench: bandwall-iso3dfd not found (give --bindir or set BANDWALL_BINDIR)")
+    return str(path)
+
+
+def bandwall_run(exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str) -> dict:
+    b = blocks.split("x")
+    cmd = [exe, *(str(n + 2 * HALF),) * 3, str(steps), *b, "compact", str(threads), "--json", "--kernel", kernel]
+    # bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread
+    # to one CPU before it reads the CPUs it may use.
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                          preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS))
+    if proc.returncode != 0:
+        sys.exit(f"bench: {' '.join(cmd)} failed: {proc.stderr.strip()}")
+    rec = json.loads(proc.stdout)
+    return {"mpoints_per_s": rec["result"]["mpoints_per_s"], "norm": rec["result"]["norm"]}
+
+
+class DevitoRun:
+    """Devito's operator for the same equation; u(t) buffers hold the wavefield, vel is a Function."""
+
+    def __init__(self, n: int, autotune: str | bool):
+        import numpy as np  # noqa: PLC0415
+        from devito import Eq, Function, Grid, Operator, TimeFunction  # noqa: PLC0415
+
+        self.n = n
+        self.autotune = autotune
+        spacing = 50.0
+        grid = Grid(shape=(n, n, n), extent=((n - 1) * spacing,) * 3, dtype=np.float32)
+        self.u = TimeFunction(name="u", grid=grid, space_order=2 * HALF, time_order=2)
+        vel = Function(name="vel", grid=grid, space_order=0)
+        vel.data[:] = 2250000.0 * 0.002 * 0.002
+        self.op = Operator([Eq(self.u.forward, 2 * self.u - self.u.backward + vel * self.u.laplace)])
+        self.tuned = False
+
+    def reset(self) -> None:
+        import numpy as np  # noqa: PLC0415
+
+        self.u.data[:] = 0.0
+        src = np.zeros((self.n + 2 * HALF,) * 3, dtype=np.float32)  # bandwall's (z, y, x) with halo
+        total = self.n + 2 * HALF
+        val = 1.0
+        for s in range(5, 0, -1):
+            c3, c2, c1 = total // 2, total // 4, total // 4
+            src[max(c3 - s, HALF):min(c3 + s, total - HALF), max(c2 - s, HALF):min(c2 + s, total - HALF),
+                max(c1 - s, HALF):min(c1 + s, total - HALF)] = val
+            val *= 10.0
+        # Devito's u[t, x, y, z] has z fastest: bandwall's x (fastest) is Devito's last index.
+        self.u.data[1] = src[HALF:-HALF, HALF:-HALF, HALF:-HALF].transpose(0, 1, 2)
+
+    def run(self, steps: int) -> dict:
+        import numpy as np  # noqa: PLC0415
+
+        if self.autotune and not self.tuned:
+            self.reset()
+            self.op.apply(time_m=1, time_M=2, autotune=self.autotune)  # tuning, outside the timed runs
+            self.tuned = True
+        self.reset()
+        t0 = time.perf_counter()
+        self.op.apply(time_m=1, time_M=steps)
+        seconds = time.perf_counter() - t0
+        latest = self.u.data[(steps + 1) % 3]
+        return {"mpoints_per_s": self.n ** 3 * steps / seconds / 1e6,
+                "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2)))}
+
+
+def main() -> None:
+    a = parse()
+    pin_openmp(a.threads)
+    exe = tool(a.bindir)
+    devito_default = DevitoRun(a.interior, autotune=False)
+    devito_tuned = DevitoRun(a.interior, autotune="aggressive")
+    devito_default.run(1)  # JIT compilation
+    devito_tuned.run(1)
+    names = ["bandwall", "devito default", "devito aggressive", "plain reference"]
+    samples: dict[str, list[dict]] = {k: [] for k in names}
+    for r in range(a.rounds):
+        samples["bandwall"].append(bandwall_run(exe, a.interior, a.steps, a.blocks, a.threads, "optimised"))
+        samples["devito default"].append(devito_default.run(a.steps))
+        samples["devito aggressive"].append(devito_tuned.run(a.steps))
+        samples["plain reference"].append(bandwall_run(exe, a.interior, a.reference_steps, a.blocks, 1, "reference"))
+        print(f"round {r + 1}: " + ", ".join(f"{k} {samples[k][-1]['mpoints_per_s']:.0f}" for k in names),
+              file=sys.stderr)
+    med = {k: statistics.median(s["mpoints_per_s"] for s in v) for k, v in samples.items()}
+    base = med["devito default"]
+    n = a.interior
+    print(f"ISO3DFD {n}^3 interior, {a.steps} steps ({a.reference_steps} for the plain reference, 1 thread), "
+          f"{a.threads} threads compact, single precision, median of {a.rounds} rounds")
+    print(f"{'program':<20}{'MPoints/s':>12}{'vs Devito default':>20}{'norm':>16}")
+    for k in names:
+        print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{samples[k][-1]['norm']:>16.6g}")
+    bw_norm, dv_norm = samples["bandwall"][-1]["norm"], samples["devito default"][-1]["norm"]
+    print(f"norm agreement bandwall vs Devito after {a.steps} steps: relative difference "
+          f"{abs(bw_norm - dv_norm) / dv_norm:.1e}")
+
+
+if __name__ == "__main__":
+    main()
