@@ -26,12 +26,17 @@ def render(con, rec: dict) -> None:
 @click.option("--bind", default="compact", show_default=True, help="compact, scatter, node:N or none")
 @click.option("--size", default=None, help="bytes per stream array (default 4x the LLC)")
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True, help="stream repetitions")
+@click.option("--peak-reps", type=click.IntRange(min=1), default=5, show_default=True,
+              help="repetitions of each FMA peak measurement (the best is kept)")
+@click.option("--peak-seconds", type=click.FloatRange(min=0, min_open=True, max=60), default=0.2, show_default=True,
+              help="seconds of one FMA peak repetition")
 @format_option
 @db_option
 @no_store_option
-def balance_cmd(kernel, threads, cpus, bind, size, reps, fmt, db, no_store):
+def balance_cmd(kernel, threads, cpus, bind, size, reps, peak_reps, peak_seconds, fmt, db, no_store):
     """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""
-    s, p, rec = balance.measure(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps)
+    s, p, rec = balance.measure(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps,
+                                peak_reps=peak_reps, peak_seconds=peak_seconds)
     if not no_store:
         for r in (s, p):
             store.save(r, db)

@@ -1,0 +1,115 @@
+"""bandwall stream: records (fields, accounting, schema), storing, the failure path, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bandwall import records
+from bandwall.store import Store
+
+SMALL = ["--size", "1M", "--reps", "3"]
+NCPU = len(os.sched_getaffinity(0))
+ACCOUNTING = {"copy": (16, 8, 0), "scale": (16, 8, 1), "add": (24, 8, 1), "triad": (24, 8, 2), "dot": (16, 0, 2)}
+
+
+def stream_json(run, *args, db=None):
+    extra = ["--db", db] if db else ["--no-store"]
+    p = run("stream", *args, *SMALL, "--format", "json", *extra)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+@pytest.mark.parametrize("kernel", list(ACCOUNTING))
+@pytest.mark.parametrize("stores", ["nt", "regular"])
+def test_record_fields_and_accounting(run_bandwall, kernel, stores):
+    rec = stream_json(run_bandwall, "--kernel", kernel, "--stores", stores, "--threads", "1")
+    records.validate(rec)
+    r, c = rec["result"], rec["config"]
+    assert rec["tool"] == "stream" and rec["validation"]["passed"] is True
+    bytes_, wa, flops = ACCOUNTING[kernel]
+    assert (r["bytes_per_element"], r["write_allocate_bytes_per_element"], r["flops_per_element"]) == (bytes_, wa, flops)
+    assert c["kernel"] == kernel and c["elements"] == (1 << 20) // 8 and c["size_per_array_bytes"] == 1 << 20
+    assert c["reps"] == 3 and len(r["times_s"]) == 3 and r["dropped_reps"] == 1
+    assert r["max_GBps"] >= r["median_GBps"] >= r["min_GBps"] > 0
+    assert r["best_GBps"] == pytest.approx(c["elements"] * bytes_ / min(r["times_s"][1:]) / 1e9)
+    assert r["best_GFlops"] == pytest.approx(r["best_GBps"] * flops / bytes_)
+    # NT stores avoid the write-allocate read; regular stores of a storing kernel do not.
+    assert r["traffic"]["write_allocate_occurs"] == (stores == "regular" and wa > 0)
+    with_wa = r["traffic"]["with_write_allocate"]["best_GBps"]
+    assert with_wa == pytest.approx(r["best_GBps"] * (bytes_ + (wa if stores == "regular" else 0)) / bytes_)
+    assert c["stores"] == ("regular" if kernel == "dot" else stores)
+
+
+def test_placement_page_map_per_array(run_bandwall):
+    rec = stream_json(run_bandwall, "--kernel", "triad", "--placement", "serial")
+    assert rec["placement"]["policy"] == "serial" and rec["provenance"]["placement"] == "serial"
+    pm = rec["placement"]["page_map"]
+    assert set(pm) == {"a", "b", "c"}
+    for shares in pm.values():
+        assert sum(shares.values()) == pytest.approx(1.0)
+        assert shares.get("absent", 0) == 0  # every page was touched by the initialisation
+    assert set(stream_json(run_bandwall, "--kernel", "dot")["placement"]["page_map"]) == {"a", "b"}
+
+
+def test_binding_recorded(run_bandwall):
+    rec = stream_json(run_bandwall, "--kernel", "copy", "--cpus", "0")
+    assert rec["provenance"]["cpus"] == "0" and rec["provenance"]["binding"] == "list"
+    assert rec["result"]["threads_ran_on"] == [0]
+
+
+def test_stored_record_matches_output(run_bandwall, tmp_path):
+    db = str(tmp_path / "s.db")
+    rec = stream_json(run_bandwall, "--kernel", "scale", db=db)
+    with Store(db) as s:
+        stored = s.list()
+    assert len(stored) == 1 and stored[0]["id"] == rec["id"]
+    assert stored[0]["result"]["best_GBps"] == rec["result"]["best_GBps"]
+
+
+def test_failed_validation_stores_nothing(run_bandwall, tmp_path):
+    db = str(tmp_path / "f.db")
+    for kernel in ("triad", "dot"):
+        p = run_bandwall("stream", "--kernel", kernel, *SMALL, "--db", db,
+                         env={"BANDWALL_STREAM_INJECT_ERROR": "1"})
+        assert p.returncode == 1, p.stderr
+        assert "validation of" in p.stderr and "Traceback" not in p.stderr
+        assert p.stdout == ""
+    with Store(db) as s:
+        assert s.list() == []
+
+
+BAD = [
+    (["--size", "0"], "greater than zero"),
+    (["--size=-5"], "negative"),
+    (["--size", "lots"], "not a size"),
+    (["--size", "4"], "smaller than one double"),
+    (["--size", "100T"], "of memory is available"),
+    (["--threads", "0"], "range"),
+    (["--threads", str(NCPU + 1)], "threads asked for"),
+    (["--cpus", "0-"], "not a whole number"),
+    (["--cpus", "1,,2"], "empty item"),
+    (["--cpus", "3-1"], "descending"),
+    (["--cpus", "0,0"], "twice"),
+    (["--cpus", "4095"], "not available"),
+    (["--kernel", "daxpy"], "unknown kernel"),
+    (["--stores", "wc"], "'wc' is not one of"),
+    (["--bind", "diagonal"], "unknown binding"),
+    (["--bind", "node:7"], "does not exist"),
+    (["--placement", "everywhere"], "unknown placement"),
+    (["--reps", "0"], "range"),
+    (["--reps", "x"], "not a valid integer"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input(run_bandwall, args, fragment, tmp_path):
+    db = tmp_path / "bad.db"
+    p = run_bandwall("stream", *args, "--db", str(db))
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert not db.exists() or Store(db).list() == []
