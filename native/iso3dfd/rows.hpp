@@ -64,12 +64,20 @@ class RowKernel {
   template <int R>
   void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1) const {
     const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
-    const long sy = static_cast<long>(sy_), sz = static_cast<long>(sz_);
     const long first = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & 15);
     for (long x = first; x < hi; x += 16) {
       const long a = std::max(0L, lo - x), e = std::min(16L, hi - x);
       const __mmask16 m = static_cast<__mmask16>(((1u << e) - 1u) & ~((1u << a) - 1u));
-      const std::size_t i = base + static_cast<std::size_t>(x);
+      vec<R>(prev, next, vel, base + static_cast<std::size_t>(x), m);
+    }
+  }
+
+
+ private:
+  template <int R>
+  void vec(const float* prev, float* next, const float* vel, std::size_t i, __mmask16 m) const {
+    const long sz = static_cast<long>(sz_);
+    {
       const float* p = prev + i;
       __m512 acc[R];
 #pragma GCC unroll 8
