@@ -1,0 +1,100 @@
+"""Report section `stream`: a core sweep of every STREAM kernel (bandwidth against cores under
+compact binding and first-touch placement), with the knee and the surplus cores of each."""
+
+from __future__ import annotations
+
+from bandwall import stream, sweep
+from bandwall.output import table
+from bandwall.report import Context, plots, sections
+from bandwall.report.render import facts, html_table, note
+
+QUICK_KERNELS = ("triad",)
+QUICK_REPS = 5
+FULL_REPS = 20
+BIND = "compact"
+
+
+def _cut(ctx: Context, kernels: list[str], reps: int) -> str:
+    if not ctx.quick:
+        return ""
+    skipped = [k for k in stream.kernel_names() if k not in kernels]
+    return (f"quick: only {', '.join(kernels)} was swept ({', '.join(skipped)} skipped) with {reps} repetitions "
+            f"instead of {FULL_REPS}; arrays keep their full size (4x the last-level cache)")
+
+
+class StreamSection:
+    title = "STREAM bandwidth, knee and surplus cores"
+    order = 20
+
+    def collect(self, ctx: Context) -> dict:
+        kernels = [k for k in stream.kernel_names() if not ctx.quick or k in QUICK_KERNELS]
+        reps = QUICK_REPS if ctx.quick else FULL_REPS
+        cores = list(range(1, ctx.threads + 1))
+        sweeps = []
+        for k in kernels:
+            recs, ids = [], []
+            for n in cores:
+                ctx.step(f"{k} on {n} of {cores[-1]} cores")
+                rec = stream.run(k, threads=n, bind=BIND, reps=reps)
+                rid = ctx.save(rec)
+                recs.append(rec)
+                if rid is not None:
+                    ids.append(rid)
+            srec = sweep.sweep_record(k, recs, config={"bind": BIND, "placement": "first-touch"}, point_ids=ids)
+            ctx.save(srec)
+            sweeps.append({"kernel": k, **srec["result"], "stores": srec["config"]["stores"],
+                           "size_per_array_bytes": srec["config"]["size_per_array_bytes"]})
+        top = max(sweeps, key=lambda s: s["best_GBps"])
+        return {"sweeps": sweeps, "reps": reps, "bind": BIND, "knee_share": sweep.DEFAULT_KNEE_SHARE,
+                "cut": _cut(ctx, kernels, reps), "best": {"kernel": top["kernel"], "cores": top["best_cores"],
+                                                          "GBps": top["best_GBps"]}}
+
+    @staticmethod
+    def rows(data: dict) -> list[list]:
+        return [[s["kernel"], s["stores"], s["best_GBps"], s["best_cores"], s["knee_cores"], s["knee_GBps"],
+                 s["surplus_cores"], ", ".join(f"{p['best_GBps']:.1f}" for p in s["points"])]
+                for s in data["sweeps"]]
+
+    COLUMNS = ["kernel", "stores", "best GB/s", "at cores", "knee cores", "knee GB/s", "surplus cores",
+               "GB/s on 1, 2, ... cores"]
+
+    def terminal(self, ctx: Context, data: dict) -> None:
+        ctx.console.print(table("STREAM core sweeps", self.COLUMNS, self.rows(data),
+                                caption=f"{data['bind']} binding, first-touch, {data['reps']} reps; knee = fewest "
+                                        f"cores reaching {data['knee_share']:.0%} of the best"))
+        if data["cut"]:
+            ctx.console.print(data["cut"])
+
+    def html(self, ctx: Context, data: dict) -> str:
+        b = data["best"]
+        parts = [facts([("best bandwidth", f"{b['GBps']:.2f} GB/s ({b['kernel']}, {b['cores']} cores)"),
+                        ("knee", f"the fewest cores reaching {data['knee_share']:.0%} of a kernel's best"),
+                        ("surplus cores", "cores beyond the knee: they add no bandwidth and are free for other "
+                                          "work (seed 003)"),
+                        ("runs", f"{data['bind']} binding, first-touch placement, {data['reps']} repetitions "
+                                 f"(first dropped), GB/s = 1e9 B/s without write-allocate")])]
+        if data["cut"]:
+            parts.append(note(data["cut"], "warn"))
+        parts.append(html_table(self.COLUMNS, self.rows(data), caption="Core sweeps"))
+        parts.append(plot(data))
+        return "\n".join(parts)
+
+
+def plot(data: dict) -> str:
+    fig, ax = plots.figure()
+    top = 0.0
+    for i, s in enumerate(data["sweeps"]):
+        xs = [p["cores"] for p in s["points"]]
+        ys = [p["best_GBps"] for p in s["points"]]
+        top = max(top, *ys)
+        ax.plot(xs, ys, "o-", color=plots.PALETTE[i % len(plots.PALETTE)], label=s["kernel"])
+        plots.mark(ax, s["knee_cores"], s["knee_GBps"], f"{s['kernel']} knee", plots.PALETTE[i % len(plots.PALETTE)])
+    ax.set_xlabel("cores")
+    ax.set_ylabel("best GB/s")
+    ax.set_xticks(sorted({p["cores"] for s in data["sweeps"] for p in s["points"]}))
+    ax.set_ylim(0, top * 1.25)
+    ax.legend(loc="lower right", fontsize=8)
+    return plots.img_tag(fig, alt="STREAM bandwidth against cores, knees marked")
+
+
+sections.register("stream")(StreamSection())
