@@ -16,16 +16,23 @@ json traffic_model(const Options& o) {
   const double b1 = static_cast<double>(eff(o.blocks.b1, o.grid.n1));
   const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
   const double b3 = static_cast<double>(eff(o.blocks.b3, o.grid.n3));
-  // Within a block the kernel walks z plane by plane; the 17 planes of prev around the current one
+  const double h = 2.0 * kHalf;
+  // Within a block the kernel walks z four planes at a time; the 20 planes of prev around them
   // (x and y extents with halo) are the working set that must stay in the core's L2.
-  const double window = (b1 + 2 * kHalf) * (b2 + 2 * kHalf) * (2 * kHalf + 1) * sizeof(float);
-  const double halo = (b1 + 2 * kHalf) * (b2 + 2 * kHalf) * (b3 + 2 * kHalf) / (b1 * b2 * b3);
-  return {{"window_bytes", window},
-          {"prev_halo_factor", halo},
-          {"bytes_per_point_compulsory", kBytesPerPoint},
-          {"bytes_per_point_no_reuse_between_blocks", 12.0 + 4.0 * halo},
-          {"assumption", "next is read before it is written (no write-allocate); the 17-plane window of prev "
-                         "stays in L2 within a block; between blocks the halo is re-read unless still cached"}};
+  const double window = (b1 + h) * (b2 + h) * (h + 4) * sizeof(float);
+  // A block reads prev with its halo. Blocks follow each other along x, then y, then z: the y halo
+  // was read by the previous row of blocks and comes back from the last-level cache (which holds a
+  // row of blocks), the x halo is re-read unless blocks span whole rows, the z halo is re-read.
+  const double x_factor = b1 + h >= static_cast<double>(o.grid.n1) ? 1.0 : (b1 + h) / b1;
+  const double z_factor = (b3 + h) / b3;
+  const double dram = 12.0 + 4.0 * x_factor * z_factor;
+  const double l2 = 12.0 + 4.0 * (b1 + h) * (b2 + h) * (b3 + h) / (b1 * b2 * b3);
+  return {{"bytes_per_point_compulsory", kBytesPerPoint},
+          {"bytes_per_point_dram_estimate", dram},
+          {"bytes_per_point_into_l2_estimate", l2},
+          {"window_bytes", window},
+          {"assumption", "next is read before it is written (no write-allocate); the window of prev stays in L2 "
+                         "within a block; the last-level cache holds one row of blocks"}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {

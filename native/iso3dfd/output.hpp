@@ -18,8 +18,9 @@ struct Outcome {
 // Interior points x steps per second, in millions (0 for zero steps).
 double mpoints_per_s(const Options& o, double seconds);
 
-// What the cache blocking achieves, as a model of the traffic per point: prev's blocks are read
-// with their halo of 8 on each side unless a neighbouring block left it in cache.
+// What the cache blocking achieves, as a model of the traffic per point from DRAM and into L2:
+// prev's blocks are read with their halo of 8 on each side unless a neighbouring block left it in
+// cache.
 json traffic_model(const Options& o);
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
