@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 HALF = 8
+SEED_COEFFICIENTS = [-3.0548446, 1.7777778, -3.1111111e-1, 7.572087e-2, -1.76767677e-2, 3.480962e-3,
+                     -5.180005e-4, 5.074287e-5, -2.42812e-6]
 ALL_CPUS = os.sched_getaffinity(0)  # Devito's pinned master thread narrows this process's own mask
 
 
@@ -90,7 +92,13 @@ class DevitoRun:
         self.u = TimeFunction(name="u", grid=grid, space_order=2 * HALF, time_order=2)
         vel = Function(name="vel", grid=grid, space_order=0)
         vel.data[:] = 2250000.0 * 0.002 * 0.002
-        self.op = Operator([Eq(self.u.forward, 2 * self.u - self.u.backward + vel * self.u.laplace)])
+        # The seed's coefficients (Devito divides them by the spacing squared); its c3 differs from
+        # the exact 16th-order weight in the fourth digit, so Devito's own laplace would not be the
+        # same equation.
+        w = np.array(SEED_COEFFICIENTS[:0:-1] + SEED_COEFFICIENTS, dtype=np.float32)
+        u = self.u
+        lap = u.dx2(weights=w) + u.dy2(weights=w) + u.dz2(weights=w)
+        self.op = Operator([Eq(u.forward, 2 * u - u.backward + vel * lap)])
         self.tuned = False
 
     def reset(self) -> None:
@@ -148,7 +156,8 @@ def main() -> None:
           f"{a.threads} threads compact, single precision, median of {a.rounds} rounds")
     print(f"{'program':<20}{'MPoints/s':>12}{'vs Devito default':>20}{'norm':>16}")
     for k in names:
-        print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{samples[k][-1]['norm']:>16.6g}")
+        norm = f"{samples[k][-1]['norm']:.7g}" if k != "plain reference" else f"({a.reference_steps} steps)"
+        print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{norm:>16}")
     bw_norm, dv_norm = samples["bandwall"][-1]["norm"], samples["devito default"][-1]["norm"]
     print(f"norm agreement bandwall vs Devito after {a.steps} steps: relative difference "
           f"{abs(bw_norm - dv_norm) / dv_norm:.1e}")
