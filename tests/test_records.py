@@ -1,0 +1,130 @@
+"""The record schema that ships with the package: every native executable's record fits it, broken
+records do not, and the numbers of a record are found where compare and the report look."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from bandwall import native, records
+from bandwall.errors import RunFailed
+
+# A small, fast invocation of each native executable that prints a record.
+SAMPLES = {
+    "bandwall-topo": [],
+    "bandwall-stream": ["--kernel", "triad", "--size", "2M", "--reps", "2", "--threads", "1"],
+    "bandwall-peak": ["--threads", "1", "--reps", "1", "--seconds", "0.05"],
+    "bandwall-iso3dfd": ["24", "24", "24", "2", "16", "8", "8", "none", "1", "--json"],
+    "bandwall-place": ["--size", "2M", "--threads", "1"],
+    "bandwall-launch": ["--proc", "0@default", "--", "true"],
+}
+NOT_RECORD_MAKERS = {"bandwall-native-tests"}
+
+
+def _bindirs() -> list[Path]:
+    dirs = [Path(os.environ["BANDWALL_BINDIR"])] if os.environ.get("BANDWALL_BINDIR") else []
+    return dirs + [Path(sys.executable).parent]
+
+
+def _found() -> set[str]:
+    return {p.name for d in _bindirs() if d.is_dir() for p in d.glob("bandwall-*")
+            if os.access(p, os.X_OK) and p.name not in NOT_RECORD_MAKERS}
+
+
+@pytest.mark.parametrize("exe", sorted(set(SAMPLES) | _found()))
+def test_native_record_fits_the_schema(exe):
+    try:
+        native.executable(exe)
+    except RunFailed:
+        pytest.skip(f"{exe} is not built here")
+    if exe not in SAMPLES:
+        pytest.skip(f"no sample invocation of {exe} in this test yet")
+    rec = records.finish(native.run_record(exe, SAMPLES[exe], timeout=120))
+    assert records.problems(rec) == []
+    assert rec["tool"] and rec["validation"]["passed"] is True
+    assert rec["provenance"]["bandwall_version"]
+
+
+def test_schema_ships_with_the_package_and_is_valid():
+    text = resources.files("bandwall").joinpath(records.SCHEMA_FILE).read_text()
+    assert '"schema_version"' in text
+    jsonschema.Draft202012Validator.check_schema(records.schema())
+    assert records.schema()["properties"]["schema_version"]["const"] == records.SCHEMA_VERSION
+
+
+def _good(make_record) -> dict:
+    rec = make_record(result={"best_GBps": 10.0})
+    rec["placement"] = {"policy": "first-touch", "page_map": {"a": {"0": 0.75, "1": 0.25}}}
+    return rec
+
+
+def _without(path: str):
+    def change(rec):
+        *parents, last = path.split("/")
+        for p in parents:
+            rec = rec[p]
+        del rec[last]
+    return change
+
+
+def _set(path: str, value):
+    def change(rec):
+        *parents, last = path.split("/")
+        for p in parents:
+            rec = rec[p]
+        rec[last] = value
+    return change
+
+
+@pytest.mark.parametrize("change, where", [
+    (_without("schema_version"), "record"),
+    (_set("schema_version", 2), "schema_version"),
+    (_without("tool"), "record"),
+    (_set("tool", ""), "tool"),
+    (_set("tool", "Has Spaces"), "tool"),
+    (_set("result", [1, 2]), "result"),
+    (_without("validation/passed"), "validation"),
+    (_set("validation/passed", "yes"), "validation/passed"),
+    (_without("provenance/git_revision"), "provenance"),
+    (_set("provenance/threads", -1), "provenance/threads"),
+    (_set("provenance/threads", 1.5), "provenance/threads"),
+    (_set("provenance/date", "yesterday"), "provenance/date"),
+    (_set("placement/page_map/a/0", 1.5), "placement/page_map/a/0"),
+    (_set("id", 0), "id"),
+])
+def test_broken_records_are_refused(make_record, change, where):
+    rec = _good(make_record)
+    assert records.problems(rec) == []
+    bad = copy.deepcopy(rec)
+    change(bad)
+    found = records.problems(bad)
+    assert found and found[0].split(": ")[0] == where, found
+    with pytest.raises(RunFailed, match=f"malformed at {where}"):
+        records.validate(bad)
+
+
+@pytest.mark.parametrize("thing", [[], "text", None, 3])
+def test_non_objects_are_refused(thing):
+    with pytest.raises(RunFailed, match="malformed at record"):
+        records.validate(thing)
+    with pytest.raises(RunFailed):
+        records.finish(thing)
+
+
+def test_finish_adds_front_end_provenance(make_record):
+    rec = records.finish(make_record(), launcher="test")
+    assert rec["provenance"]["launcher"] == "test"
+    assert rec["provenance"]["bandwall_version"] and rec["provenance"]["python"]
+
+
+def test_numbers_by_dotted_path():
+    data = {"best_GBps": 9.5, "ok": True, "name": "triad", "nan": float("nan"),
+            "points": [{"cores": 1, "best_GBps": 5.0}], "nested": {"x": {"y": 2}}, "matrix": [[1, 2]]}
+    assert records.numbers(data) == {"best_GBps": 9.5, "points.0.cores": 1, "points.0.best_GBps": 5.0,
+                                     "nested.x.y": 2, "matrix.0.0": 1, "matrix.0.1": 2}
