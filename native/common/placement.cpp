@@ -5,7 +5,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -145,6 +150,62 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   return *this;
 }
 
+namespace {
+
+// Node of each page frame, from the memory blocks the kernel lists under each node; empty when
+// /sys does not say.
+class FrameNodes {
+ public:
+  FrameNodes() {
+    std::ifstream bs("/sys/devices/system/memory/block_size_bytes");
+    std::string hex;
+    if (!(bs >> hex)) return;
+    block_ = std::stoull(hex, nullptr, 16);
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (auto& node : fs::directory_iterator("/sys/devices/system/node", ec)) {
+      std::string name = node.path().filename();
+      if (name.rfind("node", 0) != 0 || name.find_first_not_of("0123456789", 4) != std::string::npos) continue;
+      int n = std::stoi(name.substr(4));
+      for (auto& mem : fs::directory_iterator(node.path(), ec)) {
+        std::string m = mem.path().filename();
+        if (m.rfind("memory", 0) == 0 && m.size() > 6 && m.find_first_not_of("0123456789", 6) == std::string::npos)
+          blocks_[std::stoull(m.substr(6))] = n;
+      }
+    }
+  }
+  int node(std::uint64_t pfn, std::size_t page) const {
+    if (!block_) return -1;
+    auto it = blocks_.find(pfn * page / block_);
+    return it == blocks_.end() ? -1 : it->second;
+  }
+
+ private:
+  std::uint64_t block_ = 0;
+  std::map<std::uint64_t, int> blocks_;
+};
+
+// Status of a page move_pages could not resolve. Kernels whose page walk skips entries that
+// automatic NUMA balancing has made inaccessible (a NUMA hinting fault pending) report such pages
+// as not present (-ENOENT, base pages) or as special (-EFAULT, huge pages), as they do for untouched
+// pages and the shared zero page. /proc/self/pagemap still shows the page as present and mapped
+// by this process alone (the zero page is not), and, when privileged, its frame.
+// Returns the node, -ENOENT for a page that holds no memory of this array, or -1 for present on an
+// unknown node.
+int resolve_missing(int fd, std::uintptr_t addr, std::size_t page, const FrameNodes& frames) {
+  std::uint64_t entry = 0;
+  if (fd < 0 || pread(fd, &entry, sizeof entry, static_cast<off_t>(addr / page * sizeof entry)) != sizeof entry)
+    return -ENOENT;
+  bool present = entry >> 63 & 1, swapped = entry >> 62 & 1, exclusive = entry >> 56 & 1;
+  if (!present) return swapped ? -1 : -ENOENT;
+  if (!exclusive) return -ENOENT;
+  std::uint64_t pfn = entry & ((std::uint64_t{1} << 55) - 1);
+  int n = pfn ? frames.node(pfn, page) : -1;
+  return n >= 0 ? n : -1;
+}
+
+}  // namespace
+
 nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   auto base = reinterpret_cast<std::uintptr_t>(ptr) & ~(page - 1);
@@ -160,12 +221,25 @@ nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_page
     if (move_pages(0, n, pages.data() + i, nullptr, status.data() + i, 0) != 0)
       throw RunError(std::string("move_pages failed: ") + std::strerror(errno));
   }
-  for (int s : status) {
+  int pagemap = -1;
+  std::optional<FrameNodes> frames;
+  for (std::size_t i = 0; i < pages.size(); ++i) {
+    int s = status[i];
+    if (s == -ENOENT || s == -EFAULT) {
+      if (!frames) {
+        frames.emplace();
+        pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+      }
+      s = resolve_missing(pagemap, reinterpret_cast<std::uintptr_t>(pages[i]), page, *frames);
+    }
     if (s >= 0)
       ++count[std::to_string(s)];
+    else if (s == -1)
+      ++count["unknown"];
     else
       ++count["absent"];
   }
+  if (pagemap >= 0) close(pagemap);
   nlohmann::json out = nlohmann::json::object();
   for (auto& [k, c] : count) out[k] = static_cast<double>(c) / static_cast<double>(pages.size());
   return out;

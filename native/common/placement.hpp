@@ -49,7 +49,10 @@ class Buffer {
 
 // Share of the pages of [ptr, ptr+bytes) on each NUMA node ("0", "1", ...) and "absent" for pages
 // not yet present. Each base page is asked for (move_pages), so transparent huge pages count by
-// the 4 KiB pages they hold. At most max_pages evenly spaced pages are asked for.
+// the 4 KiB pages they hold. At most max_pages evenly spaced pages are asked for. Pages move_pages
+// calls absent although present (kernels that hide pages marked for a NUMA balancing hinting fault)
+// are looked up in /proc/self/pagemap; "unknown" counts those whose node it does not reveal
+// (frame numbers need CAP_SYS_ADMIN).
 nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages = 1 << 20);
 
 }  // namespace bw

@@ -55,6 +55,12 @@ std::string thp_mode() {
   return line.substr(open + 1, close - open - 1);
 }
 
+int numa_balancing() {
+  std::ifstream f("/proc/sys/kernel/numa_balancing");
+  int v = -1;
+  return f >> v ? v : -1;
+}
+
 std::size_t huge_page_bytes(const void* ptr) {
   std::ifstream f("/proc/self/smaps");
   auto addr = reinterpret_cast<std::uintptr_t>(ptr);

@@ -15,6 +15,9 @@ nlohmann::json memory_policy();
 // "never"), or "unavailable" when the kernel has no THP.
 std::string thp_mode();
 
+// /proc/sys/kernel/numa_balancing (0 off, 1 on, 2 memory tiering), -1 when absent.
+int numa_balancing();
+
 // Bytes of the mapping that starts at or contains ptr which are backed by anonymous huge pages
 // (AnonHugePages of /proc/self/smaps); 0 when the mapping is not found.
 std::size_t huge_page_bytes(const void* ptr);

@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < names.size(); ++i) {
       page_map[names[i]] = bw::page_map(buffers[i].data(), bytes);
       huge[names[i]] = bw::huge_page_bytes(buffers[i].data());
-      if (touch_mode != "none" && page_map[names[i]].contains("absent")) complete = false;
+      if (touch_mode != "none" && (page_map[names[i]].contains("absent") || page_map[names[i]].contains("unknown")))
+        complete = false;
     }
     bw::json result = {{"thread_cpus", seen},
                        {"thread_nodes", seen_nodes},
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
                        {"allowed_cpus", allowed},
                        {"memory_policy", bw::memory_policy()},
                        {"thp", {{"enabled", bw::thp_mode()}, {"huge_page_bytes", huge}}},
+                       {"numa_balancing", bw::numa_balancing()},
                        {"touch", touch_mode}};
     if (master_cpu >= 0) {
       result["master_cpu"] = master_cpu;

@@ -202,3 +202,35 @@ def verdict(values: dict[str, float], nodes: int) -> dict:
             "(numactl --interleave=all, or placement interleave)",
         ]
     return out
+
+
+@dataclass
+class Builtin:
+    """A built-in kernel numa-check can run: its executable, arguments and the record field it is scored by."""
+
+    executable: str
+    args: list[str]
+    fom: Fom
+
+
+def builtin(name: str, init: str = "first-touch", size: str = "256M", reps: int = 5,
+            grid: tuple[int, int, int] = (272, 272, 272), iters: int = 5) -> Builtin:
+    """The command line of a built-in for one process; {cpus} and {ncpus} are its CPUs (bandwall-launch)."""
+    if init not in ("first-touch", "serial"):
+        raise UsageError(f"unknown --init {init!r} (use first-touch or serial)")
+    if name == "stream":
+        return Builtin("bandwall-stream",
+                       ["--kernel", "triad", "--threads", "{ncpus}", "--cpus", "{cpus}", "--placement", init,
+                        "--size", size, "--reps", str(reps)],
+                       Fom("record", path=("result", "best_GBps"), unit="GB/s", description="stream triad result.best_GBps"))
+    if name == "iso3dfd":
+        n1, n2, n3 = grid
+        return Builtin("bandwall-iso3dfd",
+                       [str(n1), str(n2), str(n3), str(iters), str(n1), str(min(16, n2)), str(min(16, n3)),
+                        "compact", "{ncpus}", "--init", init, "--json"],
+                       Fom("record", path=("result", "mpoints_per_s"), unit="MPoints/s",
+                           description="iso3dfd result.mpoints_per_s"))
+    raise UsageError(f"unknown kernel {name!r} (built-ins: {', '.join(BUILTINS)}; for a command use -- COMMAND)")
+
+
+BUILTINS = ("stream", "iso3dfd")

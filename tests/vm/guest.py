@@ -35,6 +35,7 @@ class Case:
     name: str
     argv: list[str]
     thp: str | None = None               # "always", "madvise" or "never" before the command
+    numa_balancing: int | None = None    # kernel.numa_balancing before the command (None: as it is)
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -98,6 +99,8 @@ def script(cases: list[Case]) -> str:
     for c in cases:
         if c.thp:
             lines.append(f"thp {shlex.quote(c.thp)}")
+        if c.numa_balancing is not None:
+            lines.append(f"echo {int(c.numa_balancing)} > /proc/sys/kernel/numa_balancing")
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in c.env.items())
         lines.append(f"run_case {shlex.quote(c.name)} {'env ' + env + ' ' if env else ''}{shlex.join(c.argv)}")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,146 @@
+"""The batches of placement and launching cases for the 2-node and 4-node guests, booted once each
+per test session (results() is cached), and the expectations the tests hold them to.
+
+Cases run bandwall-place (arrays under each policy, touched from bound threads), numa-check's modes
+as planned by bandwall.numacheck for a synthetic copy of the guest's topology and launched by
+bandwall-launch, and bandwall-stream / bandwall-iso3dfd when they are in the tree.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+from vm import guest
+
+sys.path.insert(0, str(guest.REPO / "python"))
+from bandwall import numacheck  # noqa: E402
+
+MIB = 1 << 20
+# name: (nodes, CPUs per node, MiB per node, hwloc synthetic description of the same machine)
+TOPOLOGIES = {
+    "2node": (2, 2, 384, "numa:2 core:2 pu:1"),
+    "4node": (4, 1, 320, "numa:4 core:1 pu:1"),
+}
+# Arrays of 48 MiB: a static split over up to 4 threads keeps every part a multiple of 2 MiB, so
+# huge pages do not straddle two threads' parts (buffers are 2 MiB aligned).
+ARRAY = 48 * MIB
+SMALL = 16 * MIB
+THP_MODES = ("always", "never")
+
+
+def bin_path(name: str) -> str:
+    return str(guest.BIN / name)
+
+
+def place(*args: str, size: int = ARRAY) -> list[str]:
+    return [bin_path("bandwall-place"), "--size", str(size), *args]
+
+
+def synthetic_topology(name: str) -> dict:
+    """The bandwall-topo record of a synthetic machine shaped like the guest (run on the host)."""
+    import json
+    import subprocess
+    proc = subprocess.run([bin_path("bandwall-topo"), "--topology", TOPOLOGIES[name][3]],
+                          capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def launch_cases(name: str) -> list[guest.Case]:
+    """numa-check's modes for a command that reports its own placement (bandwall-place)."""
+    cases = []
+    for mode in numacheck.plan(synthetic_topology(name)):
+        argv = [bin_path("bandwall-launch"), *mode.launcher_args(), "--",
+                *place("--threads", "{ncpus}", "--bind", "compact", "--arrays", "a", size=SMALL)]
+        cases.append(guest.Case(f"launch-{mode.name}", argv, thp="never"))
+    return cases
+
+
+def builtin_cases(name: str) -> list[guest.Case]:
+    """numa-check's per-node mode and direct placements for the built-in kernels in the tree."""
+    nodes, cpn = TOPOLOGIES[name][:2]
+    every = ",".join(str(c) for c in range(nodes * cpn))
+    per_node = next(m for m in numacheck.plan(synthetic_topology(name)) if m.name == "per-node")
+    cases: list[guest.Case] = []
+    if "bandwall-stream" in guest.targets():
+        st = numacheck.builtin("stream", size="16M", reps=2)
+        cases += [
+            guest.Case("stream-first-touch", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", every,
+                                              "--placement", "first-touch", "--size", "48M", "--reps", "2"], thp="never"),
+            guest.Case("stream-serial", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", f"{nodes * cpn - 1},0",
+                                         "--placement", "serial", "--size", "16M", "--reps", "2"], thp="never"),
+            guest.Case("stream-bind1", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", "0",
+                                        "--placement", "bind:1", "--size", "16M", "--reps", "2"], thp="never"),
+            guest.Case("stream-per-node", [bin_path("bandwall-launch"), *per_node.launcher_args(), "--",
+                                           bin_path(st.executable), *st.args], thp="never"),
+        ]
+    if "bandwall-iso3dfd" in guest.targets():
+        grid = ["96", "96", "160", "1", "96", "16", "16", "compact", str(nodes * cpn)]
+        iso = numacheck.builtin("iso3dfd", grid=(64, 64, 96), iters=1)
+        cases += [
+            guest.Case("iso3dfd-first-touch", [bin_path("bandwall-iso3dfd"), *grid, "--init", "first-touch", "--json"],
+                       thp="never"),
+            guest.Case("iso3dfd-serial", [bin_path("bandwall-iso3dfd"), *grid, "--init", "serial", "--json"],
+                       thp="never"),
+            guest.Case("iso3dfd-per-node", [bin_path("bandwall-launch"), *per_node.launcher_args(), "--",
+                                            bin_path(iso.executable), *iso.args], thp="never"),
+        ]
+    # Their compute loops read remote memory, which automatic NUMA balancing would migrate.
+    for c in cases:
+        c.numa_balancing = 0
+    return cases
+
+
+def placement_cases(name: str) -> list[guest.Case]:
+    nodes, cpn = TOPOLOGIES[name][:2]
+    last = nodes * cpn - 1
+    cases = [guest.Case("topo", [bin_path("bandwall-topo")])]
+    for thp in THP_MODES:
+        if name == "2node":
+            cases.append(guest.Case(f"first-touch-{thp}", place("--cpus", "0,1,2"), thp=thp))
+        else:
+            cases.append(guest.Case(f"first-touch-{thp}", place("--cpus", "0,1,2,3"), thp=thp))
+            cases.append(guest.Case(f"first-touch-skip1-{thp}", place("--cpus", "0,2,3"), thp=thp))
+        cases += [
+            # The master thread is on the last node's CPU, so "all on node 0" cannot pass by chance.
+            guest.Case(f"serial-{thp}", place("--placement", "serial", "--cpus", f"{last},0"), thp=thp),
+            guest.Case(f"interleave-{thp}", place("--placement", "interleave", "--cpus", "0"), thp=thp),
+            guest.Case(f"bind1-{thp}", place("--placement", "bind:1", "--cpus", "0"), thp=thp),
+            guest.Case(f"preferred-last-{thp}", place("--placement", f"preferred:{nodes - 1}", "--cpus", "0"), thp=thp),
+            guest.Case(f"preferred0-{thp}", place("--placement", "preferred:0", "--cpus", str(last)), thp=thp),
+        ]
+    if name == "4node":
+        cases.append(guest.Case("interleave-1-3", place("--placement", "interleave:1,3", "--cpus", "0"), thp="never"))
+    # Automatic NUMA balancing (on by default in the guest) hides huge pages from smaps once it marks
+    # them; with it off the huge pages of every array must show.
+    cases.append(guest.Case("thp-evidence", place("--cpus", "0,1" if name == "2node" else "0,1,2,3"),
+                            thp="always", numa_balancing=0))
+    cases.append(guest.Case("balancing-on", [bin_path("bandwall-topo")], numa_balancing=1))
+    cpus = "3,1" if name == "2node" else "3,0,2"
+    cases.append(guest.Case("thread-cpus", place("--cpus", cpus, size=SMALL), thp="never"))
+    cases.append(guest.Case("bad-node", place("--placement", f"bind:{nodes}", size=SMALL)))
+    return cases
+
+
+@functools.lru_cache(maxsize=None)
+def results(name: str) -> dict[str, guest.Outcome]:
+    """Boots the named guest once and runs every case of it."""
+    guest.build()
+    nodes, cpn, mem, _ = TOPOLOGIES[name]
+    cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
+    return guest.boot(nodes, cpn, mem, cases)
+
+
+def skip_reason() -> str | None:
+    return guest.unavailable()
+
+
+def repo_path(*parts: str) -> Path:
+    return guest.REPO.joinpath(*parts)
+
+
+def guest_cpu_list(node: int, cpus_per_node: int) -> str:
+    """The CPU list of a guest node as records print it (0-1, 2)."""
+    lo, hi = node * cpus_per_node, (node + 1) * cpus_per_node - 1
+    return str(lo) if lo == hi else f"{lo}-{hi}"
