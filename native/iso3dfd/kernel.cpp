@@ -2,8 +2,6 @@
 // With AVX-512 each row is covered by 16-float vectors aligned to the row's memory (the first and
 // last masked), so the centre, y, z, vel and next accesses are aligned and only the x neighbours
 // are unaligned loads. Without AVX-512 the same loops are left to the compiler's vectoriser.
-// GCC 12 reports _mm512_undefined_epi32() inside _mm512_alignr_epi32 as maybe uninitialised.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <omp.h>
 #include <xmmintrin.h>
 

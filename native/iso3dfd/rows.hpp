@@ -8,6 +8,9 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+// GCC 12 reports the _mm512_undefined_epi32() inside _mm512_alignr_epi32 as maybe uninitialised
+// wherever the kernel is instantiated.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace bw::iso3dfd {

@@ -69,7 +69,9 @@ TEST(Iso3dfd, HaloStaysZero) {
     for (std::size_t y = 0; y < g.n2; ++y)
       for (std::size_t x = 0; x < g.n1; ++x) {
         bool interior = x >= 8 && x < g.n1 - 8 && y >= 8 && y < g.n2 - 8 && z >= 8 && z < g.n3 - 8;
-        if (!interior) ASSERT_EQ(out[g.index(x, y, z)], 0.0f) << x << "," << y << "," << z;
+        if (!interior) {
+          ASSERT_EQ(out[g.index(x, y, z)], 0.0f) << x << "," << y << "," << z;
+        }
       }
 }
 
