@@ -46,7 +46,7 @@ def test_record_fields_and_schema(run_bandwall, tmp_path):
     assert (c["n1_block"], c["n2_block"], c["n3_block"]) == (13, 7, 9)
     assert r["flops_per_point"] == 61 and r["bytes_per_point"] >= 16
     assert r["interior_points"] == 21 * 13 * 25
-    assert r["mpoints_per_s"] > 0 and r["time_s"] > 0
+    assert r["mpoints_per_s"] > 0 and r["time_s"] > 0 and r["cpu_s"] >= 0
     assert r["gflops"] == pytest.approx(r["mpoints_per_s"] * 61 / 1e3)
     assert r["mpoints_per_s"] == pytest.approx(r["interior_points"] * 6 / r["time_s"] / 1e6)
     assert r["norm"] > 0

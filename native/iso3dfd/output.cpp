@@ -62,7 +62,7 @@ std::string failure_message(const Outcome& v) {
 }
 
 json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
-                     double seconds, double norm, const Outcome& v, const json& page_map) {
+                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map) {
   const double mp = mpoints_per_s(o, seconds);
   json config = {{"n1", o.grid.n1},
                  {"n2", o.grid.n2},
@@ -82,6 +82,9 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
   json result = {{"mpoints_per_s", mp},
                  {"gflops", mp * kFlopsPerPoint / 1e3},
                  {"time_s", seconds},
+                 // CPU time of all threads during the steps: on a shared machine, time_s x threads
+                 // much above cpu_s means the run waited for CPUs that others held.
+                 {"cpu_s", cpu_seconds},
                  {"interior_points", o.grid.interior()},
                  {"steps", o.iterations},
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
