@@ -6,12 +6,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+import signal
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from bandwall import cli, store
+from bandwall import cli, store, sweep
 from bandwall.errors import RunFailed, Unavailable
 from bandwall.report import Context, load_sections, registry, render
 
@@ -213,3 +215,35 @@ def test_report_json_has_no_nan_and_plain_types():
     doc = render.plain({"a": np.float64(1.5), "b": float("nan"), "c": np.arange(3), "d": {1: (4,)}})
     assert doc == {"a": 1.5, "b": None, "c": [0, 1, 2], "d": {"1": [4]}}
     assert json.loads(render.dumps({"x": float("inf")})) == {"x": None}
+
+
+class Interrupting(FakeSection):
+    def __init__(self, how: str):
+        super().__init__(order=50)
+        self.how = how
+
+    def collect(self, ctx):
+        if self.how == "SIGINT":
+            raise KeyboardInterrupt
+        if self.how == "SIGTERM":
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(30)                      # the handler interrupts this
+        raise sweep.Interrupted("interrupted by SIGINT after 1 of 3 points", 130)
+
+
+@pytest.mark.parametrize("how, code", [("SIGINT", 130), ("SIGTERM", 143), ("sweep", 130)])
+def test_interrupt_keeps_finished_sections_and_their_records(tmp_path, capsys, fake, how, code):
+    fake(Interrupting(how))
+    db = tmp_path / "i.db"
+    handler = signal.getsignal(signal.SIGTERM)
+    start = time.monotonic()
+    got, _, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--db", db, "--out", tmp_path / "rep")
+    assert time.monotonic() - start < 25
+    assert got == code
+    signame = "SIGTERM" if how == "SIGTERM" else "SIGINT"
+    assert stderr.strip().splitlines()[-1].startswith(f"bandwall: error: stopped by {signame} after 1 of 2 sections")
+    doc = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert list(doc["sections"]) == ["topology"] and doc["stopped"].startswith(f"stopped by {signame}")
+    with store.Store(db, readonly=True) as s:
+        assert [r["id"] for r in s.list()] == doc["record_ids"] != []
+    assert signal.getsignal(signal.SIGTERM) == handler       # the report's SIGTERM handler is gone

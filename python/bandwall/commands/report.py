@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 import platform
 import shlex
+import signal
 import socket
 import sys
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
 import click
 
 from bandwall import __version__
-from bandwall.errors import RunFailed, UsageError
+from bandwall.errors import BandwallError, RunFailed, UsageError
 from bandwall.output import db_option, no_store_option
 from bandwall.registry import commands
 
@@ -40,6 +42,54 @@ def allowed_threads(threads: int | None) -> int:
     if threads > cpus:
         raise UsageError(f"--threads {threads} is more than the {cpus} CPU(s) this process may use")
     return threads
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during the report: stops it like Ctrl-C (exit 143 instead of 130)."""
+
+
+class ReportInterrupted(BandwallError):
+    """The report stopped by a signal after writing the sections it had finished."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+@contextmanager
+def sigterm_stops():
+    def on_term(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run_sections(ctx, chosen: list[tuple[str, object]], err) -> tuple[list, int]:
+    """Collects each section in turn with progress on stderr; returns the outcomes and, when a
+    signal stopped the report, its exit code (130 SIGINT, 143 SIGTERM) — else 0."""
+    from bandwall.report import SIGNAL_EXITS, collect, terminal
+
+    outcomes: list = []
+    try:
+        with terminal.SectionProgress(len(chosen), err) as progress, sigterm_stops():
+            ctx.on_step = progress.step
+            for name, section in chosen:
+                progress.start(getattr(section, "title", name))
+                outcomes.append(collect(ctx, name, section))
+                progress.done(outcomes[-1])
+    except KeyboardInterrupt as e:
+        return outcomes, 143 if isinstance(e, Terminated) else 130
+    except BandwallError as e:
+        if e.exit_code not in SIGNAL_EXITS:
+            raise
+        return outcomes, e.exit_code
+    finally:
+        ctx.on_step = None
+    return outcomes, 0
 
 
 def make_meta(ctx, names: list[str], store_path: str | None, argv: list[str]) -> dict:
@@ -81,7 +131,7 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
     """Characterise this machine: a terminal summary, an HTML page and report.json under --out."""
     from rich.console import Console
 
-    from bandwall.report import FAILED, Context, collect, load_sections
+    from bandwall.report import FAILED, SIGNAL_EXITS, Context, load_sections
     from bandwall.report import render, terminal
     from bandwall.store import Store
 
@@ -92,22 +142,20 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
             + (["--no-store"] if no_store else []))
     err = Console(stderr=True, highlight=False)
     store = None if no_store else Store(db)   # refuses a bad database before anything is measured
-    outcomes = []
     try:
         out_dir = render.prepare_out(Path(out))
         ctx = Context(quick=quick, out=out_dir, threads=threads, store=store,
                       console=Console(highlight=False) if fmt == "table" else err)
-        with terminal.SectionProgress(len(chosen), err) as progress:
-            ctx.on_step = progress.step
-            for name, section in chosen:
-                progress.start(getattr(section, "title", name))
-                outcomes.append(collect(ctx, name, section))
-                progress.done(outcomes[-1])
+        outcomes, stopped = run_sections(ctx, chosen, err)
     finally:
         if store is not None:
             store.close()
 
     meta = make_meta(ctx, [n for n, _ in chosen], str(store.path) if store else None, argv)
+    if stopped:
+        meta["stopped"] = (f"stopped by {SIGNAL_EXITS[stopped]} after {len(outcomes)} of {len(chosen)} "
+                           f"sections: only those finished are shown")
+        chosen = chosen[:len(outcomes)]
     if fmt == "table":
         terminal.header(ctx.console, meta)
         for (_, section), o in zip(chosen, outcomes):
@@ -120,6 +168,8 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
         terminal.footer(ctx.console, outcomes, ctx, meta, html_path, json_path)
     else:
         sys.stdout.write(doc_text)
+    if stopped:
+        raise ReportInterrupted(f"{meta['stopped']} in {html_path} (their records are stored)", stopped)
     failed = [o.name for o in outcomes if o.status == FAILED]
     if failed:
         raise RunFailed(f"{len(failed)} section(s) failed: {', '.join(failed)} (the rest is in {html_path})")

@@ -36,6 +36,7 @@ from bandwall.registry import Registry
 registry: Registry = Registry("report section")
 
 OK, UNAVAILABLE, FAILED = "ok", "unavailable", "failed"
+SIGNAL_EXITS = {130: "SIGINT", 143: "SIGTERM"}   # exit codes of errors that mean "stop now"
 
 
 @dataclass
@@ -96,7 +97,8 @@ def load_sections() -> list[tuple[str, Any]]:
 def collect(ctx: Context, name: str, section: Any) -> Outcome:
     """Runs one section's collect(). Unavailable marks it unavailable; any other error marks it
     failed (the report goes on and exits 1; BANDWALL_DEBUG=1 shows the traceback of an
-    unexpected error instead); an interrupt stops the report."""
+    unexpected error instead). An interrupt stops the report: KeyboardInterrupt, and errors whose
+    exit code is a signal's (130 SIGINT, 143 SIGTERM, as bandwall.sweep.Interrupted) pass through."""
     out = Outcome(name, getattr(section, "title", name))
     first_id = len(ctx.record_ids)
     start = time.monotonic()
@@ -107,6 +109,8 @@ def collect(ctx: Context, name: str, section: Any) -> Outcome:
     except Unavailable as e:
         out.status, out.reason = UNAVAILABLE, str(e)
     except BandwallError as e:
+        if e.exit_code in SIGNAL_EXITS:
+            raise
         out.status, out.reason = FAILED, str(e)
     except Exception as e:  # a bug in one section must not lose the others
         if os.environ.get("BANDWALL_DEBUG"):

@@ -83,6 +83,8 @@ def header(con: Console, meta: dict) -> None:
     con.print(Panel.fit(f"[bold]bandwall report[/]  {meta['host']}\n{meta['cpu_model']}\n"
                         f"{meta['threads']} thread(s), {'quick' if meta['quick'] else 'thorough'} run, "
                         f"{meta['date']}", border_style="blue"), highlight=False)
+    if meta.get("stopped"):
+        con.print(f"[bold red]{meta['stopped']}[/]", highlight=False)
 
 
 def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html: Path, data: Path) -> None:
