@@ -47,7 +47,7 @@ class SectionProgress:
         if self.live:
             self.bar.update(self.task, description=line)
         elif text:
-            self.err.print(f"report: {line}", highlight=False, markup=False)
+            self.err.print(f"report: {line}", highlight=False, markup=False, soft_wrap=True)
 
     def done(self, o: Outcome) -> None:
         what = f"{o.status}" + (f": {o.reason}" if o.reason else "")
@@ -58,7 +58,7 @@ class SectionProgress:
                                    highlight=False)
         else:
             self.err.print(f"report: [{self.index}/{self.total}] {self.title}: {what} ({o.seconds:.1f} s)",
-                           highlight=False, markup=False)
+                           highlight=False, markup=False, soft_wrap=True)
 
 
 def _mark(status: str) -> str:
