@@ -20,12 +20,12 @@ from bandwall import numacheck  # noqa: E402
 MIB = 1 << 20
 # name: (nodes, CPUs per node, MiB per node, hwloc synthetic description of the same machine)
 TOPOLOGIES = {
-    "2node": (2, 2, 384, "numa:2 core:2 pu:1"),
-    "4node": (4, 1, 320, "numa:4 core:1 pu:1"),
+    "2node": (2, 2, 512, "numa:2 core:2 pu:1"),
+    "4node": (4, 1, 512, "numa:4 core:1 pu:1"),
 }
-# Arrays of 48 MiB: a static split over up to 4 threads keeps every part a multiple of 2 MiB, so
+# Arrays of 24 MiB: a static split over 2, 3 or 4 threads keeps every part a multiple of 2 MiB, so
 # huge pages do not straddle two threads' parts (buffers are 2 MiB aligned).
-ARRAY = 48 * MIB
+ARRAY = 24 * MIB
 SMALL = 16 * MIB
 THP_MODES = ("always", "never")
 
@@ -67,7 +67,7 @@ def builtin_cases(name: str) -> list[guest.Case]:
         st = numacheck.builtin("stream", size="16M", reps=2)
         cases += [
             guest.Case("stream-first-touch", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", every,
-                                              "--placement", "first-touch", "--size", "48M", "--reps", "2"], thp="never"),
+                                              "--placement", "first-touch", "--size", "24M", "--reps", "2"], thp="never"),
             guest.Case("stream-serial", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", f"{nodes * cpn - 1},0",
                                          "--placement", "serial", "--size", "16M", "--reps", "2"], thp="never"),
             guest.Case("stream-bind1", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", "0",
