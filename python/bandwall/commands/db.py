@@ -8,13 +8,13 @@ import json
 import sys
 
 import click
+from rich.table import Table
 
 from bandwall import records
 from bandwall.errors import UsageError
 from bandwall.output import console, emit, flatten, fmt_cell, format_option, table
 from bandwall.registry import commands
 from bandwall.store import Store
-from rich.table import Table
 
 db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None,
                               help="SQLite database (default: $BANDWALL_DB or the user data directory)")
