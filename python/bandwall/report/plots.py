@@ -39,7 +39,9 @@ def img_tag(fig, alt: str = "") -> str:
     """The figure as an <img> with an embedded PNG; closes the figure."""
     buf = io.BytesIO()
     try:
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+        # bbox "tight": titles and labels wider than a small figure are kept, not clipped.
+        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08,
+                    metadata={"Software": None})
     finally:
         plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
