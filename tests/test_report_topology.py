@@ -87,3 +87,11 @@ def test_heatmap_writes_each_value_and_leaves_gaps_blank():
     colours = {t.get_text(): t.get_color() for t in ax.texts}
     assert colours["21"] != colours["10"]
     plots.img_tag(fig)
+
+
+def test_figures_and_tables_escape_and_group():
+    from bandwall.report import render
+    assert render.figures("<img a>", "<img b>") == '<div class="figs"><img a><img b></div>'
+    table = render.html_table(["<b>", "GB/s"], [["a&b", 1.5], [None, 3]], caption="x<y")
+    assert "<caption>x&lt;y</caption>" in table and "<th>&lt;b&gt;</th>" in table
+    assert "<td>a&amp;b</td>" in table and '<td class="num">1.50</td>' in table and "<td>-</td>" in table

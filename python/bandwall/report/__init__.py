@@ -15,7 +15,8 @@ subpackage, whose register() fills the registry below).
 
 During collect a section may read ctx.results (the data of the sections collected before it),
 call ctx.step("what now") to show its progress, and should keep ctx.quick runs short (the whole
-quick report takes about a minute on a 2-core machine).
+quick report takes about a minute on a 2-core machine). ctx.save(record) keeps each record in
+ctx.records and stores it unless the report runs with --no-store; report.json lists the ids.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The report's files: one self-contained HTML page (DIR/index.html) and DIR/report.json.
 
-Sections build their HTML fragments with html_table() and note() (which escape what they show)
-and bandwall.report.plots.img_tag(); the page puts them in the template templates/report.html.j2,
+Sections build their HTML fragments with html_table(), facts() and note() (which escape what they
+show), bandwall.report.plots.img_tag() and figures() (plots side by side); the page puts them in the template templates/report.html.j2,
 with its style inline and no external links or scripts.
 """
 
@@ -50,6 +50,11 @@ def facts(pairs: Sequence[tuple[str, Any]]) -> str:
     """A compact list of name: value lines."""
     items = "".join(f"<dt>{html.escape(str(k))}</dt><dd>{html.escape(str(v))}</dd>" for k, v in pairs)
     return f'<dl class="facts">{items}</dl>'
+
+
+def figures(*img_tags: str) -> str:
+    """Several plots side by side (wrapping on narrow pages)."""
+    return '<div class="figs">' + "".join(img_tags) + "</div>"
 
 
 def section_html(ctx: Context, section: Any, outcome: Outcome) -> str:
