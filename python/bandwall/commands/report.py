@@ -122,7 +122,7 @@ def make_meta(ctx, names: list[str], store_path: str | None, argv: list[str]) ->
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="most threads any section uses (default: every CPU this process may use)")
 @click.option("--sections", "wanted", default=None, metavar="A,B",
-              help="only these sections (default: all)")
+              help="only these sections, e.g. topology,stream (default: all; a wrong name lists them)")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
               help="table: a terminal summary; json: report.json on stdout")
 @db_option
