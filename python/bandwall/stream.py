@@ -79,5 +79,9 @@ def render(con, recs: list[dict]) -> None:
                       f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic")
 
 
+CSV_FIELDS = ["kernel", "threads", "stores", "best_GBps", "median_GBps", "avg_GBps", "min_GBps", "best_GFlops",
+              "size_per_array_bytes", "reps"]
+
+
 def csv_rows(recs: list[dict]):
-    return COLUMNS, [row(r) for r in recs]
+    return CSV_FIELDS, [[{**r["config"], **r["result"]}[f] for f in CSV_FIELDS] for r in recs]

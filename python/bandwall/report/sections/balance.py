@@ -66,6 +66,7 @@ def plot(data: dict) -> str:
     for prec, style in (("dp", "-"), ("sp", "--")):
         ax.axvline(data[f"bytes_per_flop_{prec}"], color=plots.PALETTE[0], linestyle=style,
                    label=f"this machine ({prec})")
+    ax.set_xlim(left=min(values + [data["bytes_per_flop_sp"]]) / 4)
     ax.set_xlabel("bytes per flop (log scale)")
     ax.legend(fontsize=8)
     return plots.img_tag(fig, alt="bytes per flop needed by applications against this machine's balance")
