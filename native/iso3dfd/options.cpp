@@ -46,7 +46,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
   app.add_option("--placement", placement, "first-touch, serial, bind:N, interleave[:N,M], preferred:N");
-  app.add_flag("--verify", o.verify, "compare the result with the plain reference");
+  app.add_flag("--verify", o.verify,
+               "compare the result with the plain reference (exit 1 when it differs; BANDWALL_ISO3DFD_FAULT=1 "
+               "perturbs the optimised kernel's first coefficient by 1% to see it fail)");
   app.add_flag("--json", o.json, "print the JSON record instead of the seed's lines");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   try {

@@ -67,7 +67,8 @@ def csv_rows(recs: list[dict]):
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @click.option("--placement", default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:N,M], preferred:N")
-@click.option("--verify", is_flag=True, help="compare with the plain reference (exit 1 when it differs)")
+@click.option("--verify", is_flag=True, help="compare with the plain reference (exit 1 when it differs; "
+              "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)")
 @click.option("--ablation", is_flag=True, help="the seed's four runs: serial/first-touch x static/dynamic")
 @click.option("--roofline/--no-roofline", default=True, show_default=True,
               help="measure stream copy and the FMA peak on the same cores")
