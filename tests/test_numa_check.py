@@ -201,3 +201,26 @@ def test_launcher_runs_processes_at_once_with_their_cpus():
     assert procs[0]["stdout"].split()[:3] == ["0", str(first), "1"]
     assert procs[0]["stdout"].split()[-1] == str(first)
     assert procs[1]["stdout"].split()[0] == "1" and procs[1]["stdout"].split()[2] == str(len(cpu))
+
+
+def test_placement_section_renders_a_two_node_machine():
+    from rich.console import Console
+
+    from bandwall.report import Context
+    from bandwall.report.sections.placement import PlacementSection
+    check = {"fom_unit": "MPoints/s", "fom": "iso3dfd", "nodes": 2,
+             "modes": {m: {"title": numacheck.MODE_TITLES[m], "procs": ["0-1@bind:0"], "value": v}
+                       for m, v in zip(ALL_MODES, (2765, 2948, 5682, 4000))}}
+    check.update(numacheck.verdict({m: check["modes"][m]["value"] for m in ALL_MODES}, 2))
+    data = {"check": check, "quick": False, "params": {},
+            "matrix": {"unit": "GB/s", "kernel": "triad", "cpu_nodes": [0, 1], "memory_nodes": [0, 1],
+                       "matrix": [[40.0, 20.0], [21.0, 39.0]], "remote_over_local": 0.52},
+            "objects": {"iso3dfd, serial": {"prev": {"0": 1.0}, "next": {"0": 1.0}, "vel": {"0": 0.5, "absent": 0.5}}}}
+    console = Console(record=True, width=120)
+    ctx = Context(quick=False, out=Path("."), console=console, threads=2)
+    section = PlacementSection()
+    section.terminal(ctx, data)
+    text = console.export_text()
+    assert "one process per node" in text.lower() or "process per node" in text
+    html = section.html(ctx, data)
+    assert html.count("<img") == 2 and "iso3dfd, serial" in html and check["verdict"] in html

@@ -220,3 +220,15 @@ def test_iso3dfd_arrays_follow_their_initialisation(name):
         assert rec["provenance"]["cpus"] == pc.guest_cpu_list(node, cpn)
         for page_map in rec["placement"]["page_map"].values():
             assert_shares(page_map, {node: 1.0}, tol=0)
+
+
+@needs("bandwall-stream")
+@pytest.mark.parametrize("name", GUESTS)
+def test_numa_matrix_cells_put_threads_on_i_and_memory_on_j(name):
+    nodes, cpn = shape(name)
+    for i in range(nodes):
+        for j in range(nodes):
+            rec = ok(name, f"matrix-{i}-{j}")
+            assert rec["provenance"]["cpus"] == pc.guest_cpu_list(i, cpn)
+            for page_map in rec["placement"]["page_map"].values():
+                assert_shares(page_map, {j: 1.0}, tol=0)

@@ -16,6 +16,7 @@ from vm import guest
 
 sys.path.insert(0, str(guest.REPO / "python"))
 from bandwall import numacheck  # noqa: E402
+from bandwall.commands import numa_matrix  # noqa: E402
 
 MIB = 1 << 20
 # name: (nodes, CPUs per node, MiB per node, hwloc synthetic description of the same machine)
@@ -72,6 +73,8 @@ def builtin_cases(name: str) -> list[guest.Case]:
                                          "--placement", "serial", "--size", "16M", "--reps", "2"], thp="never"),
             guest.Case("stream-bind1", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", "0",
                                         "--placement", "bind:1", "--size", "16M", "--reps", "2"], thp="never"),
+            *[guest.Case(f"matrix-{i}-{j}", [bin_path("bandwall-stream"), *args], thp="never")
+              for (i, j), args in numa_matrix.cell_args(synthetic_topology(name), size="8M", reps=2)],
             guest.Case("stream-per-node", [bin_path("bandwall-launch"), *per_node.launcher_args(), "--",
                                            bin_path(st.executable), *st.args], thp="never"),
         ]

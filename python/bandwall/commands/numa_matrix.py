@@ -15,20 +15,28 @@ from bandwall.registry import commands
 KERNELS = ("copy", "scale", "add", "triad", "dot")
 
 
+def memory_nodes(topo: dict) -> list[int]:
+    return [n["os_index"] for n in topo["result"]["numa_nodes"] if n.get("memory_bytes", 1) > 0]
+
+
+def cell_args(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5) -> list[tuple[tuple[int, int], list[str]]]:
+    """((CPU node i, memory node j), bandwall-stream arguments) of every cell of the matrix."""
+    return [((i, j), ["--kernel", kernel, "--threads", str(len(cpus)), "--cpus", ",".join(map(str, cpus)),
+                      "--placement", f"bind:{j}", "--size", size, "--reps", str(reps)])
+            for i, cpus in numacheck.nodes_with_cpus(topo) for j in memory_nodes(topo)]
+
+
 def measure(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5, rounds: int = 1) -> dict:
     """The numa-matrix record of a machine (real, or any whose CPUs exist here)."""
     cpu_nodes = numacheck.nodes_with_cpus(topo)
-    mem_nodes = [n["os_index"] for n in topo["result"]["numa_nodes"] if n.get("memory_bytes", 1) > 0]
+    mem_nodes = memory_nodes(topo)
     cells: dict[tuple[int, int], list[float]] = {}
     prov = None
     for _ in range(rounds):
-        for i, cpus in cpu_nodes:
-            for j in mem_nodes:
-                rec = native.run_record("bandwall-stream", [
-                    "--kernel", kernel, "--threads", str(len(cpus)), "--cpus", ",".join(map(str, cpus)),
-                    "--placement", f"bind:{j}", "--size", size, "--reps", str(reps)])
-                cells.setdefault((i, j), []).append(float(rec["result"]["best_GBps"]))
-                prov = prov or rec["provenance"]
+        for cell, args in cell_args(topo, kernel, size, reps):
+            rec = native.run_record("bandwall-stream", args)
+            cells.setdefault(cell, []).append(float(rec["result"]["best_GBps"]))
+            prov = prov or rec["provenance"]
     matrix = [[numacheck.median(cells[(i, j)]) for j in mem_nodes] for i, _ in cpu_nodes]
     local = [matrix[r][mem_nodes.index(i)] for r, (i, _) in enumerate(cpu_nodes) if i in mem_nodes]
     remote = [v for r, (i, _) in enumerate(cpu_nodes) for c, v in enumerate(matrix[r]) if mem_nodes[c] != i]
