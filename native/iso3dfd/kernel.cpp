@@ -1,7 +1,9 @@
 // The optimised kernel: OpenMP over cache blocks (static or dynamic), rows vectorised along x.
 // With AVX-512 each row is covered by 16-float vectors aligned to the row's memory (the first and
-// last masked), so the centre, y, z, vel and next accesses are aligned and only the x neighbours
-// are unaligned loads. Without AVX-512 the same loops are left to the compiler's vectoriser.
+// last masked), so the centre, y, z, vel and next accesses are aligned; the x neighbours come from
+// valignd of aligned vectors or unaligned loads, and four planes are computed together so each z
+// neighbour is loaded once for all of them (rows.hpp). Without AVX-512 the same loops are left to
+// the compiler's vectoriser.
 #include <omp.h>
 #include <xmmintrin.h>
 
