@@ -9,14 +9,11 @@ bandwall-launch, and bandwall-stream / bandwall-iso3dfd when they are in the tre
 from __future__ import annotations
 
 import functools
-import sys
 from pathlib import Path
 
+from bandwall import numacheck
+from bandwall.commands import numa_matrix
 from vm import guest
-
-sys.path.insert(0, str(guest.REPO / "python"))
-from bandwall import numacheck  # noqa: E402
-from bandwall.commands import numa_matrix  # noqa: E402
 
 MIB = 1 << 20
 # name: (nodes, CPUs per node, MiB per node, hwloc synthetic description of the same machine)

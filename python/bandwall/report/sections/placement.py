@@ -73,10 +73,10 @@ class PlacementSection:
         parts.append(html_table(["mode", "what", "processes (CPUs@memory)", f"median {c['fom_unit']}"],
                                 [[n, x["title"], " ".join(x["procs"]), f"{x['value']:.1f}"] for n, x in c["modes"].items()],
                                 caption="numa-check modes"))
-        fig, ax = plots.figure(1.6 + 1.1 * len(m["memory_nodes"]), 1.2 + 0.6 * len(m["cpu_nodes"]))
+        fig, ax = plots.figure(max(4.5, 1.6 + 1.1 * len(m["memory_nodes"])), 1.6 + 0.6 * len(m["cpu_nodes"]))
         plots.heatmap(ax, m["matrix"], [f"CPUs {i}" for i in m["cpu_nodes"]], [f"mem {j}" for j in m["memory_nodes"]],
                       fmt="{:.1f}", label=m["unit"])
-        ax.set_title(f"{m['kernel']} bandwidth: threads on node i, memory on node j")
+        ax.set_title(f"{m['kernel']} bandwidth\nthreads on node i (rows), memory on node j (columns)", fontsize=10)
         parts.append(plots.img_tag(fig, "NUMA bandwidth matrix"))
         if len(m["cpu_nodes"]) == 1:
             parts.append(note("One NUMA node: the matrix has one cell and every page below is on node 0."))
