@@ -102,7 +102,7 @@ def parse_grid(text: str) -> tuple[int, int, int]:
 
 @commands.register("numa-check")
 @click.command("numa-check")
-@click.argument("target", nargs=-1, type=click.UNPROCESSED)
+@click.argument("target", nargs=-1, type=click.UNPROCESSED, metavar="[KERNEL | -- COMMAND...]")
 @click.option("--fom", "fom_regex", default=None,
               help="regular expression whose group 1 (or whole match) in the output is the figure of merit")
 @click.option("--lower-is-better", "lower", is_flag=True, help="the --fom number is a time: smaller is faster")
