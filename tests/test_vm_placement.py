@@ -115,9 +115,32 @@ def test_interleave_shares_equally(name, thp):
         assert_shares(page_map, {n: 1 / nodes for n in range(nodes)})
 
 
+def assert_round_robin(sequence: list[int], nodes: list[int], run: int) -> None:
+    """Pages go to the nodes in turn, `run` pages at a time (one base page, or one huge page)."""
+    assert len(sequence) == pc.SEQUENCE and len(sequence) >= 2 * run * len(nodes)
+    chunks = [sequence[i:i + run] for i in range(0, len(sequence), run)]
+    assert all(len(set(c)) == 1 for c in chunks), "a run of pages spans two nodes"
+    heads = [c[0] for c in chunks]
+    for a, b in zip(heads, heads[1:]):
+        assert b == nodes[(nodes.index(a) + 1) % len(nodes)], heads
+
+
+@pytest.mark.parametrize("thp", pc.THP_MODES)
+@pytest.mark.parametrize("name", GUESTS)
+def test_interleave_alternates(name, thp):
+    nodes = list(range(shape(name)[0]))
+    rec = ok(name, f"interleave-{thp}")
+    run = 512 if thp == "always" else 1   # huge pages are interleaved whole
+    for seq in rec["result"]["page_sequence"].values():
+        assert_round_robin(seq, nodes, run)
+
+
 def test_interleave_over_chosen_nodes():
-    for page_map in ok("4node", "interleave-1-3")["placement"]["page_map"].values():
+    rec = ok("4node", "interleave-1-3")
+    for page_map in rec["placement"]["page_map"].values():
         assert_shares(page_map, {1: 0.5, 3: 0.5})
+    for seq in rec["result"]["page_sequence"].values():
+        assert_round_robin(seq, [1, 3], 1)
 
 
 @pytest.mark.parametrize("thp", pc.THP_MODES)

@@ -4,8 +4,10 @@
 // and how much of each array transparent huge pages back. Placement tests and users read it alike.
 #include <omp.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 
@@ -45,6 +47,23 @@ int touch(double* a, std::size_t n, bool serial) {
   return -1;
 }
 
+// Node of each of the first n pages from ptr, in address order (-1 where none), to show the order
+// in which a policy hands out nodes (interleave's round robin). Each page goes through bw::page_map,
+// so pages hidden by NUMA balancing's hinting marks are resolved as there.
+std::vector<int> page_sequence(const void* ptr, std::size_t bytes, std::size_t n) {
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  n = std::min(n, bytes / page);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    auto m = bw::page_map(static_cast<const char*>(ptr) + i * page, page, 1);
+    int node = -1;
+    for (auto& [k, v] : m.items())
+      if (!k.empty() && k.find_first_not_of("0123456789") == std::string::npos) node = std::stoi(k);
+    out.push_back(node);
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,12 +72,14 @@ int main(int argc, char** argv) {
     std::string placement_text = "first-touch", cpus, bind = "compact", size_text = "64M", arrays = "a,b,c";
     std::string touch_mode = "auto";
     int threads = 0;
+    std::size_t sequence = 0;
     app.add_option("--placement", placement_text, "first-touch, serial, bind:N, interleave[:N,M...], preferred:N");
     app.add_option("--threads", threads, "threads that touch the arrays (0: one per CPU of --cpus/--bind)");
     app.add_option("--cpus", cpus, "CPU of each thread, in order (wins over --bind), e.g. 2,3,0");
     app.add_option("--bind", bind, "binding policy: compact, scatter, node:N or none");
     app.add_option("--size", size_text, "bytes per array (64M, 1G, ...)");
     app.add_option("--arrays", arrays, "names of the arrays, comma separated");
+    app.add_option("--sequence", sequence, "also list the node of each of the first N pages of every array");
     app.add_option("--touch", touch_mode, "auto (serial for the serial policy, else parallel), parallel, serial, none");
     try {
       app.parse(argc, argv);
@@ -107,6 +128,11 @@ int main(int argc, char** argv) {
                        {"thp", {{"enabled", bw::thp_mode()}, {"huge_page_bytes", huge}}},
                        {"numa_balancing", bw::numa_balancing()},
                        {"touch", touch_mode}};
+    if (sequence > 0) {
+      bw::json seq = bw::json::object();
+      for (std::size_t i = 0; i < names.size(); ++i) seq[names[i]] = page_sequence(buffers[i].data(), bytes, sequence);
+      result["page_sequence"] = seq;
+    }
     if (master_cpu >= 0) {
       result["master_cpu"] = master_cpu;
       result["master_node"] = topo.node_of_cpu(master_cpu);

@@ -26,6 +26,7 @@ TOPOLOGIES = {
 ARRAY = 24 * MIB
 SMALL = 16 * MIB
 THP_MODES = ("always", "never")
+SEQUENCE = 4096   # pages whose nodes are listed in order: 8 huge pages of 2 MiB
 
 
 def bin_path(name: str) -> str:
@@ -105,13 +106,15 @@ def placement_cases(name: str) -> list[guest.Case]:
         cases += [
             # The master thread is on the last node's CPU, so "all on node 0" cannot pass by chance.
             guest.Case(f"serial-{thp}", place("--placement", "serial", "--cpus", f"{last},0"), thp=thp),
-            guest.Case(f"interleave-{thp}", place("--placement", "interleave", "--cpus", "0"), thp=thp),
+            guest.Case(f"interleave-{thp}", place("--placement", "interleave", "--cpus", "0", "--sequence", str(SEQUENCE)),
+                       thp=thp),
             guest.Case(f"bind1-{thp}", place("--placement", "bind:1", "--cpus", "0"), thp=thp),
             guest.Case(f"preferred-last-{thp}", place("--placement", f"preferred:{nodes - 1}", "--cpus", "0"), thp=thp),
             guest.Case(f"preferred0-{thp}", place("--placement", "preferred:0", "--cpus", str(last)), thp=thp),
         ]
     if name == "4node":
-        cases.append(guest.Case("interleave-1-3", place("--placement", "interleave:1,3", "--cpus", "0"), thp="never"))
+        cases.append(guest.Case("interleave-1-3", place("--placement", "interleave:1,3", "--cpus", "0",
+                                                        "--sequence", str(SEQUENCE)), thp="never"))
     # Automatic NUMA balancing (on by default in the guest) hides huge pages from smaps once it marks
     # them; with it off the huge pages of every array must show.
     cases.append(guest.Case("thp-evidence", place("--cpus", "0,1" if name == "2node" else "0,1,2,3"),
