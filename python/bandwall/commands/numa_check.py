@@ -119,7 +119,12 @@ def parse_grid(text: str) -> tuple[int, int, int]:
 @no_store_option
 def numa_check(target, fom_regex, lower, rounds, init, size, reps, grid, iters, timeout, plan_only, fmt, db, no_store):
     """Does NUMA cost this program speed? Runs KERNEL (stream, iso3dfd) or -- COMMAND on all nodes, on
-    one node, as one process per node and with interleaved memory, and says what to do."""
+    one node, as one process per node and with interleaved memory, and says what to do.
+
+    A command is scored by --fom (a number in its output) or else by its wall time; each mode's
+    processes are summed as throughput of the whole machine. In COMMAND's arguments {cpus}, {ncpus}
+    and {rank} become each process's CPU list, CPU count and index (e.g. OMP_NUM_THREADS-style
+    thread counts)."""
     argv, fom, builtin_name = check(target, fom_regex, lower, rounds, init, size, reps, grid, iters, timeout)
     topo = topology()
     if plan_only:
