@@ -8,7 +8,6 @@ bandwall-launch, and bandwall-stream / bandwall-iso3dfd when they are in the tre
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 from bandwall import numacheck
@@ -126,13 +125,24 @@ def placement_cases(name: str) -> list[guest.Case]:
     return cases
 
 
-@functools.lru_cache(maxsize=None)
+_results: dict[str, dict[str, guest.Outcome] | Exception] = {}
+
+
 def results(name: str) -> dict[str, guest.Outcome]:
-    """Boots the named guest once and runs every case of it."""
-    guest.build()
-    nodes, cpn, mem, _ = TOPOLOGIES[name]
-    cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
-    return guest.boot(nodes, cpn, mem, cases)
+    """Boots the named guest once per session and runs every case of it; a failed build or boot is
+    remembered too, so the tests that need it fail at once instead of booting again."""
+    if name not in _results:
+        try:
+            guest.build()
+            nodes, cpn, mem, _ = TOPOLOGIES[name]
+            cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
+            _results[name] = guest.boot(nodes, cpn, mem, cases)
+        except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
+            _results[name] = e
+    got = _results[name]
+    if isinstance(got, Exception):
+        raise RuntimeError(f"the {name} guest could not run: {got}")
+    return got
 
 
 def skip_reason() -> str | None:
