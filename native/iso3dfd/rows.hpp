@@ -91,6 +91,11 @@ class RowKernel {
 #pragma GCC unroll 8
     for (int o = 0; o < P; ++o) {
       const std::size_t io = i + static_cast<std::size_t>(o * sz);
+      // The data this row brings in from beyond L2, one row ahead: next, vel and the farthest z
+      // neighbour (the prefetchers stop at each 4 KiB page, which rows of 1 KiB cross often).
+      _mm_prefetch(reinterpret_cast<const char*>(next + io + sy), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(vel + io + sy), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(p + (o + kHalf) * sz + sy), _MM_HINT_T0);
       const __m512 cur = _mm512_loadu_ps(prev + io), two = _mm512_set1_ps(2.0f);
       const __m512 old = _mm512_maskz_loadu_ps(m, next + io);
       const __m512 v = _mm512_maskz_loadu_ps(m, vel + io);
