@@ -4,7 +4,8 @@
 For each round, kernel and thread count, both programs run once (in alternating order) on the
 same CPUs (bandwall --bind compact, likwid -w S0:...:N, which both take the first N CPUs of the
 socket) with the same array sizes and repetitions. Reported: the median over rounds of each
-program's bandwidth and their ratio. Both count bytes the STREAM way (no write-allocate):
+program's bandwidth, their ratio, and the median of the per-round ratios (each round's two runs
+are back to back, so this one is less sensitive to load that drifts over minutes). Both count bytes the STREAM way (no write-allocate):
 likwid's "MByte/s" is 1e6 B/s of load + store bytes over all iterations, so it is compared with
 bandwall's avg_GBps (bytes over the average repetition time), not with its best.
 
@@ -84,14 +85,17 @@ def main() -> int:
                     print(f"round {rnd + 1}: {kernel:5s} {t} threads {who:8s} {v:7.2f} GB/s", file=sys.stderr)
     print(f"bandwall-stream ({a.stores} stores) vs likwid-bench, {a.rounds} alternated rounds, "
           f"{size / 2**20:.0f} MiB per array, {a.reps} repetitions; medians of GB/s (1e9 B/s, no write-allocate)")
-    print("| kernel | likwid test | threads | bandwall GB/s | likwid GB/s | ratio |")
-    print("|---|---|---|---|---|---|")
+    print("| kernel | likwid test | threads | bandwall GB/s | likwid GB/s | ratio of medians | median of paired ratios |"
+          " bandwall range | likwid range |")
+    print("|---|---|---|---|---|---|---|---|---|")
     table = []
     for (kernel, test, t), v in runs.items():
         b, l = statistics.median(v["bandwall"]), statistics.median(v["likwid"])
+        paired = statistics.median(x / y for x, y in zip(v["bandwall"], v["likwid"]))
         table.append({"kernel": kernel, "likwid_test": test, "threads": t, "bandwall": v["bandwall"],
-                      "likwid": v["likwid"], "ratio": b / l})
-        print(f"| {kernel} | {test} | {t} | {b:.2f} | {l:.2f} | {b / l:.2f}x |")
+                      "likwid": v["likwid"], "ratio": b / l, "paired_ratio": paired})
+        print(f"| {kernel} | {test} | {t} | {b:.2f} | {l:.2f} | {b / l:.2f}x | {paired:.2f}x | "
+              f"{min(v['bandwall']):.1f}-{max(v['bandwall']):.1f} | {min(v['likwid']):.1f}-{max(v['likwid']):.1f} |")
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"stores": a.stores, "size_per_array": size, "reps": a.reps, "rows": table}, f, indent=1)
