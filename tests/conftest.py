@@ -35,6 +35,7 @@ SAMPLE_PROVENANCE = {
     "host": "testhost", "cpu_model": "Test CPU", "topology_digest": "0123456789abcdef",
     "compiler": "g++ 12", "flags": "-O3", "git_revision": "abcdef123456", "date": "2026-01-02T03:04:05Z",
     "threads": 2, "cpus": "0-1", "binding": "compact", "placement": "first-touch",
+    "sizes": {"a": 1 << 20, "b": 1 << 20, "c": 1 << 20}, "repetitions": 3,
 }
 
 

@@ -25,6 +25,16 @@ SAMPLES = {
     "bandwall-launch": ["--proc", "0@default", "--", "true"],
 }
 NOT_RECORD_MAKERS = {"bandwall-native-tests"}
+# What each sample worked on and how often it repeated it: provenance.sizes, provenance.repetitions.
+MIB2 = 2 << 20
+SAMPLE_SIZES = {
+    "bandwall-topo": ({}, 0),
+    "bandwall-stream": ({"a": MIB2, "b": MIB2, "c": MIB2}, 2),
+    "bandwall-peak": ({}, 1),
+    "bandwall-iso3dfd": ({"n1": 24, "n2": 24, "n3": 24}, 2),
+    "bandwall-place": ({"a": MIB2, "b": MIB2, "c": MIB2}, 1),
+    "bandwall-launch": ({}, 1),
+}
 
 
 def _bindirs() -> list[Path]:
@@ -49,6 +59,13 @@ def test_native_record_fits_the_schema(exe):
     assert records.problems(rec) == []
     assert rec["tool"] and rec["validation"]["passed"] is True
     assert rec["provenance"]["bandwall_version"]
+    sizes, repetitions = SAMPLE_SIZES[exe]
+    assert rec["provenance"]["sizes"] == sizes and rec["provenance"]["repetitions"] == repetitions
+
+
+def test_schema_requires_the_run_provenance():
+    required = set(records.schema()["properties"]["provenance"]["required"])
+    assert {"threads", "cpus", "binding", "placement", "sizes", "repetitions", "date"} <= required
 
 
 def test_schema_ships_with_the_package_and_is_valid():
@@ -95,6 +112,13 @@ def _set(path: str, value):
     (_set("provenance/threads", -1), "provenance/threads"),
     (_set("provenance/threads", 1.5), "provenance/threads"),
     (_set("provenance/date", "yesterday"), "provenance/date"),
+    (_without("provenance/sizes"), "provenance"),
+    (_without("provenance/repetitions"), "provenance"),
+    (_set("provenance/sizes", [1 << 20]), "provenance/sizes"),
+    (_set("provenance/sizes/a", -1), "provenance/sizes/a"),
+    (_set("provenance/sizes/a", "1M"), "provenance/sizes/a"),
+    (_set("provenance/repetitions", -1), "provenance/repetitions"),
+    (_set("provenance/repetitions", 2.5), "provenance/repetitions"),
     (_set("placement/page_map/a/0", 1.5), "placement/page_map/a/0"),
     (_set("id", 0), "id"),
 ])

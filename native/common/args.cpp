@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -17,7 +18,7 @@
 namespace bw {
 namespace {
 
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -29,7 +30,7 @@ long to_long(std::string_view text, std::string_view what) {
   long v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size() || text.empty())
-    throw UsageError(std::string(what) + " " + quoted(text) + " is not a whole number");
+    throw UsageError(std::string(what) + " " + in_quotes(text) + " is not a whole number");
   return v;
 }
 
@@ -40,8 +41,8 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   std::size_t pos = 0;
   while (pos < t.size() && (std::isdigit(static_cast<unsigned char>(t[pos])) || t[pos] == '.')) ++pos;
   if (pos == 0) {
-    if (!t.empty() && t[0] == '-') throw UsageError(std::string(what) + " " + quoted(text) + " is negative");
-    throw UsageError(std::string(what) + " " + quoted(text) + " is not a size (examples: 4096, 64K, 512M, 2G)");
+    if (!t.empty() && t[0] == '-') throw UsageError(std::string(what) + " " + in_quotes(text) + " is negative");
+    throw UsageError(std::string(what) + " " + in_quotes(text) + " is not a size (examples: 4096, 64K, 512M, 2G)");
   }
   double number = 0;
   try {
@@ -49,7 +50,7 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
     number = std::stod(t.substr(0, pos), &used);
     if (used != pos) throw std::invalid_argument("x");
   } catch (const std::exception&) {
-    throw UsageError(std::string(what) + " " + quoted(text) + " is not a size (examples: 4096, 64K, 512M, 2G)");
+    throw UsageError(std::string(what) + " " + in_quotes(text) + " is not a size (examples: 4096, 64K, 512M, 2G)");
   }
   std::string unit = t.substr(pos);
   static const std::pair<const char*, double> units[] = {
@@ -60,12 +61,12 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
     if (unit == name) {
       double bytes = number * mult;
       if (!std::isfinite(bytes) || bytes > 1.8e19)
-        throw UsageError(std::string(what) + " " + quoted(text) + " is too large");
-      if (bytes < 1.0) throw UsageError(std::string(what) + " " + quoted(text) + " must be greater than zero");
+        throw UsageError(std::string(what) + " " + in_quotes(text) + " is too large");
+      if (bytes < 1.0) throw UsageError(std::string(what) + " " + in_quotes(text) + " must be greater than zero");
       return static_cast<std::uint64_t>(bytes);
     }
   }
-  throw UsageError(std::string(what) + " " + quoted(text) + " has an unknown unit " + quoted(unit) +
+  throw UsageError(std::string(what) + " " + in_quotes(text) + " has an unknown unit " + in_quotes(unit) +
                    " (use K, M, G or T)");
 }
 
@@ -77,31 +78,31 @@ std::vector<int> parse_cpu_list(std::string_view text) {
   std::stringstream ss(s);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw UsageError("CPU list " + quoted(text) + " has an empty item");
+    if (item.empty()) throw UsageError("CPU list " + in_quotes(text) + " has an empty item");
     std::string range = item;
     long stride = 1;
     if (auto colon = item.find(':'); colon != std::string::npos) {
       range = item.substr(0, colon);
-      stride = to_long(item.substr(colon + 1), "CPU list stride in " + quoted(text));
-      if (stride < 1) throw UsageError("CPU list " + quoted(text) + " has a stride below 1");
+      stride = to_long(item.substr(colon + 1), "CPU list stride in " + in_quotes(text));
+      if (stride < 1) throw UsageError("CPU list " + in_quotes(text) + " has a stride below 1");
     }
     long lo, hi;
     if (auto dash = range.find('-'); dash != std::string::npos && dash > 0) {
-      lo = to_long(range.substr(0, dash), "CPU in list " + quoted(text) + ":");
-      hi = to_long(range.substr(dash + 1), "CPU in list " + quoted(text) + ":");
+      lo = to_long(range.substr(0, dash), "CPU in list " + in_quotes(text) + ":");
+      hi = to_long(range.substr(dash + 1), "CPU in list " + in_quotes(text) + ":");
     } else {
-      lo = hi = to_long(range, "CPU in list " + quoted(text) + ":");
+      lo = hi = to_long(range, "CPU in list " + in_quotes(text) + ":");
     }
-    if (lo < 0 || hi < 0) throw UsageError("CPU list " + quoted(text) + " has a negative CPU");
-    if (hi < lo) throw UsageError("CPU list " + quoted(text) + " has a descending range " + quoted(range));
-    if (hi > 65535) throw UsageError("CPU list " + quoted(text) + " names CPU " + std::to_string(hi) + ", beyond any machine");
+    if (lo < 0 || hi < 0) throw UsageError("CPU list " + in_quotes(text) + " has a negative CPU");
+    if (hi < lo) throw UsageError("CPU list " + in_quotes(text) + " has a descending range " + in_quotes(range));
+    if (hi > 65535) throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(hi) + ", beyond any machine");
     for (long c = lo; c <= hi; c += stride) {
       if (!seen.insert(static_cast<int>(c)).second)
-        throw UsageError("CPU list " + quoted(text) + " names CPU " + std::to_string(c) + " twice");
+        throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(c) + " twice");
       cpus.push_back(static_cast<int>(c));
     }
   }
-  if (s.back() == ',') throw UsageError("CPU list " + quoted(text) + " has an empty item");
+  if (s.back() == ',') throw UsageError("CPU list " + in_quotes(text) + " has an empty item");
   return cpus;
 }
 
@@ -110,7 +111,7 @@ long parse_int(std::string_view text, std::string_view what, long lo, long hi) {
   if (!t.empty() && t[0] == '+') t.erase(0, 1);
   long v = to_long(t, what);
   if (v < lo || v > hi)
-    throw UsageError(std::string(what) + " " + quoted(text) + " is out of range [" + std::to_string(lo) + ", " +
+    throw UsageError(std::string(what) + " " + in_quotes(text) + " is out of range [" + std::to_string(lo) + ", " +
                      std::to_string(hi) + "]");
   return v;
 }
@@ -149,6 +150,15 @@ void check_fits_in_memory(std::uint64_t bytes, std::string_view what) {
   if (bytes > avail)
     throw UsageError(std::string(what) + " needs " + format_bytes(bytes) + " but only " + format_bytes(avail) +
                      " of memory is available");
+}
+
+void refuse_empty_options(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->count() == 0 || opt->get_items_expected_max() == 0) continue;  // not given, or a flag
+    for (const std::string& value : opt->results())
+      if (value.find_first_not_of(" \t\n") == std::string::npos)
+        throw UsageError(opt->get_name() + " is empty: give it a value or leave it out for the default");
+  }
 }
 
 std::string format_cpu_list(const std::vector<int>& cpus) {

@@ -7,6 +7,10 @@
 #include <string_view>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace bw {
 
 // "512M", "2G", "64k", "1.5GiB", "1000000" (bytes). Units are binary (K = 1024).
@@ -30,6 +34,10 @@ std::uint64_t available_memory();
 
 // Refuses (UsageError) a total allocation that does not fit in available memory, naming both.
 void check_fits_in_memory(std::uint64_t bytes, std::string_view what);
+
+// After CLI11 has parsed: refuses (UsageError) every option given with an empty or blank value
+// ("--size ''"), which would otherwise read as the option left out and silently pick its default.
+void refuse_empty_options(const CLI::App& app);
 
 std::string format_cpu_list(const std::vector<int>& cpus);
 std::string format_bytes(std::uint64_t bytes);

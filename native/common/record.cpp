@@ -30,7 +30,7 @@ std::string utc_now() {
 }
 
 json provenance(int threads, const std::vector<int>& cpus, const std::string& binding,
-                const std::string& placement) {
+                const std::string& placement, json sizes, long repetitions) {
   utsname u{};
   uname(&u);
   json p;
@@ -47,6 +47,8 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
   p["cpus"] = format_cpu_list(cpus);
   p["binding"] = binding;
   p["placement"] = placement;
+  p["sizes"] = sizes.is_null() ? json::object() : std::move(sizes);
+  p["repetitions"] = repetitions;
   return p;
 }
 

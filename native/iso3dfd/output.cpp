@@ -100,7 +100,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
     validation["method"] = "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)";
   }
   if (o.fault) config["fault_injected"] = true;
-  json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str()));
+  json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str(), {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
   rec["placement"] = {{"policy", o.placement.str()}, {"init", o.serial_init ? "serial" : "first-touch"},
                       {"page_map", page_map}};
   return rec;

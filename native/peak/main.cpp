@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw bw::UsageError(e.what());
     }
+    bw::refuse_empty_options(app);
     int threads = threads_s.empty() ? 0 : static_cast<int>(bw::parse_int(threads_s, "--threads", 1, 1 << 16));
     int reps = static_cast<int>(bw::parse_int(reps_s, "--reps", 1, 1000));
     double seconds = 0;
@@ -56,7 +57,8 @@ int main(int argc, char** argv) {
                        {"reps", reps},
                        {"seconds_per_rep", seconds}};
     bw::emit(bw::make_record("peak", config, result, {{"passed", true}, {"checksum", "accumulators converge to 1"}},
-                             bw::provenance(binding.threads, binding.cpus, binding.policy, "none")));
+                             bw::provenance(binding.threads, binding.cpus, binding.policy, "none",
+                                            bw::json::object(), reps)));
     return 0;
   });
 }

@@ -6,6 +6,8 @@
 //     CPUS    a CPU list (0-3,8) or "all" (leave the CPU set alone)
 //     POLICY  default, bind:N, interleave[:N,M...] or preferred:N
 //   In ARGS, {cpus}, {ncpus} and {rank} become the process's CPU list, CPU count and index.
+//   --usage-errors: a process that exits 2 (a bandwall executable refusing its arguments) makes the
+//   launcher exit 2 with that process's message, so bad parameters of a built-in read as bad input.
 #include <CLI/CLI.hpp>
 #include <cstring>
 
@@ -61,8 +63,11 @@ int main(int argc, char** argv) {
     std::vector<std::string> command(argv + split + 1, argv + argc);
     CLI::App app{"bandwall-launch: run a command as processes bound to CPUs and NUMA memory policies"};
     std::vector<std::string> procs;
+    bool usage_errors = false;
     app.add_option("--proc", procs, "CPUS@POLICY of one process (repeat for processes that run at the same time)")
         ->required();
+    app.add_flag("--usage-errors", usage_errors,
+                 "a process exiting 2 (refusing its arguments) makes the launcher exit 2 with its message");
     try {
       app.parse(split, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw bw::UsageError(e.what());
     }
+    bw::refuse_empty_options(app);
     std::vector<bw::ProcSpec> specs;
     for (std::size_t i = 0; i < procs.size(); ++i) specs.push_back(parse_proc(procs[i], command, i));
     auto results = bw::spawn_all(specs);
@@ -96,6 +102,12 @@ int main(int argc, char** argv) {
       std::string last = r.err;
       while (!last.empty() && (last.back() == '\n' || last.back() == ' ')) last.pop_back();
       if (auto nl = last.rfind('\n'); nl != std::string::npos) last = last.substr(nl + 1);
+      if (usage_errors && !r.signal && r.exit_code == bw::kExitUsage) {
+        // The process's own one-line message, without its "program: error: " prefix.
+        if (auto at = last.find(": error: "); at != std::string::npos) last = last.substr(at + 9);
+        throw bw::UsageError(last.empty() ? "process " + std::to_string(i) + " (" + procs[i] + ") refused its arguments"
+                                          : last);
+      }
       throw bw::RunError("process " + std::to_string(i) + " (" + procs[i] + ") " + why + (last.empty() ? "" : ": " + last));
     }
     bw::json config = {{"command", command}, {"procs", procs}};
@@ -103,7 +115,7 @@ int main(int argc, char** argv) {
     std::string policies;
     for (auto& p : procs) policies += (policies.empty() ? "" : " ") + p;
     bw::emit(bw::make_record("launch", config, result, {{"passed", true}},
-                             bw::provenance(0, bw::allowed_cpus(), "launch", policies)));
+                             bw::provenance(0, bw::allowed_cpus(), "launch", policies, bw::json::object(), 1)));
     return 0;
   });
 }

@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw bw::UsageError(e.what());
     }
+    bw::refuse_empty_options(app);
     if (threads < 0) throw bw::UsageError("--threads must not be negative");
     if (touch_mode != "auto" && touch_mode != "parallel" && touch_mode != "serial" && touch_mode != "none")
       throw bw::UsageError("unknown --touch '" + touch_mode + "' (use auto, parallel, serial or none)");
@@ -141,8 +142,10 @@ int main(int argc, char** argv) {
                        {"bytes_per_array", bytes}, {"arrays", names}, {"touch", touch_mode}};
     bw::json validation = {{"passed", complete}};
     if (!complete) validation["message"] = "touched pages are missing from the page map";
+    bw::json sizes = bw::json::object();
+    for (auto& name : names) sizes[name] = bytes;
     auto record = bw::make_record("place", config, result, validation,
-                                  bw::provenance(binding.threads, seen, binding.policy, placement.str()));
+                                  bw::provenance(binding.threads, seen, binding.policy, placement.str(), sizes, 1));
     record["placement"] = {{"policy", placement.str()}, {"page_map", page_map}};
     bw::emit(record);
     return complete ? bw::kExitOk : bw::kExitRunFailed;

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+
 #include "common/args.hpp"
 #include "common/errors.hpp"
 
@@ -38,3 +40,38 @@ TEST(ParseInt, Range) {
 }
 
 TEST(FormatCpuList, Compresses) { EXPECT_EQ(bw::format_cpu_list({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11"); }
+
+namespace {
+void parse(CLI::App& app, std::vector<const char*> args) {
+  args.insert(args.begin(), "prog");
+  app.parse(static_cast<int>(args.size()), args.data());
+}
+}  // namespace
+
+TEST(RefuseEmptyOptions, EmptyOrBlankValuesAreRefused) {
+  for (const char* value : {"", " ", "\t"}) {
+    CLI::App app;
+    std::string size, cpus;
+    app.add_option("--size", size);
+    app.add_option("--cpus", cpus);
+    parse(app, {"--cpus", "0-1", "--size", value});
+    try {
+      bw::refuse_empty_options(app);
+      ADD_FAILURE() << "'" << value << "' was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--size is empty"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RefuseEmptyOptions, FlagsAndOptionsLeftOutPass) {
+  CLI::App app;
+  std::string size, cpus;
+  bool list = false;
+  app.add_option("--size", size);
+  app.add_option("--cpus", cpus);
+  app.add_flag("--list", list);
+  parse(app, {"--list", "--cpus", "0"});
+  EXPECT_NO_THROW(bw::refuse_empty_options(app));
+  EXPECT_TRUE(list);
+}

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
       throw bw::UsageError(e.what());
     }
+    bw::refuse_empty_options(app);
     if (!source.empty()) setenv("BANDWALL_TOPOLOGY", source.c_str(), 1);
     auto& topo = bw::Topology::instance();
     bw::json result = topo.to_json();
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
       config["order"] = order;
       config["threads"] = threads;
     }
-    auto prov = bw::provenance(0, topo.all_cpus(), "none", "none");
+    auto prov = bw::provenance(0, topo.all_cpus(), "none", "none", bw::json::object(), 0);
     bw::emit(bw::make_record("topo", config, result, {{"passed", true}}, prov));
     return 0;
   });
