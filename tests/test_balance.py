@@ -66,7 +66,22 @@ def test_balance_end_to_end(run_bandwall, tmp_path):
 @pytest.mark.parametrize("args,fragment", [
     (["--threads", "0"], "range"), (["--peak-seconds", "0"], "range"), (["--kernel", "daxpy"], "unknown kernel"),
     (["--cpus", "x"], "not a whole number"), (["--size", "0"], "greater than zero"),
+    (["--cpus", ""], "'--cpus': is empty"), (["--size", ""], "'--size': is empty"), (["--bind", ""], "'--bind': is empty"),
 ])
 def test_balance_bad_input(run_bandwall, args, fragment):
     p = run_bandwall("balance", *args, "--no-store")
     assert p.returncode == 2 and fragment in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+@pytest.mark.parametrize("args,fragment", [
+    (["--cpus", ""], "--cpus is empty"), (["--seconds", ""], "--seconds is empty"), (["--reps", ""], "--reps is empty"),
+    (["--bind", ""], "--bind is empty"), (["--threads", " "], "--threads is empty"),
+])
+def test_peak_bad_input_native(args, fragment):
+    import subprocess
+
+    from bandwall import native
+    p = subprocess.run([native.executable(balance.PEAK_EXECUTABLE), *args], capture_output=True, text=True)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], p.stderr

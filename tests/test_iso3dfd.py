@@ -188,6 +188,9 @@ BAD_CLI = [
     (["--placement", "bind:9"], "NUMA node 9 in placement 'bind:9' does not exist"),
     (["--placement", "interleave:0,7"], "NUMA node 7"),
     (["--grid", "5000x5000x5000", "--blocks", "16x16x16"], "needs 1.4 TiB but only"),
+    (["--grid", ""], "'--grid': is empty"),
+    (["--blocks", ""], "'--blocks': is empty"),
+    (["--placement", ""], "'--placement': is empty"),
 ]
 
 

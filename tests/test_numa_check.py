@@ -111,6 +111,7 @@ def test_command_on_one_node_cannot_judge_but_succeeds(tmp_path):
     assert r["nodes"] == 1 and r["judgeable"] is False and "cannot judge" in r["verdict"]
     assert list(r["modes"]) == ["all"] and len(r["modes"]["all"]["rounds"]) == 2
     assert r["fom_unit"] == "runs/s" and r["modes"]["all"]["value"] > 0
+    assert rec["provenance"]["sizes"] == {} and rec["provenance"]["repetitions"] == 2
     listed = as_json(bandwall("db", "list", "--format", "json", db=tmp_path / "db.sqlite"))
     assert any(x.get("tool") == "numa-check" for x in listed)
 
@@ -127,6 +128,8 @@ def test_builtin_stream_on_one_node():
     mode = rec["result"]["modes"]["all"]
     assert rec["config"]["kind"] == "builtin" and rec["result"]["fom_unit"] == "GB/s"
     assert mode["value"] > 0 and set(mode["page_maps"][0]) == {"a", "b", "c"}
+    assert rec["provenance"]["sizes"] == {"a": 4 << 20, "b": 4 << 20, "c": 4 << 20}
+    assert rec["provenance"]["repetitions"] == 1
 
 
 def test_numa_matrix_on_one_node_is_1x1():
@@ -154,12 +157,30 @@ BAD = [
     (["numa-check", "--rounds", "0", "--", "/bin/true"], 2, "--rounds"),
     (["numa-check", "--init", "lazy", "stream"], 2, "unknown --init"),
     (["numa-check", "--grid", "10x10", "iso3dfd"], 2, "N1xN2xN3"),
+    # A built-in's bad parameters are bad input (exit 2) naming the value, not a failed process.
+    (["numa-check", "--grid", "10x10x10", "iso3dfd"], 2, "N1 10 is out of range [17,"),
+    (["numa-check", "--grid", "272x272x2000000", "iso3dfd"], 2, "N3 2000000 is out of range"),
+    (["numa-check", "--size", "0", "--rounds", "1", "stream"], 2, "--size '0' must be greater than zero"),
+    (["numa-check", "--size", "lots", "--rounds", "1", "stream"], 2, "--size 'lots' is not a size"),
+    (["numa-check", "--size", "100T", "--rounds", "1", "stream"], 2, "of memory is available"),
+    (["numa-check", "--size", "", "stream"], 2, "'--size': is empty"),
+    (["numa-check", "--grid", "", "iso3dfd"], 2, "'--grid': is empty"),
+    # A command that exits 2 is a failed run (exit 1), not bad input to bandwall.
+    (["numa-check", "--rounds", "1", "--", "/bin/sh", "-c", "exit 2"], 1, "exited with code 2"),
+    # A kernel and a command at once.
+    (["numa-check", "stream", "--", "true"], 2, "not both"),
+    (["numa-check", "iso3dfd", "--", "/bin/true", "x"], 2, "not both"),
+    (["numa-check", "stream", "extra"], 2, "kernel 'stream' takes no arguments"),
     (["place", "--placement", "scattered"], 2, "unknown placement"),
     (["place", "--placement", "bind:9"], 2, "does not exist"),
     (["place", "--placement", "interleave:0,7"], 2, "does not exist"),
     (["place", "--placement", "preferred:x"], 2, "needs a NUMA node number"),
     (["place", "--size", "-5M"], 2, "negative"),
     (["numa-matrix", "--kernel", "fma"], 2, "fma"),
+    (["numa-matrix", "--size", ""], 2, "'--size': is empty"),
+    (["place", "--cpus", ""], 2, "'--cpus': is empty"),
+    (["place", "--size", ""], 2, "'--size': is empty"),
+    (["place", "--arrays", ""], 2, "'--arrays': is empty"),
 ]
 
 
@@ -179,6 +200,12 @@ LAUNCH_BAD = [
     (["--proc", "999@default", "--", "/bin/true"], 2, "not available"),
     (["--proc", "all@default", "--", "no-such-command-xyz"], 2, "not found"),
     (["--proc", "all@default"], 2, "usage"),
+    (["--proc", "", "--", "/bin/true"], 2, "--proc is empty"),
+    # --usage-errors: a process refusing its arguments (exit 2) is the launcher's exit 2, with its message.
+    (["--usage-errors", "--proc", "all@default", "--", "/bin/sh", "-c", "echo 'x: error: bad --size' >&2; exit 2"],
+     2, "bad --size"),
+    (["--proc", "all@default", "--", "/bin/sh", "-c", "exit 2"], 1, "exited with code 2"),
+    (["--usage-errors", "--proc", "all@default", "--", "/bin/sh", "-c", "exit 3"], 1, "exited with code 3"),
 ]
 
 

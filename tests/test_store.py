@@ -161,6 +161,85 @@ def test_bad_database_is_refused_and_left_untouched(tmp_path, make_record, run_b
     assert not (tmp_path / "out").exists()
 
 
+# Every command that stores a record, with small parameters; "{out}" is a folder of the test's own.
+STORING = [
+    ["stream", "--size", "1M", "--reps", "2"],
+    ["sweep", "copy", "--cores", "1", "--size", "1M", "--reps", "2"],
+    ["balance", "--size", "1M", "--reps", "2"],
+    ["iso3dfd", "--grid", "37x29x41", "--iters", "1"],
+    ["numa-check", "--rounds", "1", "stream"],
+    ["numa-check", "--rounds", "1", "--", "/bin/true"],
+    ["numa-matrix", "--size", "1M"],
+    ["place", "--size", "1M"],
+    ["report", "--sections", "topology", "--quick", "--out", "{out}"],
+]
+NATIVE = ("bandwall-stream", "bandwall-peak", "bandwall-iso3dfd", "bandwall-launch", "bandwall-topo", "bandwall-place")
+
+
+def fake_natives(folder: Path, log: Path) -> dict:
+    """Stand-ins for every native executable that only write their command line to log and fail;
+    returns the environment that makes bandwall use them ($BANDWALL_BINDIR comes first)."""
+    folder.mkdir()
+    for name in NATIVE:
+        exe = folder / name
+        exe.write_text(f'#!/bin/sh\necho "$0 $*" >> "{log}"\nexit 1\n')
+        exe.chmod(0o755)
+    return {"BANDWALL_BINDIR": str(folder)}
+
+
+@pytest.mark.parametrize("build, fragment", [(corrupt, "not an SQLite file"), (newer_version, "store version 2"),
+                                             (foreign, "not a bandwall database")], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize("command", STORING, ids=lambda c: " ".join(a for a in c if a.isalpha() or "/" in a))
+def test_bad_database_fails_before_anything_runs(tmp_path, make_record, run_bandwall, command, build, fragment):
+    log = tmp_path / "ran.log"
+    env = fake_natives(tmp_path / "bin", log)
+    path = tmp_path / "db" / "bandwall.db"
+    path.parent.mkdir()
+    build(path, make_record)
+    before = fingerprint(path)
+    out = tmp_path / "out"
+    command = [str(out) if a == "{out}" else a for a in command]
+    proc = run_bandwall(command[0], "--db", path, *command[1:], env=env)   # --db before a "--"
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert not log.exists(), f"ran before the database was checked: {log.read_text()}"
+    assert fingerprint(path) == before and not out.exists()
+
+
+@pytest.mark.parametrize("command", [STORING[0], STORING[3], STORING[7]], ids=lambda c: c[0])
+def test_fake_natives_are_the_ones_run(tmp_path, run_bandwall, command):
+    """The check above means something: with a good database the stand-ins do run (and fail)."""
+    log = tmp_path / "ran.log"
+    env = fake_natives(tmp_path / "bin", log)
+    proc = run_bandwall(*command, "--db", tmp_path / "good.db", env=env)
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    assert log.exists() and str(tmp_path / "bin") in log.read_text()
+
+
+@pytest.mark.parametrize("command", [["db", "list"], ["db", "export"], ["stream", "--size", "1M"],
+                                     ["report", "--sections", "topology"]], ids=" ".join)
+def test_empty_database_path_is_refused_not_read_as_the_default(tmp_path, run_bandwall, command):
+    default = tmp_path / "default.db"
+    proc = run_bandwall(*command, "--db", "", env={"BANDWALL_DB": str(default)})
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'--db': is empty" in lines[0], proc.stderr
+    assert not default.exists()
+
+
+def test_check_refuses_what_could_not_be_written(tmp_path, make_record):
+    store.check(tmp_path / "new" / "deeper" / "bandwall.db")      # nothing yet: fine, and nothing made
+    assert not (tmp_path / "new").exists()
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("keep")
+    with pytest.raises(StoreError, match="cannot open database"):
+        store.check(blocker / "bandwall.db")
+    with pytest.raises(StoreError, match="is a directory"):
+        store.check(tmp_path)
+    assert blocker.read_text() == "keep"
+
+
 def test_store_api_refuses_writes_to_a_foreign_database(tmp_path, make_record):
     path = tmp_path / "other.db"
     foreign(path, make_record)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 
 import pytest
 
-from bandwall import records
+from bandwall import native, records
 from bandwall.store import Store
 
 SMALL = ["--size", "1M", "--reps", "3"]
@@ -101,6 +102,12 @@ BAD = [
     (["--placement", "everywhere"], "unknown placement"),
     (["--reps", "0"], "range"),
     (["--reps", "x"], "not a valid integer"),
+    # An empty value is refused, not read as the option left out (which would pick its default).
+    (["--size", ""], "'--size': is empty"),
+    (["--cpus", ""], "'--cpus': is empty"),
+    (["--bind", ""], "'--bind': is empty"),
+    (["--placement", " "], "'--placement': is empty"),
+    (["--kernel", ""], "'--kernel': is empty"),
 ]
 
 
@@ -113,3 +120,25 @@ def test_bad_input(run_bandwall, args, fragment, tmp_path):
     assert len(lines) == 1 and fragment in lines[0], p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""
     assert not db.exists() or Store(db).list() == []
+
+
+# The executable's own parsing: the same empty values given to bandwall-stream directly.
+BAD_NATIVE = [
+    (["--size", ""], "--size is empty"),
+    (["--cpus", ""], "--cpus is empty"),
+    (["--bind", ""], "--bind is empty"),
+    (["--threads", ""], "--threads is empty"),
+    (["--placement", ""], "--placement is empty"),
+    (["--reps", " "], "--reps is empty"),
+    (["--kernel", ""], "--kernel is empty"),
+    (["--size", "0"], "greater than zero"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD_NATIVE, ids=[" ".join(a) for a, _ in BAD_NATIVE])
+def test_bad_input_native(args, fragment):
+    p = subprocess.run([native.executable("bandwall-stream"), *args], capture_output=True, text=True)
+    assert p.returncode == 2, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], p.stderr
+    assert p.stdout == ""

@@ -146,6 +146,11 @@ BAD = [
     (["copy", "--reps", "0"], "range"),
     (["copy", "--bind", "diagonal"], "unknown binding"),
     (["copy", "--stores", "wc"], "'wc' is not one of"),
+    (["copy", "--cores", ""], "'--cores': is empty"),
+    (["copy", "--size", ""], "'--size': is empty"),
+    (["copy", "--bind", ""], "'--bind': is empty"),
+    (["copy", "--placement", ""], "'--placement': is empty"),
+    (["copy", "--plot", ""], "'--plot': is empty"),
 ]
 
 

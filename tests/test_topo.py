@@ -86,6 +86,8 @@ def test_synthetic_description():
     (["--threads", "-1"], 2, "-1"),
     (["--topology", "no such machine"], 2, "neither an hwloc XML file nor a synthetic"),
     (["--format", "yaml"], 2, "yaml"),
+    (["--order", ""], 2, "'--order': is empty"),
+    (["--topology", ""], 2, "'--topology': is empty"),
 ])
 def test_bad_input(args, code, fragment):
     proc = bandwall("topo", *args)

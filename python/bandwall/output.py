@@ -14,9 +14,18 @@ from rich.table import Table
 
 FORMATS = ("table", "json", "csv")
 
+
+def refuse_empty(ctx, param, value):
+    """Click callback: an option given as "" (or blanks) is refused instead of reading as left out,
+    which would silently pick its default (every CPU, 4x the LLC, the default database...)."""
+    if isinstance(value, str) and not value.strip():
+        raise click.BadParameter("is empty: give it a value or leave it out for the default", ctx, param)
+    return value
+
+
 format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
                              help="how to print the result")
-db_option = click.option("--db", "db", type=click.Path(dir_okay=False), default=None,
+db_option = click.option("--db", "db", type=click.Path(dir_okay=False), default=None, callback=refuse_empty,
                          help="SQLite database (default: $BANDWALL_DB or the user data directory)")
 no_store_option = click.option("--no-store", is_flag=True, help="do not store the record")
 

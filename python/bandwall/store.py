@@ -79,7 +79,7 @@ class Store:
         self.readonly = readonly
         self.timeout = busy_timeout()
         self.name = repr(str(self.path))
-        fresh = self._inspect()
+        fresh = self.fresh = self._inspect()
         if fresh and readonly:
             self.conn = sqlite3.connect(":memory:", isolation_level=None)
             self._create()
@@ -243,6 +243,24 @@ class Store:
             raise StoreError(f"record {row[0]} in database {self.name} is not valid JSON: {e}") from e
         record["id"] = row[0]
         return record
+
+
+def check(db: str | os.PathLike | None = None) -> None:
+    """Refuses (StoreError, exit 2) a database that could not take a record, before a command spends
+    a run on it: whatever opening refuses (corrupt, foreign, another version, locked, not a regular
+    file, unreadable), a database or folder that cannot be written, and a folder that cannot be
+    made. Only reads: creates nothing."""
+    with Store(db, readonly=True) as s:
+        path, name, fresh = s.path, s.name, s.fresh
+    if not fresh and not os.access(path, os.W_OK):
+        raise StoreError(f"database {name} is read-only: records cannot be stored in it")
+    folder = path.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise StoreError(f"cannot create the folder of database {name}: {str(folder)!r} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot store records in database {name}: folder {str(folder)!r} is not writable")
 
 
 def save(record: dict, db: str | os.PathLike | None = None) -> int:

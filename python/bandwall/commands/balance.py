@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import balance, store
-from bandwall.output import db_option, emit, format_option, no_store_option, table
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -20,11 +20,13 @@ def render(con, rec: dict) -> None:
 
 @commands.register("balance")
 @click.command("balance")
-@click.option("--kernel", default="triad", show_default=True, help="the stream kernel giving the bandwidth")
+@click.option("--kernel", callback=refuse_empty, default="triad", show_default=True,
+              help="the stream kernel giving the bandwidth")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
-@click.option("--cpus", default=None, help="explicit CPU list")
-@click.option("--bind", default="compact", show_default=True, help="compact, scatter, node:N or none")
-@click.option("--size", default=None, help="bytes per stream array (default 4x the LLC)")
+@click.option("--cpus", callback=refuse_empty, default=None, help="explicit CPU list")
+@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
+              help="compact, scatter, node:N or none")
+@click.option("--size", callback=refuse_empty, default=None, help="bytes per stream array (default 4x the LLC)")
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True, help="stream repetitions")
 @click.option("--peak-reps", type=click.IntRange(min=1), default=5, show_default=True,
               help="repetitions of each FMA peak measurement (the best is kept)")
@@ -35,6 +37,8 @@ def render(con, rec: dict) -> None:
 @no_store_option
 def balance_cmd(kernel, threads, cpus, bind, size, reps, peak_reps, peak_seconds, fmt, db, no_store):
     """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""
+    if not no_store:
+        store.check(db)
     s, p, rec = balance.measure(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps,
                                 peak_reps=peak_reps, peak_seconds=peak_seconds)
     if not no_store:

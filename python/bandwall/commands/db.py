@@ -12,11 +12,11 @@ from rich.table import Table
 
 from bandwall import records
 from bandwall.errors import UsageError
-from bandwall.output import console, emit, flatten, fmt_cell, format_option, table
+from bandwall.output import console, emit, flatten, fmt_cell, format_option, refuse_empty, table
 from bandwall.registry import commands
 from bandwall.store import Store
 
-db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None,
+db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None, callback=refuse_empty,
                               help="SQLite database (default: $BANDWALL_DB or the user data directory)")
 HEADLINE_FIELDS = 3
 
@@ -68,7 +68,8 @@ def _summary_table(title: str, recs: list[dict]) -> Table:
 
 
 @db.command("list")
-@click.option("--tool", default=None, help="only records of this tool (stream, sweep, topo, ...)")
+@click.option("--tool", callback=refuse_empty, default=None,
+              help="only records of this tool (stream, sweep, topo, ...)")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="at most this many, newest first")
 @db_path_option
 @format_option

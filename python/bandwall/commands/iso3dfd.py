@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import iso3dfd, store
-from bandwall.output import db_option, emit, format_option, no_store_option, table
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -57,15 +57,17 @@ def csv_rows(recs: list[dict]):
 
 @commands.register("iso3dfd")
 @click.command("iso3dfd")
-@click.option("--grid", default="272x272x272", show_default=True, help="n1xn2xn3, halo of 8 included")
+@click.option("--grid", callback=refuse_empty, default="272x272x272", show_default=True,
+              help="n1xn2xn3, halo of 8 included")
 @click.option("--iters", default=10, show_default=True, type=click.IntRange(min=0), help="time steps")
-@click.option("--blocks", default=None, help="cache blocks n1xn2xn3 (default: whole rows x 16 x 128)")
+@click.option("--blocks", callback=refuse_empty, default=None,
+              help="cache blocks n1xn2xn3 (default: whole rows x 16 x 128)")
 @click.option("--threads", default=None, type=int, help="OpenMP threads (default: every CPU available)")
 @click.option("--bind", default="compact", show_default=True, type=click.Choice(iso3dfd.BINDINGS),
               help="thread placement (the seed's affinity word)")
 @click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
-@click.option("--placement", default="first-touch", show_default=True,
+@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:N,M], preferred:N")
 @click.option("--verify", is_flag=True, help="compare with the plain reference (exit 1 when it differs; "
               "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)")
@@ -79,7 +81,9 @@ def iso3dfd_cmd(grid, iters, blocks, threads, bind, init, schedule, placement, v
                 fmt, db, no_store):
     """Run the 16th-order isotropic stencil (seed 000's ISO3DFD) and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
-    blk = iso3dfd.parse_dims(blocks, "blocks") if blocks else None
+    blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
+    if not no_store:
+        store.check(db)
     if ablation:
         recs = iso3dfd.ablation(dims, iters, blk, threads, bind, placement, verify)
     else:

@@ -9,7 +9,7 @@ import click
 
 from bandwall import native, numacheck, records, store
 from bandwall.commands.topo import topology
-from bandwall.output import db_option, emit, format_option, no_store_option, table
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
 from bandwall.registry import commands
 
 KERNELS = ("copy", "scale", "add", "triad", "dot")
@@ -66,7 +66,7 @@ def render(con, rec: dict) -> None:
 @commands.register("numa-matrix")
 @click.command("numa-matrix")
 @click.option("--kernel", type=click.Choice(KERNELS), default="triad", show_default=True, help="stream kernel")
-@click.option("--size", default="256M", show_default=True, help="bytes per array")
+@click.option("--size", callback=refuse_empty, default="256M", show_default=True, help="bytes per array")
 @click.option("--reps", default=5, show_default=True, type=click.IntRange(1, 10000), help="repetitions per cell")
 @click.option("--rounds", default=1, show_default=True, type=click.IntRange(1, 100), help="alternating rounds; medians")
 @format_option
@@ -74,6 +74,8 @@ def render(con, rec: dict) -> None:
 @no_store_option
 def numa_matrix(kernel, size, reps, rounds, fmt, db, no_store):
     """Bandwidth with threads on node i and memory on node j, for every pair of NUMA nodes."""
+    if not no_store:
+        store.check(db)
     rec = measure(topology(), kernel, size, reps, rounds)
     if not no_store:
         store.save(rec, db)

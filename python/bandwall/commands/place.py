@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from bandwall import native, records, store
-from bandwall.output import db_option, emit, format_option, no_store_option, table
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -36,13 +36,14 @@ def render(con, rec: dict) -> None:
 
 @commands.register("place")
 @click.command("place")
-@click.option("--placement", default="first-touch", show_default=True,
+@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:N,M...] or preferred:N")
 @click.option("--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)")
-@click.option("--cpus", default=None, help="CPU of each thread, in order (e.g. 2,3,0)")
-@click.option("--bind", default="compact", show_default=True, help="compact, scatter, node:N or none")
-@click.option("--size", default="64M", show_default=True, help="bytes per array")
-@click.option("--arrays", default="a,b,c", show_default=True, help="names of the arrays")
+@click.option("--cpus", callback=refuse_empty, default=None, help="CPU of each thread, in order (e.g. 2,3,0)")
+@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
+              help="compact, scatter, node:N or none")
+@click.option("--size", callback=refuse_empty, default="64M", show_default=True, help="bytes per array")
+@click.option("--arrays", callback=refuse_empty, default="a,b,c", show_default=True, help="names of the arrays")
 @click.option("--touch", type=click.Choice(["auto", "parallel", "serial", "none"]), default="auto", show_default=True,
               help="who touches the pages first (auto: serial for the serial policy)")
 @format_option
@@ -50,6 +51,8 @@ def render(con, rec: dict) -> None:
 @no_store_option
 def place_cmd(placement, threads, cpus, bind, size, arrays, touch, fmt, db, no_store):
     """Show where a placement policy puts memory: the share of each array's pages on each NUMA node."""
+    if not no_store:
+        store.check(db)
     rec = place(placement, threads, cpus, bind, size, arrays, touch)
     if not no_store:
         store.save(rec, db)

@@ -17,7 +17,7 @@ import click
 
 from bandwall import __version__
 from bandwall.errors import BandwallError, RunFailed, UsageError
-from bandwall.output import db_option, no_store_option
+from bandwall.output import db_option, no_store_option, refuse_empty
 from bandwall.registry import commands
 
 
@@ -116,7 +116,7 @@ def make_meta(ctx, names: list[str], store_path: str | None, argv: list[str]) ->
 
 @commands.register("report")
 @click.command("report")
-@click.option("--out", "out", type=click.Path(), default="bandwall-report", show_default=True,
+@click.option("--out", "out", callback=refuse_empty, type=click.Path(), default="bandwall-report", show_default=True,
               help="folder for index.html and report.json")
 @click.option("--quick", is_flag=True, help="short runs: the whole report in about a minute on 2 cores")
 @click.option("--threads", type=click.IntRange(min=1), default=None,

@@ -7,7 +7,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bandwall import store, stream, sweep
 from bandwall.errors import UsageError
-from bandwall.output import console, db_option, emit, format_option, no_store_option, table
+from bandwall.output import console, db_option, emit, format_option, no_store_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -24,16 +24,19 @@ def render(con, rec: dict) -> None:
 @commands.register("sweep")
 @click.command("sweep")
 @click.argument("kernel")
-@click.option("--cores", default=None, help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)")
-@click.option("--bind", default="compact", show_default=True, help="compact, scatter, node:N or none")
-@click.option("--placement", default="first-touch", show_default=True,
+@click.option("--cores", callback=refuse_empty, default=None,
+              help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)")
+@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
+              help="compact, scatter, node:N or none")
+@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:L] or preferred:N")
 @click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES))
-@click.option("--size", default=None, help="bytes per array (default 4x the LLC of the CPUs used)")
+@click.option("--size", callback=refuse_empty, default=None,
+              help="bytes per array (default 4x the LLC of the CPUs used)")
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--knee-share", type=float, default=sweep.DEFAULT_KNEE_SHARE, show_default=True,
               help="the knee is the fewest cores reaching this share of the best bandwidth")
-@click.option("--plot", "plot_file", type=click.Path(dir_okay=False), default=None,
+@click.option("--plot", "plot_file", callback=refuse_empty, type=click.Path(dir_okay=False), default=None,
               help="write the bandwidth-against-cores plot (PNG, SVG or PDF by extension)")
 @format_option
 @db_option
@@ -42,6 +45,8 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
     """Run KERNEL on 1..N cores; store every point as it finishes, then the sweep record."""
     sweep.check_share(knee_share)
     counts = sweep.parse_cores(cores)
+    if not no_store:
+        store.check(db)
     if kernel not in stream.kernel_names():
         raise UsageError(f"unknown kernel {kernel!r} (known: {', '.join(stream.kernel_names())})")
     finished: list[dict] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import native, records
-from bandwall.output import emit, format_option, table
+from bandwall.output import emit, format_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -58,9 +58,10 @@ def _cpus(cpus: list[int]) -> str:
 
 @commands.register("topo")
 @click.command("topo")
-@click.option("--topology", "source", default=None,
+@click.option("--topology", "source", callback=refuse_empty, default=None,
               help="an hwloc synthetic description ('pack:2 numa:2 core:4 pu:2') or XML file instead of this machine")
-@click.option("--order", default=None, help="also print the CPUs a binding policy picks: compact, scatter, node:N")
+@click.option("--order", callback=refuse_empty, default=None,
+              help="also print the CPUs a binding policy picks: compact, scatter, node:N")
 @click.option("--threads", default=0, type=click.IntRange(min=0), help="how many CPUs --order picks (0: all)")
 @format_option
 def topo(source, order, threads, fmt):
