@@ -119,6 +119,27 @@ def test_export_json_lines_and_csv(filled, run_bandwall, tmp_path):
     assert json.loads(sweep["result.points"])[1]["best_GBps"] == 25.0
 
 
+def table_ids(text: str) -> list[int]:
+    """The id column of a table printed by `db list` or `db export --format table`, top to bottom."""
+    cells = [line.strip("│┃ ").split("│")[0].split("┃")[0].strip() for line in text.splitlines()]
+    return [int(c) for c in cells if c.isdigit()]
+
+
+def test_export_table_has_the_rows_of_list_oldest_first(filled, run_bandwall, tmp_path):
+    path, by_id = filled
+    proc = run_bandwall("db", "export", "--format", "table", "--db", path)
+    assert proc.returncode == 0, proc.stderr
+    listed = run_bandwall("db", "list", "--db", path)
+    assert table_ids(proc.stdout) == sorted(by_id) == sorted(table_ids(listed.stdout))
+    proc = run_bandwall("db", "export", "--format", "table", "--tool", "sweep", "--db", path)
+    assert table_ids(proc.stdout) == [i for i, r in by_id.items() if r["tool"] == "sweep"]
+    out = tmp_path / "all.txt"
+    proc = run_bandwall("db", "export", "--format", "table", "--out", out, "--db", path)
+    assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+    text = out.read_text()
+    assert table_ids(text) == sorted(by_id) and "\x1b[" not in text   # plain text in a file
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["show", "999"], "no record with id 999"),
     (["show", "abc"], "'abc' is not a record id"),
@@ -128,7 +149,10 @@ def test_export_json_lines_and_csv(filled, run_bandwall, tmp_path):
     (["compare", "1", "999"], "no record with id 999"),
     (["list", "--format", "yaml"], "'yaml' is not one of"),
     (["list", "--limit", "0"], "0"),
-    (["export", "--format", "table"], "'table' is not one of"),
+    (["export", "--format", "yaml"], "'yaml' is not one of"),
+    (["export", "--out", ""], "'--out': is empty"),
+    (["export", "--tool", ""], "'--tool': is empty"),
+    (["list", "--tool", ""], "'--tool': is empty"),
     (["export", "--out", "/nonexistent/folder/x.jsonl"], "cannot write"),
     (["frobnicate"], "No such command"),
 ])

@@ -8,6 +8,7 @@ import json
 import sys
 
 import click
+from rich.console import Console
 from rich.table import Table
 
 from bandwall import records
@@ -19,6 +20,7 @@ from bandwall.store import Store
 db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None, callback=refuse_empty,
                               help="SQLite database (default: $BANDWALL_DB or the user data directory)")
 HEADLINE_FIELDS = 3
+TABLE_FILE_WIDTH = 200  # characters per line of a table exported to a file
 
 
 class RecordId(click.ParamType):
@@ -141,17 +143,22 @@ def compare_cmd(id_a, id_b, db, fmt):
 
 
 @db.command("export")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv"]), default="json", show_default=True,
-              help="json: one record per line (JSON lines); csv: one flattened record per row")
-@click.option("--tool", default=None, help="only records of this tool")
-@click.option("--out", "out", type=click.Path(dir_okay=False, writable=True), default=None,
+@click.option("--format", "fmt", type=click.Choice(["json", "csv", "table"]), default="json", show_default=True,
+              help="json: one record per line (JSON lines); csv: one flattened record per row; "
+                   "table: one line per record as in `db list`")
+@click.option("--tool", callback=refuse_empty, default=None, help="only records of this tool")
+@click.option("--out", "out", callback=refuse_empty, type=click.Path(dir_okay=False, writable=True), default=None,
               help="write to this file instead of stdout")
 @db_path_option
 def export_cmd(fmt, tool, out, db):
-    """Export every record, oldest first, as JSON lines or CSV."""
+    """Export every record, oldest first, as JSON lines, CSV or a table."""
     with _open(db) as store:
         recs = store.list(tool=tool, oldest_first=True)
-    text = _jsonl(recs) if fmt == "json" else _csv(recs)
+    title = f"{len(recs)} record(s) in {store.path}, oldest first"
+    if fmt == "table" and out is None:
+        console().print(_summary_table(title, recs))
+        return
+    text = {"json": _jsonl, "csv": _csv, "table": lambda r: _table_text(title, r)}[fmt](recs)
     if out is None:
         sys.stdout.write(text)
         return
@@ -161,6 +168,14 @@ def export_cmd(fmt, tool, out, db):
     except OSError as e:
         raise UsageError(f"cannot write {out!r}: {e.strerror}") from e
     console(stderr=True).print(f"exported {len(recs)} record(s) to {out}")
+
+
+def _table_text(title: str, recs: list[dict]) -> str:
+    """The summary table as plain text for a file: no colours, wide enough not to cut the columns."""
+    buf = io.StringIO()
+    Console(file=buf, width=TABLE_FILE_WIDTH, no_color=True, highlight=False, emoji=False).print(
+        _summary_table(title, recs))
+    return buf.getvalue()
 
 
 def _jsonl(recs: list[dict]) -> str:
