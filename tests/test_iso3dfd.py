@@ -132,27 +132,63 @@ def fake_record(make_record):
     return make
 
 
-def test_roofline_percentages(monkeypatch, fake_record):
-    calls = []
+def fake_ceilings(monkeypatch, stream_GBps: dict, calls: list | None = None):
+    """native.run_record answering bandwall-stream with stream_GBps[kernel] (a missing kernel fails)
+    and bandwall-peak with 244 GFlops single precision."""
+    from bandwall.errors import RunFailed
 
     def fake(name, args, **kw):
-        calls.append((name, args))
+        if calls is not None:
+            calls.append((name, args))
         if name == "bandwall-stream":
-            return {"result": {"best_GBps": 32.0}}
+            kernel = args[args.index("--kernel") + 1]
+            if kernel not in stream_GBps:
+                raise RunFailed(f"{kernel} did not validate")
+            return {"result": {"best_GBps": stream_GBps[kernel]}}
         return {"result": {"total_gflops_sp": 244.0}}
 
     monkeypatch.setattr(native, "run_record", fake)
+
+
+def test_roofline_percentages(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "triad": 32.0}, calls)
     roof = iso3dfd.Roofline()
     rec = roof.place(fake_record(1000.0))
     r = rec["result"]["roofline"]
+    assert r["stream_best_GBps"] == 32.0 and r["stream_kernel"] == "triad"
+    assert r["stream_kernels_GBps"] == {"copy": 30.0, "triad": 32.0}
     assert r["memory_bound_mpoints_per_s"] == pytest.approx(2000.0)
     assert r["percent_of_memory_bound"] == pytest.approx(50.0)
     assert r["incore_bound_mpoints_per_s"] == pytest.approx(4000.0)
     assert r["percent_of_incore_bound"] == pytest.approx(25.0)
     assert ("bandwall-stream", ["--kernel", "copy", "--threads", "2", "--cpus", "0-1"]) in calls
+    assert ("bandwall-stream", ["--kernel", "triad", "--threads", "2", "--cpus", "0-1"]) in calls
     assert ("bandwall-peak", ["--threads", "2", "--cpus", "0-1"]) in calls
     roof.place(fake_record(500.0))
-    assert len(calls) == 2  # the ceilings of a set of cores are measured once
+    assert len(calls) == 3  # the ceilings of a set of cores are measured once
+
+
+@pytest.mark.parametrize("measured, kernel, best", [
+    ({"copy": 40.0, "triad": 32.0}, "copy", 40.0),   # the best of the kernels, whichever it is
+    ({"copy": 30.0}, "copy", 30.0),                  # triad failed: the kernel that ran gives the bound
+    ({"triad": 28.0}, "triad", 28.0),
+])
+def test_roofline_memory_bound_is_the_best_stream_kernel(monkeypatch, fake_record, measured, kernel, best):
+    fake_ceilings(monkeypatch, measured)
+    r = iso3dfd.Roofline().place(fake_record(1000.0))["result"]["roofline"]
+    assert (r["stream_kernel"], r["stream_best_GBps"]) == (kernel, best)
+    assert r["stream_kernels_GBps"] == measured
+    assert r["memory_bound_mpoints_per_s"] == pytest.approx(best * 1e3 / 16)
+
+
+def test_roofline_quick_mode_runs_short_stream_kernels(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "triad": 32.0}, calls)
+    iso3dfd.Roofline(quick=True).place(fake_record(1000.0))
+    streams = [args for name, args in calls if name == "bandwall-stream"]
+    assert [a[a.index("--kernel") + 1] for a in streams] == list(iso3dfd.ROOFLINE_STREAM_KERNELS)
+    assert all(a[a.index("--reps") + 1] == str(iso3dfd.QUICK_STREAM_REPS) for a in streams)
 
 
 def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):

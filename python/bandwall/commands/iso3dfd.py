@@ -37,6 +37,10 @@ def render(con, recs: list[dict]) -> None:
     con.print(f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
               f"{r['bytes_per_point']} bytes per point")
     roof = r.get("roofline", {})
+    if "memory_bound_mpoints_per_s" in roof:
+        kernel = f"stream {roof['stream_kernel']}, " if "stream_kernel" in roof else ""
+        con.print(f"memory bound: {roof['memory_bound_mpoints_per_s']:.0f} MPoints/s from "
+                  f"{roof['stream_best_GBps']:.1f} GB/s ({kernel}the best of stream copy and triad on the same cores)")
     for which in ("memory", "incore"):
         if which in roof:
             con.print(f"{which} bound: {roof[which]}")
@@ -73,7 +77,7 @@ def csv_rows(recs: list[dict]):
               "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)")
 @click.option("--ablation", is_flag=True, help="the seed's four runs: serial/first-touch x static/dynamic")
 @click.option("--roofline/--no-roofline", default=True, show_default=True,
-              help="measure stream copy and the FMA peak on the same cores")
+              help="measure the best of stream copy and triad, and the FMA peak, on the same cores")
 @format_option
 @db_option
 @no_store_option

@@ -28,7 +28,7 @@ class Iso3dfdSection:
             verify = (init, schedule) == ("first-touch", "static")
             recs.append(iso3dfd.run(size["grid"], size["iters"], threads=threads, init=init, schedule=schedule,
                                     verify=verify))
-        ctx.step("ISO3DFD roofline: stream copy and FMA peak on the same cores")
+        ctx.step("ISO3DFD roofline: stream copy and triad, FMA peak on the same cores")
         recs = [roof.place(r) for r in recs]
         for r in recs:
             ctx.save(r)
@@ -48,7 +48,8 @@ class Iso3dfdSection:
                      f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}"),
             ("threads", f"{c['threads']} ({c['affinity']}, CPUs {best['provenance']['cpus']})"),
             ("best", f"{r['mpoints_per_s']:.0f} MPoints/s, {r['gflops']:.1f} GFlops ({c['init']}, {c['schedule']})"),
-            ("memory bound", _bound(roof, "memory", "stream_best_GBps", "GB/s stream copy")),
+            ("memory bound", _bound(roof, "memory", "stream_best_GBps",
+                                    f"GB/s stream {roof.get('stream_kernel', '')}".rstrip())),
             ("in-core bound", _bound(roof, "incore", "peak_gflops_sp", "GFlops FMA peak")),
             ("validation", "; ".join(f"max rel error {x['validation']['max_rel_error']:.2e} against the plain "
                                      f"reference" for x in checked) or "not checked"),
