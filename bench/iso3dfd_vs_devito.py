@@ -40,7 +40,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--reference-steps", type=int, default=2, help="steps of the plain reference (default 2)")
     p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
-    p.add_argument("--blocks", default="272x32x128", help="bandwall's cache blocks (default 272x32x128)")
+    p.add_argument("--blocks", default="272x24x128", help="bandwall's cache blocks (default 272x24x128)")
     p.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ""),
                    help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then PATH)")
     a = p.parse_args()

@@ -62,6 +62,16 @@ def test_record_fields_and_schema(run_bandwall, tmp_path):
     assert len(stored) == 1 and stored[0]["result"]["norm"] == r["norm"]
 
 
+@pytest.mark.parametrize("pages", [None, "huge", "base", "system"])
+def test_pages_are_recorded_and_do_not_change_the_result(pages):
+    extra = [] if pages is None else ["--pages", pages]
+    rec = tool_record(37, 29, 41, 4, 13, 7, 9, "compact", 2, *extra)
+    want = pages or "huge"
+    assert rec["config"]["pages"] == want and rec["placement"]["pages"] == want
+    base = tool_record(37, 29, 41, 4, 13, 7, 9, "compact", 2, "--pages", "base")
+    assert rec["result"]["norm"] == pytest.approx(base["result"]["norm"], rel=1e-6)
+
+
 def test_seed_text_lines():
     proc = tool(40, 36, 44, 3, 24, 5, 7, "compact", 1)
     assert proc.returncode == 0, proc.stderr
@@ -227,6 +237,7 @@ BAD_CLI = [
     (["--grid", ""], "'--grid': is empty"),
     (["--blocks", ""], "'--blocks': is empty"),
     (["--placement", ""], "'--placement': is empty"),
+    (["--pages", "giant"], "'giant' is not one of"),
 ]
 
 
@@ -253,6 +264,10 @@ BAD_NATIVE = [
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "fast"], "unknown kernel 'fast'"),
     ([37, 29, 41, 3, 13, 7, 42], "n3_block 42 is larger than n3 41"),
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--bogus"], "--bogus"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--pages", "giant"], "unknown page size 'giant'"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--pages", ""], "--pages is empty"),
+    ([37, 29, 41, 3, 13, 7, 9, ""], "unknown affinity ''"),
+    ([37, 29, 41, "", 13, 7, 9], "nb_iter '' is not a whole number"),
 ]
 
 

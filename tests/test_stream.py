@@ -55,6 +55,12 @@ def test_placement_page_map_per_array(run_bandwall):
     assert set(stream_json(run_bandwall, "--kernel", "dot")["placement"]["page_map"]) == {"a", "b"}
 
 
+@pytest.mark.parametrize("pages", ["huge", "base", "system"])
+def test_pages_recorded(run_bandwall, pages):
+    rec = stream_json(run_bandwall, "--kernel", "copy", "--pages", pages)
+    assert rec["placement"]["pages"] == pages and rec["validation"]["passed"]
+
+
 def test_binding_recorded(run_bandwall):
     rec = stream_json(run_bandwall, "--kernel", "copy", "--cpus", "0")
     assert rec["provenance"]["cpus"] == "0" and rec["provenance"]["binding"] == "list"
@@ -132,6 +138,8 @@ BAD_NATIVE = [
     (["--reps", " "], "--reps is empty"),
     (["--kernel", ""], "--kernel is empty"),
     (["--size", "0"], "greater than zero"),
+    (["--pages", ""], "--pages is empty"),
+    (["--pages", "giant"], "unknown page size 'giant'"),
 ]
 
 

@@ -154,7 +154,8 @@ void check_fits_in_memory(std::uint64_t bytes, std::string_view what) {
 
 void refuse_empty_options(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
-    if (opt->count() == 0 || opt->get_items_expected_max() == 0) continue;  // not given, or a flag
+    // Not given, a flag, or a positional (whose own parser names the parameter it stands for).
+    if (opt->count() == 0 || opt->get_items_expected_max() == 0 || opt->get_positional()) continue;
     for (const std::string& value : opt->results())
       if (value.find_first_not_of(" \t\n") == std::string::npos)
         throw UsageError(opt->get_name() + " is empty: give it a value or leave it out for the default");

@@ -119,6 +119,10 @@ Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
     case PlacementKind::Preferred: mode = MPOL_PREFERRED; break;
     default: break;
   }
+  // Advice only: where transparent huge pages are off ("never") the kernel keeps base pages, which
+  // the page map shows.
+  if (placement.pages == Pages::Huge) madvise(p, bytes, MADV_HUGEPAGE);
+  if (placement.pages == Pages::Base) madvise(p, bytes, MADV_NOHUGEPAGE);
   if (mode >= 0) {
     if (numa_available() < 0) throw RunError("placement " + placement.str() + " needs NUMA support in the kernel");
     struct bitmask* mask = numa_allocate_nodemask();
@@ -128,6 +132,22 @@ Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
     numa_free_nodemask(mask);
     if (rc != 0) throw RunError("mbind for placement " + placement.str() + " failed: " + std::strerror(err));
   }
+}
+
+Pages parse_pages(const std::string& text) {
+  if (text == "huge") return Pages::Huge;
+  if (text == "base") return Pages::Base;
+  if (text == "system") return Pages::System;
+  throw UsageError("unknown page size '" + text + "' (use huge, base or system)");
+}
+
+std::string to_string(Pages p) {
+  switch (p) {
+    case Pages::Huge: return "huge";
+    case Pages::Base: return "base";
+    case Pages::System: return "system";
+  }
+  return "?";
 }
 
 Buffer::~Buffer() {

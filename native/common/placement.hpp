@@ -5,6 +5,10 @@
 //   bind:N           pages only on NUMA node N (mbind MPOL_BIND)
 //   interleave[:L]   pages round-robin over nodes L (all nodes when omitted)
 //   preferred:N      pages on node N while it has room
+//
+// and, apart from the policy, the page size asked for: huge (madvise MADV_HUGEPAGE: transparent
+// huge pages of 2 MiB where the kernel allows them), base (MADV_NOHUGEPAGE: 4 KiB pages) or system
+// (whatever /sys/kernel/mm/transparent_hugepage/enabled says).
 #pragma once
 #include <cstddef>
 #include <map>
@@ -15,10 +19,16 @@
 namespace bw {
 
 enum class PlacementKind { FirstTouch, Serial, Bind, Interleave, Preferred };
+enum class Pages { System, Huge, Base };
+
+// "huge", "base" or "system"; throws UsageError for anything else.
+Pages parse_pages(const std::string& text);
+std::string to_string(Pages p);
 
 struct Placement {
   PlacementKind kind = PlacementKind::FirstTouch;
   std::vector<int> nodes;  // for bind, interleave, preferred
+  Pages pages = Pages::System;
 
   // Throws UsageError for unknown words or NUMA nodes that do not exist.
   static Placement parse(const std::string& text);

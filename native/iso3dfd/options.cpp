@@ -39,13 +39,17 @@ std::uint64_t Options::bytes_needed() const {
 bool parse_options(int argc, char** argv, Options& o) {
   CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (seed 000's ISO3DFD)"};
   std::vector<std::string> pos;
-  std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised";
+  std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
+              pages = "huge";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
                  "grid with halo, steps, cache blocks, compact|scatter|none, threads")
       ->required();
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
   app.add_option("--placement", placement, "first-touch, serial, bind:N, interleave[:N,M], preferred:N");
+  app.add_option("--pages", pages,
+                 "huge (default: transparent huge pages asked for, which the z neighbours 16 planes apart need), "
+                 "base (4 KiB pages) or system");
   app.add_flag("--verify", o.verify,
                "compare the result with the plain reference (exit 1 when it differs; BANDWALL_ISO3DFD_FAULT=1 "
                "perturbs the optimised kernel's first coefficient by 1% to see it fail)");
@@ -59,6 +63,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  refuse_empty_options(app);
   if (pos.size() < 7 || pos.size() > 9)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
@@ -83,6 +88,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   else
     throw UsageError("unknown schedule '" + schedule + "' (use static or dynamic)");
   o.placement = Placement::parse(placement);
+  o.placement.pages = parse_pages(pages);
   o.serial_init = init == "serial" || o.placement.serial_init();
   if (kernel == "optimised")
     o.kernel = KernelChoice::Optimised;

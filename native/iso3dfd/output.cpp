@@ -76,6 +76,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
                  {"init", o.serial_init ? "serial" : "first-touch"},
                  {"schedule", o.schedule == Schedule::Static ? "static" : "dynamic"},
                  {"placement", o.placement.str()},
+                 {"pages", to_string(o.placement.pages)},
                  {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
                  {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
                  {"half_length", kHalf}};
@@ -101,7 +102,8 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
   }
   if (o.fault) config["fault_injected"] = true;
   json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str(), {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
-  rec["placement"] = {{"policy", o.placement.str()}, {"init", o.serial_init ? "serial" : "first-touch"},
+  rec["placement"] = {{"policy", o.placement.str()}, {"pages", to_string(o.placement.pages)},
+                      {"init", o.serial_init ? "serial" : "first-touch"},
                       {"page_map", page_map}};
   return rec;
 }

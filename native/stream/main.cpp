@@ -21,6 +21,7 @@ namespace {
 struct Options {
   std::string kernel = "triad", threads, cpus, bind = "compact", stores = "nt", size, reps = "20";
   std::string placement = "first-touch";
+  std::string pages = "system";
   bool list = false;
 };
 
@@ -45,6 +46,7 @@ int run(const Options& o) {
   int threads = o.threads.empty() ? 0 : static_cast<int>(bw::parse_int(o.threads, "--threads", 1, 1 << 16));
   int reps = static_cast<int>(bw::parse_int(o.reps, "--reps", 1, 1 << 24));
   bw::Placement placement = bw::Placement::parse(o.placement);
+  placement.pages = bw::parse_pages(o.pages);
   bw::Binding binding = bw::resolve_binding(threads, o.cpus, o.bind);
   std::vector<int> cpus = binding.cpus.empty() ? bw::allowed_cpus() : binding.cpus;
 
@@ -117,7 +119,7 @@ int run(const Options& o) {
 
   auto rec = bw::make_record("stream", config, result, validation,
                              bw::provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
-  rec["placement"] = {{"policy", placement.str()}, {"page_map", page_maps}};
+  rec["placement"] = {{"policy", placement.str()}, {"pages", bw::to_string(placement.pages)}, {"page_map", page_maps}};
   bw::emit(rec);
   return 0;
 }
@@ -136,6 +138,8 @@ int main(int argc, char** argv) {
     app.add_option("--size", o.size, "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs used");
     app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
     app.add_option("--placement", o.placement, "first-touch, serial, bind:N, interleave[:L] or preferred:N")
+        ->capture_default_str();
+    app.add_option("--pages", o.pages, "huge (transparent huge pages asked for), base (4 KiB pages) or system")
         ->capture_default_str();
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
     try {

@@ -30,14 +30,15 @@ def parse_dims(text: str, what: str) -> tuple[int, int, int]:
 
 
 def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
-    """Whole rows along x, 16 rows in y (the 17-plane window of prev then fits in L2) and long
-    streams in z (the halo of a block is re-read once per block)."""
+    """Whole rows along x, 24 rows in y (the window of 19 planes of prev around the two planes the
+    kernel computes together then fits in a 1 MiB L2 for rows of 272) and long streams in z (the
+    halo of a block is re-read once per block)."""
     n1, n2, n3 = grid
-    return n1, min(16, n2), min(128, n3)
+    return n1, min(24, n2), min(128, n3)
 
 
 def native_args(grid, iters: int, blocks, threads: int | None, bind: str, init: str, schedule: str,
-                placement: str, verify: bool, kernel: str = "optimised") -> list[str]:
+                placement: str, verify: bool, kernel: str = "optimised", pages: str | None = None) -> list[str]:
     args = [*grid, iters, *blocks, bind]
     if threads is not None:
         args.append(threads)
@@ -46,16 +47,18 @@ def native_args(grid, iters: int, blocks, threads: int | None, bind: str, init: 
         args.append("--verify")
     if kernel != "optimised":
         args += ["--kernel", kernel]
+    if pages is not None:
+        args += ["--pages", pages]
     return [str(a) for a in args]
 
 
 def run(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
         init: str = "first-touch", schedule: str = "static", placement: str = "first-touch",
-        verify: bool = False, kernel: str = "optimised", env: dict | None = None) -> dict:
+        verify: bool = False, kernel: str = "optimised", env: dict | None = None, pages: str | None = None) -> dict:
     """One run of the native engine; returns its record (validated, not yet stored)."""
     blocks = blocks or default_blocks(grid)
     rec = native.run_record(TOOL, native_args(grid, iters, blocks, threads, bind, init, schedule, placement,
-                                              verify, kernel), env=env)
+                                              verify, kernel, pages), env=env)
     return records.finish(rec)
 
 
@@ -123,9 +126,9 @@ class Roofline:
 
 
 def ablation(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
-             placement: str = "first-touch", verify: bool = False) -> list[dict]:
+             placement: str = "first-touch", verify: bool = False, pages: str | None = None) -> list[dict]:
     """The seed's four runs; placement must leave initialisation to the run (first-touch)."""
-    return [run(grid, iters, blocks, threads, bind, init, schedule, placement, verify)
+    return [run(grid, iters, blocks, threads, bind, init, schedule, placement, verify, pages=pages)
             for init, schedule in ABLATION]
 
 

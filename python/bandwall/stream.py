@@ -32,11 +32,12 @@ def kernel_names() -> list[str]:
 
 def stream_args(kernel: str, threads: int | None = None, cpus: str | None = None, bind: str | None = None,
                 stores: str | None = None, size: str | None = None, reps: int | None = None,
-                placement: str | None = None) -> list[str]:
+                placement: str | None = None, pages: str | None = None) -> list[str]:
     """Command-line arguments of bandwall-stream; None leaves the executable's default."""
     args = ["--kernel", kernel]
     for flag, value in (("--threads", threads), ("--cpus", cpus), ("--bind", bind), ("--stores", stores),
-                        ("--size", size), ("--reps", reps), ("--placement", placement)):
+                        ("--size", size), ("--reps", reps), ("--placement", placement),
+                        ("--pages", pages)):
         if value is not None:
             args += [flag, str(value)]
     return args

@@ -32,7 +32,7 @@ def render(con, recs: list[dict]) -> None:
     c, r = first["config"], first["result"]
     con.print(f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
               f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
-              f"{first['provenance']['cpus']}), placement {c['placement']}, kernel {c['kernel']} ({c['isa']})")
+              f"{first['provenance']['cpus']}), placement {c['placement']}, {c.get('pages', 'system')} pages, kernel {c['kernel']} ({c['isa']})")
     con.print(table("Runs", COLUMNS, [_row(rec) for rec in recs]))
     con.print(f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
               f"{r['bytes_per_point']} bytes per point")
@@ -65,7 +65,7 @@ def csv_rows(recs: list[dict]):
               help="n1xn2xn3, halo of 8 included")
 @click.option("--iters", default=10, show_default=True, type=click.IntRange(min=0), help="time steps")
 @click.option("--blocks", callback=refuse_empty, default=None,
-              help="cache blocks n1xn2xn3 (default: whole rows x 16 x 128)")
+              help="cache blocks n1xn2xn3 (default: whole rows x 24 x 128)")
 @click.option("--threads", default=None, type=int, help="OpenMP threads (default: every CPU available)")
 @click.option("--bind", default="compact", show_default=True, type=click.Choice(iso3dfd.BINDINGS),
               help="thread placement (the seed's affinity word)")
@@ -73,6 +73,8 @@ def csv_rows(recs: list[dict]):
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:N,M], preferred:N")
+@click.option("--pages", default=None, type=click.Choice(("huge", "base", "system")),
+              help="page size asked for: huge (transparent huge pages), base (4 KiB) or system (default: huge)")
 @click.option("--verify", is_flag=True, help="compare with the plain reference (exit 1 when it differs; "
               "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)")
 @click.option("--ablation", is_flag=True, help="the seed's four runs: serial/first-touch x static/dynamic")
@@ -81,7 +83,7 @@ def csv_rows(recs: list[dict]):
 @format_option
 @db_option
 @no_store_option
-def iso3dfd_cmd(grid, iters, blocks, threads, bind, init, schedule, placement, verify, ablation, roofline,
+def iso3dfd_cmd(grid, iters, blocks, threads, bind, init, schedule, placement, pages, verify, ablation, roofline,
                 fmt, db, no_store):
     """Run the 16th-order isotropic stencil (seed 000's ISO3DFD) and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
@@ -89,9 +91,9 @@ def iso3dfd_cmd(grid, iters, blocks, threads, bind, init, schedule, placement, v
     if not no_store:
         store.check(db)
     if ablation:
-        recs = iso3dfd.ablation(dims, iters, blk, threads, bind, placement, verify)
+        recs = iso3dfd.ablation(dims, iters, blk, threads, bind, placement, verify, pages=pages)
     else:
-        recs = [iso3dfd.run(dims, iters, blk, threads, bind, init, schedule, placement, verify)]
+        recs = [iso3dfd.run(dims, iters, blk, threads, bind, init, schedule, placement, verify, pages=pages)]
     if roofline:
         roof = iso3dfd.Roofline()
         recs = [roof.place(rec) for rec in recs]

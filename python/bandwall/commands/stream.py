@@ -26,15 +26,17 @@ from bandwall.registry import commands
               help="repetitions (the first is dropped)")
 @click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:L] or preferred:N")
+@click.option("--pages", default=None, type=click.Choice(("huge", "base", "system")),
+              help="page size asked for: huge (transparent huge pages), base (4 KiB) or system (default)")
 @format_option
 @db_option
 @no_store_option
-def stream_cmd(kernel, threads, cpus, bind, stores, size, reps, placement, fmt, db, no_store):
+def stream_cmd(kernel, threads, cpus, bind, stores, size, reps, placement, pages, fmt, db, no_store):
     """Run one STREAM kernel, validate it and store its record (a failed run stores nothing)."""
     if not no_store:
         store.check(db)
     rec = stream.run(kernel, threads=threads, cpus=cpus, bind=bind, stores=stores, size=size, reps=reps,
-                     placement=placement)
+                     placement=placement, pages=pages)
     if not no_store:
         rec["id"] = store.save(rec, db)
     emit(rec, fmt, lambda con: stream.render(con, [rec]), lambda: stream.csv_rows([rec]))
