@@ -10,9 +10,9 @@ printed. Throughput counts interior points x steps per second (JIT compilation a
 autotuning are left out of the timed runs). The plain reference is single-threaded scalar code,
 so it runs fewer steps; MPoints/s is a rate, so the comparison stays fair.
 
-Run with the Python that has Devito (outside bandwall's own environment):
-  python3 -m venv build/devito-venv && build/devito-venv/bin/pip install devito
-  build/devito-venv/bin/python bench/iso3dfd_vs_devito.py --bindir build/iso/bin
+Run with the Python that has Devito (outside bandwall's own environment; bench/setup makes it):
+  ./bootstrap setup && bench/setup
+  build/devito-venv/bin/python bench/iso3dfd_vs_devito.py --rounds 5
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ def parse() -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--blocks", default="272x24x128", help="bandwall's cache blocks (default 272x24x128)")
-    p.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ""),
-                   help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then PATH)")
+    p.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
+                   help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)")
     a = p.parse_args()
     if a.rounds < 3:
         p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")

@@ -13,7 +13,8 @@ Peers: copy ~ copy_mem_avx, triad ~ stream_mem_avx (likwid's "triad" has four ar
 ddot_avx; with --stores regular, copy_avx and stream_avx (dot stores nothing: ddot_avx again).
 --isa avx512 uses likwid's *_avx512 variants instead.
 
-    python3 bench/stream_vs_likwid.py --bindir build/stream/bin --rounds 5 --stores nt
+    ./bootstrap setup && bench/setup
+    python3 bench/stream_vs_likwid.py --rounds 7 --stores nt
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def likwid(test: str, threads: int, total_bytes: int, reps: int) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", "build/stream/bin"))
+    ap.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
     ap.add_argument("--kernels", default="copy,triad,dot")

@@ -20,6 +20,9 @@ inline constexpr std::size_t kMinDim = 2 * kHalf + 1;
 //  the centre's multiply (1), and 2*prev - next + vel*lap (4): 61, as the seed counts; bytes: prev, vel and next read once and next written once (no write-allocate: next
 //  is read before it is written) when the blocking keeps the 17-plane window of prev in cache.
 inline constexpr int kFlopsPerPoint = 61;
+// Planes along z the optimised kernel computes together (its register block); the traffic model
+// uses it for the window of prev that must stay in cache.
+inline constexpr int kRegisterPlanes = 2;
 inline constexpr int kBytesPerPoint = 16;
 
 // Physical constants of the seed.
