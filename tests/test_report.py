@@ -4,6 +4,8 @@ summary, one self-contained HTML page and report.json; the topology section and 
 from __future__ import annotations
 
 import base64
+import csv
+import io
 import json
 import os
 import signal
@@ -165,13 +167,96 @@ def test_failed_section_keeps_the_report_and_exits_1(tmp_path, capsys, fake, sec
     assert f"failed: {reason}" in " ".join(PageParts((tmp_path / "index.html").read_text()).text)
 
 
+class Recording(FakeSection):
+    """Saves the given records (as a measuring section does) and returns a summary of them."""
+
+    def __init__(self, recs: list[dict], then: BaseException | None = None):
+        super().__init__(order=50)
+        self.recs, self.then = recs, then
+
+    def collect(self, ctx):
+        for r in self.recs:
+            ctx.save(r)
+        if self.then:
+            raise self.then
+        return {"answer": len(self.recs)}
+
+
+def csv_rows(text: str) -> list[dict]:
+    reader = csv.DictReader(io.StringIO(text))
+    rows = list(reader)
+    assert reader.fieldnames == render.CSV_COLUMNS
+    return rows
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_record, stored):
+    fake(Recording([
+        make_record("stream", result={"best_GBps": 30.5, "median_GBps": 29.0}, config={"kernel": "triad", "threads": 2}),
+        make_record("sweep", result={"best_GBps": 31.25, "best_cores": 3, "knee_cores": 2},
+                    config={"kernel": "copy", "cores": [1, 2, 3, 4]}),
+        make_record("iso3dfd", result={"mpoints_per_s": 812.5, "gflops": 49.6}, passed=False,
+                    config={"init": "serial", "schedule": "dynamic", "threads": 4}),
+    ]))
+    db, out = tmp_path / "c.db", tmp_path / "rep"
+    code, stdout, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--out", out, "--format", "csv",
+                                  *(["--db", db] if stored else ["--no-store"]))
+    assert code == 0, stderr
+    rows = csv_rows(stdout)
+    doc = json.loads((out / "report.json").read_text())      # written as with --format json
+    assert list(doc["sections"]) == ["topology", "fake"]
+    assert "Fake widget" in " ".join(PageParts((out / "index.html").read_text()).text)
+    assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
+        ("topology", "ok", "topo"), ("fake", "ok", "stream"), ("fake", "ok", "sweep"), ("fake", "ok", "iso3dfd")]
+    if stored:
+        with store.Store(db, readonly=True) as s:
+            stored_ids = [r["id"] for r in s.list(oldest_first=True)]
+        assert [int(r["record_id"]) for r in rows] == doc["record_ids"] == stored_ids
+        assert [int(r["record_id"]) for r in rows[1:]] == doc["sections"]["fake"]["record_ids"]
+    else:
+        assert [r["record_id"] for r in rows] == ["", "", "", ""] and doc["record_ids"] == []
+    topo, st, sw, iso = rows
+    assert (topo["name"], topo["metric"], topo["unit"]) == (doc["sections"]["topology"]["data"]["cpu_model"],
+                                                           "cores", "cores")
+    assert int(topo["value"]) == doc["sections"]["topology"]["data"]["cores"] and topo["passed"] == "True"
+    assert topo["threads"] == ""                                # topo runs no threads
+    assert (st["name"], st["threads"], st["metric"], float(st["value"]), st["unit"], st["passed"]) == \
+        ("triad", "2", "best_GBps", 30.5, "GB/s", "True")
+    assert (sw["name"], sw["threads"], sw["metric"], float(sw["value"])) == ("copy", "3", "best_GBps", 31.25)
+    assert (iso["name"], iso["threads"], iso["metric"], float(iso["value"]), iso["unit"], iso["passed"]) == \
+        ("serial dynamic", "4", "mpoints_per_s", 812.5, "MPoints/s", "False")
+    assert (st["host"], st["date"]) == ("testhost", "2026-01-02T03:04:05Z")
+
+
+def test_csv_format_keeps_failed_and_stopped_sections_records(tmp_path, capsys, fake, make_record):
+    fake(Recording([make_record("stream")], then=RunFailed("validation of triad failed")))
+    code, stdout, stderr = inproc(capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path / "a",
+                                  "--format", "csv")
+    assert code == 1 and "1 section(s) failed: fake" in stderr
+    assert [(r["section"], r["section_status"], r["tool"]) for r in csv_rows(stdout)] == [("fake", "failed", "stream")]
+
+    fake(Recording([make_record("peak", result={"total_gflops_dp": 96.0}, config={"isa": "avx2", "threads": 2})],
+                   then=KeyboardInterrupt()))
+    code, stdout, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--db", tmp_path / "s.db",
+                                  "--out", tmp_path / "b", "--format", "csv")
+    assert code == 130
+    rows = csv_rows(stdout)
+    doc = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert list(doc["sections"]) == ["topology"]
+    assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
+        ("topology", "ok", "topo"), ("fake", "stopped", "peak")]
+    assert [int(r["record_id"]) for r in rows] == doc["record_ids"]
+    assert (rows[1]["name"], rows[1]["metric"], float(rows[1]["value"]), rows[1]["unit"]) == \
+        ("avx2", "total_gflops_dp", 96.0, "GFlop/s")
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["--sections", "nope"], "unknown report section 'nope' (known: "),
     (["--sections", "topology,nope"], "unknown report section 'nope'"),
     (["--sections", ","], "--sections needs at least one section name"),
     (["--threads", "0"], "--threads"),
     (["--threads", "100000"], "more than the"),
-    (["--format", "csv"], "'csv' is not one of"),
+    (["--format", "xml"], "'xml' is not one of"),
     (["--out", "FILE"], "is a file, not a folder"),
     (["--frobnicate"], "No such option"),
 ])

@@ -1,5 +1,6 @@
-"""`bandwall report`: the whole characterisation of this machine — a terminal summary, one
-self-contained HTML page and report.json under --out, every measurement stored as a record."""
+"""`bandwall report`: the whole characterisation of this machine — a terminal summary (or report.json,
+or a CSV of its records, on stdout), one self-contained HTML page and report.json under --out,
+every measurement stored as a record."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import click
 
 from bandwall import __version__
 from bandwall.errors import BandwallError, RunFailed, UsageError
-from bandwall.output import db_option, no_store_option, refuse_empty
+from bandwall.output import FORMATS, db_option, no_store_option, refuse_empty
 from bandwall.registry import commands
 
 
@@ -123,8 +124,9 @@ def make_meta(ctx, names: list[str], store_path: str | None, argv: list[str]) ->
               help="most threads any section uses (default: every CPU this process may use)")
 @click.option("--sections", "wanted", default=None, metavar="A,B",
               help="only these sections, e.g. topology,stream (default: all; a wrong name lists them)")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="table: a terminal summary; json: report.json on stdout")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="table: a terminal summary; json: report.json on stdout; csv: one row per record on stdout "
+                   "(section, tool, id, name, threads, headline figure and unit, validation)")
 @db_option
 @no_store_option
 def report(out, quick, threads, wanted, fmt, db, no_store):
@@ -152,6 +154,7 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
             store.close()
 
     meta = make_meta(ctx, [n for n, _ in chosen], str(store.path) if store else None, argv)
+    stopped_section = chosen[len(outcomes)][0] if stopped and len(outcomes) < len(chosen) else None
     if stopped:
         meta["stopped"] = (f"stopped by {SIGNAL_EXITS[stopped]} after {len(outcomes)} of {len(chosen)} "
                            f"sections: only those finished are shown")
@@ -166,6 +169,8 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
     render.write_text(json_path, doc_text)
     if fmt == "table":
         terminal.footer(ctx.console, outcomes, ctx, meta, html_path, json_path)
+    elif fmt == "csv":
+        sys.stdout.write(render.report_csv(ctx, outcomes, stopped_section))
     else:
         sys.stdout.write(doc_text)
     if stopped:

@@ -78,6 +78,7 @@ class Outcome:
     data: dict = field(default_factory=dict)
     seconds: float = 0.0
     record_ids: list = field(default_factory=list)
+    records: list = field(default_factory=list)  # the records it made, stored or not (not in report.json)
 
     def to_json(self) -> dict:
         out = {"title": self.title, "status": self.status, "seconds": round(self.seconds, 3),
@@ -101,7 +102,7 @@ def collect(ctx: Context, name: str, section: Any) -> Outcome:
     unexpected error instead). An interrupt stops the report: KeyboardInterrupt, and errors whose
     exit code is a signal's (130 SIGINT, 143 SIGTERM, as bandwall.sweep.Interrupted) pass through."""
     out = Outcome(name, getattr(section, "title", name))
-    first_id = len(ctx.record_ids)
+    first_id, first_record = len(ctx.record_ids), len(ctx.records)
     start = time.monotonic()
     try:
         data = section.collect(ctx)
@@ -119,4 +120,5 @@ def collect(ctx: Context, name: str, section: Any) -> Outcome:
         out.status, out.reason = FAILED, f"internal error: {type(e).__name__}: {e}"
     out.seconds = time.monotonic() - start
     out.record_ids = ctx.record_ids[first_id:]
+    out.records = ctx.records[first_record:]
     return out

@@ -1,4 +1,5 @@
-"""The report's files: one self-contained HTML page (DIR/index.html) and DIR/report.json.
+"""The report's files: one self-contained HTML page (DIR/index.html) and DIR/report.json; and
+report_csv(), the report's records as CSV (one row per record, for a spreadsheet).
 
 Sections build their HTML fragments with html_table(), facts() and note() (which escape what they
 show), bandwall.report.plots.img_tag() and figures() (plots side by side); the page puts them in the template templates/report.html.j2,
@@ -7,17 +8,20 @@ with its style inline and no external links or scripts.
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jinja2
 from markupsafe import Markup
 
+from bandwall import records
 from bandwall.errors import UsageError
 from bandwall.report import FAILED, OK, Context, Outcome
 
@@ -83,6 +87,96 @@ def report_json(ctx: Context, outcomes: list[Outcome], meta: dict) -> dict:
     return {"report_format": REPORT_FORMAT, **meta,
             "sections": {o.name: o.to_json() for o in outcomes},
             "record_ids": list(ctx.record_ids)}
+
+
+CSV_COLUMNS = ["section", "section_status", "record_id", "tool", "name", "threads", "metric", "value", "unit",
+               "passed", "host", "date"]
+STOPPED = "stopped"   # section_status of the records of a section a signal stopped
+
+
+def _iso3dfd_name(rec: dict) -> str:
+    c = rec["config"]
+    return " ".join(str(c[k]) for k in ("init", "schedule") if k in c) or "iso3dfd"
+
+
+def _check_value(rec: dict) -> tuple[str, Any, str]:
+    r = rec["result"]
+    modes = r.get("modes", {})
+    mode = "all" if "all" in modes else next(iter(modes), None)
+    return (f"modes.{mode}.value", modes[mode].get("value"), r.get("fom_unit", "")) if mode else ("", None, "")
+
+
+def _matrix_value(rec: dict) -> tuple[str, Any, str]:
+    r = rec["result"]
+    if "remote_over_local" in r:
+        return "remote_over_local", r["remote_over_local"], "x"
+    return "matrix.0.0", (r.get("matrix") or [[None]])[0][0], r.get("unit", "GB/s")
+
+
+def _field(path: str, unit: str) -> Callable[[dict], tuple[str, Any, str]]:
+    return lambda rec: (path, rec["result"].get(path), unit)
+
+
+# tool -> (the record's name in its row, its headline figure as (metric, value, unit))
+CSV_HEADLINES: dict[str, tuple[Callable[[dict], Any], Callable[[dict], tuple[str, Any, str]]]] = {
+    "topo": (lambda r: r["result"].get("cpu_model", ""), _field("cores", "cores")),
+    "stream": (lambda r: r["config"].get("kernel", ""), _field("best_GBps", "GB/s")),
+    "sweep": (lambda r: r["config"].get("kernel", ""), _field("best_GBps", "GB/s")),
+    "peak": (lambda r: r["config"].get("isa", ""), _field("total_gflops_dp", "GFlop/s")),
+    "balance": (lambda r: r["config"].get("kernel", ""), _field("bytes_per_flop_dp", "B/F")),
+    "numa-check": (lambda r: r["config"].get("target", ""), _check_value),
+    "numa-matrix": (lambda r: r["config"].get("kernel", ""), _matrix_value),
+    "iso3dfd": (_iso3dfd_name, _field("mpoints_per_s", "MPoints/s")),
+}
+
+
+def _first_number(rec: dict) -> tuple[str, Any, str]:
+    nums = {k: v for k, v in records.numbers(rec.get("result", {})).items() if "." not in k}
+    return next(iter(nums.items()), ("", None)) + ("",)
+
+
+def _threads(rec: dict) -> Any:
+    """The cores the headline figure came from: a sweep's best point, else the record's threads
+    (empty for a record that ran none, as topo's)."""
+    if rec["tool"] == "sweep" and "best_cores" in rec["result"]:
+        return rec["result"]["best_cores"]
+    for t in (rec["config"].get("threads"), rec.get("provenance", {}).get("threads")):
+        if isinstance(t, int) and not isinstance(t, bool) and t > 0:
+            return t
+    return ""
+
+
+def csv_row(section: str, status: str, record_id: int | None, rec: dict) -> list:
+    name, headline = CSV_HEADLINES.get(rec["tool"], (lambda r: r["config"].get("kernel", ""), _first_number))
+    try:
+        metric, value, unit = headline(rec)
+    except (KeyError, IndexError, TypeError, AttributeError):   # an odd record still gets its row
+        metric, value, unit = "", None, ""
+    if isinstance(value, float) and not math.isfinite(value):
+        value = None
+    prov = rec.get("provenance", {})
+    return [section, status, "" if record_id is None else record_id, rec["tool"], name(rec), _threads(rec),
+            metric, "" if value is None else value, unit, records.passed(rec), prov.get("host", ""),
+            prov.get("date", "")]
+
+
+def report_csv(ctx: Context, outcomes: list[Outcome], stopped_section: str | None = None) -> str:
+    """One row per record of the report, in the order it made them (CSV_COLUMNS). The records of a
+    section a signal stopped (stopped_section: its name) follow with section_status "stopped"."""
+    rows = []
+    for o in outcomes:
+        for i, rec in enumerate(o.records):
+            rows.append(csv_row(o.name, o.status, o.record_ids[i] if i < len(o.record_ids) else None, rec))
+    if stopped_section is not None:
+        done, done_ids = sum(len(o.records) for o in outcomes), sum(len(o.record_ids) for o in outcomes)
+        ids = ctx.record_ids[done_ids:]
+        for i, rec in enumerate(ctx.records[done:]):
+            rows.append(csv_row(stopped_section, STOPPED, ids[i] if i < len(ids) else None, rec))
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CSV_COLUMNS)
+    w.writerows(rows)
+    return buf.getvalue()
 
 
 def plain(o: Any) -> Any:
