@@ -13,6 +13,8 @@ import pytest
 from bandwall import iso3dfd, native, records
 from bandwall.store import Store
 
+import thp
+
 SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
 
@@ -63,12 +65,22 @@ def test_record_fields_and_schema(run_bandwall, tmp_path):
 
 
 @pytest.mark.parametrize("pages", [None, "huge", "base", "system"])
-def test_pages_are_recorded_and_do_not_change_the_result(pages):
+def test_pages_are_asked_for_granted_and_leave_the_result_alone(pages):
+    # 96^3 floats: arrays of 3.4 MiB, so a 2 MiB-aligned huge page fits inside each.
     extra = [] if pages is None else ["--pages", pages]
-    rec = tool_record(37, 29, 41, 4, 13, 7, 9, "compact", 2, *extra)
+    rec = tool_record(96, 96, 96, 2, 96, 24, 96, "compact", 2, *extra)
     want = pages or "huge"
     assert rec["config"]["pages"] == want and rec["placement"]["pages"] == want
-    base = tool_record(37, 29, 41, 4, 13, 7, 9, "compact", 2, "--pages", "base")
+    shares = rec["placement"]["huge_page_share"]
+    assert set(shares) == {"prev", "next", "vel"}
+    expect = thp.granted(want)
+    if expect is None:
+        pytest.skip("no transparent huge page setting on this machine")
+    for share in shares.values():
+        assert (share > 0) if expect else (share == 0), (want, thp.mode(), shares)
+    if pages == "base":
+        return
+    base = tool_record(96, 96, 96, 2, 96, 24, 96, "compact", 2, "--pages", "base")
     assert rec["result"]["norm"] == pytest.approx(base["result"]["norm"], rel=1e-6)
 
 

@@ -11,6 +11,8 @@ import pytest
 from bandwall import native, records
 from bandwall.store import Store
 
+import thp
+
 SMALL = ["--size", "1M", "--reps", "3"]
 NCPU = len(os.sched_getaffinity(0))
 ACCOUNTING = {"copy": (16, 8, 0), "scale": (16, 8, 1), "add": (24, 8, 1), "triad": (24, 8, 2), "dot": (16, 0, 2)}
@@ -56,9 +58,19 @@ def test_placement_page_map_per_array(run_bandwall):
 
 
 @pytest.mark.parametrize("pages", ["huge", "base", "system"])
-def test_pages_recorded(run_bandwall, pages):
-    rec = stream_json(run_bandwall, "--kernel", "copy", "--pages", pages)
+def test_pages_asked_for_and_granted(run_bandwall, pages):
+    p = run_bandwall("stream", "--kernel", "copy", "--size", "16M", "--reps", "2", "--pages", pages,
+                     "--format", "json", "--no-store")
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
     assert rec["placement"]["pages"] == pages and rec["validation"]["passed"]
+    shares = rec["placement"]["huge_page_share"]
+    assert set(shares) == {"a", "c"}
+    expect = thp.granted(pages)
+    if expect is None:
+        pytest.skip("no transparent huge page setting on this machine")
+    for share in shares.values():
+        assert (share > 0) if expect else (share == 0), (pages, thp.mode(), shares)
 
 
 def test_binding_recorded(run_bandwall):

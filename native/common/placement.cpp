@@ -119,8 +119,8 @@ Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
     case PlacementKind::Preferred: mode = MPOL_PREFERRED; break;
     default: break;
   }
-  // Advice only: where transparent huge pages are off ("never") the kernel keeps base pages, which
-  // the page map shows.
+  // Advice only: where transparent huge pages are off ("never") the kernel keeps base pages;
+  // huge_page_share() says what it granted.
   if (placement.pages == Pages::Huge) madvise(p, bytes, MADV_HUGEPAGE);
   if (placement.pages == Pages::Base) madvise(p, bytes, MADV_NOHUGEPAGE);
   if (mode >= 0) {
@@ -148,6 +148,34 @@ std::string to_string(Pages p) {
     case Pages::System: return "system";
   }
   return "?";
+}
+
+nlohmann::json huge_page_share(const void* ptr, std::size_t bytes) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(ptr), hi = lo + bytes;
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  std::uint64_t rss_kb = 0, huge_kb = 0;
+  while (std::getline(smaps, line)) {
+    const auto dash = line.find('-');
+    const auto space = line.find(' ');
+    if (dash != std::string::npos && space != std::string::npos && dash < space &&
+        line.find_first_not_of("0123456789abcdef") == dash) {  // a mapping's header: start-end perms ...
+      const auto start = std::stoull(line.substr(0, dash), nullptr, 16);
+      const auto end = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
+      inside = start < hi && lo < end;
+      continue;
+    }
+    if (!inside) continue;
+    std::istringstream in(line);
+    std::string key;
+    std::uint64_t kb = 0;
+    if (!(in >> key >> kb)) continue;
+    if (key == "Rss:") rss_kb += kb;
+    if (key == "AnonHugePages:") huge_kb += kb;
+  }
+  if (rss_kb == 0) return nullptr;
+  return static_cast<double>(huge_kb) / static_cast<double>(rss_kb);
 }
 
 Buffer::~Buffer() {

@@ -65,4 +65,10 @@ class Buffer {
 // (frame numbers need CAP_SYS_ADMIN).
 nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages = 1 << 20);
 
+// What the kernel granted of the page size asked for: the share of the resident memory of the
+// mapping(s) holding [ptr, ptr+bytes) that is in transparent huge pages (AnonHugePages / Rss of
+// /proc/self/smaps). Adjacent buffers with the same advice may share one mapping and so one share.
+// null when nothing is resident or smaps cannot be read.
+nlohmann::json huge_page_share(const void* ptr, std::size_t bytes);
+
 }  // namespace bw

@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
     bw::json page_map = {{"prev", bw::page_map(f.prev, bytes)},
                          {"next", bw::page_map(f.next, bytes)},
                          {"vel", bw::page_map(f.vel, bytes)}};
+    bw::json huge = {{"prev", bw::huge_page_share(f.prev, bytes)},
+                     {"next", bw::huge_page_share(f.next, bytes)},
+                     {"vel", bw::huge_page_share(f.vel, bytes)}};
     if (!o.json) print_header(o, threads, 3 * bytes);
 
     Coefficients c = coefficients();
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
       if (!v.passed) throw bw::RunError(failure_message(v));
     }
     if (o.json)
-      bw::emit(make_iso_record(o, threads, cpus, binding.policy, seconds, cpu, norm, v, page_map));
+      bw::emit(make_iso_record(o, threads, cpus, binding.policy, seconds, cpu, norm, v, page_map, huge));
     else
       print_result(o, seconds, v);
     return 0;

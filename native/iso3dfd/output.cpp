@@ -63,7 +63,8 @@ std::string failure_message(const Outcome& v) {
 }
 
 json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
-                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map) {
+                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map,
+                     const json& huge_page_share) {
   const double mp = mpoints_per_s(o, seconds);
   json config = {{"n1", o.grid.n1},
                  {"n2", o.grid.n2},
@@ -105,6 +106,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
   json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str(), {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
   rec["placement"] = {{"policy", o.placement.str()}, {"pages", to_string(o.placement.pages)},
                       {"init", o.serial_init ? "serial" : "first-touch"},
+                      {"huge_page_share", huge_page_share},
                       {"page_map", page_map}};
   return rec;
 }

@@ -27,6 +27,7 @@ void print_header(const Options& o, int threads, std::size_t allocated_bytes);
 void print_result(const Options& o, double seconds, const Outcome& v);
 std::string failure_message(const Outcome& v);
 json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
-                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map);
+                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map,
+                     const json& huge_page_share);
 
 }  // namespace bw::iso3dfd

@@ -111,15 +111,19 @@ int run(const Options& o) {
     checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
   bw::json validation = {{"passed", true}, {"epsilon", kEpsilon}, {"arrays", checks}};
   if (k.writes == 0) validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
-  bw::json page_maps = bw::json::object(), sizes = bw::json::object();
+  bw::json page_maps = bw::json::object(), sizes = bw::json::object(), huge = bw::json::object();
   for (auto& [name, buf] : buffers) {
     page_maps[std::string(1, name)] = bw::page_map(buf.data(), buf.bytes(), 4096);
+    huge[std::string(1, name)] = bw::huge_page_share(buf.data(), buf.bytes());
     sizes[std::string(1, name)] = bytes;
   }
 
   auto rec = bw::make_record("stream", config, result, validation,
                              bw::provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
-  rec["placement"] = {{"policy", placement.str()}, {"pages", bw::to_string(placement.pages)}, {"page_map", page_maps}};
+  rec["placement"] = {{"policy", placement.str()},
+                      {"pages", bw::to_string(placement.pages)},
+                      {"huge_page_share", huge},
+                      {"page_map", page_maps}};
   bw::emit(rec);
   return 0;
 }

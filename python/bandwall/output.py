@@ -28,6 +28,15 @@ format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), defa
 db_option = click.option("--db", "db", type=click.Path(dir_okay=False), default=None, callback=refuse_empty,
                          help="SQLite database (default: $BANDWALL_DB or the user data directory)")
 no_store_option = click.option("--no-store", is_flag=True, help="do not store the record")
+PAGES = ("huge", "base", "system")
+
+
+def pages_option(default_word: str):
+    """--pages for commands whose buffers come from the native allocator; None leaves the
+    executable's own default, which default_word names for the help text."""
+    return click.option("--pages", default=None, type=click.Choice(PAGES),
+                        help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
+                             f"system (default: {default_word}); placement.huge_page_share says what was granted")
 
 
 def console(stderr: bool = False) -> Console:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import iso3dfd, store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty, table
 from bandwall.registry import commands
 
 
@@ -24,6 +24,14 @@ def _pct(roof: dict, which: str):
     return "-" if not roof else roof.get(which, "-")
 
 
+def _pages(rec: dict) -> str:
+    """'huge pages (59% granted)': the page size asked for and what the kernel gave prev."""
+    pl = rec.get("placement", {})
+    share = pl.get("huge_page_share", {}).get("prev")
+    granted = f" ({100 * share:.0f}% in huge pages)" if share is not None else ""
+    return f"{pl.get('pages', 'system')} pages asked{granted}"
+
+
 COLUMNS = ["init", "schedule", "MPoints/s", "GFlops", "time s", "% memory bound", "% in-core bound", "prev pages"]
 
 
@@ -32,7 +40,7 @@ def render(con, recs: list[dict]) -> None:
     c, r = first["config"], first["result"]
     con.print(f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
               f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
-              f"{first['provenance']['cpus']}), placement {c['placement']}, {c.get('pages', 'system')} pages, kernel {c['kernel']} ({c['isa']})")
+              f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({c['isa']})")
     con.print(table("Runs", COLUMNS, [_row(rec) for rec in recs]))
     con.print(f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
               f"{r['bytes_per_point']} bytes per point")
@@ -73,8 +81,7 @@ def csv_rows(recs: list[dict]):
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:N,M], preferred:N")
-@click.option("--pages", default=None, type=click.Choice(("huge", "base", "system")),
-              help="page size asked for: huge (transparent huge pages), base (4 KiB) or system (default: huge)")
+@pages_option("huge")
 @click.option("--verify", is_flag=True, help="compare with the plain reference (exit 1 when it differs; "
               "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)")
 @click.option("--ablation", is_flag=True, help="the seed's four runs: serial/first-touch x static/dynamic")

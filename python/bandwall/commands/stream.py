@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import store, stream
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty
 from bandwall.registry import commands
 
 
@@ -26,8 +26,7 @@ from bandwall.registry import commands
               help="repetitions (the first is dropped)")
 @click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
               help="first-touch, serial, bind:N, interleave[:L] or preferred:N")
-@click.option("--pages", default=None, type=click.Choice(("huge", "base", "system")),
-              help="page size asked for: huge (transparent huge pages), base (4 KiB) or system (default)")
+@pages_option("system")
 @format_option
 @db_option
 @no_store_option
