@@ -28,8 +28,17 @@ import time
 from pathlib import Path
 
 HALF = 8
-SEED_COEFFICIENTS = [-3.0548446, 1.7777778, -3.1111111e-1, 7.572087e-2, -1.76767677e-2, 3.480962e-3,
-                     -5.180005e-4, 5.074287e-5, -2.42812e-6]
+SEED_COEFFICIENTS = [
+    -3.0548446,
+    1.7777778,
+    -3.1111111e-1,
+    7.572087e-2,
+    -1.76767677e-2,
+    3.480962e-3,
+    -5.180005e-4,
+    5.074287e-5,
+    -2.42812e-6,
+]
 ALL_CPUS = os.sched_getaffinity(0)  # Devito's pinned master thread narrows this process's own mask
 
 
@@ -41,8 +50,11 @@ def parse() -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--blocks", default="272x24x128", help="bandwall's cache blocks (default 272x24x128)")
-    p.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
-                   help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)")
+    p.add_argument(
+        "--bindir",
+        default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
+        help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)",
+    )
     a = p.parse_args()
     if a.rounds < 3:
         p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
@@ -53,8 +65,13 @@ def parse() -> argparse.Namespace:
 
 def pin_openmp(threads: int) -> None:
     # Before Devito's first compiled operator loads the OpenMP runtime.
-    os.environ.update(OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="close", OMP_PLACES="cores",
-                      DEVITO_LANGUAGE="openmp", DEVITO_LOGGING="ERROR")
+    os.environ.update(
+        OMP_NUM_THREADS=str(threads),
+        OMP_PROC_BIND="close",
+        OMP_PLACES="cores",
+        DEVITO_LANGUAGE="openmp",
+        DEVITO_LOGGING="ERROR",
+    )
 
 
 def tool(bindir: str) -> str:
@@ -66,12 +83,23 @@ def tool(bindir: str) -> str:
 
 def bandwall_run(exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str) -> dict:
     b = blocks.split("x")
-    cmd = [exe, *(str(n + 2 * HALF),) * 3, str(steps), *b, "compact", str(threads), "--json", "--kernel", kernel]
+    cmd = [
+        exe,
+        *(str(n + 2 * HALF),) * 3,
+        str(steps),
+        *b,
+        "compact",
+        str(threads),
+        "--json",
+        "--kernel",
+        kernel,
+    ]
     # bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread
     # to one CPU before it reads the CPUs it may use.
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                          preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS))
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env=env, preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS)
+    )
     if proc.returncode != 0:
         sys.exit(f"bench: {' '.join(cmd)} failed: {proc.stderr.strip()}")
     rec = json.loads(proc.stdout)
@@ -110,8 +138,11 @@ class DevitoRun:
         val = 1.0
         for s in range(5, 0, -1):
             c3, c2, c1 = total // 2, total // 4, total // 4
-            src[max(c3 - s, HALF):min(c3 + s, total - HALF), max(c2 - s, HALF):min(c2 + s, total - HALF),
-                max(c1 - s, HALF):min(c1 + s, total - HALF)] = val
+            src[
+                max(c3 - s, HALF) : min(c3 + s, total - HALF),
+                max(c2 - s, HALF) : min(c2 + s, total - HALF),
+                max(c1 - s, HALF) : min(c1 + s, total - HALF),
+            ] = val
             val *= 10.0
         # Devito's u[t, x, y, z] has z fastest: bandwall's x (fastest) is Devito's last index.
         self.u.data[1] = src[HALF:-HALF, HALF:-HALF, HALF:-HALF].transpose(0, 1, 2)
@@ -128,8 +159,10 @@ class DevitoRun:
         self.op.apply(time_m=1, time_M=steps)
         seconds = time.perf_counter() - t0
         latest = self.u.data[(steps + 1) % 3]
-        return {"mpoints_per_s": self.n ** 3 * steps / seconds / 1e6,
-                "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2)))}
+        return {
+            "mpoints_per_s": self.n**3 * steps / seconds / 1e6,
+            "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2))),
+        }
 
 
 def main() -> None:
@@ -146,21 +179,29 @@ def main() -> None:
         samples["bandwall"].append(bandwall_run(exe, a.interior, a.steps, a.blocks, a.threads, "optimised"))
         samples["devito default"].append(devito_default.run(a.steps))
         samples["devito aggressive"].append(devito_tuned.run(a.steps))
-        samples["plain reference"].append(bandwall_run(exe, a.interior, a.reference_steps, a.blocks, 1, "reference"))
-        print(f"round {r + 1}: " + ", ".join(f"{k} {samples[k][-1]['mpoints_per_s']:.0f}" for k in names),
-              file=sys.stderr)
+        samples["plain reference"].append(
+            bandwall_run(exe, a.interior, a.reference_steps, a.blocks, 1, "reference")
+        )
+        print(
+            f"round {r + 1}: " + ", ".join(f"{k} {samples[k][-1]['mpoints_per_s']:.0f}" for k in names),
+            file=sys.stderr,
+        )
     med = {k: statistics.median(s["mpoints_per_s"] for s in v) for k, v in samples.items()}
     base = med["devito default"]
     n = a.interior
-    print(f"ISO3DFD {n}^3 interior, {a.steps} steps ({a.reference_steps} for the plain reference, 1 thread), "
-          f"{a.threads} threads compact, single precision, median of {a.rounds} rounds")
+    print(
+        f"ISO3DFD {n}^3 interior, {a.steps} steps ({a.reference_steps} for the plain reference, 1 thread), "
+        f"{a.threads} threads compact, single precision, median of {a.rounds} rounds"
+    )
     print(f"{'program':<20}{'MPoints/s':>12}{'vs Devito default':>20}{'norm':>16}")
     for k in names:
         norm = f"{samples[k][-1]['norm']:.7g}" if k != "plain reference" else f"({a.reference_steps} steps)"
         print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{norm:>16}")
     bw_norm, dv_norm = samples["bandwall"][-1]["norm"], samples["devito default"][-1]["norm"]
-    print(f"norm agreement bandwall vs Devito after {a.steps} steps: relative difference "
-          f"{abs(bw_norm - dv_norm) / dv_norm:.1e}")
+    print(
+        f"norm agreement bandwall vs Devito after {a.steps} steps: relative difference "
+        f"{abs(bw_norm - dv_norm) / dv_norm:.1e}"
+    )
 
 
 if __name__ == "__main__":

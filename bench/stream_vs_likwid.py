@@ -29,16 +29,37 @@ import subprocess
 import sys
 
 PEERS = {  # (bandwall kernel, stores) -> likwid test, without the ISA suffix
-    ("copy", "nt"): "copy_mem", ("triad", "nt"): "stream_mem", ("dot", "nt"): "ddot",
-    ("copy", "regular"): "copy", ("triad", "regular"): "stream", ("dot", "regular"): "ddot",
+    ("copy", "nt"): "copy_mem",
+    ("triad", "nt"): "stream_mem",
+    ("dot", "nt"): "ddot",
+    ("copy", "regular"): "copy",
+    ("triad", "regular"): "stream",
+    ("dot", "regular"): "ddot",
 }
 ARRAYS = {"copy": 2, "triad": 3, "dot": 2}
 
 
 def bandwall(exe: str, kernel: str, threads: int, stores: str, size: int, reps: int) -> float:
-    out = subprocess.run([exe, "--kernel", kernel, "--threads", str(threads), "--bind", "compact",
-                          "--stores", stores, "--size", str(size), "--reps", str(reps)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [
+            exe,
+            "--kernel",
+            kernel,
+            "--threads",
+            str(threads),
+            "--bind",
+            "compact",
+            "--stores",
+            stores,
+            "--size",
+            str(size),
+            "--reps",
+            str(reps),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out)["result"]["avg_GBps"]
 
 
@@ -47,7 +68,9 @@ def likwid(test: str, threads: int, total_bytes: int, reps: int) -> float:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     m = re.search(r"^MByte/s:\s+([0-9.]+)", proc.stdout, re.M)
     if proc.returncode != 0 or not m:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}")
+        raise RuntimeError(
+            f"{' '.join(cmd)} failed: {(proc.stderr or proc.stdout).strip().splitlines()[-1:]}"
+        )
     return float(m.group(1)) / 1000.0
 
 
@@ -59,7 +82,9 @@ def main() -> int:
     ap.add_argument("--kernels", default="copy,triad,dot")
     ap.add_argument("--stores", choices=("nt", "regular"), default="nt")
     ap.add_argument("--isa", choices=("avx", "avx512"), default="avx", help="likwid variant to compare with")
-    ap.add_argument("--size", type=int, default=0, help="bytes per array (default 4x the LLC, as bandwall-stream)")
+    ap.add_argument(
+        "--size", type=int, default=0, help="bytes per array (default 4x the LLC, as bandwall-stream)"
+    )
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default=None, help="also write every measurement to this file")
     a = ap.parse_args()
@@ -84,29 +109,50 @@ def main() -> int:
                         v = likwid(test, t, size * ARRAYS[kernel], a.reps)
                     runs.setdefault((kernel, test, t), {}).setdefault(who, []).append(v)
                     print(f"round {rnd + 1}: {kernel:5s} {t} threads {who:8s} {v:7.2f} GB/s", file=sys.stderr)
-    print(f"bandwall-stream ({a.stores} stores) vs likwid-bench, {a.rounds} alternated rounds, "
-          f"{size / 2**20:.0f} MiB per array, {a.reps} repetitions; medians of GB/s (1e9 B/s, no write-allocate)")
-    print("| kernel | likwid test | threads | bandwall GB/s | likwid GB/s | ratio of medians | median of paired ratios |"
-          " bandwall range | likwid range |")
+    print(
+        f"bandwall-stream ({a.stores} stores) vs likwid-bench, {a.rounds} alternated rounds, "
+        f"{size / 2**20:.0f} MiB per array, {a.reps} repetitions; medians of GB/s (1e9 B/s, no write-allocate)"
+    )
+    print(
+        "| kernel | likwid test | threads | bandwall GB/s | likwid GB/s | ratio of medians | median of paired ratios |"
+        " bandwall range | likwid range |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     table = []
     for (kernel, test, t), v in runs.items():
-        b, l = statistics.median(v["bandwall"]), statistics.median(v["likwid"])
+        b, lk = statistics.median(v["bandwall"]), statistics.median(v["likwid"])
         paired = statistics.median(x / y for x, y in zip(v["bandwall"], v["likwid"]))
-        table.append({"kernel": kernel, "likwid_test": test, "threads": t, "bandwall": v["bandwall"],
-                      "likwid": v["likwid"], "ratio": b / l, "paired_ratio": paired})
-        print(f"| {kernel} | {test} | {t} | {b:.2f} | {l:.2f} | {b / l:.2f}x | {paired:.2f}x | "
-              f"{min(v['bandwall']):.1f}-{max(v['bandwall']):.1f} | {min(v['likwid']):.1f}-{max(v['likwid']):.1f} |")
+        table.append(
+            {
+                "kernel": kernel,
+                "likwid_test": test,
+                "threads": t,
+                "bandwall": v["bandwall"],
+                "likwid": v["likwid"],
+                "ratio": b / lk,
+                "paired_ratio": paired,
+            }
+        )
+        print(
+            f"| {kernel} | {test} | {t} | {b:.2f} | {lk:.2f} | {b / lk:.2f}x | {paired:.2f}x | "
+            f"{min(v['bandwall']):.1f}-{max(v['bandwall']):.1f} | {min(v['likwid']):.1f}-{max(v['likwid']):.1f} |"
+        )
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"stores": a.stores, "size_per_array": size, "reps": a.reps, "rows": table}, f, indent=1)
+            json.dump(
+                {"stores": a.stores, "size_per_array": size, "reps": a.reps, "rows": table}, f, indent=1
+            )
     return 0
 
 
 def _default_size(exe: str, threads: int) -> int:
     """bandwall-stream's default bytes per array (4x the LLC of the CPUs) for this thread count."""
-    out = subprocess.run([exe, "--kernel", "copy", "--threads", str(threads), "--reps", "1"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [exe, "--kernel", "copy", "--threads", str(threads), "--reps", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return int(json.loads(out)["config"]["size_per_array_bytes"])
 
 

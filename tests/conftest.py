@@ -11,13 +11,24 @@ import sys
 import pytest
 
 
-def run(*args, env: dict | None = None, prefix: list[str] | None = None, timeout: float = 180,
-        input: str | None = None) -> subprocess.CompletedProcess:
+def run(
+    *args,
+    env: dict | None = None,
+    prefix: list[str] | None = None,
+    timeout: float = 180,
+    input: str | None = None,
+) -> subprocess.CompletedProcess:
     """`bandwall ARGS...` in a subprocess of this Python (with env added to os.environ)."""
     full = dict(os.environ)
     full.update(env or {})
-    return subprocess.run([*(prefix or []), sys.executable, "-m", "bandwall", *map(str, args)],
-                          capture_output=True, text=True, env=full, timeout=timeout, input=input)
+    return subprocess.run(
+        [*(prefix or []), sys.executable, "-m", "bandwall", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=timeout,
+        input=input,
+    )
 
 
 @pytest.fixture
@@ -32,21 +43,42 @@ def _private_store(tmp_path_factory, monkeypatch):
 
 
 SAMPLE_PROVENANCE = {
-    "host": "testhost", "cpu_model": "Test CPU", "topology_digest": "0123456789abcdef",
-    "compiler": "g++ 12", "flags": "-O3", "git_revision": "abcdef123456", "date": "2026-01-02T03:04:05Z",
-    "threads": 2, "cpus": "0-1", "binding": "compact", "placement": "first-touch",
-    "sizes": {"a": 1 << 20, "b": 1 << 20, "c": 1 << 20}, "repetitions": 3,
+    "host": "testhost",
+    "cpu_model": "Test CPU",
+    "topology_digest": "0123456789abcdef",
+    "compiler": "g++ 12",
+    "flags": "-O3",
+    "git_revision": "abcdef123456",
+    "date": "2026-01-02T03:04:05Z",
+    "threads": 2,
+    "cpus": "0-1",
+    "binding": "compact",
+    "placement": "first-touch",
+    "sizes": {"a": 1 << 20, "b": 1 << 20, "c": 1 << 20},
+    "repetitions": 3,
 }
 
 
 @pytest.fixture
 def make_record():
     """make_record(tool="stream", result={...}, passed=True, **provenance) -> a schema-valid record."""
-    def make(tool: str = "stream", result: dict | None = None, passed: bool = True, config: dict | None = None,
-             **provenance) -> dict:
+
+    def make(
+        tool: str = "stream",
+        result: dict | None = None,
+        passed: bool = True,
+        config: dict | None = None,
+        **provenance,
+    ) -> dict:
         prov = copy.deepcopy(SAMPLE_PROVENANCE)
         prov.update(provenance)
-        return {"schema_version": 1, "tool": tool, "config": config or {"kernel": "triad"},
-                "result": result if result is not None else {"best_GBps": 30.0, "median_GBps": 28.0},
-                "validation": {"passed": passed}, "provenance": prov}
+        return {
+            "schema_version": 1,
+            "tool": tool,
+            "config": config or {"kernel": "triad"},
+            "result": result if result is not None else {"best_GBps": 30.0, "median_GBps": 28.0},
+            "validation": {"passed": passed},
+            "provenance": prov,
+        }
+
     return make

@@ -8,7 +8,12 @@ import pytest
 
 from bandwall import balance, records
 
-PEAK = {"per_core_gflops_dp": 40.0, "total_gflops_dp": 80.0, "per_core_gflops_sp": 80.0, "total_gflops_sp": 160.0}
+PEAK = {
+    "per_core_gflops_dp": 40.0,
+    "total_gflops_dp": 80.0,
+    "per_core_gflops_sp": 80.0,
+    "total_gflops_sp": 160.0,
+}
 
 
 def test_balance_arithmetic():
@@ -32,8 +37,11 @@ def test_compute_bound_when_machine_has_bytes_to_spare():
 
 
 def test_balance_record_schema(make_record):
-    s = make_record("stream", result={"best_GBps": 20.0, "median_GBps": 19.0},
-                    config={"kernel": "triad", "stores": "nt", "threads": 2, "size_per_array_bytes": 1 << 30})
+    s = make_record(
+        "stream",
+        result={"best_GBps": 20.0, "median_GBps": 19.0},
+        config={"kernel": "triad", "stores": "nt", "threads": 2, "size_per_array_bytes": 1 << 30},
+    )
     p = make_record("peak", result=dict(PEAK), config={"threads": 2, "isa": "avx512"})
     rec = balance.balance_record(s, p)
     records.validate(rec)
@@ -45,8 +53,21 @@ def test_balance_end_to_end(run_bandwall, tmp_path):
     from bandwall.store import Store
 
     db = str(tmp_path / "b.db")
-    p = run_bandwall("balance", "--size", "1M", "--reps", "3", "--peak-reps", "1", "--peak-seconds", "0.02",
-                     "--db", db, "--format", "json")
+    p = run_bandwall(
+        "balance",
+        "--size",
+        "1M",
+        "--reps",
+        "3",
+        "--peak-reps",
+        "1",
+        "--peak-seconds",
+        "0.02",
+        "--db",
+        db,
+        "--format",
+        "json",
+    )
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
     records.validate(rec)
@@ -63,24 +84,39 @@ def test_balance_end_to_end(run_bandwall, tmp_path):
     assert peak["result"]["lanes_sp"] == 2 * peak["result"]["lanes_dp"]
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["--threads", "0"], "range"), (["--peak-seconds", "0"], "range"), (["--kernel", "daxpy"], "unknown kernel"),
-    (["--cpus", "x"], "not a whole number"), (["--size", "0"], "greater than zero"),
-    (["--cpus", ""], "'--cpus': is empty"), (["--size", ""], "'--size': is empty"), (["--bind", ""], "'--bind': is empty"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--threads", "0"], "range"),
+        (["--peak-seconds", "0"], "range"),
+        (["--kernel", "daxpy"], "unknown kernel"),
+        (["--cpus", "x"], "not a whole number"),
+        (["--size", "0"], "greater than zero"),
+        (["--cpus", ""], "'--cpus': is empty"),
+        (["--size", ""], "'--size': is empty"),
+        (["--bind", ""], "'--bind': is empty"),
+    ],
+)
 def test_balance_bad_input(run_bandwall, args, fragment):
     p = run_bandwall("balance", *args, "--no-store")
     assert p.returncode == 2 and fragment in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
 
 
-@pytest.mark.parametrize("args,fragment", [
-    (["--cpus", ""], "--cpus is empty"), (["--seconds", ""], "--seconds is empty"), (["--reps", ""], "--reps is empty"),
-    (["--bind", ""], "--bind is empty"), (["--threads", " "], "--threads is empty"),
-])
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--cpus", ""], "--cpus is empty"),
+        (["--seconds", ""], "--seconds is empty"),
+        (["--reps", ""], "--reps is empty"),
+        (["--bind", ""], "--bind is empty"),
+        (["--threads", " "], "--threads is empty"),
+    ],
+)
 def test_peak_bad_input_native(args, fragment):
     import subprocess
 
     from bandwall import native
+
     p = subprocess.run([native.executable(balance.PEAK_EXECUTABLE), *args], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == "", p.stderr
     lines = p.stderr.strip().splitlines()

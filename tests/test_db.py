@@ -16,10 +16,16 @@ def filled(tmp_path, make_record):
     """A database with three stream records and one sweep record; returns (path, records by id)."""
     path = tmp_path / "filled.db"
     recs = [
-        make_record("stream", {"best_GBps": 20.0, "median_GBps": 18.0, "kernel": "triad"}, date="2026-01-01T00:00:00Z"),
-        make_record("stream", {"best_GBps": 30.0, "median_GBps": 27.0, "kernel": "triad"}, date="2026-01-02T00:00:00Z"),
-        make_record("sweep", {"knee_cores": 2, "points": [{"cores": 1, "best_GBps": 15.0},
-                                                          {"cores": 2, "best_GBps": 25.0}]}),
+        make_record(
+            "stream", {"best_GBps": 20.0, "median_GBps": 18.0, "kernel": "triad"}, date="2026-01-01T00:00:00Z"
+        ),
+        make_record(
+            "stream", {"best_GBps": 30.0, "median_GBps": 27.0, "kernel": "triad"}, date="2026-01-02T00:00:00Z"
+        ),
+        make_record(
+            "sweep",
+            {"knee_cores": 2, "points": [{"cores": 1, "best_GBps": 15.0}, {"cores": 2, "best_GBps": 25.0}]},
+        ),
         make_record("stream", {"best_GBps": 0.0, "median_GBps": 9.0, "valid": True}, passed=False, threads=1),
     ]
     with store.Store(path) as s:
@@ -48,7 +54,9 @@ def test_list_json_is_every_record_newest_first(filled, run_bandwall):
 
 def test_list_filters(filled, run_bandwall):
     path, by_id = filled
-    got = ok_json(run_bandwall, "db", "list", "--format", "json", "--tool", "stream", "--limit", "2", "--db", path)
+    got = ok_json(
+        run_bandwall, "db", "list", "--format", "json", "--tool", "stream", "--limit", "2", "--db", path
+    )
     streams = sorted((i for i, r in by_id.items() if r["tool"] == "stream"), reverse=True)
     assert [r["id"] for r in got] == streams[:2]
     assert ok_json(run_bandwall, "db", "list", "--format", "json", "--tool", "nothing", "--db", path) == []
@@ -82,25 +90,40 @@ def test_compare_numeric_fields_with_ratio(filled, run_bandwall):
     got = ok_json(run_bandwall, "db", "compare", a, b, "--format", "json", "--db", path)
     assert (got["a"]["id"], got["b"]["id"]) == (a, b)
     fields = {f["field"]: f for f in got["fields"]}
-    assert set(fields) == {"best_GBps", "median_GBps"}       # the kernel name is not a number
+    assert set(fields) == {"best_GBps", "median_GBps"}  # the kernel name is not a number
     assert fields["best_GBps"]["a"] == 20.0 and fields["best_GBps"]["b"] == 30.0
     assert fields["best_GBps"]["ratio"] == pytest.approx(1.5)
     rows = ok_csv(run_bandwall, "db", "compare", a, b, "--format", "csv", "--db", path)
-    assert {r["field"]: float(r["ratio"]) for r in rows} == pytest.approx({"best_GBps": 1.5, "median_GBps": 1.5})
+    assert {r["field"]: float(r["ratio"]) for r in rows} == pytest.approx(
+        {"best_GBps": 1.5, "median_GBps": 1.5}
+    )
 
 
 def test_compare_zero_and_missing_fields_have_no_ratio(filled, run_bandwall):
     path, by_id = filled
     zero = next(i for i, r in by_id.items() if r["result"].get("best_GBps") == 0.0)
     first = next(iter(by_id))
-    fields = {f["field"]: f for f in ok_json(run_bandwall, "db", "compare", zero, first, "--format", "json",
-                                             "--db", path)["fields"]}
-    assert fields["best_GBps"]["ratio"] is None                 # 20 / 0
-    assert "valid" not in fields                                # booleans are not numbers
+    fields = {
+        f["field"]: f
+        for f in ok_json(run_bandwall, "db", "compare", zero, first, "--format", "json", "--db", path)[
+            "fields"
+        ]
+    }
+    assert fields["best_GBps"]["ratio"] is None  # 20 / 0
+    assert "valid" not in fields  # booleans are not numbers
     sweep = next(i for i, r in by_id.items() if r["tool"] == "sweep")
-    fields = {f["field"]: f for f in ok_json(run_bandwall, "db", "compare", first, sweep, "--format", "json",
-                                             "--db", path)["fields"]}
-    assert fields["points.1.best_GBps"] == {"field": "points.1.best_GBps", "a": None, "b": 25.0, "ratio": None}
+    fields = {
+        f["field"]: f
+        for f in ok_json(run_bandwall, "db", "compare", first, sweep, "--format", "json", "--db", path)[
+            "fields"
+        ]
+    }
+    assert fields["points.1.best_GBps"] == {
+        "field": "points.1.best_GBps",
+        "a": None,
+        "b": 25.0,
+        "ratio": None,
+    }
     assert fields["best_GBps"]["b"] is None
 
 
@@ -137,29 +160,35 @@ def test_export_table_has_the_rows_of_list_oldest_first(filled, run_bandwall, tm
     proc = run_bandwall("db", "export", "--format", "table", "--out", out, "--db", path)
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     text = out.read_text()
-    assert table_ids(text) == sorted(by_id) and "\x1b[" not in text   # plain text in a file
+    assert table_ids(text) == sorted(by_id) and "\x1b[" not in text  # plain text in a file
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["show", "999"], "no record with id 999"),
-    (["show", "abc"], "'abc' is not a record id"),
-    (["show", "0"], "'0' is not a record id"),
-    (["show", "--", "-3"], "'-3' is not a record id"),
-    (["compare", "1"], "Missing argument"),
-    (["compare", "1", "999"], "no record with id 999"),
-    (["list", "--format", "yaml"], "'yaml' is not one of"),
-    (["list", "--limit", "0"], "0"),
-    (["export", "--format", "yaml"], "'yaml' is not one of"),
-    (["export", "--out", ""], "'--out': is empty"),
-    (["export", "--tool", ""], "'--tool': is empty"),
-    (["list", "--tool", ""], "'--tool': is empty"),
-    (["export", "--out", "/nonexistent/folder/x.jsonl"], "cannot write"),
-    (["frobnicate"], "No such command"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["show", "999"], "no record with id 999"),
+        (["show", "abc"], "'abc' is not a record id"),
+        (["show", "0"], "'0' is not a record id"),
+        (["show", "--", "-3"], "'-3' is not a record id"),
+        (["compare", "1"], "Missing argument"),
+        (["compare", "1", "999"], "no record with id 999"),
+        (["list", "--format", "yaml"], "'yaml' is not one of"),
+        (["list", "--limit", "0"], "0"),
+        (["export", "--format", "yaml"], "'yaml' is not one of"),
+        (["export", "--out", ""], "'--out': is empty"),
+        (["export", "--tool", ""], "'--tool': is empty"),
+        (["list", "--tool", ""], "'--tool': is empty"),
+        (["export", "--out", "/nonexistent/folder/x.jsonl"], "cannot write"),
+        (["frobnicate"], "No such command"),
+    ],
+)
 def test_bad_input(filled, run_bandwall, args, fragment):
     path, _ = filled
-    proc = run_bandwall("db", *args, "--db", path) if args[0] != "show" or args[1] != "--" else \
-        run_bandwall("db", "show", "--db", path, *args[1:])
+    proc = (
+        run_bandwall("db", *args, "--db", path)
+        if args[0] != "show" or args[1] != "--"
+        else run_bandwall("db", "show", "--db", path, *args[1:])
+    )
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr

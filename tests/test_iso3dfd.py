@@ -10,10 +10,9 @@ import subprocess
 
 import pytest
 
+import thp
 from bandwall import iso3dfd, native, records
 from bandwall.store import Store
-
-import thp
 
 SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
@@ -22,8 +21,13 @@ FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
 def tool(*args, env: dict | None = None) -> subprocess.CompletedProcess:
     full = dict(os.environ)
     full.update(env or {})
-    return subprocess.run([native.executable(iso3dfd.TOOL), *map(str, args)], capture_output=True, text=True,
-                          env=full, timeout=120)
+    return subprocess.run(
+        [native.executable(iso3dfd.TOOL), *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=120,
+    )
 
 
 def tool_record(*args) -> dict:
@@ -97,7 +101,11 @@ def test_seed_text_lines():
     assert float(words[6]) == pytest.approx(3 * 40 * 36 * 44 * 4 / 2**20, abs=0.05)
     assert set(lines[3]) == {"-"}
     values = {ln.split(":")[0]: ln.split()[1:] for ln in lines[4:7]}
-    assert values["time"][1] == "sec" and values["throughput"][1] == "MPoints/s" and values["flops"][1] == "GFlops"
+    assert (
+        values["time"][1] == "sec"
+        and values["throughput"][1] == "MPoints/s"
+        and values["flops"][1] == "GFlops"
+    )
     mp, gf = float(values["throughput"][0]), float(values["flops"][0])
     assert mp > 0 and gf == pytest.approx(mp * 61 / 1e3, abs=0.01)
     assert len(lines) == 7
@@ -109,8 +117,12 @@ def norm(*args) -> float:
 
 def test_norm_is_invariant():
     base = norm(37, 29, 41, "none", 1, "--kernel", "reference")
-    for args in [(13, 7, 9, "compact", 1), (5, 3, 2, "compact", 2, "--schedule", "dynamic"),
-                 (21, 1, 6, "scatter", 2, "--init", "serial"), (37, 29, 41, "none", 2, "--placement", "serial")]:
+    for args in [
+        (13, 7, 9, "compact", 1),
+        (5, 3, 2, "compact", 2, "--schedule", "dynamic"),
+        (21, 1, 6, "scatter", 2, "--init", "serial"),
+        (37, 29, 41, "none", 2, "--placement", "serial"),
+    ]:
         assert norm(*args) == pytest.approx(base, rel=1e-6), args
 
 
@@ -150,7 +162,10 @@ def test_ablation_runs_the_four_variants(run_bandwall, tmp_path):
 @pytest.fixture
 def fake_record(make_record):
     def make(mp: float) -> dict:
-        return make_record(tool="iso3dfd", result={"mpoints_per_s": mp, "bytes_per_point": 16, "flops_per_point": 61})
+        return make_record(
+            tool="iso3dfd", result={"mpoints_per_s": mp, "bytes_per_point": 16, "flops_per_point": 61}
+        )
+
     return make
 
 
@@ -191,11 +206,14 @@ def test_roofline_percentages(monkeypatch, fake_record):
     assert len(calls) == 3  # the ceilings of a set of cores are measured once
 
 
-@pytest.mark.parametrize("measured, kernel, best", [
-    ({"copy": 40.0, "triad": 32.0}, "copy", 40.0),   # the best of the kernels, whichever it is
-    ({"copy": 30.0}, "copy", 30.0),                  # triad failed: the kernel that ran gives the bound
-    ({"triad": 28.0}, "triad", 28.0),
-])
+@pytest.mark.parametrize(
+    "measured, kernel, best",
+    [
+        ({"copy": 40.0, "triad": 32.0}, "copy", 40.0),  # the best of the kernels, whichever it is
+        ({"copy": 30.0}, "copy", 30.0),  # triad failed: the kernel that ran gives the bound
+        ({"triad": 28.0}, "triad", 28.0),
+    ],
+)
 def test_roofline_memory_bound_is_the_best_stream_kernel(monkeypatch, fake_record, measured, kernel, best):
     fake_ceilings(monkeypatch, measured)
     r = iso3dfd.Roofline().place(fake_record(1000.0))["result"]["roofline"]
@@ -257,7 +275,11 @@ BAD_CLI = [
 def test_bad_input_cli(run_bandwall, args, fragment, tmp_path):
     opts = dict(zip(SMALL[0::2], SMALL[1::2]))
     opts.update(zip(args[0::2], args[1::2]))
-    argv = [x for kv in opts.items() for x in kv if x != "--no-roofline"] + ["--no-roofline", "--db", tmp_path / "b.db"]
+    argv = [x for kv in opts.items() for x in kv if x != "--no-roofline"] + [
+        "--no-roofline",
+        "--db",
+        tmp_path / "b.db",
+    ]
     proc = run_bandwall("iso3dfd", *argv)
     assert proc.returncode == 2, proc.stderr
     assert fragment in proc.stderr

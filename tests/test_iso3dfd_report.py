@@ -19,8 +19,11 @@ def section(monkeypatch):
 
     monkeypatch.setattr(mod, "QUICK", {"grid": (40, 36, 44), "iters": 3})
     # The ceilings come from bandwall-stream and bandwall-peak; fixed here to keep the test short.
-    monkeypatch.setattr(iso3dfd.Roofline, "ceilings",
-                        lambda self, threads, cpus, binding: {"stream_best_GBps": 16.0, "peak_gflops_sp": 122.0})
+    monkeypatch.setattr(
+        iso3dfd.Roofline,
+        "ceilings",
+        lambda self, threads, cpus, binding: {"stream_best_GBps": 16.0, "peak_gflops_sp": 122.0},
+    )
     return sec
 
 

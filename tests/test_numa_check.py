@@ -23,8 +23,9 @@ def bandwall(*args: str, env: dict | None = None, db: Path | None = None) -> sub
     full = dict(os.environ, PYTHONPATH=str(REPO / "python"), **(env or {}))
     if db:
         full["BANDWALL_DB"] = str(db)
-    return subprocess.run([sys.executable, "-m", "bandwall", *args], capture_output=True, text=True, env=full,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "bandwall", *args], capture_output=True, text=True, env=full, timeout=300
+    )
 
 
 def as_json(proc: subprocess.CompletedProcess):
@@ -32,14 +33,26 @@ def as_json(proc: subprocess.CompletedProcess):
     return json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize("synthetic, per_node", [
-    ("numa:2 core:2 pu:1", ["0-1@bind:0", "2-3@bind:1"]),
-    ("pack:2 numa:2 core:2 pu:1", ["0-1@bind:0", "2-3@bind:1", "4-5@bind:2", "6-7@bind:3"]),
-    ("pack:2 numa:1 core:2 pu:2", ["0-3@bind:0", "4-7@bind:1"]),
-])
+@pytest.mark.parametrize(
+    "synthetic, per_node",
+    [
+        ("numa:2 core:2 pu:1", ["0-1@bind:0", "2-3@bind:1"]),
+        ("pack:2 numa:2 core:2 pu:1", ["0-1@bind:0", "2-3@bind:1", "4-5@bind:2", "6-7@bind:3"]),
+        ("pack:2 numa:1 core:2 pu:2", ["0-3@bind:0", "4-7@bind:1"]),
+    ],
+)
 def test_plan_on_synthetic_machines(synthetic, per_node):
-    plan = as_json(bandwall("numa-check", "--plan", "--format", "json", "--", "/bin/true",
-                            env={"BANDWALL_TOPOLOGY": synthetic}))
+    plan = as_json(
+        bandwall(
+            "numa-check",
+            "--plan",
+            "--format",
+            "json",
+            "--",
+            "/bin/true",
+            env={"BANDWALL_TOPOLOGY": synthetic},
+        )
+    )
     modes = {p["mode"]: p["argv"] for p in plan}
     assert list(modes) == ["all", "node0", "per-node", "interleave"]
     launch = [a for a in modes["per-node"][: modes["per-node"].index("--")] if "@" in a]
@@ -52,10 +65,20 @@ def test_plan_on_synthetic_machines(synthetic, per_node):
 
 
 def test_plan_of_a_builtin_gives_each_process_its_cpus():
-    plan = as_json(bandwall("numa-check", "--plan", "--format", "json", "stream", "--size", "8M",
-                            env={"BANDWALL_TOPOLOGY": "numa:2 core:2 pu:1"}))
+    plan = as_json(
+        bandwall(
+            "numa-check",
+            "--plan",
+            "--format",
+            "json",
+            "stream",
+            "--size",
+            "8M",
+            env={"BANDWALL_TOPOLOGY": "numa:2 core:2 pu:1"},
+        )
+    )
     argv = next(p["argv"] for p in plan if p["mode"] == "per-node")
-    cmd = argv[argv.index("--") + 1:]
+    cmd = argv[argv.index("--") + 1 :]
     assert Path(cmd[0]).name == "bandwall-stream"
     assert cmd[cmd.index("--cpus") + 1] == "{cpus}" and cmd[cmd.index("--threads") + 1] == "{ncpus}"
     assert cmd[cmd.index("--size") + 1] == "8M"
@@ -69,18 +92,33 @@ def test_one_node_plan_has_only_the_default_mode():
 ALL_MODES = ("all", "node0", "per-node", "interleave")
 
 
-@pytest.mark.parametrize("values, best, judged_cost, advice_word", [
-    # seed 000: all nodes slower than one; a process per node twice as fast
-    ({"all": 2765, "node0": 2948, "per-node": 5682, "interleave": 4000}, "per-node", 1 - 2765 / 5682, "process per"),
-    ({"all": 50, "node0": 40, "per-node": 60, "interleave": 90}, "interleave", 1 - 50 / 90, "interleave"),
-    ({"all": 100, "node0": 52, "per-node": 104, "interleave": 95}, "per-node", 1 - 100 / 104, "keep the default"),
-])
+@pytest.mark.parametrize(
+    "values, best, judged_cost, advice_word",
+    [
+        # seed 000: all nodes slower than one; a process per node twice as fast
+        (
+            {"all": 2765, "node0": 2948, "per-node": 5682, "interleave": 4000},
+            "per-node",
+            1 - 2765 / 5682,
+            "process per",
+        ),
+        ({"all": 50, "node0": 40, "per-node": 60, "interleave": 90}, "interleave", 1 - 50 / 90, "interleave"),
+        (
+            {"all": 100, "node0": 52, "per-node": 104, "interleave": 95},
+            "per-node",
+            1 - 100 / 104,
+            "keep the default",
+        ),
+    ],
+)
 def test_verdict(values, best, judged_cost, advice_word):
     v = numacheck.verdict(values, 2)
     assert v["judgeable"] and v["best_mode"] == best
     assert v["numa_cost"] == pytest.approx(judged_cost)
     assert any(advice_word in a for a in v["advice"])
-    assert ("slower than one node" in v["verdict"]) == (values["all"] < values["node0"] * (1 - numacheck.NOISE))
+    assert ("slower than one node" in v["verdict"]) == (
+        values["all"] < values["node0"] * (1 - numacheck.NOISE)
+    )
 
 
 def test_verdict_cannot_judge_one_node():
@@ -89,11 +127,17 @@ def test_verdict_cannot_judge_one_node():
 
 
 def test_fom_kinds():
-    proc = {"rank": 0, "proc": "all@default", "wall_s": 0.5,
-            "stdout": 'time: 2.0 sec\n{"result": {"best_GBps": 12.5}}\n'}
+    proc = {
+        "rank": 0,
+        "proc": "all@default",
+        "wall_s": 0.5,
+        "stdout": 'time: 2.0 sec\n{"result": {"best_GBps": 12.5}}\n',
+    }
     assert numacheck.Fom.wall().value(proc) == pytest.approx(2.0)
     assert numacheck.builtin("stream").fom.value(proc) == 12.5
-    assert numacheck.Fom.from_regex(r"time: ([0-9.]+)", lower_is_better=True).value(proc) == pytest.approx(0.5)
+    assert numacheck.Fom.from_regex(r"time: ([0-9.]+)", lower_is_better=True).value(proc) == pytest.approx(
+        0.5
+    )
     assert numacheck.Fom.from_regex(r"time: [0-9.]+").regex.pattern == r"time: [0-9.]+"
     with pytest.raises(UsageError):
         numacheck.Fom.from_regex("(")
@@ -104,8 +148,21 @@ def test_fom_kinds():
 
 
 def test_command_on_one_node_cannot_judge_but_succeeds(tmp_path):
-    rec = as_json(bandwall("numa-check", "--rounds", "2", "--format", "json", "--", "/bin/echo", "rate: 7.5",
-                           "--fom", "x", db=tmp_path / "db.sqlite"))
+    rec = as_json(
+        bandwall(
+            "numa-check",
+            "--rounds",
+            "2",
+            "--format",
+            "json",
+            "--",
+            "/bin/echo",
+            "rate: 7.5",
+            "--fom",
+            "x",
+            db=tmp_path / "db.sqlite",
+        )
+    )
     assert rec["tool"] == "numa-check" and rec["validation"]["passed"]
     r = rec["result"]
     assert r["nodes"] == 1 and r["judgeable"] is False and "cannot judge" in r["verdict"]
@@ -117,14 +174,40 @@ def test_command_on_one_node_cannot_judge_but_succeeds(tmp_path):
 
 
 def test_fom_regex_reads_the_output():
-    rec = as_json(bandwall("numa-check", "--rounds", "1", "--no-store", "--format", "json",
-                           "--fom", r"rate: ([0-9.]+)", "--", "/bin/echo", "rate: 7.5"))
+    rec = as_json(
+        bandwall(
+            "numa-check",
+            "--rounds",
+            "1",
+            "--no-store",
+            "--format",
+            "json",
+            "--fom",
+            r"rate: ([0-9.]+)",
+            "--",
+            "/bin/echo",
+            "rate: 7.5",
+        )
+    )
     assert rec["result"]["modes"]["all"]["value"] == 7.5
 
 
 def test_builtin_stream_on_one_node():
-    rec = as_json(bandwall("numa-check", "stream", "--size", "4M", "--reps", "2", "--rounds", "1", "--no-store",
-                           "--format", "json"))
+    rec = as_json(
+        bandwall(
+            "numa-check",
+            "stream",
+            "--size",
+            "4M",
+            "--reps",
+            "2",
+            "--rounds",
+            "1",
+            "--no-store",
+            "--format",
+            "json",
+        )
+    )
     mode = rec["result"]["modes"]["all"]
     assert rec["config"]["kind"] == "builtin" and rec["result"]["fom_unit"] == "GB/s"
     assert mode["value"] > 0 and set(mode["page_maps"][0]) == {"a", "b", "c"}
@@ -202,8 +285,19 @@ LAUNCH_BAD = [
     (["--proc", "all@default"], 2, "usage"),
     (["--proc", "", "--", "/bin/true"], 2, "--proc is empty"),
     # --usage-errors: a process refusing its arguments (exit 2) is the launcher's exit 2, with its message.
-    (["--usage-errors", "--proc", "all@default", "--", "/bin/sh", "-c", "echo 'x: error: bad --size' >&2; exit 2"],
-     2, "bad --size"),
+    (
+        [
+            "--usage-errors",
+            "--proc",
+            "all@default",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo 'x: error: bad --size' >&2; exit 2",
+        ],
+        2,
+        "bad --size",
+    ),
     (["--proc", "all@default", "--", "/bin/sh", "-c", "exit 2"], 1, "exited with code 2"),
     (["--usage-errors", "--proc", "all@default", "--", "/bin/sh", "-c", "exit 3"], 1, "exited with code 3"),
 ]
@@ -212,17 +306,31 @@ LAUNCH_BAD = [
 @pytest.mark.parametrize("args, code, fragment", LAUNCH_BAD, ids=[" ".join(a) for a, _, _ in LAUNCH_BAD])
 def test_launcher_bad_input(args, code, fragment):
     from bandwall import native
+
     proc = subprocess.run([native.executable("bandwall-launch"), *args], capture_output=True, text=True)
     assert proc.returncode == code and fragment in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_launcher_runs_processes_at_once_with_their_cpus():
     from bandwall import native
+
     cpu = os.sched_getaffinity(0)
     first = min(cpu)
-    proc = subprocess.run([native.executable("bandwall-launch"), "--proc", f"{first}@default", "--proc", "all@default",
-                           "--", "/bin/sh", "-c", "echo {rank} {cpus} {ncpus}; grep Cpus_allowed_list /proc/self/status"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            native.executable("bandwall-launch"),
+            "--proc",
+            f"{first}@default",
+            "--proc",
+            "all@default",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo {rank} {cpus} {ncpus}; grep Cpus_allowed_list /proc/self/status",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stderr
     procs = json.loads(proc.stdout)["result"]["processes"]
     assert procs[0]["stdout"].split()[:3] == ["0", str(first), "1"]
@@ -235,14 +343,33 @@ def test_placement_section_renders_a_two_node_machine():
 
     from bandwall.report import Context
     from bandwall.report.sections.placement import PlacementSection
-    check = {"fom_unit": "MPoints/s", "fom": "iso3dfd", "nodes": 2,
-             "modes": {m: {"title": numacheck.MODE_TITLES[m], "procs": ["0-1@bind:0"], "value": v}
-                       for m, v in zip(ALL_MODES, (2765, 2948, 5682, 4000))}}
+
+    check = {
+        "fom_unit": "MPoints/s",
+        "fom": "iso3dfd",
+        "nodes": 2,
+        "modes": {
+            m: {"title": numacheck.MODE_TITLES[m], "procs": ["0-1@bind:0"], "value": v}
+            for m, v in zip(ALL_MODES, (2765, 2948, 5682, 4000))
+        },
+    }
     check.update(numacheck.verdict({m: check["modes"][m]["value"] for m in ALL_MODES}, 2))
-    data = {"check": check, "quick": False, "params": {},
-            "matrix": {"unit": "GB/s", "kernel": "triad", "cpu_nodes": [0, 1], "memory_nodes": [0, 1],
-                       "matrix": [[40.0, 20.0], [21.0, 39.0]], "remote_over_local": 0.52},
-            "objects": {"iso3dfd, serial": {"prev": {"0": 1.0}, "next": {"0": 1.0}, "vel": {"0": 0.5, "absent": 0.5}}}}
+    data = {
+        "check": check,
+        "quick": False,
+        "params": {},
+        "matrix": {
+            "unit": "GB/s",
+            "kernel": "triad",
+            "cpu_nodes": [0, 1],
+            "memory_nodes": [0, 1],
+            "matrix": [[40.0, 20.0], [21.0, 39.0]],
+            "remote_over_local": 0.52,
+        },
+        "objects": {
+            "iso3dfd, serial": {"prev": {"0": 1.0}, "next": {"0": 1.0}, "vel": {"0": 0.5, "absent": 0.5}}
+        },
+    }
     console = Console(record=True, width=120)
     ctx = Context(quick=False, out=Path("."), console=console, threads=2)
     section = PlacementSection()

@@ -43,8 +43,13 @@ def _bindirs() -> list[Path]:
 
 
 def _found() -> set[str]:
-    return {p.name for d in _bindirs() if d.is_dir() for p in d.glob("bandwall-*")
-            if os.access(p, os.X_OK) and p.name not in NOT_RECORD_MAKERS}
+    return {
+        p.name
+        for d in _bindirs()
+        if d.is_dir()
+        for p in d.glob("bandwall-*")
+        if os.access(p, os.X_OK) and p.name not in NOT_RECORD_MAKERS
+    }
 
 
 @pytest.mark.parametrize("exe", sorted(set(SAMPLES) | _found()))
@@ -87,6 +92,7 @@ def _without(path: str):
         for p in parents:
             rec = rec[p]
         del rec[last]
+
     return change
 
 
@@ -96,32 +102,36 @@ def _set(path: str, value):
         for p in parents:
             rec = rec[p]
         rec[last] = value
+
     return change
 
 
-@pytest.mark.parametrize("change, where", [
-    (_without("schema_version"), "record"),
-    (_set("schema_version", 2), "schema_version"),
-    (_without("tool"), "record"),
-    (_set("tool", ""), "tool"),
-    (_set("tool", "Has Spaces"), "tool"),
-    (_set("result", [1, 2]), "result"),
-    (_without("validation/passed"), "validation"),
-    (_set("validation/passed", "yes"), "validation/passed"),
-    (_without("provenance/git_revision"), "provenance"),
-    (_set("provenance/threads", -1), "provenance/threads"),
-    (_set("provenance/threads", 1.5), "provenance/threads"),
-    (_set("provenance/date", "yesterday"), "provenance/date"),
-    (_without("provenance/sizes"), "provenance"),
-    (_without("provenance/repetitions"), "provenance"),
-    (_set("provenance/sizes", [1 << 20]), "provenance/sizes"),
-    (_set("provenance/sizes/a", -1), "provenance/sizes/a"),
-    (_set("provenance/sizes/a", "1M"), "provenance/sizes/a"),
-    (_set("provenance/repetitions", -1), "provenance/repetitions"),
-    (_set("provenance/repetitions", 2.5), "provenance/repetitions"),
-    (_set("placement/page_map/a/0", 1.5), "placement/page_map/a/0"),
-    (_set("id", 0), "id"),
-])
+@pytest.mark.parametrize(
+    "change, where",
+    [
+        (_without("schema_version"), "record"),
+        (_set("schema_version", 2), "schema_version"),
+        (_without("tool"), "record"),
+        (_set("tool", ""), "tool"),
+        (_set("tool", "Has Spaces"), "tool"),
+        (_set("result", [1, 2]), "result"),
+        (_without("validation/passed"), "validation"),
+        (_set("validation/passed", "yes"), "validation/passed"),
+        (_without("provenance/git_revision"), "provenance"),
+        (_set("provenance/threads", -1), "provenance/threads"),
+        (_set("provenance/threads", 1.5), "provenance/threads"),
+        (_set("provenance/date", "yesterday"), "provenance/date"),
+        (_without("provenance/sizes"), "provenance"),
+        (_without("provenance/repetitions"), "provenance"),
+        (_set("provenance/sizes", [1 << 20]), "provenance/sizes"),
+        (_set("provenance/sizes/a", -1), "provenance/sizes/a"),
+        (_set("provenance/sizes/a", "1M"), "provenance/sizes/a"),
+        (_set("provenance/repetitions", -1), "provenance/repetitions"),
+        (_set("provenance/repetitions", 2.5), "provenance/repetitions"),
+        (_set("placement/page_map/a/0", 1.5), "placement/page_map/a/0"),
+        (_set("id", 0), "id"),
+    ],
+)
 def test_broken_records_are_refused(make_record, change, where):
     rec = _good(make_record)
     assert records.problems(rec) == []
@@ -148,7 +158,20 @@ def test_finish_adds_front_end_provenance(make_record):
 
 
 def test_numbers_by_dotted_path():
-    data = {"best_GBps": 9.5, "ok": True, "name": "triad", "nan": float("nan"),
-            "points": [{"cores": 1, "best_GBps": 5.0}], "nested": {"x": {"y": 2}}, "matrix": [[1, 2]]}
-    assert records.numbers(data) == {"best_GBps": 9.5, "points.0.cores": 1, "points.0.best_GBps": 5.0,
-                                     "nested.x.y": 2, "matrix.0.0": 1, "matrix.0.1": 2}
+    data = {
+        "best_GBps": 9.5,
+        "ok": True,
+        "name": "triad",
+        "nan": float("nan"),
+        "points": [{"cores": 1, "best_GBps": 5.0}],
+        "nested": {"x": {"y": 2}},
+        "matrix": [[1, 2]],
+    }
+    assert records.numbers(data) == {
+        "best_GBps": 9.5,
+        "points.0.cores": 1,
+        "points.0.best_GBps": 5.0,
+        "nested.x.y": 2,
+        "matrix.0.0": 1,
+        "matrix.0.1": 2,
+    }

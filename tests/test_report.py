@@ -75,6 +75,7 @@ def fake(monkeypatch):
     def add(section):
         monkeypatch.setitem(registry._items, "fake", section)
         return section
+
     return add
 
 
@@ -110,8 +111,20 @@ def test_topology_report_is_one_self_contained_page(tmp_path, run_bandwall):
 
 def test_report_stores_its_records(tmp_path, run_bandwall):
     db = tmp_path / "r.db"
-    proc = run_bandwall("report", "--sections", "topology", "--quick", "--threads", "1", "--db", db,
-                        "--out", tmp_path / "rep", "--format", "json")
+    proc = run_bandwall(
+        "report",
+        "--sections",
+        "topology",
+        "--quick",
+        "--threads",
+        "1",
+        "--db",
+        db,
+        "--out",
+        tmp_path / "rep",
+        "--format",
+        "json",
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert doc == json.loads((tmp_path / "rep" / "report.json").read_text())
@@ -129,7 +142,7 @@ def test_unavailable_section_is_shown_and_the_report_goes_on(tmp_path, capsys, f
     code, stdout, stderr = inproc(capsys, "report", "--sections", "fake,topology", "--no-store", "--out", out)
     assert code == 0, stderr
     doc = json.loads((out / "report.json").read_text())
-    assert list(doc["sections"]) == ["fake", "topology"]     # the registry's order (fake: order 5)
+    assert list(doc["sections"]) == ["fake", "topology"]  # the registry's order (fake: order 5)
     assert doc["sections"]["fake"]["status"] == "unavailable"
     assert doc["sections"]["fake"]["reason"] == "no widget on this machine"
     assert doc["sections"]["fake"]["data"] == {}
@@ -149,15 +162,19 @@ def test_a_section_that_works_is_printed_and_rendered(tmp_path, capsys, fake):
     assert '<td class="num">42</td>' in (tmp_path / "index.html").read_text()
 
 
-@pytest.mark.parametrize("section, reason", [
-    (FakeSection(RunFailed("validation of triad failed")), "validation of triad failed"),
-    (FakeSection(KeyError("best_GBps")), "internal error: KeyError: 'best_GBps'"),
-    (FakeSection(html_raises=True), "cannot render: ValueError: bad markup"),
-])
+@pytest.mark.parametrize(
+    "section, reason",
+    [
+        (FakeSection(RunFailed("validation of triad failed")), "validation of triad failed"),
+        (FakeSection(KeyError("best_GBps")), "internal error: KeyError: 'best_GBps'"),
+        (FakeSection(html_raises=True), "cannot render: ValueError: bad markup"),
+    ],
+)
 def test_failed_section_keeps_the_report_and_exits_1(tmp_path, capsys, fake, section, reason):
     fake(section)
-    code, _, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--no-store", "--out", tmp_path,
-                             "--format", "json")
+    code, _, stderr = inproc(
+        capsys, "report", "--sections", "topology,fake", "--no-store", "--out", tmp_path, "--format", "json"
+    )
     assert code == 1
     assert stderr.strip().splitlines()[-1].startswith("bandwall: error: 1 section(s) failed: fake")
     doc = json.loads((tmp_path / "report.json").read_text())
@@ -191,23 +208,51 @@ def csv_rows(text: str) -> list[dict]:
 
 @pytest.mark.parametrize("stored", [True, False])
 def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_record, stored):
-    fake(Recording([
-        make_record("stream", result={"best_GBps": 30.5, "median_GBps": 29.0}, config={"kernel": "triad", "threads": 2}),
-        make_record("sweep", result={"best_GBps": 31.25, "best_cores": 3, "knee_cores": 2},
-                    config={"kernel": "copy", "cores": [1, 2, 3, 4]}),
-        make_record("iso3dfd", result={"mpoints_per_s": 812.5, "gflops": 49.6}, passed=False,
-                    config={"init": "serial", "schedule": "dynamic", "threads": 4}),
-    ]))
+    fake(
+        Recording(
+            [
+                make_record(
+                    "stream",
+                    result={"best_GBps": 30.5, "median_GBps": 29.0},
+                    config={"kernel": "triad", "threads": 2},
+                ),
+                make_record(
+                    "sweep",
+                    result={"best_GBps": 31.25, "best_cores": 3, "knee_cores": 2},
+                    config={"kernel": "copy", "cores": [1, 2, 3, 4]},
+                ),
+                make_record(
+                    "iso3dfd",
+                    result={"mpoints_per_s": 812.5, "gflops": 49.6},
+                    passed=False,
+                    config={"init": "serial", "schedule": "dynamic", "threads": 4},
+                ),
+            ]
+        )
+    )
     db, out = tmp_path / "c.db", tmp_path / "rep"
-    code, stdout, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--out", out, "--format", "csv",
-                                  *(["--db", db] if stored else ["--no-store"]))
+    code, stdout, stderr = inproc(
+        capsys,
+        "report",
+        "--sections",
+        "topology,fake",
+        "--out",
+        out,
+        "--format",
+        "csv",
+        *(["--db", db] if stored else ["--no-store"]),
+    )
     assert code == 0, stderr
     rows = csv_rows(stdout)
-    doc = json.loads((out / "report.json").read_text())      # written as with --format json
+    doc = json.loads((out / "report.json").read_text())  # written as with --format json
     assert list(doc["sections"]) == ["topology", "fake"]
     assert "Fake widget" in " ".join(PageParts((out / "index.html").read_text()).text)
     assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
-        ("topology", "ok", "topo"), ("fake", "ok", "stream"), ("fake", "ok", "sweep"), ("fake", "ok", "iso3dfd")]
+        ("topology", "ok", "topo"),
+        ("fake", "ok", "stream"),
+        ("fake", "ok", "sweep"),
+        ("fake", "ok", "iso3dfd"),
+    ]
     if stored:
         with store.Store(db, readonly=True) as s:
             stored_ids = [r["id"] for r in s.list(oldest_first=True)]
@@ -216,50 +261,91 @@ def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_recor
     else:
         assert [r["record_id"] for r in rows] == ["", "", "", ""] and doc["record_ids"] == []
     topo, st, sw, iso = rows
-    assert (topo["name"], topo["metric"], topo["unit"]) == (doc["sections"]["topology"]["data"]["cpu_model"],
-                                                           "cores", "cores")
+    assert (topo["name"], topo["metric"], topo["unit"]) == (
+        doc["sections"]["topology"]["data"]["cpu_model"],
+        "cores",
+        "cores",
+    )
     assert int(topo["value"]) == doc["sections"]["topology"]["data"]["cores"] and topo["passed"] == "True"
-    assert topo["threads"] == ""                                # topo runs no threads
-    assert (st["name"], st["threads"], st["metric"], float(st["value"]), st["unit"], st["passed"]) == \
-        ("triad", "2", "best_GBps", 30.5, "GB/s", "True")
+    assert topo["threads"] == ""  # topo runs no threads
+    assert (st["name"], st["threads"], st["metric"], float(st["value"]), st["unit"], st["passed"]) == (
+        "triad",
+        "2",
+        "best_GBps",
+        30.5,
+        "GB/s",
+        "True",
+    )
     assert (sw["name"], sw["threads"], sw["metric"], float(sw["value"])) == ("copy", "3", "best_GBps", 31.25)
-    assert (iso["name"], iso["threads"], iso["metric"], float(iso["value"]), iso["unit"], iso["passed"]) == \
-        ("serial dynamic", "4", "mpoints_per_s", 812.5, "MPoints/s", "False")
+    assert (iso["name"], iso["threads"], iso["metric"], float(iso["value"]), iso["unit"], iso["passed"]) == (
+        "serial dynamic",
+        "4",
+        "mpoints_per_s",
+        812.5,
+        "MPoints/s",
+        "False",
+    )
     assert (st["host"], st["date"]) == ("testhost", "2026-01-02T03:04:05Z")
 
 
 def test_csv_format_keeps_failed_and_stopped_sections_records(tmp_path, capsys, fake, make_record):
     fake(Recording([make_record("stream")], then=RunFailed("validation of triad failed")))
-    code, stdout, stderr = inproc(capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path / "a",
-                                  "--format", "csv")
+    code, stdout, stderr = inproc(
+        capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path / "a", "--format", "csv"
+    )
     assert code == 1 and "1 section(s) failed: fake" in stderr
-    assert [(r["section"], r["section_status"], r["tool"]) for r in csv_rows(stdout)] == [("fake", "failed", "stream")]
+    assert [(r["section"], r["section_status"], r["tool"]) for r in csv_rows(stdout)] == [
+        ("fake", "failed", "stream")
+    ]
 
-    fake(Recording([make_record("peak", result={"total_gflops_dp": 96.0}, config={"isa": "avx2", "threads": 2})],
-                   then=KeyboardInterrupt()))
-    code, stdout, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--db", tmp_path / "s.db",
-                                  "--out", tmp_path / "b", "--format", "csv")
+    fake(
+        Recording(
+            [make_record("peak", result={"total_gflops_dp": 96.0}, config={"isa": "avx2", "threads": 2})],
+            then=KeyboardInterrupt(),
+        )
+    )
+    code, stdout, stderr = inproc(
+        capsys,
+        "report",
+        "--sections",
+        "topology,fake",
+        "--db",
+        tmp_path / "s.db",
+        "--out",
+        tmp_path / "b",
+        "--format",
+        "csv",
+    )
     assert code == 130
     rows = csv_rows(stdout)
     doc = json.loads((tmp_path / "b" / "report.json").read_text())
     assert list(doc["sections"]) == ["topology"]
     assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
-        ("topology", "ok", "topo"), ("fake", "stopped", "peak")]
+        ("topology", "ok", "topo"),
+        ("fake", "stopped", "peak"),
+    ]
     assert [int(r["record_id"]) for r in rows] == doc["record_ids"]
-    assert (rows[1]["name"], rows[1]["metric"], float(rows[1]["value"]), rows[1]["unit"]) == \
-        ("avx2", "total_gflops_dp", 96.0, "GFlop/s")
+    assert (rows[1]["name"], rows[1]["metric"], float(rows[1]["value"]), rows[1]["unit"]) == (
+        "avx2",
+        "total_gflops_dp",
+        96.0,
+        "GFlop/s",
+    )
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["--sections", "nope"], "unknown report section 'nope' (known: "),
-    (["--sections", "topology,nope"], "unknown report section 'nope'"),
-    (["--sections", ","], "--sections needs at least one section name"),
-    (["--threads", "0"], "--threads"),
-    (["--threads", "100000"], "more than the"),
-    (["--format", "xml"], "'xml' is not one of"),
-    (["--out", "FILE"], "is a file, not a folder"),
-    (["--frobnicate"], "No such option"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--sections", "nope"], "unknown report section 'nope' (known: "),
+        (["--sections", "topology,nope"], "unknown report section 'nope'"),
+        (["--sections", ","], "--sections needs at least one section name"),
+        (["--threads", "0"], "--threads"),
+        (["--threads", "100000"], "more than the"),
+        (["--format", "xml"], "'xml' is not one of"),
+        (["--out", "FILE"], "is a file, not a folder"),
+        (["--frobnicate"], "No such option"),
+    ],
+)
 def test_bad_input(tmp_path, run_bandwall, args, fragment):
     blocker = tmp_path / "file.txt"
     blocker.write_text("keep")
@@ -286,6 +372,7 @@ def test_sections_come_from_the_registry_in_order():
 
 def test_save_without_a_store_keeps_the_record(tmp_path, make_record):
     from rich.console import Console
+
     ctx = Context(quick=True, out=tmp_path, console=Console(), threads=1)
     assert ctx.save(make_record()) is None
     assert len(ctx.records) == 1 and ctx.record_ids == []
@@ -297,6 +384,7 @@ def test_save_without_a_store_keeps_the_record(tmp_path, make_record):
 
 def test_report_json_has_no_nan_and_plain_types():
     import numpy as np
+
     doc = render.plain({"a": np.float64(1.5), "b": float("nan"), "c": np.arange(3), "d": {1: (4,)}})
     assert doc == {"a": 1.5, "b": None, "c": [0, 1, 2], "d": {"1": [4]}}
     assert json.loads(render.dumps({"x": float("inf")})) == {"x": None}
@@ -312,7 +400,7 @@ class Interrupting(FakeSection):
             raise KeyboardInterrupt
         if self.how == "SIGTERM":
             os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(30)                      # the handler interrupts this
+            time.sleep(30)  # the handler interrupts this
         raise sweep.Interrupted("interrupted by SIGINT after 1 of 3 points", 130)
 
 
@@ -322,13 +410,19 @@ def test_interrupt_keeps_finished_sections_and_their_records(tmp_path, capsys, f
     db = tmp_path / "i.db"
     handler = signal.getsignal(signal.SIGTERM)
     start = time.monotonic()
-    got, _, stderr = inproc(capsys, "report", "--sections", "topology,fake", "--db", db, "--out", tmp_path / "rep")
+    got, _, stderr = inproc(
+        capsys, "report", "--sections", "topology,fake", "--db", db, "--out", tmp_path / "rep"
+    )
     assert time.monotonic() - start < 25
     assert got == code
     signame = "SIGTERM" if how == "SIGTERM" else "SIGINT"
-    assert stderr.strip().splitlines()[-1].startswith(f"bandwall: error: stopped by {signame} after 1 of 2 sections")
+    assert (
+        stderr.strip()
+        .splitlines()[-1]
+        .startswith(f"bandwall: error: stopped by {signame} after 1 of 2 sections")
+    )
     doc = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert list(doc["sections"]) == ["topology"] and doc["stopped"].startswith(f"stopped by {signame}")
     with store.Store(db, readonly=True) as s:
         assert [r["id"] for r in s.list()] == doc["record_ids"] != []
-    assert signal.getsignal(signal.SIGTERM) == handler       # the report's SIGTERM handler is gone
+    assert signal.getsignal(signal.SIGTERM) == handler  # the report's SIGTERM handler is gone

@@ -35,7 +35,12 @@ def test_two_socket_diagram_rows():
     assert [lab.split()[:3] for _, _, lab in rows["numa"]] == [["NUMA", "node", str(i)] for i in range(4)]
     assert len(rows["core"]) == 16
     # The cores of node 1 are cores 4-7, whose hardware threads are CPUs 8-15.
-    assert [lab.split("\n")[1] for _, _, lab in rows["core"][4:8]] == ["PU 8,9", "PU 10,11", "PU 12,13", "PU 14,15"]
+    assert [lab.split("\n")[1] for _, _, lab in rows["core"][4:8]] == [
+        "PU 8,9",
+        "PU 10,11",
+        "PU 12,13",
+        "PU 14,15",
+    ]
 
 
 def test_this_machine_diagram_has_every_cache_level():
@@ -58,7 +63,9 @@ def test_section_collects_prints_and_renders(ctx, section):
     sec.terminal(ctx, data)
     assert data["cpu_model"] in ctx.console.file.getvalue()
     page = sec.html(ctx, data)
-    assert page.count("data:image/png;base64,") == (2 if len(data["numa_nodes"]) > 1 and data["distances"] else 1)
+    assert page.count("data:image/png;base64,") == (
+        2 if len(data["numa_nodes"]) > 1 and data["distances"] else 1
+    )
     assert "<caption>NUMA nodes</caption>" in page
 
 
@@ -91,6 +98,7 @@ def test_heatmap_writes_each_value_and_leaves_gaps_blank():
 
 def test_figures_and_tables_escape_and_group():
     from bandwall.report import render
+
     assert render.figures("<img a>", "<img b>") == '<div class="figs"><img a><img b></div>'
     table = render.html_table(["<b>", "GB/s"], [["a&b", 1.5], [None, 3]], caption="x<y")
     assert "<caption>x&lt;y</caption>" in table and "<th>&lt;b&gt;</th>" in table

@@ -101,11 +101,14 @@ def unreadable(path, make_record):
         # Root without CAP_DAC_OVERRIDE / CAP_DAC_READ_SEARCH obeys the file mode like anyone.
         prefix = ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
         if subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
-            pytest.skip("root reads files whatever their mode, and cannot drop that power here (setpriv failed)")
+            pytest.skip(
+                "root reads files whatever their mode, and cannot drop that power here (setpriv failed)"
+            )
 
     def hold(stack):
         os.chmod(path, 0)
         stack.callback(os.chmod, path, 0o644)
+
     return {"prefix": prefix, "hold": hold}
 
 
@@ -117,6 +120,7 @@ def locked(path, make_record):
         holder.execute("BEGIN EXCLUSIVE")
         stack.callback(holder.close)
         stack.callback(holder.execute, "ROLLBACK")
+
     return {"env": {"BANDWALL_DB_TIMEOUT": "0.3"}, "hold": hold}
 
 
@@ -135,13 +139,21 @@ REFUSALS = [
 DB_LIST = ["db", "list"]
 # Every case through `db list`; a few through a writer (report) and `db export` as well.
 CASES = [(b, f, DB_LIST) for b, f in REFUSALS] + [
-    (b, f, cmd) for b, f in REFUSALS if b in (corrupt, newer_version, locked, unreadable)
-    for cmd in (["db", "export"], ["report", "--sections", "topology", "--quick"])]
+    (b, f, cmd)
+    for b, f in REFUSALS
+    if b in (corrupt, newer_version, locked, unreadable)
+    for cmd in (["db", "export"], ["report", "--sections", "topology", "--quick"])
+]
 
 
-@pytest.mark.parametrize("build, fragment, command", CASES,
-                         ids=lambda v: getattr(v, "__name__", None) or (" ".join(v[:2]) if isinstance(v, list) else ""))
-def test_bad_database_is_refused_and_left_untouched(tmp_path, make_record, run_bandwall, build, fragment, command):
+@pytest.mark.parametrize(
+    "build, fragment, command",
+    CASES,
+    ids=lambda v: getattr(v, "__name__", None) or (" ".join(v[:2]) if isinstance(v, list) else ""),
+)
+def test_bad_database_is_refused_and_left_untouched(
+    tmp_path, make_record, run_bandwall, build, fragment, command
+):
     path = tmp_path / "db" / "bandwall.db"
     path.parent.mkdir()
     setup = build(path, make_record) or {}
@@ -173,7 +185,14 @@ STORING = [
     ["place", "--size", "1M"],
     ["report", "--sections", "topology", "--quick", "--out", "{out}"],
 ]
-NATIVE = ("bandwall-stream", "bandwall-peak", "bandwall-iso3dfd", "bandwall-launch", "bandwall-topo", "bandwall-place")
+NATIVE = (
+    "bandwall-stream",
+    "bandwall-peak",
+    "bandwall-iso3dfd",
+    "bandwall-launch",
+    "bandwall-topo",
+    "bandwall-place",
+)
 
 
 def fake_natives(folder: Path, log: Path) -> dict:
@@ -187,10 +206,19 @@ def fake_natives(folder: Path, log: Path) -> dict:
     return {"BANDWALL_BINDIR": str(folder)}
 
 
-@pytest.mark.parametrize("build, fragment", [(corrupt, "not an SQLite file"), (newer_version, "store version 2"),
-                                             (foreign, "not a bandwall database")], ids=lambda v: getattr(v, "__name__", ""))
+@pytest.mark.parametrize(
+    "build, fragment",
+    [
+        (corrupt, "not an SQLite file"),
+        (newer_version, "store version 2"),
+        (foreign, "not a bandwall database"),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
 @pytest.mark.parametrize("command", STORING, ids=lambda c: " ".join(a for a in c if a.isalpha() or "/" in a))
-def test_bad_database_fails_before_anything_runs(tmp_path, make_record, run_bandwall, command, build, fragment):
+def test_bad_database_fails_before_anything_runs(
+    tmp_path, make_record, run_bandwall, command, build, fragment
+):
     log = tmp_path / "ran.log"
     env = fake_natives(tmp_path / "bin", log)
     path = tmp_path / "db" / "bandwall.db"
@@ -199,7 +227,7 @@ def test_bad_database_fails_before_anything_runs(tmp_path, make_record, run_band
     before = fingerprint(path)
     out = tmp_path / "out"
     command = [str(out) if a == "{out}" else a for a in command]
-    proc = run_bandwall(command[0], "--db", path, *command[1:], env=env)   # --db before a "--"
+    proc = run_bandwall(command[0], "--db", path, *command[1:], env=env)  # --db before a "--"
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
@@ -217,8 +245,11 @@ def test_fake_natives_are_the_ones_run(tmp_path, run_bandwall, command):
     assert log.exists() and str(tmp_path / "bin") in log.read_text()
 
 
-@pytest.mark.parametrize("command", [["db", "list"], ["db", "export"], ["stream", "--size", "1M"],
-                                     ["report", "--sections", "topology"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [["db", "list"], ["db", "export"], ["stream", "--size", "1M"], ["report", "--sections", "topology"]],
+    ids=" ".join,
+)
 def test_empty_database_path_is_refused_not_read_as_the_default(tmp_path, run_bandwall, command):
     default = tmp_path / "default.db"
     proc = run_bandwall(*command, "--db", "", env={"BANDWALL_DB": str(default)})
@@ -229,7 +260,7 @@ def test_empty_database_path_is_refused_not_read_as_the_default(tmp_path, run_ba
 
 
 def test_check_refuses_what_could_not_be_written(tmp_path, make_record):
-    store.check(tmp_path / "new" / "deeper" / "bandwall.db")      # nothing yet: fine, and nothing made
+    store.check(tmp_path / "new" / "deeper" / "bandwall.db")  # nothing yet: fine, and nothing made
     assert not (tmp_path / "new").exists()
     blocker = tmp_path / "file.txt"
     blocker.write_text("keep")
@@ -278,11 +309,15 @@ for i in range(n):
 
 
 def test_two_processes_writing_at_once_lose_nothing(tmp_path, make_record):
-    path, n = tmp_path / "new" / "shared.db", 60   # the database does not exist yet: both create it
+    path, n = tmp_path / "new" / "shared.db", 60  # the database does not exist yet: both create it
     procs = []
     for me, other in (("a", "b"), ("b", "a")):
-        p = subprocess.Popen([sys.executable, "-c", WRITER, str(path), me, str(n), str(tmp_path / me),
-                              str(tmp_path / other)], stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), me, str(n), str(tmp_path / me), str(tmp_path / other)],
+            stdin=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         p.stdin.write(json.dumps(make_record()))
         p.stdin.close()
         procs.append(p)
@@ -291,8 +326,9 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path, make_record):
     with store.Store(path) as s:
         recs = s.list()
     assert len(recs) == 2 * n
-    assert sorted((r["config"]["writer"], r["config"]["seq"]) for r in recs) == \
-        sorted((w, i) for w in "ab" for i in range(n))
+    assert sorted((r["config"]["writer"], r["config"]["seq"]) for r in recs) == sorted(
+        (w, i) for w in "ab" for i in range(n)
+    )
     assert len({r["id"] for r in recs}) == 2 * n
 
 
@@ -343,7 +379,7 @@ def test_stored_record_reads_back_whole_with_its_id(tmp_path, make_record):
         with pytest.raises(StoreError, match="read-only"):
             s.add(rec)
     assert back == {**rec, "id": rid}
-    assert store.save(back, tmp_path / "r.db") == rid + 1   # a re-stored record gets a new id
+    assert store.save(back, tmp_path / "r.db") == rid + 1  # a re-stored record gets a new id
 
 
 @pytest.mark.parametrize("value", ["x", "-1", "nan", "inf"])
@@ -351,7 +387,8 @@ def test_bad_timeout_variable(value, tmp_path, run_bandwall):
     proc = run_bandwall("db", "list", "--db", tmp_path / "t.db", env={"BANDWALL_DB_TIMEOUT": value})
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        f"bandwall: error: BANDWALL_DB_TIMEOUT={value!r} is not a number of seconds >= 0"]
+        f"bandwall: error: BANDWALL_DB_TIMEOUT={value!r} is not a number of seconds >= 0"
+    ]
 
 
 def test_timeout_variable_is_read(monkeypatch):

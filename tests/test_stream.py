@@ -8,14 +8,19 @@ import subprocess
 
 import pytest
 
+import thp
 from bandwall import native, records
 from bandwall.store import Store
 
-import thp
-
 SMALL = ["--size", "1M", "--reps", "3"]
 NCPU = len(os.sched_getaffinity(0))
-ACCOUNTING = {"copy": (16, 8, 0), "scale": (16, 8, 1), "add": (24, 8, 1), "triad": (24, 8, 2), "dot": (16, 0, 2)}
+ACCOUNTING = {
+    "copy": (16, 8, 0),
+    "scale": (16, 8, 1),
+    "add": (24, 8, 1),
+    "triad": (24, 8, 2),
+    "dot": (16, 0, 2),
+}
 
 
 def stream_json(run, *args, db=None):
@@ -33,7 +38,11 @@ def test_record_fields_and_accounting(run_bandwall, kernel, stores):
     r, c = rec["result"], rec["config"]
     assert rec["tool"] == "stream" and rec["validation"]["passed"] is True
     bytes_, wa, flops = ACCOUNTING[kernel]
-    assert (r["bytes_per_element"], r["write_allocate_bytes_per_element"], r["flops_per_element"]) == (bytes_, wa, flops)
+    assert (r["bytes_per_element"], r["write_allocate_bytes_per_element"], r["flops_per_element"]) == (
+        bytes_,
+        wa,
+        flops,
+    )
     assert c["kernel"] == kernel and c["elements"] == (1 << 20) // 8 and c["size_per_array_bytes"] == 1 << 20
     assert c["reps"] == 3 and len(r["times_s"]) == 3 and r["dropped_reps"] == 1
     assert r["max_GBps"] >= r["median_GBps"] >= r["min_GBps"] > 0
@@ -59,8 +68,20 @@ def test_placement_page_map_per_array(run_bandwall):
 
 @pytest.mark.parametrize("pages", ["huge", "base", "system"])
 def test_pages_asked_for_and_granted(run_bandwall, pages):
-    p = run_bandwall("stream", "--kernel", "copy", "--size", "16M", "--reps", "2", "--pages", pages,
-                     "--format", "json", "--no-store")
+    p = run_bandwall(
+        "stream",
+        "--kernel",
+        "copy",
+        "--size",
+        "16M",
+        "--reps",
+        "2",
+        "--pages",
+        pages,
+        "--format",
+        "json",
+        "--no-store",
+    )
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
     assert rec["placement"]["pages"] == pages and rec["validation"]["passed"]
@@ -91,8 +112,9 @@ def test_stored_record_matches_output(run_bandwall, tmp_path):
 def test_failed_validation_stores_nothing(run_bandwall, tmp_path):
     db = str(tmp_path / "f.db")
     for kernel in ("triad", "dot"):
-        p = run_bandwall("stream", "--kernel", kernel, *SMALL, "--db", db,
-                         env={"BANDWALL_STREAM_INJECT_ERROR": "1"})
+        p = run_bandwall(
+            "stream", "--kernel", kernel, *SMALL, "--db", db, env={"BANDWALL_STREAM_INJECT_ERROR": "1"}
+        )
         assert p.returncode == 1, p.stderr
         assert "validation of" in p.stderr and "Traceback" not in p.stderr
         assert p.stdout == ""

@@ -23,16 +23,19 @@ def pts(*bw):
     return [{"cores": i + 1, "best_GBps": v, "median_GBps": v * 0.9} for i, v in enumerate(bw)]
 
 
-@pytest.mark.parametrize("curve,share,knee", [
-    ((10, 18, 24, 25, 25.2, 25.1), 0.95, 3),   # saturates: 24 >= 0.95 * 25.2
-    ((10, 18, 24, 25, 25.2, 25.1), 1.0, 5),    # only the best itself
-    ((10, 18, 24, 25, 25.2, 25.1), 0.5, 2),
-    ((20, 20, 20, 20), 0.95, 1),               # flat: one core is enough
-    ((20, 30, 30, 30), 0.95, 2),               # tie at the top: the fewest cores
-    ((30, 25, 20), 0.95, 1),                   # falls with more cores
-    ((5, 10, 15, 20), 0.95, 4),                # never saturates: every core is needed
-    ((7.0,), 0.95, 1),                         # one point
-])
+@pytest.mark.parametrize(
+    "curve,share,knee",
+    [
+        ((10, 18, 24, 25, 25.2, 25.1), 0.95, 3),  # saturates: 24 >= 0.95 * 25.2
+        ((10, 18, 24, 25, 25.2, 25.1), 1.0, 5),  # only the best itself
+        ((10, 18, 24, 25, 25.2, 25.1), 0.5, 2),
+        ((20, 20, 20, 20), 0.95, 1),  # flat: one core is enough
+        ((20, 30, 30, 30), 0.95, 2),  # tie at the top: the fewest cores
+        ((30, 25, 20), 0.95, 1),  # falls with more cores
+        ((5, 10, 15, 20), 0.95, 4),  # never saturates: every core is needed
+        ((7.0,), 0.95, 1),  # one point
+    ],
+)
 def test_knee(curve, share, knee):
     points = pts(*curve)
     assert sweep.knee(points, share) == knee
@@ -51,10 +54,16 @@ def test_knee_share_out_of_range(share):
         sweep.knee(pts(1, 2), share)
 
 
-@pytest.mark.parametrize("text,limit,want", [
-    (None, 3, [1, 2, 3]), ("1,2", 4, [1, 2]), ("1-4", 4, [1, 2, 3, 4]), ("2-8:2", 8, [2, 4, 6, 8]),
-    ("4,1,2,2", 4, [1, 2, 4]),
-])
+@pytest.mark.parametrize(
+    "text,limit,want",
+    [
+        (None, 3, [1, 2, 3]),
+        ("1,2", 4, [1, 2]),
+        ("1-4", 4, [1, 2, 3, 4]),
+        ("2-8:2", 8, [2, 4, 6, 8]),
+        ("4,1,2,2", 4, [1, 2, 4]),
+    ],
+)
 def test_parse_cores(text, limit, want):
     assert sweep.parse_cores(text, limit) == want
 
@@ -68,16 +77,26 @@ def test_parse_cores_refuses(text):
 def test_sweep_record_from_synthetic_points(make_record):
     recs = []
     for n, v in ((1, 10.0), (2, 19.5), (3, 20.0)):
-        r = make_record(result={"best_GBps": v, "median_GBps": v - 1}, threads=n,
-                        config={"kernel": "triad", "threads": n, "stores": "nt", "size_per_array_bytes": 1 << 20,
-                                "reps": 3})
+        r = make_record(
+            result={"best_GBps": v, "median_GBps": v - 1},
+            threads=n,
+            config={
+                "kernel": "triad",
+                "threads": n,
+                "stores": "nt",
+                "size_per_array_bytes": 1 << 20,
+                "reps": 3,
+            },
+        )
         recs.append(r)
     rec = sweep.sweep_record("triad", recs, 0.95, config={"bind": "compact"}, point_ids=[4, 5, 6])
     records.validate(rec)
     assert rec["tool"] == "sweep"
-    assert rec["result"]["points"] == [{"cores": 1, "best_GBps": 10.0, "median_GBps": 9.0},
-                                       {"cores": 2, "best_GBps": 19.5, "median_GBps": 18.5},
-                                       {"cores": 3, "best_GBps": 20.0, "median_GBps": 19.0}]
+    assert rec["result"]["points"] == [
+        {"cores": 1, "best_GBps": 10.0, "median_GBps": 9.0},
+        {"cores": 2, "best_GBps": 19.5, "median_GBps": 18.5},
+        {"cores": 3, "best_GBps": 20.0, "median_GBps": 19.0},
+    ]
     assert rec["result"]["knee_cores"] == 2 and rec["result"]["surplus_cores"] == 1
     assert rec["result"]["point_record_ids"] == [4, 5, 6]
     assert rec["provenance"]["threads"] == 3
@@ -85,8 +104,9 @@ def test_sweep_record_from_synthetic_points(make_record):
 
 def test_sweep_end_to_end(run_bandwall, tmp_path):
     db, png = str(tmp_path / "sw.db"), tmp_path / "sweep.png"
-    p = run_bandwall("sweep", "copy", "--size", "1M", "--reps", "3", "--db", db, "--plot", str(png),
-                     "--format", "json")
+    p = run_bandwall(
+        "sweep", "copy", "--size", "1M", "--reps", "3", "--db", db, "--plot", str(png), "--format", "json"
+    )
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
     records.validate(rec)
@@ -115,9 +135,27 @@ def test_signal_keeps_finished_points(tmp_path, sig, code):
     db = str(tmp_path / "sig.db")
     env = dict(os.environ)
     # Each point takes seconds, so the signal lands while the second one runs.
-    proc = subprocess.Popen([sys.executable, "-m", "bandwall", "sweep", "copy", "--cores", f"1-{NCPU}",
-                             "--size", "16M", "--reps", "1000", "--db", db],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "bandwall",
+            "sweep",
+            "copy",
+            "--cores",
+            f"1-{NCPU}",
+            "--size",
+            "16M",
+            "--reps",
+            "1000",
+            "--db",
+            db,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     deadline = time.monotonic() + 120
     while _count(db, "stream") < 1 and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

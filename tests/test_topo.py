@@ -12,12 +12,14 @@ import pytest
 from bandwall import records
 
 FIXTURES = Path(__file__).parent / "fixtures"
-TWO_SOCKET = FIXTURES / "two-socket-4numa-smt.xml"   # 2 packages x 2 NUMA nodes x 4 cores x 2 threads
-FOUR_NODE = FIXTURES / "four-node.xml"                # 4 NUMA nodes x 2 cores
+TWO_SOCKET = FIXTURES / "two-socket-4numa-smt.xml"  # 2 packages x 2 NUMA nodes x 4 cores x 2 threads
+FOUR_NODE = FIXTURES / "four-node.xml"  # 4 NUMA nodes x 2 cores
 
 
 def bandwall(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bandwall", *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "bandwall", *args], capture_output=True, text=True, timeout=60
+    )
 
 
 def topo_json(*args: str) -> dict:
@@ -79,16 +81,19 @@ def test_synthetic_description():
     assert (r["packages"], len(r["numa_nodes"]), r["pus"]) == (2, 4, 16)
 
 
-@pytest.mark.parametrize("args, code, fragment", [
-    (["--order", "spiral"], 2, "unknown binding"),
-    (["--order", "node:99"], 2, "does not exist"),
-    (["--order", "compact", "--threads", "100000"], 2, "threads asked for"),
-    (["--threads", "-1"], 2, "-1"),
-    (["--topology", "no such machine"], 2, "neither an hwloc XML file nor a synthetic"),
-    (["--format", "yaml"], 2, "yaml"),
-    (["--order", ""], 2, "'--order': is empty"),
-    (["--topology", ""], 2, "'--topology': is empty"),
-])
+@pytest.mark.parametrize(
+    "args, code, fragment",
+    [
+        (["--order", "spiral"], 2, "unknown binding"),
+        (["--order", "node:99"], 2, "does not exist"),
+        (["--order", "compact", "--threads", "100000"], 2, "threads asked for"),
+        (["--threads", "-1"], 2, "-1"),
+        (["--topology", "no such machine"], 2, "neither an hwloc XML file nor a synthetic"),
+        (["--format", "yaml"], 2, "yaml"),
+        (["--order", ""], 2, "'--order': is empty"),
+        (["--topology", ""], 2, "'--topology': is empty"),
+    ],
+)
 def test_bad_input(args, code, fragment):
     proc = bandwall("topo", *args)
     assert proc.returncode == code

@@ -67,12 +67,14 @@ def test_guest_matches_the_synthetic_topology_the_plans_use(name):
 @pytest.mark.parametrize("thp", pc.THP_MODES)
 @pytest.mark.parametrize("name", GUESTS)
 def test_first_touch_follows_the_threads(name, thp):
-    cases = {"2node": {"first-touch": [0, 1, 2]},
-             "4node": {"first-touch": [0, 1, 2, 3], "first-touch-skip1": [0, 2, 3]}}[name]
+    cases = {
+        "2node": {"first-touch": [0, 1, 2]},
+        "4node": {"first-touch": [0, 1, 2, 3], "first-touch-skip1": [0, 2, 3]},
+    }[name]
     for case, cpus in cases.items():
         rec = ok(name, f"{case}-{thp}")
         assert rec["result"]["thread_cpus"] == cpus
-        for array, page_map in rec["placement"]["page_map"].items():
+        for _array, page_map in rec["placement"]["page_map"].items():
             assert_shares(page_map, first_touch_expectation(name, cpus))
 
 
@@ -118,7 +120,7 @@ def test_interleave_shares_equally(name, thp):
 def assert_round_robin(sequence: list[int], nodes: list[int], run: int) -> None:
     """Pages go to the nodes in turn, `run` pages at a time (one base page, or one huge page)."""
     assert len(sequence) == pc.SEQUENCE and len(sequence) >= 2 * run * len(nodes)
-    chunks = [sequence[i:i + run] for i in range(0, len(sequence), run)]
+    chunks = [sequence[i : i + run] for i in range(0, len(sequence), run)]
     assert all(len(set(c)) == 1 for c in chunks), "a run of pages spans two nodes"
     heads = [c[0] for c in chunks]
     for a, b in zip(heads, heads[1:]):
@@ -130,7 +132,7 @@ def assert_round_robin(sequence: list[int], nodes: list[int], run: int) -> None:
 def test_interleave_alternates(name, thp):
     nodes = list(range(shape(name)[0]))
     rec = ok(name, f"interleave-{thp}")
-    run = 512 if thp == "always" else 1   # huge pages are interleaved whole
+    run = 512 if thp == "always" else 1  # huge pages are interleaved whole
     for seq in rec["result"]["page_sequence"].values():
         assert_round_robin(seq, nodes, run)
 
@@ -173,8 +175,10 @@ def test_nodes_that_do_not_exist_are_refused(name):
 def processes(name: str, case: str) -> list[tuple[dict, dict]]:
     """(launcher entry, the record the launched process printed) of each process of a case."""
     rec = ok(name, case)
-    return [(p, json.loads([ln for ln in p["stdout"].splitlines() if ln.startswith("{")][-1]))
-            for p in rec["result"]["processes"]]
+    return [
+        (p, json.loads([ln for ln in p["stdout"].splitlines() if ln.startswith("{")][-1]))
+        for p in rec["result"]["processes"]
+    ]
 
 
 @pytest.mark.parametrize("name", GUESTS)

@@ -15,7 +15,7 @@ def mode() -> str | None:
     except OSError:
         return None
     start, end = text.find("["), text.find("]")
-    return text[start + 1:end] if 0 <= start < end else None
+    return text[start + 1 : end] if 0 <= start < end else None
 
 
 def granted(pages: str) -> bool | None:

@@ -53,10 +53,20 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
     throw UsageError(std::string(what) + " " + in_quotes(text) + " is not a size (examples: 4096, 64K, 512M, 2G)");
   }
   std::string unit = t.substr(pos);
-  static const std::pair<const char*, double> units[] = {
-      {"", 1.0},         {"b", 1.0},          {"k", 1024.0},      {"kb", 1024.0},     {"kib", 1024.0},
-      {"m", 1048576.0},  {"mb", 1048576.0},   {"mib", 1048576.0}, {"g", 1073741824.0}, {"gb", 1073741824.0},
-      {"gib", 1073741824.0}, {"t", 1099511627776.0}, {"tb", 1099511627776.0}, {"tib", 1099511627776.0}};
+  static const std::pair<const char*, double> units[] = {{"", 1.0},
+                                                         {"b", 1.0},
+                                                         {"k", 1024.0},
+                                                         {"kb", 1024.0},
+                                                         {"kib", 1024.0},
+                                                         {"m", 1048576.0},
+                                                         {"mb", 1048576.0},
+                                                         {"mib", 1048576.0},
+                                                         {"g", 1073741824.0},
+                                                         {"gb", 1073741824.0},
+                                                         {"gib", 1073741824.0},
+                                                         {"t", 1099511627776.0},
+                                                         {"tb", 1099511627776.0},
+                                                         {"tib", 1099511627776.0}};
   for (auto& [name, mult] : units) {
     if (unit == name) {
       double bytes = number * mult;
@@ -95,7 +105,8 @@ std::vector<int> parse_cpu_list(std::string_view text) {
     }
     if (lo < 0 || hi < 0) throw UsageError("CPU list " + in_quotes(text) + " has a negative CPU");
     if (hi < lo) throw UsageError("CPU list " + in_quotes(text) + " has a descending range " + in_quotes(range));
-    if (hi > 65535) throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(hi) + ", beyond any machine");
+    if (hi > 65535)
+      throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(hi) + ", beyond any machine");
     for (long c = lo; c <= hi; c += stride) {
       if (!seen.insert(static_cast<int>(c)).second)
         throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(c) + " twice");
@@ -130,8 +141,8 @@ void check_cpus_allowed(const std::vector<int>& cpus) {
   auto allowed = allowed_cpus();
   for (int c : cpus)
     if (!std::binary_search(allowed.begin(), allowed.end(), c))
-      throw UsageError("CPU " + std::to_string(c) + " is not available to this process (allowed: " +
-                       format_cpu_list(allowed) + ")");
+      throw UsageError("CPU " + std::to_string(c) +
+                       " is not available to this process (allowed: " + format_cpu_list(allowed) + ")");
 }
 
 std::uint64_t available_memory() {

@@ -102,7 +102,8 @@ void* map_aligned(std::size_t bytes) {
   auto start = reinterpret_cast<std::uintptr_t>(raw);
   auto aligned = (start + huge - 1) & ~(huge - 1);
   if (aligned > start) munmap(raw, aligned - start);
-  if (std::size_t tail = start + bytes + extra - (aligned + bytes)) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+  if (std::size_t tail = start + bytes + extra - (aligned + bytes))
+    munmap(reinterpret_cast<void*>(aligned + bytes), tail);
   return reinterpret_cast<void*>(aligned);
 }
 

@@ -50,7 +50,9 @@ class Buffer {
   void* data() const { return ptr_; }
   std::size_t bytes() const { return bytes_; }
   template <class T>
-  T* as() const { return static_cast<T*>(ptr_); }
+  T* as() const {
+    return static_cast<T*>(ptr_);
+  }
 
  private:
   void* ptr_ = nullptr;

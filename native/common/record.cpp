@@ -29,8 +29,8 @@ std::string utc_now() {
   return buf;
 }
 
-json provenance(int threads, const std::vector<int>& cpus, const std::string& binding,
-                const std::string& placement, json sizes, long repetitions) {
+json provenance(int threads, const std::vector<int>& cpus, const std::string& binding, const std::string& placement,
+                json sizes, long repetitions) {
   utsname u{};
   uname(&u);
   json p;
@@ -53,9 +53,9 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
 }
 
 json make_record(const std::string& tool, json config, json result, json validation, json prov) {
-  return json{{"schema_version", kSchemaVersion}, {"tool", tool},           {"config", std::move(config)},
-              {"result", std::move(result)},      {"validation", std::move(validation)},
-              {"provenance", std::move(prov)}};
+  return json{{"schema_version", kSchemaVersion},    {"tool", tool},
+              {"config", std::move(config)},         {"result", std::move(result)},
+              {"validation", std::move(validation)}, {"provenance", std::move(prov)}};
 }
 
 void emit(const json& record) { std::cout << record.dump() << std::endl; }

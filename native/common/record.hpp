@@ -15,8 +15,8 @@ inline constexpr int kSchemaVersion = 1;
 // Host, CPU model, compiler and flags, git revision, date, threads and CPUs of the run, its
 // binding and placement, the sizes it worked on (array name -> bytes, or the grid's dimensions;
 // empty when it allocates nothing) and how many times it repeated the measurement.
-json provenance(int threads, const std::vector<int>& cpus, const std::string& binding,
-                const std::string& placement, json sizes, long repetitions);
+json provenance(int threads, const std::vector<int>& cpus, const std::string& binding, const std::string& placement,
+                json sizes, long repetitions);
 
 json make_record(const std::string& tool, json config, json result, json validation, json prov);
 

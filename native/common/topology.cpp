@@ -81,7 +81,8 @@ std::string Topology::digest() const {
   // FNV-1a over the shape: counts per type, NUMA memory, cache sizes.
   std::string shape;
   for (int d = 0; d < hwloc_topology_get_depth(topo_); ++d) {
-    shape += std::to_string(hwloc_get_depth_type(topo_, d)) + ":" + std::to_string(hwloc_get_nbobjs_by_depth(topo_, d)) + ";";
+    shape += std::to_string(hwloc_get_depth_type(topo_, d)) + ":" +
+             std::to_string(hwloc_get_nbobjs_by_depth(topo_, d)) + ";";
     for (unsigned i = 0; i < hwloc_get_nbobjs_by_depth(topo_, d); ++i) {
       hwloc_obj_t o = hwloc_get_obj_by_depth(topo_, d, i);
       if (hwloc_obj_type_is_cache(o->type)) shape += std::to_string(o->attr->cache.size) + ",";
@@ -140,8 +141,8 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
     hwloc_bitmap_copy(want.b, hwloc_get_root_obj(topo_)->cpuset);
   else
     for (int c : cpus) hwloc_bitmap_set(want.b, c);
-  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE,
-                                            HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L1CACHE};
+  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+                                            HWLOC_OBJ_L1CACHE};
   for (hwloc_obj_type_t t : levels) {
     int n = hwloc_get_nbobjs_by_type(topo_, t);
     if (n <= 0) continue;
@@ -181,8 +182,8 @@ std::vector<int> Topology::order(const std::string& policy, int n, const std::ve
     auto rank_in = [&](hwloc_obj_t obj, hwloc_obj_t parent, hwloc_obj_type_t type) {
       if (!obj || !parent) return 0;
       int r = 0;
-      for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, nullptr); o && o != obj;
-           o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, o))
+      for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, nullptr);
+           o && o != obj; o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, o))
         ++r;
       return r;
     };
@@ -265,9 +266,11 @@ nlohmann::json Topology::to_json() const {
   }
   j["core_list"] = cores_j;
   json caches = json::array();
-  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L1CACHE, 1}, {HWLOC_OBJ_L2CACHE, 2},
-                                                           {HWLOC_OBJ_L3CACHE, 3}, {HWLOC_OBJ_L4CACHE, 4},
-                                                           {HWLOC_OBJ_L5CACHE, 5}};
+  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L1CACHE, 1},
+                                                            {HWLOC_OBJ_L2CACHE, 2},
+                                                            {HWLOC_OBJ_L3CACHE, 3},
+                                                            {HWLOC_OBJ_L4CACHE, 4},
+                                                            {HWLOC_OBJ_L5CACHE, 5}};
   for (auto [type, level] : levels) {
     for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, type); ++i) {
       hwloc_obj_t c = hwloc_get_obj_by_type(topo_, type, i);

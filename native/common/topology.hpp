@@ -28,10 +28,10 @@ class Topology {
   std::string cpu_model() const;
   std::string digest() const;
   int numa_nodes() const;
-  std::vector<int> node_os_indexes() const;        // OS numbers of the NUMA nodes
-  std::vector<int> node_cpus(int node_os) const;   // OS numbers of the PUs of a node
-  int node_of_cpu(int cpu) const;                  // -1 when unknown
-  std::vector<int> all_cpus() const;               // every PU, OS numbers, ascending
+  std::vector<int> node_os_indexes() const;       // OS numbers of the NUMA nodes
+  std::vector<int> node_cpus(int node_os) const;  // OS numbers of the PUs of a node
+  int node_of_cpu(int cpu) const;                 // -1 when unknown
+  std::vector<int> all_cpus() const;              // every PU, OS numbers, ascending
   int cores() const;
   // Sum of the distinct last-level caches that cover cpus (all CPUs when empty).
   std::uint64_t llc_bytes(const std::vector<int>& cpus = {}) const;

@@ -10,8 +10,8 @@ namespace bw::iso3dfd {
 
 Coefficients coefficients() {
   // 16th-order central differences of the second derivative.
-  const double c[kHalf + 1] = {-3.0548446,    1.7777778,     -3.1111111e-1, 7.572087e-2, -1.76767677e-2,
-                               3.480962e-3,   -5.180005e-4,  5.074287e-5,   -2.42812e-6};
+  const double c[kHalf + 1] = {-3.0548446,  1.7777778,    -3.1111111e-1, 7.572087e-2, -1.76767677e-2,
+                               3.480962e-3, -5.180005e-4, 5.074287e-5,   -2.42812e-6};
   const double scale = 1.0 / (static_cast<double>(kDxyz) * kDxyz);
   Coefficients out{};
   out[0] = static_cast<float>(3.0 * c[0] * scale);

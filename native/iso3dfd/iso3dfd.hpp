@@ -12,13 +12,14 @@
 
 namespace bw::iso3dfd {
 
-inline constexpr int kHalf = 8;                 // HALF_LENGTH
+inline constexpr int kHalf = 8;  // HALF_LENGTH
 inline constexpr std::size_t kMinDim = 2 * kHalf + 1;
 
 // Accounting per interior point and step, kept beside the kernel (all reports derive from it).
 //  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 x 8 = 56),
-//  the centre's multiply (1), and 2*prev - next + vel*lap (4): 61, as the seed counts; bytes: prev, vel and next read once and next written once (no write-allocate: next
-//  is read before it is written) when the blocking keeps the 17-plane window of prev in cache.
+//  the centre's multiply (1), and 2*prev - next + vel*lap (4): 61, as the seed counts; bytes: prev, vel and next read
+//  once and next written once (no write-allocate: next is read before it is written) when the blocking keeps the
+//  17-plane window of prev in cache.
 inline constexpr int kFlopsPerPoint = 61;
 // Planes along z the optimised kernel computes together (its register block); the traffic model
 // uses it for the window of prev that must stay in cache.

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse_options(argc, argv, o)) return 0;
     bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +
-                                                  "x" + std::to_string(o.grid.n3) + (o.verify ? " with --verify" : ""));
+                                                   "x" + std::to_string(o.grid.n3) +
+                                                   (o.verify ? " with --verify" : ""));
     bw::Binding binding = bw::resolve_binding(o.threads, "", o.affinity);
     std::vector<int> cpus = bw::apply_binding(binding);
     const int threads = binding.threads;

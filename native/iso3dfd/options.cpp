@@ -99,8 +99,7 @@ bool parse_options(int argc, char** argv, Options& o) {
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
   std::string f = fault ? fault : "";
-  if (f != "" && f != "0" && f != "1")
-    throw UsageError("BANDWALL_ISO3DFD_FAULT='" + f + "' must be 0 or 1");
+  if (f != "" && f != "0" && f != "1") throw UsageError("BANDWALL_ISO3DFD_FAULT='" + f + "' must be 0 or 1");
   o.fault = f == "1";
   return true;
 }

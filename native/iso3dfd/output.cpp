@@ -32,8 +32,9 @@ json traffic_model(const Options& o) {
           {"bytes_per_point_dram_estimate", dram},
           {"bytes_per_point_into_l2_estimate", l2},
           {"window_bytes", window},
-          {"assumption", "next is read before it is written (no write-allocate); the window of prev stays in L2 "
-                         "within a block; the last-level cache holds one row of blocks"}};
+          {"assumption",
+           "next is read before it is written (no write-allocate); the window of prev stays in L2 "
+           "within a block; the last-level cache holds one row of blocks"}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
@@ -50,15 +51,14 @@ void print_result(const Options& o, double seconds, const Outcome& v) {
   std::printf("time:%15.2f sec\n", seconds);
   std::printf("throughput:%9.2f MPoints/s\n", mp);
   std::printf("flops:%14.2f GFlops\n", mp * kFlopsPerPoint / 1e3);
-  if (v.checked)
-    std::printf("verify: passed, max abs error %.3e, max rel error %.3e\n", v.max_abs, v.max_rel);
+  if (v.checked) std::printf("verify: passed, max abs error %.3e, max rel error %.3e\n", v.max_abs, v.max_rel);
 }
 
 std::string failure_message(const Outcome& v) {
   char buf[200];
   std::snprintf(buf, sizeof buf,
-                "verification failed: max abs error %.3e, max rel error %.3e exceeds the tolerance %.1e",
-                v.max_abs, v.max_rel, v.tolerance);
+                "verification failed: max abs error %.3e, max rel error %.3e exceeds the tolerance %.1e", v.max_abs,
+                v.max_rel, v.tolerance);
   return buf;
 }
 
@@ -103,8 +103,11 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
     validation["method"] = "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)";
   }
   if (o.fault) config["fault_injected"] = true;
-  json rec = make_record("iso3dfd", config, result, validation, provenance(threads, cpus, binding, o.placement.str(), {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
-  rec["placement"] = {{"policy", o.placement.str()}, {"pages", to_string(o.placement.pages)},
+  json rec = make_record("iso3dfd", config, result, validation,
+                         provenance(threads, cpus, binding, o.placement.str(),
+                                    {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
+  rec["placement"] = {{"policy", o.placement.str()},
+                      {"pages", to_string(o.placement.pages)},
                       {"init", o.serial_init ? "serial" : "first-touch"},
                       {"huge_page_share", huge_page_share},
                       {"page_map", page_map}};

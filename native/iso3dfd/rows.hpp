@@ -43,7 +43,8 @@ class RowKernel {
   // comes from DRAM (measured: one row gains about 50% on one core; two or four rows less).
   static constexpr long kPrefetchRows = 1;
 
-  RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz) : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
+  RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz)
+      : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
     for (std::size_t k = 0; k <= kHalf; ++k) c_[k] = c[k];
   }
 
@@ -58,7 +59,6 @@ class RowKernel {
   }
 
  private:
-
   // Vectors start on 64-byte boundaries of prev's row: x = x0 - misalignment; the first and last
   // vectors are masked.
   template <int P, int V>

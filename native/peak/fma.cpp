@@ -13,28 +13,58 @@ namespace {
 
 #if defined(__AVX512F__)
 constexpr const char* kIsa = "avx512";
-struct VD { using T = __m512d; using E = double; static constexpr int n = 8;
-  static T set1(E x) { return _mm512_set1_pd(x); } static T fma(T a, T b, T c) { return _mm512_fmadd_pd(a, b, c); }
-  static E first(T v) { return _mm512_cvtsd_f64(v); } };
-struct VS { using T = __m512; using E = float; static constexpr int n = 16;
-  static T set1(E x) { return _mm512_set1_ps(x); } static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static E first(T v) { return _mm512_cvtss_f32(v); } };
+struct VD {
+  using T = __m512d;
+  using E = double;
+  static constexpr int n = 8;
+  static T set1(E x) { return _mm512_set1_pd(x); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_pd(a, b, c); }
+  static E first(T v) { return _mm512_cvtsd_f64(v); }
+};
+struct VS {
+  using T = __m512;
+  using E = float;
+  static constexpr int n = 16;
+  static T set1(E x) { return _mm512_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static E first(T v) { return _mm512_cvtss_f32(v); }
+};
 #elif defined(__AVX2__) && defined(__FMA__)
 constexpr const char* kIsa = "avx2";
-struct VD { using T = __m256d; using E = double; static constexpr int n = 4;
-  static T set1(E x) { return _mm256_set1_pd(x); } static T fma(T a, T b, T c) { return _mm256_fmadd_pd(a, b, c); }
-  static E first(T v) { return _mm256_cvtsd_f64(v); } };
-struct VS { using T = __m256; using E = float; static constexpr int n = 8;
-  static T set1(E x) { return _mm256_set1_ps(x); } static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
-  static E first(T v) { return _mm256_cvtss_f32(v); } };
+struct VD {
+  using T = __m256d;
+  using E = double;
+  static constexpr int n = 4;
+  static T set1(E x) { return _mm256_set1_pd(x); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_pd(a, b, c); }
+  static E first(T v) { return _mm256_cvtsd_f64(v); }
+};
+struct VS {
+  using T = __m256;
+  using E = float;
+  static constexpr int n = 8;
+  static T set1(E x) { return _mm256_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static E first(T v) { return _mm256_cvtss_f32(v); }
+};
 #else
 constexpr const char* kIsa = "sse2 (no FMA: multiply + add)";
-struct VD { using T = __m128d; using E = double; static constexpr int n = 2;
-  static T set1(E x) { return _mm_set1_pd(x); } static T fma(T a, T b, T c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
-  static E first(T v) { return _mm_cvtsd_f64(v); } };
-struct VS { using T = __m128; using E = float; static constexpr int n = 4;
-  static T set1(E x) { return _mm_set1_ps(x); } static T fma(T a, T b, T c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-  static E first(T v) { return _mm_cvtss_f32(v); } };
+struct VD {
+  using T = __m128d;
+  using E = double;
+  static constexpr int n = 2;
+  static T set1(E x) { return _mm_set1_pd(x); }
+  static T fma(T a, T b, T c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
+  static E first(T v) { return _mm_cvtsd_f64(v); }
+};
+struct VS {
+  using T = __m128;
+  using E = float;
+  static constexpr int n = 4;
+  static T set1(E x) { return _mm_set1_ps(x); }
+  static T fma(T a, T b, T c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+  static E first(T v) { return _mm_cvtss_f32(v); }
+};
 #endif
 
 // acc = acc * m + c converges to c / (1 - m) = 1, so values stay finite however long it runs.

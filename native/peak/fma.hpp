@@ -22,9 +22,9 @@ const char* isa();
 double run_chain(Precision p, std::uint64_t iters);
 
 struct Measurement {
-  double gflops;         // over all threads: total flops / slowest thread's time
-  double seconds;        // slowest thread's time of the best repetition
-  std::uint64_t iters;   // per thread
+  double gflops;        // over all threads: total flops / slowest thread's time
+  double seconds;       // slowest thread's time of the best repetition
+  std::uint64_t iters;  // per thread
   bool checksum_ok;
 };
 

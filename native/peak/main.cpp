@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
                        {"threads", binding.threads},
                        {"reps", reps},
                        {"seconds_per_rep", seconds}};
-    bw::emit(bw::make_record("peak", config, result, {{"passed", true}, {"checksum", "accumulators converge to 1"}},
-                             bw::provenance(binding.threads, binding.cpus, binding.policy, "none",
-                                            bw::json::object(), reps)));
+    bw::emit(bw::make_record(
+        "peak", config, result, {{"passed", true}, {"checksum", "accumulators converge to 1"}},
+        bw::provenance(binding.threads, binding.cpus, binding.policy, "none", bw::json::object(), reps)));
     return 0;
   });
 }

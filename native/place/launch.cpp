@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-launch", [&] {
     int split = 1;
     while (split < argc && std::strcmp(argv[split], "--") != 0) ++split;
-    if (split >= argc - 1) throw bw::UsageError("usage: bandwall-launch --proc CPUS@POLICY [--proc ...] -- COMMAND [ARGS...]");
+    if (split >= argc - 1)
+      throw bw::UsageError("usage: bandwall-launch --proc CPUS@POLICY [--proc ...] -- COMMAND [ARGS...]");
     std::vector<std::string> command(argv + split + 1, argv + argc);
     CLI::App app{"bandwall-launch: run a command as processes bound to CPUs and NUMA memory policies"};
     std::vector<std::string> procs;
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
         throw bw::UsageError(last.empty() ? "process " + std::to_string(i) + " (" + procs[i] + ") refused its arguments"
                                           : last);
       }
-      throw bw::RunError("process " + std::to_string(i) + " (" + procs[i] + ") " + why + (last.empty() ? "" : ": " + last));
+      throw bw::RunError("process " + std::to_string(i) + " (" + procs[i] + ") " + why +
+                         (last.empty() ? "" : ": " + last));
     }
     bw::json config = {{"command", command}, {"procs", procs}};
     bw::json result = {{"processes", processes}, {"wall_s", wall}};

@@ -138,8 +138,12 @@ int main(int argc, char** argv) {
       result["master_cpu"] = master_cpu;
       result["master_node"] = topo.node_of_cpu(master_cpu);
     }
-    bw::json config = {{"placement", placement.str()}, {"threads", binding.threads}, {"binding", binding.policy},
-                       {"bytes_per_array", bytes}, {"arrays", names}, {"touch", touch_mode}};
+    bw::json config = {{"placement", placement.str()},
+                       {"threads", binding.threads},
+                       {"binding", binding.policy},
+                       {"bytes_per_array", bytes},
+                       {"arrays", names},
+                       {"touch", touch_mode}};
     bw::json validation = {{"passed", complete}};
     if (!complete) validation["message"] = "touched pages are missing from the page map";
     bw::json sizes = bw::json::object();

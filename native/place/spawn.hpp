@@ -10,16 +10,16 @@
 namespace bw {
 
 struct ProcSpec {
-  std::vector<int> cpus;               // empty: leave the CPU set as it is
-  std::optional<Placement> memory;     // empty: the default memory policy
-  std::vector<std::string> argv;       // argv[0] is a path or a name looked up in PATH
+  std::vector<int> cpus;            // empty: leave the CPU set as it is
+  std::optional<Placement> memory;  // empty: the default memory policy
+  std::vector<std::string> argv;    // argv[0] is a path or a name looked up in PATH
 };
 
 struct ProcResult {
-  int exit_code = -1;   // -1 when killed by a signal
+  int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
-  double wall_s = 0;    // from fork to exit
-  std::string out, err; // stdout and stderr (their last kMaxOutput bytes)
+  double wall_s = 0;     // from fork to exit
+  std::string out, err;  // stdout and stderr (their last kMaxOutput bytes)
 };
 
 inline constexpr std::size_t kMaxOutput = 1 << 20;

@@ -117,8 +117,7 @@ const Kernel kTable[] = {
      [](double& a, double& b, double& c, double) { c = a + b; }},
     {"triad", "a[i] = b[i] + s * c[i]", 24, 8, 2, true, true, true, 'a', triad<true>, triad<false>,
      [](double& a, double& b, double& c, double s) { a = b + s * c; }},
-    {"dot", "sum += a[i] * b[i]", 16, 0, 2, true, true, false, 0, dot, dot,
-     [](double&, double&, double&, double) {}},
+    {"dot", "sum += a[i] * b[i]", 16, 0, 2, true, true, false, 0, dot, dot, [](double&, double&, double&, double) {}},
 };
 
 }  // namespace

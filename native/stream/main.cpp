@@ -55,9 +55,9 @@ int run(const Options& o) {
   if (size < sizeof(double)) throw bw::UsageError("--size '" + o.size + "' is smaller than one double (8 bytes)");
   const std::size_t n = size / sizeof(double);
   const std::size_t bytes = n * sizeof(double);
-  bw::check_fits_in_memory(static_cast<std::uint64_t>(arrays) * bytes,
-                           "kernel " + std::string(k.name) + " with " + std::to_string(arrays) + " arrays of " +
-                               bw::format_bytes(bytes));
+  bw::check_fits_in_memory(
+      static_cast<std::uint64_t>(arrays) * bytes,
+      "kernel " + std::string(k.name) + " with " + std::to_string(arrays) + " arrays of " + bw::format_bytes(bytes));
 
   std::vector<int> seen = bw::apply_binding(binding);
   std::map<char, bw::Buffer> buffers;
@@ -72,7 +72,10 @@ int run(const Options& o) {
   for (auto& t : times) sum = run_once(k, x, n, binding.threads, nt, &t);
   if (std::getenv("BANDWALL_STREAM_INJECT_ERROR")) {  // for tests of the failure path only
     double* w = k.writes == 'a' ? x.a : k.writes == 'b' ? x.b : k.writes == 'c' ? x.c : nullptr;
-    if (w) w[n / 2] += 1.0; else sum += 1.0;
+    if (w)
+      w[n / 2] += 1.0;
+    else
+      sum += 1.0;
   }
   Validation v = validate(k, x, n, binding.threads, sum);
   if (!v.passed) throw bw::RunError("validation of " + std::string(k.name) + " failed: " + v.message);
@@ -102,15 +105,23 @@ int run(const Options& o) {
         {"without_write_allocate", {{"bytes_per_rep", moved}, {"best_GBps", giga_per_s(moved, st.best_s)}}},
         {"with_write_allocate", {{"bytes_per_rep", moved_wa}, {"best_GBps", giga_per_s(moved_wa, st.best_s)}}}}},
       {"threads_ran_on", seen}};
-  bw::json config = {{"kernel", k.name},     {"formula", k.formula},   {"size_per_array_bytes", bytes},
-                     {"elements", n},        {"arrays", arrays},       {"stores", nt ? "nt" : "regular"},
-                     {"stores_requested", o.stores}, {"reps", reps},    {"threads", binding.threads},
-                     {"isa", isa()},         {"size_default", o.size.empty()}};
+  bw::json config = {{"kernel", k.name},
+                     {"formula", k.formula},
+                     {"size_per_array_bytes", bytes},
+                     {"elements", n},
+                     {"arrays", arrays},
+                     {"stores", nt ? "nt" : "regular"},
+                     {"stores_requested", o.stores},
+                     {"reps", reps},
+                     {"threads", binding.threads},
+                     {"isa", isa()},
+                     {"size_default", o.size.empty()}};
   bw::json checks = bw::json::object();
   for (auto& a : v.arrays)
     checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
   bw::json validation = {{"passed", true}, {"epsilon", kEpsilon}, {"arrays", checks}};
-  if (k.writes == 0) validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
+  if (k.writes == 0)
+    validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
   bw::json page_maps = bw::json::object(), sizes = bw::json::object(), huge = bw::json::object();
   for (auto& [name, buf] : buffers) {
     page_maps[std::string(1, name)] = bw::page_map(buf.data(), buf.bytes(), 4096);
@@ -118,8 +129,9 @@ int run(const Options& o) {
     sizes[std::string(1, name)] = bytes;
   }
 
-  auto rec = bw::make_record("stream", config, result, validation,
-                             bw::provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
+  auto rec =
+      bw::make_record("stream", config, result, validation,
+                      bw::provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
   rec["placement"] = {{"policy", placement.str()},
                       {"pages", bw::to_string(placement.pages)},
                       {"huge_page_share", huge},

@@ -60,8 +60,9 @@ Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int nthread
   Validation v;
   double ea = kInitA, eb = kInitB, ec = kInitC;
   k.reference(ea, eb, ec, kScalar);
-  const std::pair<char, std::pair<double*, double>> arrays[] = {
-      {'a', {k.uses_a ? x.a : nullptr, ea}}, {'b', {k.uses_b ? x.b : nullptr, eb}}, {'c', {k.uses_c ? x.c : nullptr, ec}}};
+  const std::pair<char, std::pair<double*, double>> arrays[] = {{'a', {k.uses_a ? x.a : nullptr, ea}},
+                                                                {'b', {k.uses_b ? x.b : nullptr, eb}},
+                                                                {'c', {k.uses_c ? x.c : nullptr, ec}}};
   for (auto& [name, ptr_expected] : arrays) {
     auto [p, expected] = ptr_expected;
     if (!p) continue;
@@ -78,8 +79,8 @@ Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int nthread
     if (!(rel <= kEpsilon) || wrong > 0) {
       v.passed = false;
       char buf[200];
-      std::snprintf(buf, sizeof buf, "array %c: %zu of %zu elements differ from %g (average relative error %.3g)",
-                    name, wrong, n, expected, rel);
+      std::snprintf(buf, sizeof buf, "array %c: %zu of %zu elements differ from %g (average relative error %.3g)", name,
+                    wrong, n, expected, rel);
       if (v.message.empty()) v.message = buf;
     }
   }

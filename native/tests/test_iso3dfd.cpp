@@ -56,11 +56,11 @@ TEST_P(Iso3dfdMatches, OptimisedEqualsReferenceAndNormIsInvariant) {
   EXPECT_NEAR(l2_norm(out.data(), out.size()) / ref_norm, 1.0, kTolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Grid37x29x41, Iso3dfdMatches,
-    ::testing::Combine(::testing::Values(Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{5, 3, 2}, Blocks{21, 1, 6}),
-                       ::testing::Values(1, 2), ::testing::Values(Schedule::Static, Schedule::Dynamic),
-                       ::testing::Bool()));
+INSTANTIATE_TEST_SUITE_P(Grid37x29x41, Iso3dfdMatches,
+                         ::testing::Combine(::testing::Values(Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{5, 3, 2},
+                                                              Blocks{21, 1, 6}),
+                                            ::testing::Values(1, 2),
+                                            ::testing::Values(Schedule::Static, Schedule::Dynamic), ::testing::Bool()));
 
 TEST(Iso3dfd, HaloStaysZero) {
   const Grid g{33, 19, 27};

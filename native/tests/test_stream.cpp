@@ -11,9 +11,16 @@
 using namespace bw::stream;
 
 TEST(StreamKernels, AccountingIsDeclaredPerKernel) {
-  struct Want { const char* name; double bytes, wa, flops; bool stores; };
-  const Want want[] = {{"copy", 16, 8, 0, true}, {"scale", 16, 8, 1, true}, {"add", 24, 8, 1, true},
-                       {"triad", 24, 8, 2, true}, {"dot", 16, 0, 2, false}};
+  struct Want {
+    const char* name;
+    double bytes, wa, flops;
+    bool stores;
+  };
+  const Want want[] = {{"copy", 16, 8, 0, true},
+                       {"scale", 16, 8, 1, true},
+                       {"add", 24, 8, 1, true},
+                       {"triad", 24, 8, 2, true},
+                       {"dot", 16, 0, 2, false}};
   ASSERT_EQ(kernels().size(), std::size(want));
   for (const Want& w : want) {
     const Kernel& k = find_kernel(w.name);

@@ -9,22 +9,39 @@ PEAK_EXECUTABLE = "bandwall-peak"
 
 # What applications need, in bytes per flop, with where each figure comes from.
 APPLICATIONS = [
-    {"name": "lattice QCD", "bytes_per_flop": 2.68, "precision": "dp",
-     "source": "seed 003"},
-    {"name": "STREAM triad", "bytes_per_flop": 24 / 2, "precision": "dp",
-     "source": "24 B, 2 flops / element"},
-    {"name": "ISO3DFD", "bytes_per_flop": 16 / 61, "precision": "sp",
-     "source": "seed 000: 16 B, 61 flops / point"},
+    {"name": "lattice QCD", "bytes_per_flop": 2.68, "precision": "dp", "source": "seed 003"},
+    {
+        "name": "STREAM triad",
+        "bytes_per_flop": 24 / 2,
+        "precision": "dp",
+        "source": "24 B, 2 flops / element",
+    },
+    {
+        "name": "ISO3DFD",
+        "bytes_per_flop": 16 / 61,
+        "precision": "sp",
+        "source": "seed 000: 16 B, 61 flops / point",
+    },
 ]
 # Machines quoted for contrast.
 CONTRAST = [{"name": "T2K node", "bytes_per_flop": 0.13, "source": "seed 003"}]
 
 
-def peak_args(threads: int | None = None, cpus: str | None = None, bind: str | None = None,
-              reps: int | None = None, seconds: float | None = None) -> list[str]:
+def peak_args(
+    threads: int | None = None,
+    cpus: str | None = None,
+    bind: str | None = None,
+    reps: int | None = None,
+    seconds: float | None = None,
+) -> list[str]:
     args: list[str] = []
-    for flag, value in (("--threads", threads), ("--cpus", cpus), ("--bind", bind), ("--reps", reps),
-                        ("--seconds", seconds)):
+    for flag, value in (
+        ("--threads", threads),
+        ("--cpus", cpus),
+        ("--bind", bind),
+        ("--reps", reps),
+        ("--seconds", seconds),
+    ):
         if value is not None:
             args += [flag, str(value)]
     return args
@@ -44,31 +61,60 @@ def balance(bandwidth_GBps: float, peak: dict) -> dict:
     for app in APPLICATIONS:
         m = machine[app["precision"]]
         share = min(1.0, m / app["bytes_per_flop"])
-        apps.append({**app, "machine_bytes_per_flop": m, "attainable_share_of_peak": share,
-                     "attainable_gflops": share * gflops[app["precision"]],
-                     "bound": "memory" if app["bytes_per_flop"] > m else "compute"})
-    return {"bandwidth_GBps": bandwidth_GBps, "peak_gflops_dp": gflops["dp"], "peak_gflops_sp": gflops["sp"],
-            "per_core_gflops_dp": peak["per_core_gflops_dp"], "per_core_gflops_sp": peak["per_core_gflops_sp"],
-            "bytes_per_flop_dp": machine["dp"], "bytes_per_flop_sp": machine["sp"],
-            "applications": apps, "contrast": CONTRAST}
+        apps.append(
+            {
+                **app,
+                "machine_bytes_per_flop": m,
+                "attainable_share_of_peak": share,
+                "attainable_gflops": share * gflops[app["precision"]],
+                "bound": "memory" if app["bytes_per_flop"] > m else "compute",
+            }
+        )
+    return {
+        "bandwidth_GBps": bandwidth_GBps,
+        "peak_gflops_dp": gflops["dp"],
+        "peak_gflops_sp": gflops["sp"],
+        "per_core_gflops_dp": peak["per_core_gflops_dp"],
+        "per_core_gflops_sp": peak["per_core_gflops_sp"],
+        "bytes_per_flop_dp": machine["dp"],
+        "bytes_per_flop_sp": machine["sp"],
+        "applications": apps,
+        "contrast": CONTRAST,
+    }
 
 
 def balance_record(stream_rec: dict, peak_rec: dict) -> dict:
     """The balance record (tool "balance") from a stream record and a peak record."""
     result = balance(stream_rec["result"]["best_GBps"], peak_rec["result"])
-    config = {"kernel": stream_rec["config"]["kernel"], "stores": stream_rec["config"]["stores"],
-              "stream_threads": stream_rec["config"]["threads"], "peak_threads": peak_rec["config"]["threads"],
-              "size_per_array_bytes": stream_rec["config"]["size_per_array_bytes"],
-              "isa": peak_rec["config"]["isa"]}
-    rec = {"schema_version": records.SCHEMA_VERSION, "tool": "balance", "config": config, "result": result,
-           "validation": {"passed": records.passed(stream_rec) and records.passed(peak_rec)},
-           "provenance": dict(stream_rec["provenance"])}
+    config = {
+        "kernel": stream_rec["config"]["kernel"],
+        "stores": stream_rec["config"]["stores"],
+        "stream_threads": stream_rec["config"]["threads"],
+        "peak_threads": peak_rec["config"]["threads"],
+        "size_per_array_bytes": stream_rec["config"]["size_per_array_bytes"],
+        "isa": peak_rec["config"]["isa"],
+    }
+    rec = {
+        "schema_version": records.SCHEMA_VERSION,
+        "tool": "balance",
+        "config": config,
+        "result": result,
+        "validation": {"passed": records.passed(stream_rec) and records.passed(peak_rec)},
+        "provenance": dict(stream_rec["provenance"]),
+    }
     return records.finish(rec)
 
 
-def measure(kernel: str = "triad", threads: int | None = None, cpus: str | None = None, bind: str | None = None,
-            size: str | None = None, reps: int | None = None, peak_reps: int | None = None,
-            peak_seconds: float | None = None) -> tuple[dict, dict, dict]:
+def measure(
+    kernel: str = "triad",
+    threads: int | None = None,
+    cpus: str | None = None,
+    bind: str | None = None,
+    size: str | None = None,
+    reps: int | None = None,
+    peak_reps: int | None = None,
+    peak_seconds: float | None = None,
+) -> tuple[dict, dict, dict]:
     """Runs the stream kernel and the FMA peak on the same CPUs; returns (stream, peak, balance)."""
     s = stream.run(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps)
     p = run_peak(threads=threads, cpus=cpus, bind=bind, reps=peak_reps, seconds=peak_seconds)
@@ -79,16 +125,30 @@ APP_COLUMNS = ["code", "B/F needed", "prec.", "machine B/F", "bound", "% of peak
 
 
 def app_rows(result: dict) -> list[list]:
-    rows = [[a["name"], a["bytes_per_flop"], a["precision"], a["machine_bytes_per_flop"], a["bound"],
-             100 * a["attainable_share_of_peak"], a["source"]] for a in result["applications"]]
-    rows += [[f"{c['name']} (a machine)", None, "dp", c["bytes_per_flop"], "-", None, c["source"]]
-             for c in result["contrast"]]
+    rows = [
+        [
+            a["name"],
+            a["bytes_per_flop"],
+            a["precision"],
+            a["machine_bytes_per_flop"],
+            a["bound"],
+            100 * a["attainable_share_of_peak"],
+            a["source"],
+        ]
+        for a in result["applications"]
+    ]
+    rows += [
+        [f"{c['name']} (a machine)", None, "dp", c["bytes_per_flop"], "-", None, c["source"]]
+        for c in result["contrast"]
+    ]
     return rows
 
 
 def summary_lines(result: dict) -> list[str]:
-    return [f"best bandwidth {result['bandwidth_GBps']:.2f} GB/s; FMA peak {result['peak_gflops_dp']:.1f} GFlop/s "
-            f"double, {result['peak_gflops_sp']:.1f} single ({result['per_core_gflops_dp']:.1f} / "
-            f"{result['per_core_gflops_sp']:.1f} per core)",
-            f"machine balance: {result['bytes_per_flop_dp']:.3f} B/F double, {result['bytes_per_flop_sp']:.3f} "
-            f"B/F single"]
+    return [
+        f"best bandwidth {result['bandwidth_GBps']:.2f} GB/s; FMA peak {result['peak_gflops_dp']:.1f} GFlop/s "
+        f"double, {result['peak_gflops_sp']:.1f} single ({result['per_core_gflops_dp']:.1f} / "
+        f"{result['per_core_gflops_sp']:.1f} per core)",
+        f"machine balance: {result['bytes_per_flop_dp']:.3f} B/F double, {result['bytes_per_flop_sp']:.3f} "
+        f"B/F single",
+    ]

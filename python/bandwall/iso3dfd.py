@@ -37,8 +37,19 @@ def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
     return n1, min(24, n2), min(128, n3)
 
 
-def native_args(grid, iters: int, blocks, threads: int | None, bind: str, init: str, schedule: str,
-                placement: str, verify: bool, kernel: str = "optimised", pages: str | None = None) -> list[str]:
+def native_args(
+    grid,
+    iters: int,
+    blocks,
+    threads: int | None,
+    bind: str,
+    init: str,
+    schedule: str,
+    placement: str,
+    verify: bool,
+    kernel: str = "optimised",
+    pages: str | None = None,
+) -> list[str]:
     args = [*grid, iters, *blocks, bind]
     if threads is not None:
         args.append(threads)
@@ -52,13 +63,27 @@ def native_args(grid, iters: int, blocks, threads: int | None, bind: str, init: 
     return [str(a) for a in args]
 
 
-def run(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
-        init: str = "first-touch", schedule: str = "static", placement: str = "first-touch",
-        verify: bool = False, kernel: str = "optimised", env: dict | None = None, pages: str | None = None) -> dict:
+def run(
+    grid,
+    iters: int,
+    blocks=None,
+    threads: int | None = None,
+    bind: str = "compact",
+    init: str = "first-touch",
+    schedule: str = "static",
+    placement: str = "first-touch",
+    verify: bool = False,
+    kernel: str = "optimised",
+    env: dict | None = None,
+    pages: str | None = None,
+) -> dict:
     """One run of the native engine; returns its record (validated, not yet stored)."""
     blocks = blocks or default_blocks(grid)
-    rec = native.run_record(TOOL, native_args(grid, iters, blocks, threads, bind, init, schedule, placement,
-                                              verify, kernel, pages), env=env)
+    rec = native.run_record(
+        TOOL,
+        native_args(grid, iters, blocks, threads, bind, init, schedule, placement, verify, kernel, pages),
+        env=env,
+    )
     return records.finish(rec)
 
 
@@ -103,13 +128,19 @@ class Roofline:
         r = rec["result"]
         prov = rec["provenance"]
         c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"])
-        roof: dict = {"bytes_per_point": r["bytes_per_point"], "flops_per_point": r["flops_per_point"],
-                      "cpus": prov["cpus"]}
+        roof: dict = {
+            "bytes_per_point": r["bytes_per_point"],
+            "flops_per_point": r["flops_per_point"],
+            "cpus": prov["cpus"],
+        }
         mp = float(r["mpoints_per_s"])
         if "stream_best_GBps" in c:
             bound = c["stream_best_GBps"] * 1e3 / r["bytes_per_point"]
-            roof.update(stream_best_GBps=c["stream_best_GBps"], memory_bound_mpoints_per_s=bound,
-                        percent_of_memory_bound=100.0 * mp / bound if bound > 0 else None)
+            roof.update(
+                stream_best_GBps=c["stream_best_GBps"],
+                memory_bound_mpoints_per_s=bound,
+                percent_of_memory_bound=100.0 * mp / bound if bound > 0 else None,
+            )
             for key in ("stream_kernel", "stream_kernels_GBps"):
                 if key in c:
                     roof[key] = c[key]
@@ -117,19 +148,32 @@ class Roofline:
             roof["memory"] = c["memory"]
         if "peak_gflops_sp" in c:
             bound = c["peak_gflops_sp"] * 1e3 / r["flops_per_point"]
-            roof.update(peak_gflops_sp=c["peak_gflops_sp"], incore_bound_mpoints_per_s=bound,
-                        percent_of_incore_bound=100.0 * mp / bound if bound > 0 else None)
+            roof.update(
+                peak_gflops_sp=c["peak_gflops_sp"],
+                incore_bound_mpoints_per_s=bound,
+                percent_of_incore_bound=100.0 * mp / bound if bound > 0 else None,
+            )
         else:
             roof["incore"] = c["incore"]
         r["roofline"] = roof
         return records.validate(rec)
 
 
-def ablation(grid, iters: int, blocks=None, threads: int | None = None, bind: str = "compact",
-             placement: str = "first-touch", verify: bool = False, pages: str | None = None) -> list[dict]:
+def ablation(
+    grid,
+    iters: int,
+    blocks=None,
+    threads: int | None = None,
+    bind: str = "compact",
+    placement: str = "first-touch",
+    verify: bool = False,
+    pages: str | None = None,
+) -> list[dict]:
     """The seed's four runs; placement must leave initialisation to the run (first-touch)."""
-    return [run(grid, iters, blocks, threads, bind, init, schedule, placement, verify, pages=pages)
-            for init, schedule in ABLATION]
+    return [
+        run(grid, iters, blocks, threads, bind, init, schedule, placement, verify, pages=pages)
+        for init, schedule in ABLATION
+    ]
 
 
 def page_map_text(page_map: dict) -> str:

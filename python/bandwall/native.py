@@ -29,8 +29,13 @@ def executable(name: str) -> str:
     raise RunFailed(f"native executable {name!r} not found (run the set-up: ./bootstrap report)")
 
 
-def run_record(name: str, args: list[str], env: dict[str, str] | None = None,
-               prefix: list[str] | None = None, timeout: float | None = None) -> dict:
+def run_record(
+    name: str,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    prefix: list[str] | None = None,
+    timeout: float | None = None,
+) -> dict:
     """Runs a native executable and returns the JSON record it printed.
 
     Exit 2 from the executable becomes UsageError, any other failure RunFailed, each with the

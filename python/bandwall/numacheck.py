@@ -31,8 +31,8 @@ WHOLE_MACHINE = ("all", "per-node", "interleave")
 
 @dataclass
 class Proc:
-    cpus: list[int] | None   # None: the process keeps the CPU set it inherits
-    policy: str              # default, bind:N, interleave:L
+    cpus: list[int] | None  # None: the process keeps the CPU set it inherits
+    policy: str  # default, bind:N, interleave:L
 
     def spec(self) -> str:
         return f"{_cpu_list(self.cpus) if self.cpus else 'all'}@{self.policy}"
@@ -94,25 +94,30 @@ class Fom:
     one process and modes that run one per node compare as throughput of the whole machine.
     """
 
-    kind: str                          # record, regex, wall
-    path: tuple[str, ...] = ()         # for record
-    regex: re.Pattern | None = None    # for regex: group 1 (or the whole match) is the number
-    lower_is_better: bool = False      # for regex: the number is a time, not a rate
+    kind: str  # record, regex, wall
+    path: tuple[str, ...] = ()  # for record
+    regex: re.Pattern | None = None  # for regex: group 1 (or the whole match) is the number
+    lower_is_better: bool = False  # for regex: the number is a time, not a rate
     unit: str = ""
     description: str = field(default="")
 
     @staticmethod
-    def from_regex(text: str, lower_is_better: bool = False) -> "Fom":
+    def from_regex(text: str, lower_is_better: bool = False) -> Fom:
         try:
             rx = re.compile(text)
         except re.error as e:
             raise UsageError(f"--fom {text!r} is not a regular expression: {e}") from e
         unit = "1/s" if lower_is_better else "as printed"
-        return Fom("regex", regex=rx, lower_is_better=lower_is_better, unit=unit,
-                   description=f"number matched by {text!r}" + (" (lower is better)" if lower_is_better else ""))
+        return Fom(
+            "regex",
+            regex=rx,
+            lower_is_better=lower_is_better,
+            unit=unit,
+            description=f"number matched by {text!r}" + (" (lower is better)" if lower_is_better else ""),
+        )
 
     @staticmethod
-    def wall() -> "Fom":
+    def wall() -> Fom:
         return Fom("wall", unit="runs/s", description="runs per second (from wall time)")
 
     def value(self, proc: dict) -> float:
@@ -129,8 +134,10 @@ class Fom:
             return float(v)
         matches = list(self.regex.finditer(proc["stdout"]))
         if not matches:
-            raise RunFailed(f"--fom {self.regex.pattern!r} matched nothing in the output of process "
-                            f"{proc['rank']} ({proc['proc']})")
+            raise RunFailed(
+                f"--fom {self.regex.pattern!r} matched nothing in the output of process "
+                f"{proc['rank']} ({proc['proc']})"
+            )
         m = matches[-1]
         text = m.group(1) if m.groups() else m.group(0)
         try:
@@ -149,6 +156,7 @@ class Fom:
 
 def last_record(stdout: str) -> dict:
     import json
+
     lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     if not lines:
         raise RunFailed("the built-in printed no record")
@@ -165,26 +173,39 @@ def median(values: list[float]) -> float:
 def verdict(values: dict[str, float], nodes: int) -> dict:
     """Judges the medians of each mode: does NUMA cost speed, how much, and what to do."""
     if nodes < 2 or set(values) != set(MODE_TITLES):
-        return {"judgeable": False,
-                "verdict": f"cannot judge: this machine has {nodes} NUMA node{'s' if nodes != 1 else ''} with CPUs, "
-                           "so all memory is local to every CPU and the modes cannot differ; run numa-check on a "
-                           "machine with two or more nodes",
-                "advice": []}
+        return {
+            "judgeable": False,
+            "verdict": f"cannot judge: this machine has {nodes} NUMA node{'s' if nodes != 1 else ''} with CPUs, "
+            "so all memory is local to every CPU and the modes cannot differ; run numa-check on a "
+            "machine with two or more nodes",
+            "advice": [],
+        }
     a, one = values["all"], values["node0"]
     best = max(WHOLE_MACHINE, key=lambda m: values[m])
     cost = 1.0 - a / values[best] if values[best] > 0 else 0.0
     scaling = a / (nodes * one) if one > 0 else 0.0
-    out = {"judgeable": True, "best_mode": best, "numa_cost": cost, "speedup_of_best": values[best] / a if a else 0.0,
-           "node_scaling": scaling}
+    out = {
+        "judgeable": True,
+        "best_mode": best,
+        "numa_cost": cost,
+        "speedup_of_best": values[best] / a if a else 0.0,
+        "node_scaling": scaling,
+    }
     slower_than_one = a < one * (1 - NOISE)
     if cost <= NOISE:
-        out["verdict"] = (f"NUMA costs this program nothing measurable: the default run is within {cost:.0%} of the "
-                          f"best placement ({MODE_TITLES[best]}); all {nodes} nodes give {scaling:.2f}x of "
-                          f"{nodes}x one node")
-        out["advice"] = ["keep the default placement; initialise data in parallel (first-touch) as it does now"]
+        out["verdict"] = (
+            f"NUMA costs this program nothing measurable: the default run is within {cost:.0%} of the "
+            f"best placement ({MODE_TITLES[best]}); all {nodes} nodes give {scaling:.2f}x of "
+            f"{nodes}x one node"
+        )
+        out["advice"] = [
+            "keep the default placement; initialise data in parallel (first-touch) as it does now"
+        ]
         return out
-    lead = (f"NUMA costs this program {cost:.0%} of its speed: {MODE_TITLES[best]} reaches "
-            f"{values[best] / a:.2f}x the default run")
+    lead = (
+        f"NUMA costs this program {cost:.0%} of its speed: {MODE_TITLES[best]} reaches "
+        f"{values[best] / a:.2f}x the default run"
+    )
     if slower_than_one:
         lead += f", and all {nodes} nodes are slower than one node alone ({a / one:.2f}x)"
     out["verdict"] = lead
@@ -213,24 +234,69 @@ class Builtin:
     fom: Fom
 
 
-def builtin(name: str, init: str = "first-touch", size: str = "256M", reps: int = 5,
-            grid: tuple[int, int, int] = (272, 272, 272), iters: int = 5) -> Builtin:
+def builtin(
+    name: str,
+    init: str = "first-touch",
+    size: str = "256M",
+    reps: int = 5,
+    grid: tuple[int, int, int] = (272, 272, 272),
+    iters: int = 5,
+) -> Builtin:
     """The command line of a built-in for one process; {cpus} and {ncpus} are its CPUs (bandwall-launch)."""
     if init not in ("first-touch", "serial"):
         raise UsageError(f"unknown --init {init!r} (use first-touch or serial)")
     if name == "stream":
-        return Builtin("bandwall-stream",
-                       ["--kernel", "triad", "--threads", "{ncpus}", "--cpus", "{cpus}", "--placement", init,
-                        "--size", size, "--reps", str(reps)],
-                       Fom("record", path=("result", "best_GBps"), unit="GB/s", description="stream triad result.best_GBps"))
+        return Builtin(
+            "bandwall-stream",
+            [
+                "--kernel",
+                "triad",
+                "--threads",
+                "{ncpus}",
+                "--cpus",
+                "{cpus}",
+                "--placement",
+                init,
+                "--size",
+                size,
+                "--reps",
+                str(reps),
+            ],
+            Fom(
+                "record",
+                path=("result", "best_GBps"),
+                unit="GB/s",
+                description="stream triad result.best_GBps",
+            ),
+        )
     if name == "iso3dfd":
         n1, n2, n3 = grid
-        return Builtin("bandwall-iso3dfd",
-                       [str(n1), str(n2), str(n3), str(iters), str(n1), str(min(16, n2)), str(min(16, n3)),
-                        "compact", "{ncpus}", "--init", init, "--json"],
-                       Fom("record", path=("result", "mpoints_per_s"), unit="MPoints/s",
-                           description="iso3dfd result.mpoints_per_s"))
-    raise UsageError(f"unknown kernel {name!r} (built-ins: {', '.join(BUILTINS)}; for a command use -- COMMAND)")
+        return Builtin(
+            "bandwall-iso3dfd",
+            [
+                str(n1),
+                str(n2),
+                str(n3),
+                str(iters),
+                str(n1),
+                str(min(16, n2)),
+                str(min(16, n3)),
+                "compact",
+                "{ncpus}",
+                "--init",
+                init,
+                "--json",
+            ],
+            Fom(
+                "record",
+                path=("result", "mpoints_per_s"),
+                unit="MPoints/s",
+                description="iso3dfd result.mpoints_per_s",
+            ),
+        )
+    raise UsageError(
+        f"unknown kernel {name!r} (built-ins: {', '.join(BUILTINS)}; for a command use -- COMMAND)"
+    )
 
 
 BUILTINS = ("stream", "iso3dfd")

@@ -6,7 +6,8 @@ import csv
 import io
 import json
 import sys
-from typing import Callable, Sequence
+from collections.abc import Sequence
+from typing import Callable
 
 import click
 from rich.console import Console
@@ -23,10 +24,22 @@ def refuse_empty(ctx, param, value):
     return value
 
 
-format_option = click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-                             help="how to print the result")
-db_option = click.option("--db", "db", type=click.Path(dir_okay=False), default=None, callback=refuse_empty,
-                         help="SQLite database (default: $BANDWALL_DB or the user data directory)")
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="how to print the result",
+)
+db_option = click.option(
+    "--db",
+    "db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    callback=refuse_empty,
+    help="SQLite database (default: $BANDWALL_DB or the user data directory)",
+)
 no_store_option = click.option("--no-store", is_flag=True, help="do not store the record")
 PAGES = ("huge", "base", "system")
 
@@ -34,9 +47,13 @@ PAGES = ("huge", "base", "system")
 def pages_option(default_word: str):
     """--pages for commands whose buffers come from the native allocator; None leaves the
     executable's own default, which default_word names for the help text."""
-    return click.option("--pages", default=None, type=click.Choice(PAGES),
-                        help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
-                             f"system (default: {default_word}); placement.huge_page_share says what was granted")
+    return click.option(
+        "--pages",
+        default=None,
+        type=click.Choice(PAGES),
+        help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
+        f"system (default: {default_word}); placement.huge_page_share says what was granted",
+    )
 
 
 def console(stderr: bool = False) -> Console:
@@ -60,8 +77,12 @@ def fmt_cell(v) -> str:
     return str(v)
 
 
-def emit(data, fmt: str, render_table: Callable[[Console], None],
-         csv_rows: Callable[[], tuple[Sequence[str], Sequence[Sequence]]] | None = None) -> None:
+def emit(
+    data,
+    fmt: str,
+    render_table: Callable[[Console], None],
+    csv_rows: Callable[[], tuple[Sequence[str], Sequence[Sequence]]] | None = None,
+) -> None:
     """Prints data (a record or a list of records) in fmt."""
     if fmt == "json":
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")

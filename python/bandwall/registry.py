@@ -21,6 +21,7 @@ class Registry(Generic[T]):
                 raise ValueError(f"{self.kind} {name!r} is registered twice")
             self._items[name] = item
             return item
+
         return deco
 
     def add(self, name: str, item: T) -> T:

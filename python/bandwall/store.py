@@ -102,7 +102,7 @@ class Store:
             self.conn.close()
             raise
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -143,8 +143,10 @@ class Store:
             if not have:  # another process may have created it meanwhile; then _check judges it
                 for stmt in _CREATE:
                     self.conn.execute(stmt)
-                self.conn.executemany("INSERT INTO meta VALUES (?, ?)",
-                                      [("application", APPLICATION), ("store_version", str(STORE_VERSION))])
+                self.conn.executemany(
+                    "INSERT INTO meta VALUES (?, ?)",
+                    [("application", APPLICATION), ("store_version", str(STORE_VERSION))],
+                )
             self.conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
@@ -170,13 +172,17 @@ class Store:
             raise StoreError(f"database {self.name} is not a bandwall database")
         version = meta.get("store_version")
         if version != str(STORE_VERSION):
-            raise StoreError(f"database {self.name} has store version {version}; "
-                             f"this bandwall reads version {STORE_VERSION} only")
+            raise StoreError(
+                f"database {self.name} has store version {version}; "
+                f"this bandwall reads version {STORE_VERSION} only"
+            )
 
     def _error(self, what: str, e: sqlite3.Error) -> StoreError:
         if _is_busy(e):
-            return StoreError(f"database {self.name} is locked by another process "
-                              f"(waited {self.timeout:g} s; BANDWALL_DB_TIMEOUT sets the wait)")
+            return StoreError(
+                f"database {self.name} is locked by another process "
+                f"(waited {self.timeout:g} s; BANDWALL_DB_TIMEOUT sets the wait)"
+            )
         if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError):
             return StoreError(f"database {self.name} is corrupt or not a bandwall database: {e}")
         return StoreError(f"{what} {self.name}: {e}")
@@ -196,19 +202,29 @@ class Store:
             raise StoreError(f"database {self.name} is open read-only")
         record = {k: v for k, v in records.validate(record).items() if k != "id"}
         prov = record["provenance"]
-        row = (record["tool"], prov["date"], prov["host"], prov["git_revision"],
-               1 if records.passed(record) else 0, json.dumps(record, sort_keys=True))
+        row = (
+            record["tool"],
+            prov["date"],
+            prov["host"],
+            prov["git_revision"],
+            1 if records.passed(record) else 0,
+            json.dumps(record, sort_keys=True),
+        )
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             cur = self.conn.execute(
-                "INSERT INTO records (tool, date, host, git_revision, passed, record) VALUES (?,?,?,?,?,?)", row)
+                "INSERT INTO records (tool, date, host, git_revision, passed, record) VALUES (?,?,?,?,?,?)",
+                row,
+            )
             self.conn.execute("COMMIT")
         except sqlite3.Error as e:
             self._rollback()
             raise self._error("cannot write to database", e) from e
         return int(cur.lastrowid)
 
-    def list(self, tool: str | None = None, limit: int | None = None, oldest_first: bool = False) -> list[dict]:
+    def list(
+        self, tool: str | None = None, limit: int | None = None, oldest_first: bool = False
+    ) -> list[dict]:
         """Records, newest first (or oldest first), each with its id under "id"."""
         sql = "SELECT id, record FROM records"
         args: list = []

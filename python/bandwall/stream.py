@@ -30,14 +30,29 @@ def kernel_names() -> list[str]:
     return [k["name"] for k in kernel_table()]
 
 
-def stream_args(kernel: str, threads: int | None = None, cpus: str | None = None, bind: str | None = None,
-                stores: str | None = None, size: str | None = None, reps: int | None = None,
-                placement: str | None = None, pages: str | None = None) -> list[str]:
+def stream_args(
+    kernel: str,
+    threads: int | None = None,
+    cpus: str | None = None,
+    bind: str | None = None,
+    stores: str | None = None,
+    size: str | None = None,
+    reps: int | None = None,
+    placement: str | None = None,
+    pages: str | None = None,
+) -> list[str]:
     """Command-line arguments of bandwall-stream; None leaves the executable's default."""
     args = ["--kernel", kernel]
-    for flag, value in (("--threads", threads), ("--cpus", cpus), ("--bind", bind), ("--stores", stores),
-                        ("--size", size), ("--reps", reps), ("--placement", placement),
-                        ("--pages", pages)):
+    for flag, value in (
+        ("--threads", threads),
+        ("--cpus", cpus),
+        ("--bind", bind),
+        ("--stores", stores),
+        ("--size", size),
+        ("--reps", reps),
+        ("--placement", placement),
+        ("--pages", pages),
+    ):
         if value is not None:
             args += [flag, str(value)]
     return args
@@ -61,27 +76,53 @@ COLUMNS = ["kernel", "threads", "stores", "best GB/s", "median GB/s", "min GB/s"
 
 def row(rec: dict) -> list:
     c, r = rec["config"], rec["result"]
-    return [c["kernel"], c["threads"], c["stores"], r["best_GBps"], r["median_GBps"], r["min_GBps"],
-            r["best_GFlops"], round(c["size_per_array_bytes"] / 2**20)]
+    return [
+        c["kernel"],
+        c["threads"],
+        c["stores"],
+        r["best_GBps"],
+        r["median_GBps"],
+        r["min_GBps"],
+        r["best_GFlops"],
+        round(c["size_per_array_bytes"] / 2**20),
+    ]
 
 
 def render(con, recs: list[dict]) -> None:
     first = recs[0]
     c, p = first["config"], first["provenance"]
-    con.print(table("STREAM", COLUMNS, [row(r) for r in recs],
-                    caption=f"CPUs {p['cpus'] or 'unbound'} ({p['binding']}), placement {p['placement']}, "
-                            f"{c['reps']} reps (first dropped), {c['isa']}; GB/s = 1e9 B/s without "
-                            f"write-allocate (STREAM's counting)"))
+    con.print(
+        table(
+            "STREAM",
+            COLUMNS,
+            [row(r) for r in recs],
+            caption=f"CPUs {p['cpus'] or 'unbound'} ({p['binding']}), placement {p['placement']}, "
+            f"{c['reps']} reps (first dropped), {c['isa']}; GB/s = 1e9 B/s without "
+            f"write-allocate (STREAM's counting)",
+        )
+    )
     for rec in recs:
         r = rec["result"]
         if r["traffic"]["write_allocate_occurs"]:
-            con.print(f"{rec['config']['kernel']}: regular stores also read the written array first "
-                      f"(+{r['write_allocate_bytes_per_element']:.0f} B/element): "
-                      f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic")
+            con.print(
+                f"{rec['config']['kernel']}: regular stores also read the written array first "
+                f"(+{r['write_allocate_bytes_per_element']:.0f} B/element): "
+                f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic"
+            )
 
 
-CSV_FIELDS = ["kernel", "threads", "stores", "best_GBps", "median_GBps", "avg_GBps", "min_GBps", "best_GFlops",
-              "size_per_array_bytes", "reps"]
+CSV_FIELDS = [
+    "kernel",
+    "threads",
+    "stores",
+    "best_GBps",
+    "median_GBps",
+    "avg_GBps",
+    "min_GBps",
+    "best_GFlops",
+    "size_per_array_bytes",
+    "reps",
+]
 
 
 def csv_rows(recs: list[dict]):

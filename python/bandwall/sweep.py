@@ -7,8 +7,9 @@ from __future__ import annotations
 import os
 import re
 import signal
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
 from bandwall import records, stream
 from bandwall.errors import BandwallError, UsageError
@@ -46,7 +47,9 @@ def parse_cores(text: str | None, limit: int | None = None) -> list[int]:
         counts.update(range(lo, hi + 1, step))
     bad = [c for c in sorted(counts) if c < 1 or c > limit]
     if bad:
-        raise UsageError(f"core count {bad[0]} in {text!r} is out of range: this process may use 1 to {limit} CPUs")
+        raise UsageError(
+            f"core count {bad[0]} in {text!r} is out of range: this process may use 1 to {limit} CPUs"
+        )
     return sorted(counts)
 
 
@@ -71,12 +74,16 @@ def surplus(points: Sequence[dict], knee_cores: int) -> int:
 
 
 def point(rec: dict) -> dict:
-    return {"cores": int(rec["config"]["threads"]), "best_GBps": rec["result"]["best_GBps"],
-            "median_GBps": rec["result"]["median_GBps"]}
+    return {
+        "cores": int(rec["config"]["threads"]),
+        "best_GBps": rec["result"]["best_GBps"],
+        "median_GBps": rec["result"]["median_GBps"],
+    }
 
 
-def run_points(kernel: str, cores: Sequence[int], on_point: Callable[[dict], None] | None = None,
-               **options) -> list[dict]:
+def run_points(
+    kernel: str, cores: Sequence[int], on_point: Callable[[dict], None] | None = None, **options
+) -> list[dict]:
     """Runs kernel at each core count (options as in stream.stream_args, without threads) and
     returns the stream records; on_point(record) is called as each one finishes (to store it)."""
     recs = []
@@ -88,27 +95,49 @@ def run_points(kernel: str, cores: Sequence[int], on_point: Callable[[dict], Non
     return recs
 
 
-def sweep_record(kernel: str, point_records: Sequence[dict], share: float = DEFAULT_KNEE_SHARE,
-                 config: dict | None = None, point_ids: Sequence[int] | None = None) -> dict:
+def sweep_record(
+    kernel: str,
+    point_records: Sequence[dict],
+    share: float = DEFAULT_KNEE_SHARE,
+    config: dict | None = None,
+    point_ids: Sequence[int] | None = None,
+) -> dict:
     """The sweep record (tool "sweep") made from its finished stream records."""
     points = sorted((point(r) for r in point_records), key=lambda p: p["cores"])
     k = knee(points, share)
     last = max(point_records, key=lambda r: r["config"]["threads"])
     prov = dict(last["provenance"])
-    cfg = {"kernel": kernel, "cores": [p["cores"] for p in points], "knee_share": share,
-           "stores": last["config"]["stores"], "size_per_array_bytes": last["config"]["size_per_array_bytes"],
-           "reps": last["config"]["reps"]}
+    cfg = {
+        "kernel": kernel,
+        "cores": [p["cores"] for p in points],
+        "knee_share": share,
+        "stores": last["config"]["stores"],
+        "size_per_array_bytes": last["config"]["size_per_array_bytes"],
+        "reps": last["config"]["reps"],
+    }
     cfg.update(config or {})
     best = max(points, key=lambda p: p["best_GBps"])
-    result = {"points": points, "knee_cores": k, "surplus_cores": surplus(points, k),
-              "best_GBps": best["best_GBps"], "best_cores": best["cores"],
-              "knee_GBps": next(p["best_GBps"] for p in points if p["cores"] == k)}
+    result = {
+        "points": points,
+        "knee_cores": k,
+        "surplus_cores": surplus(points, k),
+        "best_GBps": best["best_GBps"],
+        "best_cores": best["cores"],
+        "knee_GBps": next(p["best_GBps"] for p in points if p["cores"] == k),
+    }
     if point_ids:
         result["point_record_ids"] = list(point_ids)
-    rec = {"schema_version": records.SCHEMA_VERSION, "tool": "sweep", "config": cfg, "result": result,
-           "validation": {"passed": all(records.passed(r) for r in point_records),
-                          "points_validated": len(point_records)},
-           "provenance": prov}
+    rec = {
+        "schema_version": records.SCHEMA_VERSION,
+        "tool": "sweep",
+        "config": cfg,
+        "result": result,
+        "validation": {
+            "passed": all(records.passed(r) for r in point_records),
+            "points_validated": len(point_records),
+        },
+        "provenance": prov,
+    }
     return records.finish(rec)
 
 
@@ -146,14 +175,18 @@ def save_plot(fig, path: str) -> None:
 @contextmanager
 def interruptible(done: Callable[[], int], total: int) -> Iterator[None]:
     """Turns SIGINT and SIGTERM into Interrupted (exit 130 / 143) naming the points kept."""
+
     def on_term(signum, frame):
-        raise Interrupted(f"terminated by SIGTERM after {done()} of {total} points (finished points are stored)", 143)
+        raise Interrupted(
+            f"terminated by SIGTERM after {done()} of {total} points (finished points are stored)", 143
+        )
 
     previous = signal.signal(signal.SIGTERM, on_term)
     try:
         yield
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted by SIGINT after {done()} of {total} points (finished points are stored)",
-                          130) from None
+        raise Interrupted(
+            f"interrupted by SIGINT after {done()} of {total} points (finished points are stored)", 130
+        ) from None
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -34,8 +34,8 @@ MARK = "@@case "
 class Case:
     name: str
     argv: list[str]
-    thp: str | None = None               # "always", "madvise" or "never" before the command
-    numa_balancing: int | None = None    # kernel.numa_balancing before the command (None: as it is)
+    thp: str | None = None  # "always", "madvise" or "never" before the command
+    numa_balancing: int | None = None  # kernel.numa_balancing before the command (None: as it is)
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -57,7 +57,9 @@ def unavailable() -> str | None:
             subprocess.run(cmd, env=env, capture_output=True)
         missing = [t for t in ("qemu-system-x86_64", "cpio") if shutil.which(t) is None]
     if missing:
-        return f"simulated NUMA guest needs {', '.join(missing)} (apt-get install qemu-system-x86 cpio, as root)"
+        return (
+            f"simulated NUMA guest needs {', '.join(missing)} (apt-get install qemu-system-x86 cpio, as root)"
+        )
     return None
 
 
@@ -68,8 +70,21 @@ def targets() -> list[str]:
 def build() -> Path:
     """Configures (once) and builds the guest executables; returns their folder."""
     if not (BUILD / "build.ninja").exists():
-        _run(["cmake", "-S", str(REPO), "-B", str(BUILD), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-              "-DBANDWALL_ARCH=x86-64-v2", "-DBANDWALL_TESTS=OFF"], "configuring the guest build")
+        _run(
+            [
+                "cmake",
+                "-S",
+                str(REPO),
+                "-B",
+                str(BUILD),
+                "-G",
+                "Ninja",
+                "-DCMAKE_BUILD_TYPE=Release",
+                "-DBANDWALL_ARCH=x86-64-v2",
+                "-DBANDWALL_TESTS=OFF",
+            ],
+            "configuring the guest build",
+        )
     _run(["ninja", "-C", str(BUILD)] + targets(), "building the guest executables")
     return BIN
 
@@ -86,14 +101,14 @@ def script(cases: list[Case]) -> str:
     lines = [
         "#!/bin/sh",
         "export OMP_WAIT_POLICY=passive",
-        "thp() { [ -w /sys/kernel/mm/transparent_hugepage/enabled ] && echo \"$1\" > /sys/kernel/mm/transparent_hugepage/enabled; }",
+        'thp() { [ -w /sys/kernel/mm/transparent_hugepage/enabled ] && echo "$1" > /sys/kernel/mm/transparent_hugepage/enabled; }',
         "run_case() {",
         "  name=$1; shift",
-        "  \"$@\" > /tmp/case.out 2> /tmp/case.err",
+        '  "$@" > /tmp/case.out 2> /tmp/case.err',
         "  rc=$?",
         "  rec=$(grep '^{' /tmp/case.out | tail -1)",
         "  err=$(grep -v '^$' /tmp/case.err | tail -1 | tr -d '\\t\\r' | sed 's/\\\\/\\\\\\\\/g; s/\"/\\\\\"/g')",
-        f"  printf '{MARK}{{\"case\":\"%s\",\"exit\":%s,\"stderr\":\"%s\",\"record\":%s}}\\n' \"$name\" \"$rc\" \"$err\" \"${{rec:-null}}\"",
+        f'  printf \'{MARK}{{"case":"%s","exit":%s,"stderr":"%s","record":%s}}\\n\' "$name" "$rc" "$err" "${{rec:-null}}"',
         "}",
     ]
     for c in cases:
@@ -102,11 +117,15 @@ def script(cases: list[Case]) -> str:
         if c.numa_balancing is not None:
             lines.append(f"echo {int(c.numa_balancing)} > /proc/sys/kernel/numa_balancing")
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in c.env.items())
-        lines.append(f"run_case {shlex.quote(c.name)} {'env ' + env + ' ' if env else ''}{shlex.join(c.argv)}")
+        lines.append(
+            f"run_case {shlex.quote(c.name)} {'env ' + env + ' ' if env else ''}{shlex.join(c.argv)}"
+        )
     return "\n".join(lines) + "\n"
 
 
-def boot(nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attempts: int = 2) -> dict[str, Outcome]:
+def boot(
+    nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attempts: int = 2
+) -> dict[str, Outcome]:
     """Boots one guest, runs the batch, returns each case's outcome by name.
 
     A guest that hangs (software emulation on a loaded host occasionally stalls a virtual CPU) is
@@ -120,10 +139,21 @@ def boot(nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attemp
         path = Path(tmp) / "guest.sh"
         path.write_text(script(cases))
         path.chmod(0o755)
-        cmd = [str(NUMA_VM), "--nodes", str(nodes), "--cpus-per-node", str(cpus_per_node),
-               "--mem-per-node", str(mem_mib), "--add", str(bin_dir), "--", str(path)]
+        cmd = [
+            str(NUMA_VM),
+            "--nodes",
+            str(nodes),
+            "--cpus-per-node",
+            str(cpus_per_node),
+            "--mem-per-node",
+            str(mem_mib),
+            "--add",
+            str(bin_dir),
+            "--",
+            str(path),
+        ]
         env = dict(os.environ, NUMA_VM_TIMEOUT=str(BOOT_TIMEOUT_S))
-        for attempt in range(attempts):
+        for _attempt in range(attempts):
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
             if proc.returncode != 3:  # 3: the guest did not finish
                 break
@@ -132,7 +162,7 @@ def boot(nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attemp
     out: dict[str, Outcome] = {}
     for line in proc.stdout.splitlines():
         if line.startswith(MARK):
-            d = json.loads(line[len(MARK):])
+            d = json.loads(line[len(MARK) :])
             out[d["case"]] = Outcome(d["exit"], d["stderr"], d["record"])
     lost = [n for n in names if n not in out]
     if lost:

@@ -25,7 +25,7 @@ TOPOLOGIES = {
 ARRAY = 24 * MIB
 SMALL = 16 * MIB
 THP_MODES = ("always", "never")
-SEQUENCE = 4096   # pages whose nodes are listed in order: 8 huge pages of 2 MiB
+SEQUENCE = 4096  # pages whose nodes are listed in order: 8 huge pages of 2 MiB
 
 
 def bin_path(name: str) -> str:
@@ -40,8 +40,13 @@ def synthetic_topology(name: str) -> dict:
     """The bandwall-topo record of a synthetic machine shaped like the guest (run on the host)."""
     import json
     import subprocess
-    proc = subprocess.run([bin_path("bandwall-topo"), "--topology", TOPOLOGIES[name][3]],
-                          capture_output=True, text=True, check=True)
+
+    proc = subprocess.run(
+        [bin_path("bandwall-topo"), "--topology", TOPOLOGIES[name][3]],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(proc.stdout)
 
 
@@ -49,8 +54,12 @@ def launch_cases(name: str) -> list[guest.Case]:
     """numa-check's modes for a command that reports its own placement (bandwall-place)."""
     cases = []
     for mode in numacheck.plan(synthetic_topology(name)):
-        argv = [bin_path("bandwall-launch"), *mode.launcher_args(), "--",
-                *place("--threads", "{ncpus}", "--bind", "compact", "--arrays", "a", size=SMALL)]
+        argv = [
+            bin_path("bandwall-launch"),
+            *mode.launcher_args(),
+            "--",
+            *place("--threads", "{ncpus}", "--bind", "compact", "--arrays", "a", size=SMALL),
+        ]
         cases.append(guest.Case(f"launch-{mode.name}", argv, thp="never"))
     return cases
 
@@ -64,27 +73,98 @@ def builtin_cases(name: str) -> list[guest.Case]:
     if "bandwall-stream" in guest.targets():
         st = numacheck.builtin("stream", size="16M", reps=2)
         cases += [
-            guest.Case("stream-first-touch", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", every,
-                                              "--placement", "first-touch", "--size", "24M", "--reps", "2"], thp="never"),
-            guest.Case("stream-serial", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", f"{nodes * cpn - 1},0",
-                                         "--placement", "serial", "--size", "16M", "--reps", "2"], thp="never"),
-            guest.Case("stream-bind1", [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", "0",
-                                        "--placement", "bind:1", "--size", "16M", "--reps", "2"], thp="never"),
-            *[guest.Case(f"matrix-{i}-{j}", [bin_path("bandwall-stream"), *args], thp="never")
-              for (i, j), args in numa_matrix.cell_args(synthetic_topology(name), size="8M", reps=2)],
-            guest.Case("stream-per-node", [bin_path("bandwall-launch"), *per_node.launcher_args(), "--",
-                                           bin_path(st.executable), *st.args], thp="never"),
+            guest.Case(
+                "stream-first-touch",
+                [
+                    bin_path("bandwall-stream"),
+                    "--kernel",
+                    "triad",
+                    "--cpus",
+                    every,
+                    "--placement",
+                    "first-touch",
+                    "--size",
+                    "24M",
+                    "--reps",
+                    "2",
+                ],
+                thp="never",
+            ),
+            guest.Case(
+                "stream-serial",
+                [
+                    bin_path("bandwall-stream"),
+                    "--kernel",
+                    "triad",
+                    "--cpus",
+                    f"{nodes * cpn - 1},0",
+                    "--placement",
+                    "serial",
+                    "--size",
+                    "16M",
+                    "--reps",
+                    "2",
+                ],
+                thp="never",
+            ),
+            guest.Case(
+                "stream-bind1",
+                [
+                    bin_path("bandwall-stream"),
+                    "--kernel",
+                    "triad",
+                    "--cpus",
+                    "0",
+                    "--placement",
+                    "bind:1",
+                    "--size",
+                    "16M",
+                    "--reps",
+                    "2",
+                ],
+                thp="never",
+            ),
+            *[
+                guest.Case(f"matrix-{i}-{j}", [bin_path("bandwall-stream"), *args], thp="never")
+                for (i, j), args in numa_matrix.cell_args(synthetic_topology(name), size="8M", reps=2)
+            ],
+            guest.Case(
+                "stream-per-node",
+                [
+                    bin_path("bandwall-launch"),
+                    *per_node.launcher_args(),
+                    "--",
+                    bin_path(st.executable),
+                    *st.args,
+                ],
+                thp="never",
+            ),
         ]
     if "bandwall-iso3dfd" in guest.targets():
         grid = ["96", "96", "160", "1", "96", "16", "16", "compact", str(nodes * cpn)]
         iso = numacheck.builtin("iso3dfd", grid=(64, 64, 96), iters=1)
         cases += [
-            guest.Case("iso3dfd-first-touch", [bin_path("bandwall-iso3dfd"), *grid, "--init", "first-touch", "--json"],
-                       thp="never"),
-            guest.Case("iso3dfd-serial", [bin_path("bandwall-iso3dfd"), *grid, "--init", "serial", "--json"],
-                       thp="never"),
-            guest.Case("iso3dfd-per-node", [bin_path("bandwall-launch"), *per_node.launcher_args(), "--",
-                                            bin_path(iso.executable), *iso.args], thp="never"),
+            guest.Case(
+                "iso3dfd-first-touch",
+                [bin_path("bandwall-iso3dfd"), *grid, "--init", "first-touch", "--json"],
+                thp="never",
+            ),
+            guest.Case(
+                "iso3dfd-serial",
+                [bin_path("bandwall-iso3dfd"), *grid, "--init", "serial", "--json"],
+                thp="never",
+            ),
+            guest.Case(
+                "iso3dfd-per-node",
+                [
+                    bin_path("bandwall-launch"),
+                    *per_node.launcher_args(),
+                    "--",
+                    bin_path(iso.executable),
+                    *iso.args,
+                ],
+                thp="never",
+            ),
         ]
     # Their compute loops read remote memory, which automatic NUMA balancing would migrate.
     for c in cases:
@@ -105,19 +185,39 @@ def placement_cases(name: str) -> list[guest.Case]:
         cases += [
             # The master thread is on the last node's CPU, so "all on node 0" cannot pass by chance.
             guest.Case(f"serial-{thp}", place("--placement", "serial", "--cpus", f"{last},0"), thp=thp),
-            guest.Case(f"interleave-{thp}", place("--placement", "interleave", "--cpus", "0", "--sequence", str(SEQUENCE)),
-                       thp=thp),
+            guest.Case(
+                f"interleave-{thp}",
+                place("--placement", "interleave", "--cpus", "0", "--sequence", str(SEQUENCE)),
+                thp=thp,
+            ),
             guest.Case(f"bind1-{thp}", place("--placement", "bind:1", "--cpus", "0"), thp=thp),
-            guest.Case(f"preferred-last-{thp}", place("--placement", f"preferred:{nodes - 1}", "--cpus", "0"), thp=thp),
-            guest.Case(f"preferred0-{thp}", place("--placement", "preferred:0", "--cpus", str(last)), thp=thp),
+            guest.Case(
+                f"preferred-last-{thp}",
+                place("--placement", f"preferred:{nodes - 1}", "--cpus", "0"),
+                thp=thp,
+            ),
+            guest.Case(
+                f"preferred0-{thp}", place("--placement", "preferred:0", "--cpus", str(last)), thp=thp
+            ),
         ]
     if name == "4node":
-        cases.append(guest.Case("interleave-1-3", place("--placement", "interleave:1,3", "--cpus", "0",
-                                                        "--sequence", str(SEQUENCE)), thp="never"))
+        cases.append(
+            guest.Case(
+                "interleave-1-3",
+                place("--placement", "interleave:1,3", "--cpus", "0", "--sequence", str(SEQUENCE)),
+                thp="never",
+            )
+        )
     # Automatic NUMA balancing (on by default in the guest) hides huge pages from smaps once it marks
     # them; with it off the huge pages of every array must show.
-    cases.append(guest.Case("thp-evidence", place("--cpus", "0,1" if name == "2node" else "0,1,2,3"),
-                            thp="always", numa_balancing=0))
+    cases.append(
+        guest.Case(
+            "thp-evidence",
+            place("--cpus", "0,1" if name == "2node" else "0,1,2,3"),
+            thp="always",
+            numa_balancing=0,
+        )
+    )
     cases.append(guest.Case("balancing-on", [bin_path("bandwall-topo")], numa_balancing=1))
     cpus = "3,1" if name == "2node" else "3,0,2"
     cases.append(guest.Case("thread-cpus", place("--cpus", cpus, size=SMALL), thp="never"))

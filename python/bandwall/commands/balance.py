@@ -13,25 +13,53 @@ def render(con, rec: dict) -> None:
     r = rec["result"]
     for line in balance.summary_lines(r):
         con.print(line)
-    con.print(table("Byte/flop balance", balance.APP_COLUMNS, balance.app_rows(r),
-                    caption=f"bandwidth from stream {rec['config']['kernel']}; attainable share = "
-                            f"min(1, machine B/F / needed B/F)"))
+    con.print(
+        table(
+            "Byte/flop balance",
+            balance.APP_COLUMNS,
+            balance.app_rows(r),
+            caption=f"bandwidth from stream {rec['config']['kernel']}; attainable share = "
+            f"min(1, machine B/F / needed B/F)",
+        )
+    )
 
 
 @commands.register("balance")
 @click.command("balance")
-@click.option("--kernel", callback=refuse_empty, default="triad", show_default=True,
-              help="the stream kernel giving the bandwidth")
+@click.option(
+    "--kernel",
+    callback=refuse_empty,
+    default="triad",
+    show_default=True,
+    help="the stream kernel giving the bandwidth",
+)
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
 @click.option("--cpus", callback=refuse_empty, default=None, help="explicit CPU list")
-@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
-              help="compact, scatter, node:N or none")
-@click.option("--size", callback=refuse_empty, default=None, help="bytes per stream array (default 4x the LLC)")
+@click.option(
+    "--bind",
+    callback=refuse_empty,
+    default="compact",
+    show_default=True,
+    help="compact, scatter, node:N or none",
+)
+@click.option(
+    "--size", callback=refuse_empty, default=None, help="bytes per stream array (default 4x the LLC)"
+)
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True, help="stream repetitions")
-@click.option("--peak-reps", type=click.IntRange(min=1), default=5, show_default=True,
-              help="repetitions of each FMA peak measurement (the best is kept)")
-@click.option("--peak-seconds", type=click.FloatRange(min=0, min_open=True, max=60), default=0.2, show_default=True,
-              help="seconds of one FMA peak repetition")
+@click.option(
+    "--peak-reps",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="repetitions of each FMA peak measurement (the best is kept)",
+)
+@click.option(
+    "--peak-seconds",
+    type=click.FloatRange(min=0, min_open=True, max=60),
+    default=0.2,
+    show_default=True,
+    help="seconds of one FMA peak repetition",
+)
 @format_option
 @db_option
 @no_store_option
@@ -39,11 +67,20 @@ def balance_cmd(kernel, threads, cpus, bind, size, reps, peak_reps, peak_seconds
     """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""
     if not no_store:
         store.check(db)
-    s, p, rec = balance.measure(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps,
-                                peak_reps=peak_reps, peak_seconds=peak_seconds)
+    s, p, rec = balance.measure(
+        kernel,
+        threads=threads,
+        cpus=cpus,
+        bind=bind,
+        size=size,
+        reps=reps,
+        peak_reps=peak_reps,
+        peak_seconds=peak_seconds,
+    )
     if not no_store:
         for r in (s, p):
             store.save(r, db)
         rec["id"] = store.save(rec, db)
-    emit(rec, fmt, lambda con: render(con, rec),
-         lambda: (balance.APP_COLUMNS, balance.app_rows(rec["result"])))
+    emit(
+        rec, fmt, lambda con: render(con, rec), lambda: (balance.APP_COLUMNS, balance.app_rows(rec["result"]))
+    )

@@ -17,8 +17,14 @@ from bandwall.output import console, emit, flatten, fmt_cell, format_option, ref
 from bandwall.registry import commands
 from bandwall.store import Store
 
-db_path_option = click.option("--db", "db", type=click.Path(readable=False), default=None, callback=refuse_empty,
-                              help="SQLite database (default: $BANDWALL_DB or the user data directory)")
+db_path_option = click.option(
+    "--db",
+    "db",
+    type=click.Path(readable=False),
+    default=None,
+    callback=refuse_empty,
+    help="SQLite database (default: $BANDWALL_DB or the user data directory)",
+)
 HEADLINE_FIELDS = 3
 TABLE_FILE_WIDTH = 200  # characters per line of a table exported to a file
 
@@ -64,14 +70,23 @@ def _summary_table(title: str, recs: list[dict]) -> Table:
     t.add_column("result")
     for r in recs:
         p = r["provenance"]
-        t.add_row(str(r["id"]), r["tool"], p["date"][:16].replace("T", " "), p["host"], str(p["threads"]),
-                  "yes" if records.passed(r) else "NO", p["git_revision"][:8], headline(r))
+        t.add_row(
+            str(r["id"]),
+            r["tool"],
+            p["date"][:16].replace("T", " "),
+            p["host"],
+            str(p["threads"]),
+            "yes" if records.passed(r) else "NO",
+            p["git_revision"][:8],
+            headline(r),
+        )
     return t
 
 
 @db.command("list")
-@click.option("--tool", callback=refuse_empty, default=None,
-              help="only records of this tool (stream, sweep, topo, ...)")
+@click.option(
+    "--tool", callback=refuse_empty, default=None, help="only records of this tool (stream, sweep, topo, ...)"
+)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="at most this many, newest first")
 @db_path_option
 @format_option
@@ -125,30 +140,56 @@ def compare_cmd(id_a, id_b, db, fmt):
     rows = compare(a, b)
     if not rows:
         raise UsageError(f"records {id_a} ({a['tool']}) and {id_b} ({b['tool']}) have no numeric results")
-    data = {"a": {"id": id_a, "tool": a["tool"], "date": a["provenance"]["date"]},
-            "b": {"id": id_b, "tool": b["tool"], "date": b["provenance"]["date"]},
-            "fields": rows}
+    data = {
+        "a": {"id": id_a, "tool": a["tool"], "date": a["provenance"]["date"]},
+        "b": {"id": id_b, "tool": b["tool"], "date": b["provenance"]["date"]},
+        "fields": rows,
+    }
 
     def render(con):
         if a["tool"] != b["tool"]:
-            click.echo(f"bandwall: note: comparing a {a['tool']!r} record with a {b['tool']!r} record", err=True)
-        con.print(table(f"record {id_a} ({a['tool']}, {a['provenance']['date']}) vs "
-                        f"record {id_b} ({b['tool']}, {b['provenance']['date']})",
-                        ["field", f"#{id_a}", f"#{id_b}", "ratio"],
-                        [[r["field"], r["a"], r["b"], None if r["ratio"] is None else f"{r['ratio']:.3f}x"]
-                         for r in rows]))
+            click.echo(
+                f"bandwall: note: comparing a {a['tool']!r} record with a {b['tool']!r} record", err=True
+            )
+        con.print(
+            table(
+                f"record {id_a} ({a['tool']}, {a['provenance']['date']}) vs "
+                f"record {id_b} ({b['tool']}, {b['provenance']['date']})",
+                ["field", f"#{id_a}", f"#{id_b}", "ratio"],
+                [
+                    [r["field"], r["a"], r["b"], None if r["ratio"] is None else f"{r['ratio']:.3f}x"]
+                    for r in rows
+                ],
+            )
+        )
 
-    emit(data, fmt, render,
-         lambda: (["field", "a", "b", "ratio"], [[r["field"], r["a"], r["b"], r["ratio"]] for r in rows]))
+    emit(
+        data,
+        fmt,
+        render,
+        lambda: (["field", "a", "b", "ratio"], [[r["field"], r["a"], r["b"], r["ratio"]] for r in rows]),
+    )
 
 
 @db.command("export")
-@click.option("--format", "fmt", type=click.Choice(["json", "csv", "table"]), default="json", show_default=True,
-              help="json: one record per line (JSON lines); csv: one flattened record per row; "
-                   "table: one line per record as in `db list`")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "csv", "table"]),
+    default="json",
+    show_default=True,
+    help="json: one record per line (JSON lines); csv: one flattened record per row; "
+    "table: one line per record as in `db list`",
+)
 @click.option("--tool", callback=refuse_empty, default=None, help="only records of this tool")
-@click.option("--out", "out", callback=refuse_empty, type=click.Path(dir_okay=False, writable=True), default=None,
-              help="write to this file instead of stdout")
+@click.option(
+    "--out",
+    "out",
+    callback=refuse_empty,
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="write to this file instead of stdout",
+)
 @db_path_option
 def export_cmd(fmt, tool, out, db):
     """Export every record, oldest first, as JSON lines, CSV or a table."""
@@ -174,7 +215,8 @@ def _table_text(title: str, recs: list[dict]) -> str:
     """The summary table as plain text for a file: no colours, wide enough not to cut the columns."""
     buf = io.StringIO()
     Console(file=buf, width=TABLE_FILE_WIDTH, no_color=True, highlight=False, emoji=False).print(
-        _summary_table(title, recs))
+        _summary_table(title, recs)
+    )
     return buf.getvalue()
 
 

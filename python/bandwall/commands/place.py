@@ -10,10 +10,29 @@ from bandwall.output import db_option, emit, format_option, no_store_option, ref
 from bandwall.registry import commands
 
 
-def place(placement: str = "first-touch", threads: int = 0, cpus: str | None = None, bind: str = "compact",
-          size: str = "64M", arrays: str = "a,b,c", touch: str = "auto") -> dict:
-    args = ["--placement", placement, "--threads", str(threads), "--bind", bind, "--size", size,
-            "--arrays", arrays, "--touch", touch]
+def place(
+    placement: str = "first-touch",
+    threads: int = 0,
+    cpus: str | None = None,
+    bind: str = "compact",
+    size: str = "64M",
+    arrays: str = "a,b,c",
+    touch: str = "auto",
+) -> dict:
+    args = [
+        "--placement",
+        placement,
+        "--threads",
+        str(threads),
+        "--bind",
+        bind,
+        "--size",
+        size,
+        "--arrays",
+        arrays,
+        "--touch",
+        touch,
+    ]
     if cpus:
         args += ["--cpus", cpus]
     return records.finish(native.run_record("bandwall-place", args))
@@ -21,7 +40,10 @@ def place(placement: str = "first-touch", threads: int = 0, cpus: str | None = N
 
 def page_map_rows(page_map: dict) -> tuple[list[str], list[list]]:
     """Columns (node 0, node 1, ..., absent) and one row per array, shares in percent."""
-    keys = sorted({k for m in page_map.values() for k in m}, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k))
+    keys = sorted(
+        {k for m in page_map.values() for k in m},
+        key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k),
+    )
     cols = [f"node {k}" if k.isdigit() else k for k in keys]
     return cols, [[name] + [100.0 * m.get(k, 0.0) for k in keys] for name, m in page_map.items()]
 
@@ -29,23 +51,50 @@ def page_map_rows(page_map: dict) -> tuple[list[str], list[list]]:
 def render(con, rec: dict) -> None:
     r = rec["result"]
     cols, rows = page_map_rows(rec["placement"]["page_map"])
-    con.print(table(f"pages per NUMA node, % ({rec['placement']['policy']}, touch {r['touch']})", ["array"] + cols, rows))
-    con.print(f"threads on CPUs {r['thread_cpus']} (nodes {r['thread_nodes']}); transparent huge pages: "
-              f"{r['thp']['enabled']}; memory policy of the process: {r['memory_policy']['mode']}")
+    con.print(
+        table(
+            f"pages per NUMA node, % ({rec['placement']['policy']}, touch {r['touch']})",
+            ["array"] + cols,
+            rows,
+        )
+    )
+    con.print(
+        f"threads on CPUs {r['thread_cpus']} (nodes {r['thread_nodes']}); transparent huge pages: "
+        f"{r['thp']['enabled']}; memory policy of the process: {r['memory_policy']['mode']}"
+    )
 
 
 @commands.register("place")
 @click.command("place")
-@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
-              help="first-touch, serial, bind:N, interleave[:N,M...] or preferred:N")
-@click.option("--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)")
+@click.option(
+    "--placement",
+    callback=refuse_empty,
+    default="first-touch",
+    show_default=True,
+    help="first-touch, serial, bind:N, interleave[:N,M...] or preferred:N",
+)
+@click.option(
+    "--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)"
+)
 @click.option("--cpus", callback=refuse_empty, default=None, help="CPU of each thread, in order (e.g. 2,3,0)")
-@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
-              help="compact, scatter, node:N or none")
+@click.option(
+    "--bind",
+    callback=refuse_empty,
+    default="compact",
+    show_default=True,
+    help="compact, scatter, node:N or none",
+)
 @click.option("--size", callback=refuse_empty, default="64M", show_default=True, help="bytes per array")
-@click.option("--arrays", callback=refuse_empty, default="a,b,c", show_default=True, help="names of the arrays")
-@click.option("--touch", type=click.Choice(["auto", "parallel", "serial", "none"]), default="auto", show_default=True,
-              help="who touches the pages first (auto: serial for the serial policy)")
+@click.option(
+    "--arrays", callback=refuse_empty, default="a,b,c", show_default=True, help="names of the arrays"
+)
+@click.option(
+    "--touch",
+    type=click.Choice(["auto", "parallel", "serial", "none"]),
+    default="auto",
+    show_default=True,
+    help="who touches the pages first (auto: serial for the serial policy)",
+)
 @format_option
 @db_option
 @no_store_option

@@ -117,37 +117,68 @@ def make_meta(ctx, names: list[str], store_path: str | None, argv: list[str]) ->
 
 @commands.register("report")
 @click.command("report")
-@click.option("--out", "out", callback=refuse_empty, type=click.Path(), default="bandwall-report", show_default=True,
-              help="folder for index.html and report.json")
+@click.option(
+    "--out",
+    "out",
+    callback=refuse_empty,
+    type=click.Path(),
+    default="bandwall-report",
+    show_default=True,
+    help="folder for index.html and report.json",
+)
 @click.option("--quick", is_flag=True, help="short runs: the whole report in about a minute on 2 cores")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="most threads any section uses (default: every CPU this process may use)")
-@click.option("--sections", "wanted", default=None, metavar="A,B",
-              help="only these sections, e.g. topology,stream (default: all; a wrong name lists them)")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
-              help="table: a terminal summary; json: report.json on stdout; csv: one row per record on stdout "
-                   "(section, tool, id, name, threads, headline figure and unit, validation)")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="most threads any section uses (default: every CPU this process may use)",
+)
+@click.option(
+    "--sections",
+    "wanted",
+    default=None,
+    metavar="A,B",
+    help="only these sections, e.g. topology,stream (default: all; a wrong name lists them)",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="table: a terminal summary; json: report.json on stdout; csv: one row per record on stdout "
+    "(section, tool, id, name, threads, headline figure and unit, validation)",
+)
 @db_option
 @no_store_option
 def report(out, quick, threads, wanted, fmt, db, no_store):
     """Characterise this machine: a terminal summary, an HTML page and report.json under --out."""
     from rich.console import Console
 
-    from bandwall.report import FAILED, SIGNAL_EXITS, Context, load_sections
-    from bandwall.report import render, terminal
+    from bandwall.report import FAILED, SIGNAL_EXITS, Context, load_sections, render, terminal
     from bandwall.store import Store
 
     chosen = pick_sections(load_sections(), wanted)
     threads = allowed_threads(threads)
-    argv = (["bandwall", "report", "--out", str(out)] + (["--quick"] if quick else []) + ["--threads", str(threads)]
-            + (["--sections", wanted] if wanted else []) + (["--db", db] if db else [])
-            + (["--no-store"] if no_store else []))
+    argv = (
+        ["bandwall", "report", "--out", str(out)]
+        + (["--quick"] if quick else [])
+        + ["--threads", str(threads)]
+        + (["--sections", wanted] if wanted else [])
+        + (["--db", db] if db else [])
+        + (["--no-store"] if no_store else [])
+    )
     err = Console(stderr=True, highlight=False)
-    store = None if no_store else Store(db)   # refuses a bad database before anything is measured
+    store = None if no_store else Store(db)  # refuses a bad database before anything is measured
     try:
         out_dir = render.prepare_out(Path(out))
-        ctx = Context(quick=quick, out=out_dir, threads=threads, store=store,
-                      console=Console(highlight=False) if fmt == "table" else err)
+        ctx = Context(
+            quick=quick,
+            out=out_dir,
+            threads=threads,
+            store=store,
+            console=Console(highlight=False) if fmt == "table" else err,
+        )
         outcomes, stopped = run_sections(ctx, chosen, err)
     finally:
         if store is not None:
@@ -156,9 +187,11 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
     meta = make_meta(ctx, [n for n, _ in chosen], str(store.path) if store else None, argv)
     stopped_section = chosen[len(outcomes)][0] if stopped and len(outcomes) < len(chosen) else None
     if stopped:
-        meta["stopped"] = (f"stopped by {SIGNAL_EXITS[stopped]} after {len(outcomes)} of {len(chosen)} "
-                           f"sections: only those finished are shown")
-        chosen = chosen[:len(outcomes)]
+        meta["stopped"] = (
+            f"stopped by {SIGNAL_EXITS[stopped]} after {len(outcomes)} of {len(chosen)} "
+            f"sections: only those finished are shown"
+        )
+        chosen = chosen[: len(outcomes)]
     if fmt == "table":
         terminal.header(ctx.console, meta)
         for (_, section), o in zip(chosen, outcomes):

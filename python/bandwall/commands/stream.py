@@ -11,21 +11,56 @@ from bandwall.registry import commands
 
 @commands.register("stream")
 @click.command("stream")
-@click.option("--kernel", callback=refuse_empty, default="triad", show_default=True,
-              help="copy, scale, add, triad or dot")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="threads (default: every CPU of --cpus or --bind)")
-@click.option("--cpus", callback=refuse_empty, default=None, help="explicit CPU list, thread i on the i-th CPU (0-3,8)")
-@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
-              help="compact, scatter, node:N or none")
-@click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES),
-              help="non-temporal or regular stores")
-@click.option("--size", callback=refuse_empty, default=None,
-              help="bytes per array with units (512M, 2G); default 4x the LLC of the CPUs")
-@click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True,
-              help="repetitions (the first is dropped)")
-@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
-              help="first-touch, serial, bind:N, interleave[:L] or preferred:N")
+@click.option(
+    "--kernel",
+    callback=refuse_empty,
+    default="triad",
+    show_default=True,
+    help="copy, scale, add, triad or dot",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="threads (default: every CPU of --cpus or --bind)",
+)
+@click.option(
+    "--cpus", callback=refuse_empty, default=None, help="explicit CPU list, thread i on the i-th CPU (0-3,8)"
+)
+@click.option(
+    "--bind",
+    callback=refuse_empty,
+    default="compact",
+    show_default=True,
+    help="compact, scatter, node:N or none",
+)
+@click.option(
+    "--stores",
+    default="nt",
+    show_default=True,
+    type=click.Choice(stream.STORES),
+    help="non-temporal or regular stores",
+)
+@click.option(
+    "--size",
+    callback=refuse_empty,
+    default=None,
+    help="bytes per array with units (512M, 2G); default 4x the LLC of the CPUs",
+)
+@click.option(
+    "--reps",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="repetitions (the first is dropped)",
+)
+@click.option(
+    "--placement",
+    callback=refuse_empty,
+    default="first-touch",
+    show_default=True,
+    help="first-touch, serial, bind:N, interleave[:L] or preferred:N",
+)
 @pages_option("system")
 @format_option
 @db_option
@@ -34,8 +69,17 @@ def stream_cmd(kernel, threads, cpus, bind, stores, size, reps, placement, pages
     """Run one STREAM kernel, validate it and store its record (a failed run stores nothing)."""
     if not no_store:
         store.check(db)
-    rec = stream.run(kernel, threads=threads, cpus=cpus, bind=bind, stores=stores, size=size, reps=reps,
-                     placement=placement, pages=pages)
+    rec = stream.run(
+        kernel,
+        threads=threads,
+        cpus=cpus,
+        bind=bind,
+        stores=stores,
+        size=size,
+        reps=reps,
+        placement=placement,
+        pages=pages,
+    )
     if not no_store:
         rec["id"] = store.save(rec, db)
     emit(rec, fmt, lambda con: stream.render(con, [rec]), lambda: stream.csv_rows([rec]))

@@ -13,31 +13,69 @@ from bandwall.registry import commands
 
 def render(con, rec: dict) -> None:
     r, c = rec["result"], rec["config"]
-    rows = [[p["cores"], p["best_GBps"], p["median_GBps"], "knee" if p["cores"] == r["knee_cores"] else ""]
-            for p in r["points"]]
-    con.print(table(f"sweep of {c['kernel']} ({c['bind']}, {c['stores']} stores)",
-                    ["cores", "best GB/s", "median GB/s", ""], rows))
-    con.print(f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
-              f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}")
+    rows = [
+        [p["cores"], p["best_GBps"], p["median_GBps"], "knee" if p["cores"] == r["knee_cores"] else ""]
+        for p in r["points"]
+    ]
+    con.print(
+        table(
+            f"sweep of {c['kernel']} ({c['bind']}, {c['stores']} stores)",
+            ["cores", "best GB/s", "median GB/s", ""],
+            rows,
+        )
+    )
+    con.print(
+        f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
+        f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"
+    )
 
 
 @commands.register("sweep")
 @click.command("sweep")
 @click.argument("kernel")
-@click.option("--cores", callback=refuse_empty, default=None,
-              help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)")
-@click.option("--bind", callback=refuse_empty, default="compact", show_default=True,
-              help="compact, scatter, node:N or none")
-@click.option("--placement", callback=refuse_empty, default="first-touch", show_default=True,
-              help="first-touch, serial, bind:N, interleave[:L] or preferred:N")
+@click.option(
+    "--cores",
+    callback=refuse_empty,
+    default=None,
+    help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)",
+)
+@click.option(
+    "--bind",
+    callback=refuse_empty,
+    default="compact",
+    show_default=True,
+    help="compact, scatter, node:N or none",
+)
+@click.option(
+    "--placement",
+    callback=refuse_empty,
+    default="first-touch",
+    show_default=True,
+    help="first-touch, serial, bind:N, interleave[:L] or preferred:N",
+)
 @click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES))
-@click.option("--size", callback=refuse_empty, default=None,
-              help="bytes per array (default 4x the LLC of the CPUs used)")
+@click.option(
+    "--size",
+    callback=refuse_empty,
+    default=None,
+    help="bytes per array (default 4x the LLC of the CPUs used)",
+)
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
-@click.option("--knee-share", type=float, default=sweep.DEFAULT_KNEE_SHARE, show_default=True,
-              help="the knee is the fewest cores reaching this share of the best bandwidth")
-@click.option("--plot", "plot_file", callback=refuse_empty, type=click.Path(dir_okay=False), default=None,
-              help="write the bandwidth-against-cores plot (PNG, SVG or PDF by extension)")
+@click.option(
+    "--knee-share",
+    type=float,
+    default=sweep.DEFAULT_KNEE_SHARE,
+    show_default=True,
+    help="the knee is the fewest cores reaching this share of the best bandwidth",
+)
+@click.option(
+    "--plot",
+    "plot_file",
+    callback=refuse_empty,
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="write the bandwidth-against-cores plot (PNG, SVG or PDF by extension)",
+)
 @format_option
 @db_option
 @no_store_option
@@ -58,22 +96,39 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
             ids.append(store.save(rec, db))
 
     options = dict(bind=bind, placement=placement, stores=stores, size=size, reps=reps)
-    progress = Progress(TextColumn("sweep {task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console(stderr=True), transient=True)
+    progress = Progress(
+        TextColumn("sweep {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console(stderr=True),
+        transient=True,
+    )
     with sweep.interruptible(lambda: len(finished), len(counts)), progress:
         task = progress.add_task(kernel, total=len(counts))
         for n in counts:
             progress.update(task, description=f"{kernel}: {n} cores")
             keep(stream.run(kernel, threads=n, **options))
             progress.advance(task)
-    rec = sweep.sweep_record(kernel, finished, knee_share, config={"bind": bind, "placement": placement},
-                             point_ids=ids)
+    rec = sweep.sweep_record(
+        kernel, finished, knee_share, config={"bind": bind, "placement": placement}, point_ids=ids
+    )
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:
         r = rec["result"]
-        sweep.save_plot(sweep.plot(r["points"], r["knee_cores"], f"{kernel}, {bind}, {stores} stores"), plot_file)
-    emit(rec, fmt, lambda con: render(con, rec),
-         lambda: (["cores", "best_GBps", "median_GBps", "knee"],
-                  [[p["cores"], p["best_GBps"], p["median_GBps"], p["cores"] == rec["result"]["knee_cores"]]
-                   for p in rec["result"]["points"]]))
+        sweep.save_plot(
+            sweep.plot(r["points"], r["knee_cores"], f"{kernel}, {bind}, {stores} stores"), plot_file
+        )
+    emit(
+        rec,
+        fmt,
+        lambda con: render(con, rec),
+        lambda: (
+            ["cores", "best_GBps", "median_GBps", "knee"],
+            [
+                [p["cores"], p["best_GBps"], p["median_GBps"], p["cores"] == rec["result"]["knee_cores"]]
+                for p in rec["result"]["points"]
+            ],
+        ),
+    )

@@ -37,7 +37,7 @@ from bandwall.registry import Registry
 registry: Registry = Registry("report section")
 
 OK, UNAVAILABLE, FAILED = "ok", "unavailable", "failed"
-SIGNAL_EXITS = {130: "SIGINT", 143: "SIGTERM"}   # exit codes of errors that mean "stop now"
+SIGNAL_EXITS = {130: "SIGINT", 143: "SIGTERM"}  # exit codes of errors that mean "stop now"
 
 
 @dataclass
@@ -45,8 +45,8 @@ class Context:
     quick: bool
     out: Path
     console: Console
-    threads: int                      # the most threads any section uses (CPUs available)
-    store: Optional[Any] = None       # bandwall.store.Store, or None with --no-store
+    threads: int  # the most threads any section uses (CPUs available)
+    store: Optional[Any] = None  # bandwall.store.Store, or None with --no-store
     results: dict = field(default_factory=dict)  # name -> data of the sections collected so far
     record_ids: list = field(default_factory=list)
     records: list = field(default_factory=list)  # every record the report made, stored or not
@@ -73,7 +73,7 @@ class Outcome:
 
     name: str
     title: str
-    status: str = OK                  # ok, unavailable, failed
+    status: str = OK  # ok, unavailable, failed
     reason: str = ""
     data: dict = field(default_factory=dict)
     seconds: float = 0.0
@@ -81,8 +81,13 @@ class Outcome:
     records: list = field(default_factory=list)  # the records it made, stored or not (not in report.json)
 
     def to_json(self) -> dict:
-        out = {"title": self.title, "status": self.status, "seconds": round(self.seconds, 3),
-               "record_ids": self.record_ids, "data": self.data}
+        out = {
+            "title": self.title,
+            "status": self.status,
+            "seconds": round(self.seconds, 3),
+            "record_ids": self.record_ids,
+            "data": self.data,
+        }
         if self.reason:
             out["reason"] = self.reason
         return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import html
 import io
-from typing import Sequence
+from collections.abc import Sequence
 
 import matplotlib
 
@@ -40,16 +40,25 @@ def img_tag(fig, alt: str = "") -> str:
     buf = io.BytesIO()
     try:
         # bbox "tight": titles and labels wider than a small figure are kept, not clipped.
-        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08,
-                    metadata={"Software": None})
+        fig.savefig(
+            buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08, metadata={"Software": None}
+        )
     finally:
         plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt, quote=True)}">'
 
 
-def heatmap(ax, values: Sequence[Sequence[float]], row_labels: Sequence, col_labels: Sequence,
-            fmt: str = "{:.0f}", cmap: str = "viridis", label: str | None = None, reverse: bool = False):
+def heatmap(
+    ax,
+    values: Sequence[Sequence[float]],
+    row_labels: Sequence,
+    col_labels: Sequence,
+    fmt: str = "{:.0f}",
+    cmap: str = "viridis",
+    label: str | None = None,
+    reverse: bool = False,
+):
     """An annotated matrix on ax: one coloured cell per value, the value written in it.
 
     None or NaN cells stay blank; each value is written in black or white, whichever its cell's
@@ -70,8 +79,9 @@ def heatmap(ax, values: Sequence[Sequence[float]], row_labels: Sequence, col_lab
                 continue
             r, g, b, _ = im.cmap(im.norm(v))
             light = 0.299 * r + 0.587 * g + 0.114 * b > 0.5
-            ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=9,
-                    color="black" if light else "white")
+            ax.text(
+                j, i, fmt.format(v), ha="center", va="center", fontsize=9, color="black" if light else "white"
+            )
     if label:
         ax.figure.colorbar(im, ax=ax, label=label, shrink=0.8)
     return im
@@ -80,4 +90,6 @@ def heatmap(ax, values: Sequence[Sequence[float]], row_labels: Sequence, col_lab
 def mark(ax, x: float, y: float, text: str, color: str = "#D55E00") -> None:
     """Marks one point of a curve with a ring and a label above it."""
     ax.plot([x], [y], "o", markersize=11, markerfacecolor="none", markeredgecolor=color, markeredgewidth=2)
-    ax.annotate(text, (x, y), textcoords="offset points", xytext=(0, 12), ha="center", color=color, fontsize=9)
+    ax.annotate(
+        text, (x, y), textcoords="offset points", xytext=(0, 12), ha="center", color=color, fontsize=9
+    )

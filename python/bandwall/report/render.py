@@ -15,8 +15,9 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import jinja2
 from markupsafe import Markup
@@ -38,11 +39,14 @@ def html_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
         cells = []
         for v in row:
             num = isinstance(v, (int, float)) and not isinstance(v, bool)
-            cells.append(f'<td class="num">{html.escape(fmt_cell(v))}</td>' if num
-                         else f"<td>{html.escape(fmt_cell(v))}</td>")
+            cells.append(
+                f'<td class="num">{html.escape(fmt_cell(v))}</td>'
+                if num
+                else f"<td>{html.escape(fmt_cell(v))}</td>"
+            )
         body.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
-    return f'<table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def note(text: str, kind: str = "note") -> str:
@@ -74,24 +78,50 @@ def section_html(ctx: Context, section: Any, outcome: Outcome) -> str:
 
 
 def page(ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], meta: dict) -> str:
-    env = jinja2.Environment(loader=jinja2.PackageLoader("bandwall.report", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined)
-    blocks = [{"name": o.name, "title": o.title, "status": o.status, "reason": o.reason,
-               "seconds": o.seconds, "record_ids": o.record_ids, "body": Markup(section_html(ctx, s, o))}
-              for (_, s), o in zip(chosen, outcomes)]
-    return env.get_template("report.html.j2").render(meta=meta, sections=blocks,
-                                                     record_ids=ctx.record_ids)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bandwall.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    blocks = [
+        {
+            "name": o.name,
+            "title": o.title,
+            "status": o.status,
+            "reason": o.reason,
+            "seconds": o.seconds,
+            "record_ids": o.record_ids,
+            "body": Markup(section_html(ctx, s, o)),
+        }
+        for (_, s), o in zip(chosen, outcomes)
+    ]
+    return env.get_template("report.html.j2").render(meta=meta, sections=blocks, record_ids=ctx.record_ids)
 
 
 def report_json(ctx: Context, outcomes: list[Outcome], meta: dict) -> dict:
-    return {"report_format": REPORT_FORMAT, **meta,
-            "sections": {o.name: o.to_json() for o in outcomes},
-            "record_ids": list(ctx.record_ids)}
+    return {
+        "report_format": REPORT_FORMAT,
+        **meta,
+        "sections": {o.name: o.to_json() for o in outcomes},
+        "record_ids": list(ctx.record_ids),
+    }
 
 
-CSV_COLUMNS = ["section", "section_status", "record_id", "tool", "name", "threads", "metric", "value", "unit",
-               "passed", "host", "date"]
-STOPPED = "stopped"   # section_status of the records of a section a signal stopped
+CSV_COLUMNS = [
+    "section",
+    "section_status",
+    "record_id",
+    "tool",
+    "name",
+    "threads",
+    "metric",
+    "value",
+    "unit",
+    "passed",
+    "host",
+    "date",
+]
+STOPPED = "stopped"  # section_status of the records of a section a signal stopped
 
 
 def _iso3dfd_name(rec: dict) -> str:
@@ -103,7 +133,9 @@ def _check_value(rec: dict) -> tuple[str, Any, str]:
     r = rec["result"]
     modes = r.get("modes", {})
     mode = "all" if "all" in modes else next(iter(modes), None)
-    return (f"modes.{mode}.value", modes[mode].get("value"), r.get("fom_unit", "")) if mode else ("", None, "")
+    return (
+        (f"modes.{mode}.value", modes[mode].get("value"), r.get("fom_unit", "")) if mode else ("", None, "")
+    )
 
 
 def _matrix_value(rec: dict) -> tuple[str, Any, str]:
@@ -150,14 +182,25 @@ def csv_row(section: str, status: str, record_id: int | None, rec: dict) -> list
     name, headline = CSV_HEADLINES.get(rec["tool"], (lambda r: r["config"].get("kernel", ""), _first_number))
     try:
         metric, value, unit = headline(rec)
-    except (KeyError, IndexError, TypeError, AttributeError):   # an odd record still gets its row
+    except (KeyError, IndexError, TypeError, AttributeError):  # an odd record still gets its row
         metric, value, unit = "", None, ""
     if isinstance(value, float) and not math.isfinite(value):
         value = None
     prov = rec.get("provenance", {})
-    return [section, status, "" if record_id is None else record_id, rec["tool"], name(rec), _threads(rec),
-            metric, "" if value is None else value, unit, records.passed(rec), prov.get("host", ""),
-            prov.get("date", "")]
+    return [
+        section,
+        status,
+        "" if record_id is None else record_id,
+        rec["tool"],
+        name(rec),
+        _threads(rec),
+        metric,
+        "" if value is None else value,
+        unit,
+        records.passed(rec),
+        prov.get("host", ""),
+        prov.get("date", ""),
+    ]
 
 
 def report_csv(ctx: Context, outcomes: list[Outcome], stopped_section: str | None = None) -> str:
@@ -181,7 +224,7 @@ def report_csv(ctx: Context, outcomes: list[Outcome], stopped_section: str | Non
 
 def plain(o: Any) -> Any:
     """o with numpy values made Python ones, NaN and infinities made null, sets made lists."""
-    if hasattr(o, "tolist") and not isinstance(o, (str, bytes)):   # numpy arrays and scalars
+    if hasattr(o, "tolist") and not isinstance(o, (str, bytes)):  # numpy arrays and scalars
         o = o.tolist()
     if isinstance(o, dict):
         return {str(k): plain(v) for k, v in o.items()}

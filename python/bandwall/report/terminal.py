@@ -8,7 +8,14 @@ from typing import Any
 
 from rich.console import Console
 from rich.panel import Panel
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 
 from bandwall.report import FAILED, OK, UNAVAILABLE, Context, Outcome
@@ -23,11 +30,18 @@ class SectionProgress:
     def __init__(self, total: int, err: Console):
         self.err, self.total, self.index, self.title = err, total, 0, ""
         self.live = err.is_terminal
-        self.bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(bar_width=24),
-                            MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True)
+        self.bar = Progress(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            BarColumn(bar_width=24),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            transient=True,
+        )
         self.task = None
 
-    def __enter__(self) -> "SectionProgress":
+    def __enter__(self) -> SectionProgress:
         if self.live:
             self.bar.start()
             self.task = self.bar.add_task("report", total=self.total)
@@ -53,12 +67,18 @@ class SectionProgress:
         what = f"{o.status}" + (f": {o.reason}" if o.reason else "")
         if self.live:
             self.bar.advance(self.task)
-            self.bar.console.print(f"[{STYLE[o.status]}]{_mark(o.status)}[/] {o.title} "
-                                   f"[dim]({o.seconds:.1f} s)[/]" + ("" if o.status == OK else f"  {o.reason}"),
-                                   highlight=False)
+            self.bar.console.print(
+                f"[{STYLE[o.status]}]{_mark(o.status)}[/] {o.title} "
+                f"[dim]({o.seconds:.1f} s)[/]" + ("" if o.status == OK else f"  {o.reason}"),
+                highlight=False,
+            )
         else:
-            self.err.print(f"report: [{self.index}/{self.total}] {self.title}: {what} ({o.seconds:.1f} s)",
-                           highlight=False, markup=False, soft_wrap=True)
+            self.err.print(
+                f"report: [{self.index}/{self.total}] {self.title}: {what} ({o.seconds:.1f} s)",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def _mark(status: str) -> str:
@@ -80,9 +100,15 @@ def section_terminal(ctx: Context, section: Any, o: Outcome) -> None:
 
 
 def header(con: Console, meta: dict) -> None:
-    con.print(Panel.fit(f"[bold]bandwall report[/]  {meta['host']}\n{meta['cpu_model']}\n"
-                        f"{meta['threads']} thread(s), {'quick' if meta['quick'] else 'thorough'} run, "
-                        f"{meta['date']}", border_style="blue"), highlight=False)
+    con.print(
+        Panel.fit(
+            f"[bold]bandwall report[/]  {meta['host']}\n{meta['cpu_model']}\n"
+            f"{meta['threads']} thread(s), {'quick' if meta['quick'] else 'thorough'} run, "
+            f"{meta['date']}",
+            border_style="blue",
+        ),
+        highlight=False,
+    )
     if meta.get("stopped"):
         con.print(f"[bold red]{meta['stopped']}[/]", highlight=False)
 
@@ -92,14 +118,21 @@ def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html
     for c in ("section", "status", "time", "records"):
         t.add_column(c, justify="right" if c == "time" else "left")
     for o in outcomes:
-        t.add_row(o.title, f"[{STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
-                  f"{o.seconds:.1f} s", ", ".join(map(str, o.record_ids)) or "-")
+        t.add_row(
+            o.title,
+            f"[{STYLE[o.status]}]{o.status}[/]" + (f": {o.reason}" if o.reason else ""),
+            f"{o.seconds:.1f} s",
+            ", ".join(map(str, o.record_ids)) or "-",
+        )
     con.print()
     con.print(t)
     con.print(f"HTML page:   {html}", highlight=False)
     con.print(f"data:        {data}", highlight=False)
     if ctx.record_ids:
-        con.print(f"records:     {len(ctx.record_ids)} stored in {meta['store']} "
-                  f"(bandwall db list --db {meta['store']})", highlight=False)
+        con.print(
+            f"records:     {len(ctx.record_ids)} stored in {meta['store']} "
+            f"(bandwall db list --db {meta['store']})",
+            highlight=False,
+        )
     else:
         con.print(f"records:     {meta['store']}", highlight=False)

@@ -31,8 +31,12 @@ class BalanceSection:
         ctx.save(p)
         rec = balance.balance_record(s, p)
         ctx.save(rec)
-        return {**rec["result"], "kernel": s["config"]["kernel"], "stream_threads": s["config"]["threads"],
-                "isa": p["config"]["isa"]}
+        return {
+            **rec["result"],
+            "kernel": s["config"]["kernel"],
+            "stream_threads": s["config"]["threads"],
+            "isa": p["config"]["isa"],
+        }
 
     def terminal(self, ctx: Context, data: dict) -> None:
         for line in balance.summary_lines(data):
@@ -40,32 +44,57 @@ class BalanceSection:
         ctx.console.print(table("Byte/flop balance", balance.APP_COLUMNS, balance.app_rows(data)))
 
     def html(self, ctx: Context, data: dict) -> str:
-        parts = [facts([
-            ("bandwidth", f"{data['bandwidth_GBps']:.2f} GB/s (best stream {data['kernel']}, "
-                          f"{data['stream_threads']} cores)"),
-            ("FMA peak", f"{data['peak_gflops_dp']:.1f} GFlop/s double, {data['peak_gflops_sp']:.1f} single "
-                         f"({data['per_core_gflops_dp']:.1f} / {data['per_core_gflops_sp']:.1f} per core, "
-                         f"{data['isa']})"),
-            ("machine balance", f"{data['bytes_per_flop_dp']:.3f} B/F double, {data['bytes_per_flop_sp']:.3f} "
-                                f"B/F single"),
-        ])]
-        parts.append(html_table(balance.APP_COLUMNS, balance.app_rows(data), caption="What applications need"))
-        parts.append(note("An application needing more bytes per flop than the machine gives is memory-bound: it "
-                          "reaches at most machine B/F / needed B/F of the flop peak, however many cores run it."))
+        parts = [
+            facts(
+                [
+                    (
+                        "bandwidth",
+                        f"{data['bandwidth_GBps']:.2f} GB/s (best stream {data['kernel']}, "
+                        f"{data['stream_threads']} cores)",
+                    ),
+                    (
+                        "FMA peak",
+                        f"{data['peak_gflops_dp']:.1f} GFlop/s double, {data['peak_gflops_sp']:.1f} single "
+                        f"({data['per_core_gflops_dp']:.1f} / {data['per_core_gflops_sp']:.1f} per core, "
+                        f"{data['isa']})",
+                    ),
+                    (
+                        "machine balance",
+                        f"{data['bytes_per_flop_dp']:.3f} B/F double, {data['bytes_per_flop_sp']:.3f} "
+                        f"B/F single",
+                    ),
+                ]
+            )
+        ]
+        parts.append(
+            html_table(balance.APP_COLUMNS, balance.app_rows(data), caption="What applications need")
+        )
+        parts.append(
+            note(
+                "An application needing more bytes per flop than the machine gives is memory-bound: it "
+                "reaches at most machine B/F / needed B/F of the flop peak, however many cores run it."
+            )
+        )
         parts.append(plot(data))
         return "\n".join(parts)
 
 
 def plot(data: dict) -> str:
     names = [a["name"] for a in data["applications"]] + [c["name"] for c in data["contrast"]]
-    values = [a["bytes_per_flop"] for a in data["applications"]] + [c["bytes_per_flop"] for c in data["contrast"]]
+    values = [a["bytes_per_flop"] for a in data["applications"]] + [
+        c["bytes_per_flop"] for c in data["contrast"]
+    ]
     fig, ax = plots.figure(6.4, 2.8)
     colours = [plots.PALETTE[1]] * len(data["applications"]) + [plots.PALETTE[4]] * len(data["contrast"])
     ax.barh(names, values, color=colours)
     ax.set_xscale("log")
     for prec, style in (("dp", "-"), ("sp", "--")):
-        ax.axvline(data[f"bytes_per_flop_{prec}"], color=plots.PALETTE[0], linestyle=style,
-                   label=f"this machine ({prec})")
+        ax.axvline(
+            data[f"bytes_per_flop_{prec}"],
+            color=plots.PALETTE[0],
+            linestyle=style,
+            label=f"this machine ({prec})",
+        )
     ax.set_xlim(left=min(values + [data["bytes_per_flop_sp"]]) / 4)
     ax.set_xlabel("bytes per flop (log scale)")
     ax.legend(fontsize=8)

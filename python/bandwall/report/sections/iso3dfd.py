@@ -26,8 +26,11 @@ class Iso3dfdSection:
         for init, schedule in iso3dfd.ABLATION:
             ctx.step(f"ISO3DFD {'x'.join(map(str, size['grid']))}, {init} init, {schedule} schedule")
             verify = (init, schedule) == ("first-touch", "static")
-            recs.append(iso3dfd.run(size["grid"], size["iters"], threads=threads, init=init, schedule=schedule,
-                                    verify=verify))
+            recs.append(
+                iso3dfd.run(
+                    size["grid"], size["iters"], threads=threads, init=init, schedule=schedule, verify=verify
+                )
+            )
         ctx.step("ISO3DFD roofline: stream copy and triad, FMA peak on the same cores")
         recs = [roof.place(r) for r in recs]
         for r in recs:
@@ -43,27 +46,62 @@ class Iso3dfdSection:
         c, r = best["config"], best["result"]
         roof = r.get("roofline", {})
         checked = [x for x in recs if x["validation"].get("checked")]
-        parts = [facts([
-            ("grid", f"{c['n1']}x{c['n2']}x{c['n3']} with halo, {c['nb_iter']} steps, blocks "
-                     f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}"),
-            ("threads", f"{c['threads']} ({c['affinity']}, CPUs {best['provenance']['cpus']})"),
-            ("best", f"{r['mpoints_per_s']:.0f} MPoints/s, {r['gflops']:.1f} GFlops ({c['init']}, {c['schedule']})"),
-            ("memory bound", _bound(roof, "memory", "stream_best_GBps",
-                                    f"GB/s stream {roof.get('stream_kernel', '')}".rstrip())),
-            ("in-core bound", _bound(roof, "incore", "peak_gflops_sp", "GFlops FMA peak")),
-            ("validation", "; ".join(f"max rel error {x['validation']['max_rel_error']:.2e} against the plain "
-                                     f"reference" for x in checked) or "not checked"),
-        ])]
+        parts = [
+            facts(
+                [
+                    (
+                        "grid",
+                        f"{c['n1']}x{c['n2']}x{c['n3']} with halo, {c['nb_iter']} steps, blocks "
+                        f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}",
+                    ),
+                    ("threads", f"{c['threads']} ({c['affinity']}, CPUs {best['provenance']['cpus']})"),
+                    (
+                        "best",
+                        f"{r['mpoints_per_s']:.0f} MPoints/s, {r['gflops']:.1f} GFlops ({c['init']}, {c['schedule']})",
+                    ),
+                    (
+                        "memory bound",
+                        _bound(
+                            roof,
+                            "memory",
+                            "stream_best_GBps",
+                            f"GB/s stream {roof.get('stream_kernel', '')}".rstrip(),
+                        ),
+                    ),
+                    ("in-core bound", _bound(roof, "incore", "peak_gflops_sp", "GFlops FMA peak")),
+                    (
+                        "validation",
+                        "; ".join(
+                            f"max rel error {x['validation']['max_rel_error']:.2e} against the plain "
+                            f"reference"
+                            for x in checked
+                        )
+                        or "not checked",
+                    ),
+                ]
+            )
+        ]
         parts.append(self._plot(recs, roof))
         parts.append(html_table(COLUMNS, [_row(x) for x in recs], caption="The seed's four variants"))
-        parts.append(html_table(["init", "schedule", "prev", "next", "vel"],
-                                [[x["config"]["init"], x["config"]["schedule"]] +
-                                 [iso3dfd.page_map_text(x["placement"]["page_map"][a]) for a in ("prev", "next", "vel")]
-                                 for x in recs], caption="Where each array's pages are after initialisation"))
+        parts.append(
+            html_table(
+                ["init", "schedule", "prev", "next", "vel"],
+                [
+                    [x["config"]["init"], x["config"]["schedule"]]
+                    + [iso3dfd.page_map_text(x["placement"]["page_map"][a]) for a in ("prev", "next", "vel")]
+                    for x in recs
+                ],
+                caption="Where each array's pages are after initialisation",
+            )
+        )
         nodes = {k for x in recs for pm in x["placement"]["page_map"].values() for k in pm if k != "absent"}
         if len(nodes) <= 1:
-            parts.append(note("Every page is on one NUMA node, so serial and first-touch initialisation place the "
-                              "arrays alike here; the seed's 2x gain needs a machine with several nodes."))
+            parts.append(
+                note(
+                    "Every page is on one NUMA node, so serial and first-touch initialisation place the "
+                    "arrays alike here; the seed's 2x gain needs a machine with several nodes."
+                )
+            )
         return "\n".join(parts)
 
     @staticmethod
@@ -74,12 +112,21 @@ class Iso3dfdSection:
         ax.bar(range(len(values)), values, color=plots.PALETTE[0])
         ax.set_xticks(range(len(values)), labels, fontsize=8)
         ax.set_ylabel("MPoints/s")
-        for key, name, colour in (("memory_bound_mpoints_per_s", "memory bound", plots.PALETTE[3]),
-                                  ("incore_bound_mpoints_per_s", "in-core bound", plots.PALETTE[2])):
+        for key, name, colour in (
+            ("memory_bound_mpoints_per_s", "memory bound", plots.PALETTE[3]),
+            ("incore_bound_mpoints_per_s", "in-core bound", plots.PALETTE[2]),
+        ):
             if key in roof:
                 ax.axhline(roof[key], color=colour, linestyle="--", linewidth=1)
-                ax.text(len(values) - 0.5, roof[key], f" {name} {roof[key]:.0f}", color=colour, fontsize=8,
-                        va="bottom", ha="right")
+                ax.text(
+                    len(values) - 0.5,
+                    roof[key],
+                    f" {name} {roof[key]:.0f}",
+                    color=colour,
+                    fontsize=8,
+                    va="bottom",
+                    ha="right",
+                )
         return plots.img_tag(fig, alt="ISO3DFD throughput of the four variants against the roofline")
 
 

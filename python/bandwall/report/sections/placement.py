@@ -19,8 +19,20 @@ FULL = {"grid": (272, 272, 272), "iters": 5, "rounds": 3, "size": "256M", "reps"
 
 def _iso_args(p: dict, init: str, threads: int) -> list[str]:
     n1, n2, n3 = p["grid"]
-    return [str(n1), str(n2), str(n3), str(p["iters"]), str(n1), "16", "16", "compact", str(threads),
-            "--init", init, "--json"]
+    return [
+        str(n1),
+        str(n2),
+        str(n3),
+        str(p["iters"]),
+        str(n1),
+        "16",
+        "16",
+        "compact",
+        str(threads),
+        "--init",
+        init,
+        "--json",
+    ]
 
 
 class PlacementSection:
@@ -32,7 +44,9 @@ class PlacementSection:
         topo = topology()
         ctx.step("numa-check of iso3dfd: all nodes, one node, a process per node, interleaved")
         b = numacheck.builtin("iso3dfd", grid=p["grid"], iters=p["iters"])
-        check = numa_check.run([native.executable(b.executable)] + b.args, b.fom, p["rounds"], topo, "iso3dfd", None)
+        check = numa_check.run(
+            [native.executable(b.executable)] + b.args, b.fom, p["rounds"], topo, "iso3dfd", None
+        )
         ctx.save(check)
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
         matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], 1)
@@ -44,17 +58,31 @@ class PlacementSection:
             ctx.save(rec)
             objects[f"iso3dfd, {init}"] = rec["placement"]["page_map"]
         ctx.step("page map of stream triad (first-touch)")
-        st = records.finish(native.run_record("bandwall-stream", [
-            "--kernel", "triad", "--placement", "first-touch", "--size", p["size"], "--reps", "2"]))
+        st = records.finish(
+            native.run_record(
+                "bandwall-stream",
+                ["--kernel", "triad", "--placement", "first-touch", "--size", p["size"], "--reps", "2"],
+            )
+        )
         ctx.save(st)
         objects["stream triad, first-touch"] = st["placement"]["page_map"]
-        return {"check": check["result"], "matrix": matrix["result"], "objects": objects,
-                "quick": ctx.quick, "params": {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()}}
+        return {
+            "check": check["result"],
+            "matrix": matrix["result"],
+            "objects": objects,
+            "quick": ctx.quick,
+            "params": {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()},
+        }
 
     def terminal(self, ctx: Context, data: dict) -> None:
         c = data["check"]
-        ctx.console.print(table("numa-check of iso3dfd", ["mode", "processes", f"median {c['fom_unit']}"],
-                                [[n, " ".join(m["procs"]), m["value"]] for n, m in c["modes"].items()]))
+        ctx.console.print(
+            table(
+                "numa-check of iso3dfd",
+                ["mode", "processes", f"median {c['fom_unit']}"],
+                [[n, " ".join(m["procs"]), m["value"]] for n, m in c["modes"].items()],
+            )
+        )
         ctx.console.print(f"[bold]{c['verdict']}[/bold]")
         for a in c.get("advice", []):
             ctx.console.print(f"  - {a}")
@@ -65,26 +93,50 @@ class PlacementSection:
 
     def html(self, ctx: Context, data: dict) -> str:
         c, m = data["check"], data["matrix"]
-        parts = [facts([("numa-check of iso3dfd", c["verdict"])] +
-                       [("what to do", a) for a in c.get("advice", [])])]
+        parts = [
+            facts(
+                [("numa-check of iso3dfd", c["verdict"])] + [("what to do", a) for a in c.get("advice", [])]
+            )
+        ]
         if data["quick"]:
-            parts.append(note(f"quick: grid {data['params']['grid']}, {data['params']['iters']} steps, "
-                              f"{data['params']['rounds']} round(s) instead of 272³, 5 steps, 3 rounds"))
-        parts.append(html_table(["mode", "what", "processes (CPUs@memory)", f"median {c['fom_unit']}"],
-                                [[n, x["title"], " ".join(x["procs"]), f"{x['value']:.1f}"] for n, x in c["modes"].items()],
-                                caption="numa-check modes"))
+            parts.append(
+                note(
+                    f"quick: grid {data['params']['grid']}, {data['params']['iters']} steps, "
+                    f"{data['params']['rounds']} round(s) instead of 272³, 5 steps, 3 rounds"
+                )
+            )
+        parts.append(
+            html_table(
+                ["mode", "what", "processes (CPUs@memory)", f"median {c['fom_unit']}"],
+                [[n, x["title"], " ".join(x["procs"]), f"{x['value']:.1f}"] for n, x in c["modes"].items()],
+                caption="numa-check modes",
+            )
+        )
         fig, ax = plots.figure(max(4.5, 1.6 + 1.1 * len(m["memory_nodes"])), 1.6 + 0.6 * len(m["cpu_nodes"]))
-        plots.heatmap(ax, m["matrix"], [f"CPUs {i}" for i in m["cpu_nodes"]], [f"mem {j}" for j in m["memory_nodes"]],
-                      fmt="{:.1f}", label=m["unit"])
-        ax.set_title(f"{m['kernel']} bandwidth\nthreads on node i (rows), memory on node j (columns)", fontsize=10)
+        plots.heatmap(
+            ax,
+            m["matrix"],
+            [f"CPUs {i}" for i in m["cpu_nodes"]],
+            [f"mem {j}" for j in m["memory_nodes"]],
+            fmt="{:.1f}",
+            label=m["unit"],
+        )
+        ax.set_title(
+            f"{m['kernel']} bandwidth\nthreads on node i (rows), memory on node j (columns)", fontsize=10
+        )
         parts.append(plots.img_tag(fig, "NUMA bandwidth matrix"))
         if len(m["cpu_nodes"]) == 1:
             parts.append(note("One NUMA node: the matrix has one cell and every page below is on node 0."))
         parts.append(self._objects_plot(data["objects"]))
         for name, page_map in data["objects"].items():
             cols, rows = page_map_rows(page_map)
-            parts.append(html_table(["array"] + cols, [[r[0]] + [f"{v:.1f}" for v in r[1:]] for r in rows],
-                                    caption=f"memory objects: {name} (% of pages per node)"))
+            parts.append(
+                html_table(
+                    ["array"] + cols,
+                    [[r[0]] + [f"{v:.1f}" for v in r[1:]] for r in rows],
+                    caption=f"memory objects: {name} (% of pages per node)",
+                )
+            )
         return "\n".join(parts)
 
     @staticmethod
@@ -94,13 +146,20 @@ class PlacementSection:
             for array, shares in page_map.items():
                 labels.append(f"{name}: {array}")
                 maps.append(shares)
-        keys = sorted({k for s in maps for k in s}, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0))
+        keys = sorted(
+            {k for s in maps for k in s}, key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0)
+        )
         fig, ax = plots.figure(7.0, 0.9 + 0.28 * len(labels))
         left = [0.0] * len(labels)
         for i, k in enumerate(keys):
             vals = [100.0 * s.get(k, 0.0) for s in maps]
-            ax.barh(labels, vals, left=left, color=plots.PALETTE[i % len(plots.PALETTE)],
-                    label=f"node {k}" if k.isdigit() else k)
+            ax.barh(
+                labels,
+                vals,
+                left=left,
+                color=plots.PALETTE[i % len(plots.PALETTE)],
+                label=f"node {k}" if k.isdigit() else k,
+            )
             left = [a + b for a, b in zip(left, vals)]
         ax.invert_yaxis()
         ax.set_xlim(0, 100)

@@ -18,8 +18,10 @@ def _cut(ctx: Context, kernels: list[str], reps: int) -> str:
     if not ctx.quick:
         return ""
     skipped = [k for k in stream.kernel_names() if k not in kernels]
-    return (f"quick: only {', '.join(kernels)} was swept ({', '.join(skipped)} skipped) with {reps} repetitions "
-            f"instead of {FULL_REPS}; arrays keep their full size (4x the last-level cache)")
+    return (
+        f"quick: only {', '.join(kernels)} was swept ({', '.join(skipped)} skipped) with {reps} repetitions "
+        f"instead of {FULL_REPS}; arrays keep their full size (4x the last-level cache)"
+    )
 
 
 class StreamSection:
@@ -40,39 +42,87 @@ class StreamSection:
                 recs.append(rec)
                 if rid is not None:
                     ids.append(rid)
-            srec = sweep.sweep_record(k, recs, config={"bind": BIND, "placement": "first-touch"}, point_ids=ids)
+            srec = sweep.sweep_record(
+                k, recs, config={"bind": BIND, "placement": "first-touch"}, point_ids=ids
+            )
             ctx.save(srec)
-            sweeps.append({"kernel": k, **srec["result"], "stores": srec["config"]["stores"],
-                           "size_per_array_bytes": srec["config"]["size_per_array_bytes"]})
+            sweeps.append(
+                {
+                    "kernel": k,
+                    **srec["result"],
+                    "stores": srec["config"]["stores"],
+                    "size_per_array_bytes": srec["config"]["size_per_array_bytes"],
+                }
+            )
         top = max(sweeps, key=lambda s: s["best_GBps"])
-        return {"sweeps": sweeps, "reps": reps, "bind": BIND, "knee_share": sweep.DEFAULT_KNEE_SHARE,
-                "cut": _cut(ctx, kernels, reps), "best": {"kernel": top["kernel"], "cores": top["best_cores"],
-                                                          "GBps": top["best_GBps"]}}
+        return {
+            "sweeps": sweeps,
+            "reps": reps,
+            "bind": BIND,
+            "knee_share": sweep.DEFAULT_KNEE_SHARE,
+            "cut": _cut(ctx, kernels, reps),
+            "best": {"kernel": top["kernel"], "cores": top["best_cores"], "GBps": top["best_GBps"]},
+        }
 
     @staticmethod
     def rows(data: dict) -> list[list]:
-        return [[s["kernel"], s["stores"], s["best_GBps"], s["best_cores"], s["knee_cores"], s["knee_GBps"],
-                 s["surplus_cores"], ", ".join(f"{p['best_GBps']:.1f}" for p in s["points"])]
-                for s in data["sweeps"]]
+        return [
+            [
+                s["kernel"],
+                s["stores"],
+                s["best_GBps"],
+                s["best_cores"],
+                s["knee_cores"],
+                s["knee_GBps"],
+                s["surplus_cores"],
+                ", ".join(f"{p['best_GBps']:.1f}" for p in s["points"]),
+            ]
+            for s in data["sweeps"]
+        ]
 
-    COLUMNS = ["kernel", "stores", "best GB/s", "at cores", "knee cores", "knee GB/s", "surplus cores",
-               "GB/s on 1, 2, ... cores"]
+    COLUMNS = [
+        "kernel",
+        "stores",
+        "best GB/s",
+        "at cores",
+        "knee cores",
+        "knee GB/s",
+        "surplus cores",
+        "GB/s on 1, 2, ... cores",
+    ]
 
     def terminal(self, ctx: Context, data: dict) -> None:
-        ctx.console.print(table("STREAM core sweeps", self.COLUMNS, self.rows(data),
-                                caption=f"{data['bind']} binding, first-touch, {data['reps']} reps; knee = fewest "
-                                        f"cores reaching {data['knee_share']:.0%} of the best"))
+        ctx.console.print(
+            table(
+                "STREAM core sweeps",
+                self.COLUMNS,
+                self.rows(data),
+                caption=f"{data['bind']} binding, first-touch, {data['reps']} reps; knee = fewest "
+                f"cores reaching {data['knee_share']:.0%} of the best",
+            )
+        )
         if data["cut"]:
             ctx.console.print(data["cut"])
 
     def html(self, ctx: Context, data: dict) -> str:
         b = data["best"]
-        parts = [facts([("best bandwidth", f"{b['GBps']:.2f} GB/s ({b['kernel']}, {b['cores']} cores)"),
-                        ("knee", f"the fewest cores reaching {data['knee_share']:.0%} of a kernel's best"),
-                        ("surplus cores", "cores beyond the knee: they add no bandwidth and are free for other "
-                                          "work (seed 003)"),
-                        ("runs", f"{data['bind']} binding, first-touch placement, {data['reps']} repetitions "
-                                 f"(first dropped), GB/s = 1e9 B/s without write-allocate")])]
+        parts = [
+            facts(
+                [
+                    ("best bandwidth", f"{b['GBps']:.2f} GB/s ({b['kernel']}, {b['cores']} cores)"),
+                    ("knee", f"the fewest cores reaching {data['knee_share']:.0%} of a kernel's best"),
+                    (
+                        "surplus cores",
+                        "cores beyond the knee: they add no bandwidth and are free for other work (seed 003)",
+                    ),
+                    (
+                        "runs",
+                        f"{data['bind']} binding, first-touch placement, {data['reps']} repetitions "
+                        f"(first dropped), GB/s = 1e9 B/s without write-allocate",
+                    ),
+                ]
+            )
+        ]
         if data["cut"]:
             parts.append(note(data["cut"], "warn"))
         parts.append(html_table(self.COLUMNS, self.rows(data), caption="Core sweeps"))
@@ -88,7 +138,9 @@ def plot(data: dict) -> str:
         ys = [p["best_GBps"] for p in s["points"]]
         top = max(top, *ys)
         ax.plot(xs, ys, "o-", color=plots.PALETTE[i % len(plots.PALETTE)], label=s["kernel"])
-        plots.mark(ax, s["knee_cores"], s["knee_GBps"], f"{s['kernel']} knee", plots.PALETTE[i % len(plots.PALETTE)])
+        plots.mark(
+            ax, s["knee_cores"], s["knee_GBps"], f"{s['kernel']} knee", plots.PALETTE[i % len(plots.PALETTE)]
+        )
     ax.set_xlabel("cores")
     ax.set_ylabel("best GB/s")
     ax.set_xticks(sorted({p["cores"] for s in data["sweeps"] for p in s["points"]}))

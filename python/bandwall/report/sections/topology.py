@@ -8,7 +8,7 @@ from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
 
 ROW_COLOURS = {"package": "#e8eef5", "numa": "#d9ead3", "cache": "#fff2cc", "core": "#cfe2f3"}
-LABELLED_CORES = 32   # above this many cores the diagram draws cores and private caches unlabelled
+LABELLED_CORES = 32  # above this many cores the diagram draws cores and private caches unlabelled
 
 
 def _size(n: int) -> str:
@@ -57,11 +57,23 @@ def diagram_rows(r: dict) -> list[tuple[str, list[tuple[int, int, str]]]]:
     for n in r["numa_nodes"]:
         packages.setdefault(n["package"], []).extend(n["cpus"])
     rows.append(("package", [s for p, cpus in sorted(packages.items()) for s in spans(cpus, f"Package {p}")]))
-    rows.append(("numa", [s for n in r["numa_nodes"] for s in
-                          spans(n["cpus"], f"NUMA node {n['os_index']}  ({_size(n['memory_bytes'])})")]))
+    rows.append(
+        (
+            "numa",
+            [
+                s
+                for n in r["numa_nodes"]
+                for s in spans(n["cpus"], f"NUMA node {n['os_index']}  ({_size(n['memory_bytes'])})")
+            ],
+        )
+    )
     for level in sorted({c["level"] for c in r["caches"]}, reverse=True):
-        row = [s for c in r["caches"] if c["level"] == level
-               for s in spans(c["cpus"], f"L{level} {_size(c['size_bytes'])}")]
+        row = [
+            s
+            for c in r["caches"]
+            if c["level"] == level
+            for s in spans(c["cpus"], f"L{level} {_size(c['size_bytes'])}")
+        ]
         if not labelled:
             row = [(a, b, lab if b - a > 1 else "") for a, b, lab in row]
         rows.append(("cache", row))
@@ -84,8 +96,14 @@ def diagram(r: dict) -> str:
         for a, b, label in row:
             ax.add_patch(_box(a + 0.04, y, b - a - 0.08, 0.82, ROW_COLOURS[kind]))
             if label:
-                ax.text((a + b) / 2, y + 0.41, label, ha="center", va="center",
-                        fontsize=8 if kind == "core" else 9)
+                ax.text(
+                    (a + b) / 2,
+                    y + 0.41,
+                    label,
+                    ha="center",
+                    va="center",
+                    fontsize=8 if kind == "core" else 9,
+                )
     ax.set_xlim(0, ncores)
     ax.set_ylim(-len(rows) + 0.9, 0.9)
     return plots.img_tag(fig, alt="machine topology: packages, NUMA nodes, caches and cores")
@@ -93,8 +111,16 @@ def diagram(r: dict) -> str:
 
 def _box(x, y, w, h, colour):
     from matplotlib.patches import FancyBboxPatch
-    return FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0,rounding_size=0.06",
-                          facecolor=colour, edgecolor="#5b6773", linewidth=0.8)
+
+    return FancyBboxPatch(
+        (x, y),
+        w,
+        h,
+        boxstyle="round,pad=0,rounding_size=0.06",
+        facecolor=colour,
+        edgecolor="#5b6773",
+        linewidth=0.8,
+    )
 
 
 def distance_plot(r: dict) -> str:
@@ -128,29 +154,52 @@ class TopologySection:
         topo.render(ctx.console, {"result": data})
 
     def html(self, ctx: Context, r: dict) -> str:
-        parts = [facts([
-            ("CPU", r["cpu_model"]),
-            ("machine", f"{r['packages']} package(s), {len(r['numa_nodes'])} NUMA node(s), {r['cores']} cores, "
-                        f"{r['pus']} hardware threads"),
-            ("last-level cache", _size(r["llc_bytes"])),
-            ("hardware counters", r["pmu"]),
-            ("DSA work queues", ", ".join(r["dsa_work_queues"]) or "none"),
-            ("described by", r["source"]),
-        ])]
+        parts = [
+            facts(
+                [
+                    ("CPU", r["cpu_model"]),
+                    (
+                        "machine",
+                        f"{r['packages']} package(s), {len(r['numa_nodes'])} NUMA node(s), {r['cores']} cores, "
+                        f"{r['pus']} hardware threads",
+                    ),
+                    ("last-level cache", _size(r["llc_bytes"])),
+                    ("hardware counters", r["pmu"]),
+                    ("DSA work queues", ", ".join(r["dsa_work_queues"]) or "none"),
+                    ("described by", r["source"]),
+                ]
+            )
+        ]
         parts.append(diagram(r))
-        parts.append(html_table(["node", "package", "memory", "CPUs"],
-                                [[n["os_index"], n["package"], _size(n["memory_bytes"]), topo._cpus(n["cpus"])]
-                                 for n in r["numa_nodes"]], caption="NUMA nodes"))
+        parts.append(
+            html_table(
+                ["node", "package", "memory", "CPUs"],
+                [
+                    [n["os_index"], n["package"], _size(n["memory_bytes"]), topo._cpus(n["cpus"])]
+                    for n in r["numa_nodes"]
+                ],
+                caption="NUMA nodes",
+            )
+        )
         if r.get("distances") and len(r["distances"]) > 1:
             parts.append(distance_plot(r))
         elif len(r["numa_nodes"]) == 1:
-            parts.append(note("One NUMA node: all memory is local to every core, so placement cannot matter "
-                              "here; the placement experiments need a multi-node machine."))
+            parts.append(
+                note(
+                    "One NUMA node: all memory is local to every core, so placement cannot matter "
+                    "here; the placement experiments need a multi-node machine."
+                )
+            )
         else:
             parts.append(note("The NUMA distances of this machine are not known."))
         if r["caches"]:
-            parts.append(html_table(["level", "size", "line (B)", "instances", "CPUs of each"], cache_rows(r),
-                                    caption="Caches"))
+            parts.append(
+                html_table(
+                    ["level", "size", "line (B)", "instances", "CPUs of each"],
+                    cache_rows(r),
+                    caption="Caches",
+                )
+            )
         else:
             parts.append(note("The topology source describes no caches."))
         return "\n".join(parts)
