@@ -82,3 +82,19 @@ def make_record():
         }
 
     return make
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster(tmp_path_factory):
+    """A one-node Slurm (munged, slurmctld, slurmd on localhost) for the whole session; its `env`
+    (SLURM_CONF) points srun/sinfo at it. Skips where slurm-wlm or munge is absent, except in CI
+    (CI=true), where it fails: a CI run that skipped it would prove nothing about srun."""
+    import slurm
+
+    reason = slurm.unavailable()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    with slurm.cluster(tmp_path_factory.mktemp("slurm")) as cluster:
+        yield cluster
