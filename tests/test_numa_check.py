@@ -84,6 +84,37 @@ def test_plan_of_a_builtin_gives_each_process_its_cpus():
     assert cmd[cmd.index("--size") + 1] == "8M"
 
 
+def test_builtin_iso3dfd_runs_the_blocks_of_bandwall_iso3dfd():
+    """numa-check's iso3dfd and `bandwall iso3dfd` build one command line: the same cache blocks."""
+    grid = "48x40x56"
+    plan = as_json(
+        bandwall("numa-check", "--plan", "--format", "json", "iso3dfd", "--grid", grid, "--iters", "1")
+    )
+    cmd = plan[0]["argv"][plan[0]["argv"].index("--") + 1 :]
+    assert Path(cmd[0]).name == "bandwall-iso3dfd"
+    rec = as_json(
+        bandwall(
+            "iso3dfd",
+            "--grid",
+            grid,
+            "--iters",
+            "1",
+            "--threads",
+            "1",
+            "--no-roofline",
+            "--no-store",
+            "--format",
+            "json",
+        )
+    )
+    c = rec["config"]
+    assert cmd[1:8] == [str(c[k]) for k in ("n1", "n2", "n3", "nb_iter", "n1_block", "n2_block", "n3_block")]
+    assert (
+        cmd[cmd.index("--schedule") + 1] == c["schedule"]
+        and cmd[cmd.index("--placement") + 1] == c["placement"]
+    )
+
+
 def test_one_node_plan_has_only_the_default_mode():
     topo = {"result": {"numa_nodes": [{"os_index": 0, "cpus": [0, 1]}]}}
     assert [m.name for m in numacheck.plan(topo)] == ["all"]

@@ -40,16 +40,20 @@ def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
 def native_args(
     grid,
     iters: int,
-    blocks,
-    threads: int | None,
-    bind: str,
-    init: str,
-    schedule: str,
-    placement: str,
-    verify: bool,
+    blocks=None,
+    threads: int | str | None = None,
+    bind: str = "compact",
+    init: str = "first-touch",
+    schedule: str = "static",
+    placement: str = "first-touch",
+    verify: bool = False,
     kernel: str = "optimised",
     pages: str | None = None,
 ) -> list[str]:
+    """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
+    built-in and the report all build it here, so they run the same blocks (default_blocks unless
+    given). threads may be a placeholder such as bandwall-launch's "{ncpus}"."""
+    blocks = blocks or default_blocks(grid)
     args = [*grid, iters, *blocks, bind]
     if threads is not None:
         args.append(threads)
@@ -63,28 +67,10 @@ def native_args(
     return [str(a) for a in args]
 
 
-def run(
-    grid,
-    iters: int,
-    blocks=None,
-    threads: int | None = None,
-    bind: str = "compact",
-    init: str = "first-touch",
-    schedule: str = "static",
-    placement: str = "first-touch",
-    verify: bool = False,
-    kernel: str = "optimised",
-    env: dict | None = None,
-    pages: str | None = None,
-) -> dict:
-    """One run of the native engine; returns its record (validated, not yet stored)."""
-    blocks = blocks or default_blocks(grid)
-    rec = native.run_record(
-        TOOL,
-        native_args(grid, iters, blocks, threads, bind, init, schedule, placement, verify, kernel, pages),
-        env=env,
-    )
-    return records.finish(rec)
+def run(grid, iters: int, env: dict | None = None, **options) -> dict:
+    """One run of the native engine (options as in native_args); returns its record (validated,
+    not yet stored)."""
+    return records.finish(native.run_record(TOOL, native_args(grid, iters, **options), env=env))
 
 
 class Roofline:
@@ -159,26 +145,7 @@ class Roofline:
         return records.validate(rec)
 
 
-def ablation(
-    grid,
-    iters: int,
-    blocks=None,
-    threads: int | None = None,
-    bind: str = "compact",
-    placement: str = "first-touch",
-    verify: bool = False,
-    pages: str | None = None,
-) -> list[dict]:
-    """The seed's four runs; placement must leave initialisation to the run (first-touch)."""
-    return [
-        run(grid, iters, blocks, threads, bind, init, schedule, placement, verify, pages=pages)
-        for init, schedule in ABLATION
-    ]
-
-
-def page_map_text(page_map: dict) -> str:
-    """{'0': 0.5, '1': 0.5} -> 'node 0 50%, node 1 50%' (absent pages last)."""
-    parts = [f"node {k} {100 * v:.0f}%" for k, v in sorted(page_map.items()) if k != "absent"]
-    if page_map.get("absent"):
-        parts.append(f"absent {100 * page_map['absent']:.0f}%")
-    return ", ".join(parts) or "-"
+def ablation(grid, iters: int, **options) -> list[dict]:
+    """The seed's four runs (options as in native_args, without init and schedule); placement must
+    leave initialisation to the run (first-touch)."""
+    return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ABLATION]

@@ -12,11 +12,14 @@ and reads records, so it can be tested on synthetic topologies and the launching
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from dataclasses import dataclass, field
 
+from bandwall import iso3dfd, native, records
 from bandwall.errors import RunFailed, UsageError
+from bandwall.topo import cpu_list
 
 # Below this relative difference two modes count as equal: runs on a shared machine vary this much.
 NOISE = 0.10
@@ -35,7 +38,7 @@ class Proc:
     policy: str  # default, bind:N, interleave:L
 
     def spec(self) -> str:
-        return f"{_cpu_list(self.cpus) if self.cpus else 'all'}@{self.policy}"
+        return f"{cpu_list(self.cpus) if self.cpus else 'all'}@{self.policy}"
 
 
 @dataclass
@@ -52,6 +55,15 @@ class Mode:
         for p in self.procs:
             out += ["--proc", p.spec()]
         return out
+
+
+def plan_commands(topology: dict, target: list[str]) -> list[dict]:
+    """The command line of each mode ({mode, title, argv}): what `numa-check --plan` shows."""
+    launcher = native.executable("bandwall-launch")
+    return [
+        {"mode": m.name, "title": m.title, "argv": [launcher, *m.launcher_args(), "--", *target]}
+        for m in plan(topology)
+    ]
 
 
 def nodes_with_cpus(topology: dict) -> list[tuple[int, list[int]]]:
@@ -73,17 +85,6 @@ def plan(topology: dict) -> list[Mode]:
         Mode("interleave", [Proc(None, f"interleave:{every}")]),
     ]
     return modes
-
-
-def _cpu_list(cpus: list[int]) -> str:
-    out, i = [], 0
-    while i < len(cpus):
-        j = i
-        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
-            j += 1
-        out.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
-        i = j + 1
-    return ",".join(out)
 
 
 @dataclass
@@ -155,8 +156,6 @@ class Fom:
 
 
 def last_record(stdout: str) -> dict:
-    import json
-
     lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     if not lines:
         raise RunFailed("the built-in printed no record")
@@ -270,23 +269,9 @@ def builtin(
             ),
         )
     if name == "iso3dfd":
-        n1, n2, n3 = grid
         return Builtin(
-            "bandwall-iso3dfd",
-            [
-                str(n1),
-                str(n2),
-                str(n3),
-                str(iters),
-                str(n1),
-                str(min(16, n2)),
-                str(min(16, n3)),
-                "compact",
-                "{ncpus}",
-                "--init",
-                init,
-                "--json",
-            ],
+            iso3dfd.TOOL,
+            iso3dfd.native_args(grid, iters, threads="{ncpus}", init=init),
             Fom(
                 "record",
                 path=("result", "mpoints_per_s"),
@@ -300,3 +285,78 @@ def builtin(
 
 
 BUILTINS = ("stream", "iso3dfd")
+
+
+def run(
+    target: list[str],
+    fom: Fom,
+    rounds: int,
+    topo: dict,
+    builtin_name: str | None,
+    timeout: float | None,
+) -> dict:
+    """Runs every mode `rounds` times, alternating, and returns the numa-check record.
+
+    A built-in that refuses its parameters (exit 2) makes bandwall-launch exit 2 with its message
+    (--usage-errors), which reads as bad input (UsageError); a command's exit 2 is a failed run."""
+    modes = plan(topo)
+    values: dict[str, list[float]] = {m.name: [] for m in modes}
+    last: dict[str, list[dict]] = {}
+    usage = ["--usage-errors"] if builtin_name else []
+    for _ in range(rounds):
+        for mode in modes:
+            rec = native.run_record(
+                "bandwall-launch", usage + mode.launcher_args() + ["--"] + target, timeout=timeout
+            )
+            procs = rec["result"]["processes"]
+            values[mode.name].append(fom.mode_value(procs))
+            last[mode.name] = procs
+    medians = {name: median(v) for name, v in values.items()}
+    nodes = len(nodes_with_cpus(topo))
+    result = {"fom_unit": fom.unit, "fom": fom.description, "nodes": nodes, "modes": {}}
+    for mode in modes:
+        entry = {
+            "title": mode.title,
+            "procs": [p.spec() for p in mode.procs],
+            "value": medians[mode.name],
+            "rounds": values[mode.name],
+            "wall_s": [p["wall_s"] for p in last[mode.name]],
+        }
+        if builtin_name:
+            entry["page_maps"] = [
+                last_record(p["stdout"]).get("placement", {}).get("page_map", {}) for p in last[mode.name]
+            ]
+        result["modes"][mode.name] = entry
+    result.update(verdict(medians, nodes))
+    prov = dict(topo["provenance"])
+    all_cpus = sorted(c for _, cpus in nodes_with_cpus(topo) for c in cpus)
+    # What each built-in process worked on (its arrays or grid), as its own record says; a command's is unknown.
+    sizes = (
+        last_record(last[modes[0].name][0]["stdout"]).get("provenance", {}).get("sizes", {})
+        if builtin_name
+        else {}
+    )
+    prov.update(
+        date=prov.get("date", ""),
+        threads=len(all_cpus),
+        cpus=cpu_list(all_cpus),
+        binding="numa-check modes",
+        placement=" | ".join(f"{m.name}: {' '.join(p.spec() for p in m.procs)}" for m in modes),
+        sizes=sizes,
+        repetitions=rounds,
+    )
+    config = {
+        "target": builtin_name or target,
+        "kind": "builtin" if builtin_name else "command",
+        "rounds": rounds,
+        "modes": [m.name for m in modes],
+    }
+    rec = {
+        "schema_version": records.SCHEMA_VERSION,
+        "tool": "numa-check",
+        "config": config,
+        "result": result,
+        "validation": {"passed": True},
+        "provenance": prov,
+    }
+    return records.finish(rec)

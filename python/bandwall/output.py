@@ -13,6 +13,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from bandwall import stream
+from bandwall.errors import BandwallError
+
 FORMATS = ("table", "json", "csv")
 
 
@@ -53,6 +56,37 @@ def pages_option(default_word: str):
         type=click.Choice(PAGES),
         help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
         f"system (default: {default_word}); placement.huge_page_share says what was granted",
+    )
+
+
+class TableHelp(click.Option):
+    """An option whose help is made from a table the native executables print (kernels, policies)
+    when --help shows it, so the table is read only then and never at import; help_from() returns
+    the text, and the fallback is shown when the executable cannot be run."""
+
+    def __init__(self, *args, help_from: Callable[[], str], fallback: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.help_from = help_from
+        self.fallback = fallback
+
+    def get_help_record(self, ctx):
+        try:
+            self.help = self.help_from()
+        except BandwallError:
+            self.help = self.fallback
+        return super().get_help_record(ctx)
+
+
+def kernel_option(default: str = "triad"):
+    """--kernel: a kernel of bandwall-stream's table (listed in the help, checked by the kernel)."""
+    return click.option(
+        "--kernel",
+        cls=TableHelp,
+        callback=refuse_empty,
+        default=default,
+        show_default=True,
+        help_from=lambda: f"a STREAM kernel: {', '.join(stream.kernel_names())}",
+        fallback="a STREAM kernel (bandwall-stream --list-kernels)",
     )
 
 

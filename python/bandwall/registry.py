@@ -1,5 +1,9 @@
-"""Registries: adding a subcommand, report section or kernel is adding a module and one decorator.
+"""Registries of named things the front end finds at start: subcommands (`commands` below, filled by
+the modules of bandwall.commands) and report sections (bandwall.report.registry, filled by the
+modules of bandwall.report.sections). Adding one is a module and one decorator.
 
+Kernels and placement and binding policies are not registered here: their tables live in the native
+executables, which print them (bandwall-stream --list-kernels), so both sides read one table.
 A name registered twice is refused, as reframe refuses duplicate backends.
 """
 

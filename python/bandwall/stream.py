@@ -1,5 +1,5 @@
-"""STREAM kernels from Python: the kernel table (read from bandwall-stream, where it is declared),
-running one kernel as a record, and the views of stream records."""
+"""STREAM kernels from Python: the kernel table (read from bandwall-stream, where it is declared)
+and running one kernel as a record."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import subprocess
 from functools import lru_cache
 
 from bandwall import native, records
-from bandwall.errors import RunFailed
-from bandwall.output import table
+from bandwall.errors import RunFailed, UsageError
 
 EXECUTABLE = "bandwall-stream"
 STORES = ("nt", "regular")
@@ -28,6 +27,13 @@ def kernel_table() -> list[dict]:
 
 def kernel_names() -> list[str]:
     return [k["name"] for k in kernel_table()]
+
+
+def check_kernel(name: str) -> str:
+    """name when it is a kernel of the table; UsageError naming the known ones otherwise."""
+    if name not in kernel_names():
+        raise UsageError(f"unknown kernel {name!r} (known: {', '.join(kernel_names())})")
+    return name
 
 
 def stream_args(
@@ -69,61 +75,3 @@ def run(kernel: str, **options) -> dict:
     if not records.passed(rec):
         raise RunFailed(f"{kernel} did not validate")
     return rec
-
-
-COLUMNS = ["kernel", "threads", "stores", "best GB/s", "median GB/s", "min GB/s", "GFlop/s", "MiB/array"]
-
-
-def row(rec: dict) -> list:
-    c, r = rec["config"], rec["result"]
-    return [
-        c["kernel"],
-        c["threads"],
-        c["stores"],
-        r["best_GBps"],
-        r["median_GBps"],
-        r["min_GBps"],
-        r["best_GFlops"],
-        round(c["size_per_array_bytes"] / 2**20),
-    ]
-
-
-def render(con, recs: list[dict]) -> None:
-    first = recs[0]
-    c, p = first["config"], first["provenance"]
-    con.print(
-        table(
-            "STREAM",
-            COLUMNS,
-            [row(r) for r in recs],
-            caption=f"CPUs {p['cpus'] or 'unbound'} ({p['binding']}), placement {p['placement']}, "
-            f"{c['reps']} reps (first dropped), {c['isa']}; GB/s = 1e9 B/s without "
-            f"write-allocate (STREAM's counting)",
-        )
-    )
-    for rec in recs:
-        r = rec["result"]
-        if r["traffic"]["write_allocate_occurs"]:
-            con.print(
-                f"{rec['config']['kernel']}: regular stores also read the written array first "
-                f"(+{r['write_allocate_bytes_per_element']:.0f} B/element): "
-                f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic"
-            )
-
-
-CSV_FIELDS = [
-    "kernel",
-    "threads",
-    "stores",
-    "best_GBps",
-    "median_GBps",
-    "avg_GBps",
-    "min_GBps",
-    "best_GFlops",
-    "size_per_array_bytes",
-    "reps",
-]
-
-
-def csv_rows(recs: list[dict]):
-    return CSV_FIELDS, [[{**r["config"], **r["result"]}[f] for f in CSV_FIELDS] for r in recs]

@@ -1,6 +1,6 @@
 """Core sweeps: one STREAM kernel over core counts, the saturation knee (the fewest cores whose
-best bandwidth reaches a share of the curve's best) and the surplus cores beyond it (seed 003's
-"necessary and sufficient" cores), the sweep record and its plot."""
+best bandwidth reaches a share of the curve's best) and the surplus cores beyond it (the
+"necessary and sufficient" cores of the seed on core allocation), and the sweep record."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Callable
 
-from bandwall import records, stream
+from bandwall import records
 from bandwall.errors import BandwallError, UsageError
 
 DEFAULT_KNEE_SHARE = 0.95
@@ -81,20 +81,6 @@ def point(rec: dict) -> dict:
     }
 
 
-def run_points(
-    kernel: str, cores: Sequence[int], on_point: Callable[[dict], None] | None = None, **options
-) -> list[dict]:
-    """Runs kernel at each core count (options as in stream.stream_args, without threads) and
-    returns the stream records; on_point(record) is called as each one finishes (to store it)."""
-    recs = []
-    for n in cores:
-        rec = stream.run(kernel, threads=n, **options)
-        if on_point:
-            on_point(rec)
-        recs.append(rec)
-    return recs
-
-
 def sweep_record(
     kernel: str,
     point_records: Sequence[dict],
@@ -139,37 +125,6 @@ def sweep_record(
         "provenance": prov,
     }
     return records.finish(rec)
-
-
-def plot(points: Sequence[dict], knee_cores: int, title: str = ""):
-    """Bandwidth against cores (best and median), the knee marked; returns the figure."""
-    from bandwall.report import plots
-
-    fig, ax = plots.figure()
-    xs = [p["cores"] for p in points]
-    ax.plot(xs, [p["best_GBps"] for p in points], "o-", color=plots.PALETTE[0], label="best")
-    ax.plot(xs, [p["median_GBps"] for p in points], "s--", color=plots.PALETTE[1], label="median", alpha=0.8)
-    ky = next(p["best_GBps"] for p in points if p["cores"] == knee_cores)
-    plots.mark(ax, knee_cores, ky, f"knee: {knee_cores} cores")
-    ax.set_xlabel("cores")
-    ax.set_ylabel("GB/s")
-    ax.set_xticks(xs)
-    ax.set_ylim(bottom=0, top=max(p["best_GBps"] for p in points) * 1.18)
-    ax.legend(loc="lower right")
-    if title:
-        ax.set_title(title, fontsize=10)
-    return fig
-
-
-def save_plot(fig, path: str) -> None:
-    from bandwall.report import plots
-
-    try:
-        fig.savefig(path, dpi=plots.DPI)
-    except (OSError, ValueError) as e:
-        raise UsageError(f"cannot write plot {path!r}: {e}") from e
-    finally:
-        plots.plt.close(fig)
 
 
 @contextmanager

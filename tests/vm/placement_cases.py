@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bandwall import numacheck
-from bandwall.commands import numa_matrix
+from bandwall import numacheck, numamatrix
 from vm import guest
 
 MIB = 1 << 20
@@ -126,7 +125,7 @@ def builtin_cases(name: str) -> list[guest.Case]:
             ),
             *[
                 guest.Case(f"matrix-{i}-{j}", [bin_path("bandwall-stream"), *args], thp="never")
-                for (i, j), args in numa_matrix.cell_args(synthetic_topology(name), size="8M", reps=2)
+                for (i, j), args in numamatrix.cell_args(synthetic_topology(name), size="8M", reps=2)
             ],
             guest.Case(
                 "stream-per-node",

@@ -5,34 +5,14 @@ from __future__ import annotations
 import click
 
 from bandwall import balance, store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall.output import db_option, emit, format_option, kernel_option, no_store_option, refuse_empty
 from bandwall.registry import commands
-
-
-def render(con, rec: dict) -> None:
-    r = rec["result"]
-    for line in balance.summary_lines(r):
-        con.print(line)
-    con.print(
-        table(
-            "Byte/flop balance",
-            balance.APP_COLUMNS,
-            balance.app_rows(r),
-            caption=f"bandwidth from stream {rec['config']['kernel']}; attainable share = "
-            f"min(1, machine B/F / needed B/F)",
-        )
-    )
+from bandwall.views.balance import APP_COLUMNS, app_rows, render
 
 
 @commands.register("balance")
 @click.command("balance")
-@click.option(
-    "--kernel",
-    callback=refuse_empty,
-    default="triad",
-    show_default=True,
-    help="the stream kernel giving the bandwidth",
-)
+@kernel_option()
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
 @click.option("--cpus", callback=refuse_empty, default=None, help="explicit CPU list")
 @click.option(
@@ -81,6 +61,4 @@ def balance_cmd(kernel, threads, cpus, bind, size, reps, peak_reps, peak_seconds
         for r in (s, p):
             store.save(r, db)
         rec["id"] = store.save(rec, db)
-    emit(
-        rec, fmt, lambda con: render(con, rec), lambda: (balance.APP_COLUMNS, balance.app_rows(rec["result"]))
-    )
+    emit(rec, fmt, lambda con: render(con, rec), lambda: (APP_COLUMNS, app_rows(rec["result"])))

@@ -5,98 +5,9 @@ from __future__ import annotations
 import click
 
 from bandwall import iso3dfd, store
-from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty, table
+from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty
 from bandwall.registry import commands
-
-
-def _row(rec: dict) -> list:
-    r, c = rec["result"], rec["config"]
-    roof = r.get("roofline", {})
-    pm = rec.get("placement", {}).get("page_map", {})
-    return [
-        c["init"],
-        c["schedule"],
-        r["mpoints_per_s"],
-        r["gflops"],
-        r["time_s"],
-        _pct(roof, "memory"),
-        _pct(roof, "incore"),
-        iso3dfd.page_map_text(pm.get("prev", {})),
-    ]
-
-
-def _pct(roof: dict, which: str):
-    key = f"percent_of_{which}_bound"
-    if key in roof:
-        return f"{roof[key]:.0f}%"
-    return "-" if not roof else roof.get(which, "-")
-
-
-def _pages(rec: dict) -> str:
-    """'huge pages (59% granted)': the page size asked for and what the kernel gave prev."""
-    pl = rec.get("placement", {})
-    share = pl.get("huge_page_share", {}).get("prev")
-    granted = f" ({100 * share:.0f}% in huge pages)" if share is not None else ""
-    return f"{pl.get('pages', 'system')} pages asked{granted}"
-
-
-COLUMNS = [
-    "init",
-    "schedule",
-    "MPoints/s",
-    "GFlops",
-    "time s",
-    "% memory bound",
-    "% in-core bound",
-    "prev pages",
-]
-
-
-def render(con, recs: list[dict]) -> None:
-    first = recs[0]
-    c, r = first["config"], first["result"]
-    con.print(
-        f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
-        f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
-        f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({c['isa']})"
-    )
-    con.print(table("Runs", COLUMNS, [_row(rec) for rec in recs]))
-    con.print(
-        f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
-        f"{r['bytes_per_point']} bytes per point"
-    )
-    roof = r.get("roofline", {})
-    if "memory_bound_mpoints_per_s" in roof:
-        kernel = f"stream {roof['stream_kernel']}, " if "stream_kernel" in roof else ""
-        con.print(
-            f"memory bound: {roof['memory_bound_mpoints_per_s']:.0f} MPoints/s from "
-            f"{roof['stream_best_GBps']:.1f} GB/s ({kernel}the best of stream copy and triad on the same cores)"
-        )
-    for which in ("memory", "incore"):
-        if which in roof:
-            con.print(f"{which} bound: {roof[which]}")
-    v = first["validation"]
-    if v.get("checked"):
-        con.print(
-            f"verified against the plain reference: max abs error {v['max_abs_error']:.3e}, "
-            f"max rel error {v['max_rel_error']:.3e}"
-        )
-    if len(recs) > 1:
-        con.print(
-            table(
-                "Page maps after initialisation",
-                ["init", "schedule", "prev", "next", "vel"],
-                [
-                    [x["config"]["init"], x["config"]["schedule"]]
-                    + [iso3dfd.page_map_text(x["placement"]["page_map"][a]) for a in ("prev", "next", "vel")]
-                    for x in recs
-                ],
-            )
-        )
-
-
-def csv_rows(recs: list[dict]):
-    return COLUMNS + ["norm"], [_row(x) + [x["result"]["norm"]] for x in recs]
+from bandwall.views.iso3dfd import csv_rows, render
 
 
 @commands.register("iso3dfd")
@@ -171,10 +82,11 @@ def iso3dfd_cmd(
     blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
     if not no_store:
         store.check(db)
+    common = dict(blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages)
     if ablation:
-        recs = iso3dfd.ablation(dims, iters, blk, threads, bind, placement, verify, pages=pages)
+        recs = iso3dfd.ablation(dims, iters, **common)
     else:
-        recs = [iso3dfd.run(dims, iters, blk, threads, bind, init, schedule, placement, verify, pages=pages)]
+        recs = [iso3dfd.run(dims, iters, init=init, schedule=schedule, **common)]
     if roofline:
         roof = iso3dfd.Roofline()
         recs = [roof.place(rec) for rec in recs]

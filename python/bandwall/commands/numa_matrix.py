@@ -1,113 +1,19 @@
-"""`bandwall numa-matrix`: memory bandwidth with the threads on node i and the memory on node j, like
-Intel MLC's bandwidth matrix, measured with bandwall-stream (--cpus of node i, --placement bind:j).
-Rounds alternate over the cells; each cell is the median. On a one-node machine it is a 1x1 matrix.
-"""
+"""`bandwall numa-matrix`: bandwidth with threads on node i and memory on node j (bandwall.numamatrix)."""
 
 from __future__ import annotations
 
 import click
 
-from bandwall import native, numacheck, records, store
-from bandwall.commands.topo import topology
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall import numamatrix, store
+from bandwall.output import db_option, emit, format_option, kernel_option, no_store_option, refuse_empty
 from bandwall.registry import commands
-
-KERNELS = ("copy", "scale", "add", "triad", "dot")
-
-
-def memory_nodes(topo: dict) -> list[int]:
-    return [n["os_index"] for n in topo["result"]["numa_nodes"] if n.get("memory_bytes", 1) > 0]
-
-
-def cell_args(
-    topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5
-) -> list[tuple[tuple[int, int], list[str]]]:
-    """((CPU node i, memory node j), bandwall-stream arguments) of every cell of the matrix."""
-    return [
-        (
-            (i, j),
-            [
-                "--kernel",
-                kernel,
-                "--threads",
-                str(len(cpus)),
-                "--cpus",
-                ",".join(map(str, cpus)),
-                "--placement",
-                f"bind:{j}",
-                "--size",
-                size,
-                "--reps",
-                str(reps),
-            ],
-        )
-        for i, cpus in numacheck.nodes_with_cpus(topo)
-        for j in memory_nodes(topo)
-    ]
-
-
-def measure(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5, rounds: int = 1) -> dict:
-    """The numa-matrix record of a machine (real, or any whose CPUs exist here)."""
-    cpu_nodes = numacheck.nodes_with_cpus(topo)
-    mem_nodes = memory_nodes(topo)
-    cells: dict[tuple[int, int], list[float]] = {}
-    prov = None
-    for _ in range(rounds):
-        for cell, args in cell_args(topo, kernel, size, reps):
-            rec = native.run_record("bandwall-stream", args)
-            cells.setdefault(cell, []).append(float(rec["result"]["best_GBps"]))
-            prov = prov or rec["provenance"]
-    matrix = [[numacheck.median(cells[(i, j)]) for j in mem_nodes] for i, _ in cpu_nodes]
-    local = [matrix[r][mem_nodes.index(i)] for r, (i, _) in enumerate(cpu_nodes) if i in mem_nodes]
-    remote = [v for r, (i, _) in enumerate(cpu_nodes) for c, v in enumerate(matrix[r]) if mem_nodes[c] != i]
-    result = {
-        "unit": "GB/s",
-        "kernel": kernel,
-        "cpu_nodes": [i for i, _ in cpu_nodes],
-        "memory_nodes": mem_nodes,
-        "matrix": matrix,
-        "rounds": rounds,
-    }
-    if local and remote:
-        result["remote_over_local"] = (sum(remote) / len(remote)) / (sum(local) / len(local))
-    prov = dict(prov)
-    all_cpus = sorted(c for _, cpus in cpu_nodes for c in cpus)
-    prov.update(
-        threads=max(len(c) for _, c in cpu_nodes),
-        cpus=",".join(map(str, all_cpus)),
-        binding="node i",
-        placement="bind:j",
-    )
-    rec = {
-        "schema_version": records.SCHEMA_VERSION,
-        "tool": "numa-matrix",
-        "config": {"kernel": kernel, "size": size, "reps": reps, "rounds": rounds},
-        "result": result,
-        "validation": {"passed": True},
-        "provenance": prov,
-    }
-    return records.finish(rec)
-
-
-def render(con, rec: dict) -> None:
-    r = rec["result"]
-    rows = [[f"CPUs of node {i}"] + row for i, row in zip(r["cpu_nodes"], r["matrix"])]
-    con.print(
-        table(
-            f"{r['kernel']} bandwidth, {r['unit']} (threads on node i, memory on node j)",
-            ["threads \\ memory"] + [f"node {j}" for j in r["memory_nodes"]],
-            rows,
-        )
-    )
-    if "remote_over_local" in r:
-        con.print(f"remote memory gives {r['remote_over_local']:.2f}x the local bandwidth")
+from bandwall.topo import topology
+from bandwall.views.numamatrix import render
 
 
 @commands.register("numa-matrix")
 @click.command("numa-matrix")
-@click.option(
-    "--kernel", type=click.Choice(KERNELS), default="triad", show_default=True, help="stream kernel"
-)
+@kernel_option()
 @click.option("--size", callback=refuse_empty, default="256M", show_default=True, help="bytes per array")
 @click.option(
     "--reps", default=5, show_default=True, type=click.IntRange(1, 10000), help="repetitions per cell"
@@ -122,7 +28,7 @@ def numa_matrix(kernel, size, reps, rounds, fmt, db, no_store):
     """Bandwidth with threads on node i and memory on node j, for every pair of NUMA nodes."""
     if not no_store:
         store.check(db)
-    rec = measure(topology(), kernel, size, reps, rounds)
+    rec = numamatrix.measure(topology(), kernel, size, reps, rounds)
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: render(con, rec))

@@ -5,63 +5,11 @@ from __future__ import annotations
 
 import click
 
-from bandwall import native, records, store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall import store
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.place import place
 from bandwall.registry import commands
-
-
-def place(
-    placement: str = "first-touch",
-    threads: int = 0,
-    cpus: str | None = None,
-    bind: str = "compact",
-    size: str = "64M",
-    arrays: str = "a,b,c",
-    touch: str = "auto",
-) -> dict:
-    args = [
-        "--placement",
-        placement,
-        "--threads",
-        str(threads),
-        "--bind",
-        bind,
-        "--size",
-        size,
-        "--arrays",
-        arrays,
-        "--touch",
-        touch,
-    ]
-    if cpus:
-        args += ["--cpus", cpus]
-    return records.finish(native.run_record("bandwall-place", args))
-
-
-def page_map_rows(page_map: dict) -> tuple[list[str], list[list]]:
-    """Columns (node 0, node 1, ..., absent) and one row per array, shares in percent."""
-    keys = sorted(
-        {k for m in page_map.values() for k in m},
-        key=lambda k: (not k.isdigit(), int(k) if k.isdigit() else 0, k),
-    )
-    cols = [f"node {k}" if k.isdigit() else k for k in keys]
-    return cols, [[name] + [100.0 * m.get(k, 0.0) for k in keys] for name, m in page_map.items()]
-
-
-def render(con, rec: dict) -> None:
-    r = rec["result"]
-    cols, rows = page_map_rows(rec["placement"]["page_map"])
-    con.print(
-        table(
-            f"pages per NUMA node, % ({rec['placement']['policy']}, touch {r['touch']})",
-            ["array"] + cols,
-            rows,
-        )
-    )
-    con.print(
-        f"threads on CPUs {r['thread_cpus']} (nodes {r['thread_nodes']}); transparent huge pages: "
-        f"{r['thp']['enabled']}; memory policy of the process: {r['memory_policy']['mode']}"
-    )
+from bandwall.views.place import render
 
 
 @commands.register("place")

@@ -1,23 +1,26 @@
-"""`bandwall stream`: one STREAM kernel (copy, scale, add, triad, dot), shown and stored."""
+"""`bandwall stream`: one STREAM kernel of bandwall-stream's table, shown and stored."""
 
 from __future__ import annotations
 
 import click
 
 from bandwall import store, stream
-from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty
+from bandwall.output import (
+    db_option,
+    emit,
+    format_option,
+    kernel_option,
+    no_store_option,
+    pages_option,
+    refuse_empty,
+)
 from bandwall.registry import commands
+from bandwall.views.stream import csv_rows, render
 
 
 @commands.register("stream")
 @click.command("stream")
-@click.option(
-    "--kernel",
-    callback=refuse_empty,
-    default="triad",
-    show_default=True,
-    help="copy, scale, add, triad or dot",
-)
+@kernel_option()
 @click.option(
     "--threads",
     type=click.IntRange(min=1),
@@ -82,4 +85,4 @@ def stream_cmd(kernel, threads, cpus, bind, stores, size, reps, placement, pages
     )
     if not no_store:
         rec["id"] = store.save(rec, db)
-    emit(rec, fmt, lambda con: stream.render(con, [rec]), lambda: stream.csv_rows([rec]))
+    emit(rec, fmt, lambda con: render(con, [rec]), lambda: csv_rows([rec]))

@@ -6,28 +6,10 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bandwall import store, stream, sweep
-from bandwall.errors import UsageError
-from bandwall.output import console, db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall.output import console, db_option, emit, format_option, no_store_option, refuse_empty
 from bandwall.registry import commands
-
-
-def render(con, rec: dict) -> None:
-    r, c = rec["result"], rec["config"]
-    rows = [
-        [p["cores"], p["best_GBps"], p["median_GBps"], "knee" if p["cores"] == r["knee_cores"] else ""]
-        for p in r["points"]
-    ]
-    con.print(
-        table(
-            f"sweep of {c['kernel']} ({c['bind']}, {c['stores']} stores)",
-            ["cores", "best GB/s", "median GB/s", ""],
-            rows,
-        )
-    )
-    con.print(
-        f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
-        f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"
-    )
+from bandwall.report import sweep_plot
+from bandwall.views.sweep import csv_rows, render
 
 
 @commands.register("sweep")
@@ -85,8 +67,7 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
     counts = sweep.parse_cores(cores)
     if not no_store:
         store.check(db)
-    if kernel not in stream.kernel_names():
-        raise UsageError(f"unknown kernel {kernel!r} (known: {', '.join(stream.kernel_names())})")
+    stream.check_kernel(kernel)
     finished: list[dict] = []
     ids: list[int] = []
 
@@ -117,18 +98,7 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
         rec["id"] = store.save(rec, db)
     if plot_file:
         r = rec["result"]
-        sweep.save_plot(
-            sweep.plot(r["points"], r["knee_cores"], f"{kernel}, {bind}, {stores} stores"), plot_file
+        sweep_plot.save(
+            sweep_plot.figure(r["points"], r["knee_cores"], f"{kernel}, {bind}, {stores} stores"), plot_file
         )
-    emit(
-        rec,
-        fmt,
-        lambda con: render(con, rec),
-        lambda: (
-            ["cores", "best_GBps", "median_GBps", "knee"],
-            [
-                [p["cores"], p["best_GBps"], p["median_GBps"], p["cores"] == rec["result"]["knee_cores"]]
-                for p in rec["result"]["points"]
-            ],
-        ),
-    )
+    emit(rec, fmt, lambda con: render(con, rec), lambda: csv_rows(rec))

@@ -7,6 +7,7 @@ from bandwall import balance, records, stream
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.views.balance import APP_COLUMNS, app_rows, summary_lines
 
 QUICK_PEAK = {"reps": 2, "seconds": 0.1}
 
@@ -39,9 +40,9 @@ class BalanceSection:
         }
 
     def terminal(self, ctx: Context, data: dict) -> None:
-        for line in balance.summary_lines(data):
+        for line in summary_lines(data):
             ctx.console.print(line)
-        ctx.console.print(table("Byte/flop balance", balance.APP_COLUMNS, balance.app_rows(data)))
+        ctx.console.print(table("Byte/flop balance", APP_COLUMNS, app_rows(data)))
 
     def html(self, ctx: Context, data: dict) -> str:
         parts = [
@@ -66,9 +67,7 @@ class BalanceSection:
                 ]
             )
         ]
-        parts.append(
-            html_table(balance.APP_COLUMNS, balance.app_rows(data), caption="What applications need")
-        )
+        parts.append(html_table(APP_COLUMNS, app_rows(data), caption="What applications need"))
         parts.append(
             note(
                 "An application needing more bytes per flop than the machine gives is memory-bound: it "

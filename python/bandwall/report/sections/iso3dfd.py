@@ -6,9 +6,9 @@ array (the seed's "memory objects" view)."""
 from __future__ import annotations
 
 from bandwall import iso3dfd
-from bandwall.commands.iso3dfd import COLUMNS, _row, render
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.views.iso3dfd import ARRAYS, COLUMNS, page_map_rows, render, row
 
 QUICK = {"grid": (144, 144, 144), "iters": 20}
 FULL = {"grid": (272, 272, 272), "iters": 20}
@@ -82,15 +82,11 @@ class Iso3dfdSection:
             )
         ]
         parts.append(self._plot(recs, roof))
-        parts.append(html_table(COLUMNS, [_row(x) for x in recs], caption="The seed's four variants"))
+        parts.append(html_table(COLUMNS, [row(x) for x in recs], caption="The seed's four variants"))
         parts.append(
             html_table(
-                ["init", "schedule", "prev", "next", "vel"],
-                [
-                    [x["config"]["init"], x["config"]["schedule"]]
-                    + [iso3dfd.page_map_text(x["placement"]["page_map"][a]) for a in ("prev", "next", "vel")]
-                    for x in recs
-                ],
+                ["init", "schedule", *ARRAYS],
+                page_map_rows(recs),
                 caption="Where each array's pages are after initialisation",
             )
         )

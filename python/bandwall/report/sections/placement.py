@@ -5,34 +5,17 @@ serial initialisation and of stream."""
 
 from __future__ import annotations
 
-from bandwall import native, numacheck, records
-from bandwall.commands import numa_check, numa_matrix
-from bandwall.commands.place import page_map_rows
-from bandwall.commands.topo import topology
+from bandwall import iso3dfd, native, numacheck, numamatrix, stream
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.topo import topology
+from bandwall.views import numacheck as numacheck_view
+from bandwall.views import numamatrix as numamatrix_view
+from bandwall.views.place import page_map_rows
 
 QUICK = {"grid": (144, 144, 144), "iters": 3, "rounds": 1, "size": "64M", "reps": 3}
 FULL = {"grid": (272, 272, 272), "iters": 5, "rounds": 3, "size": "256M", "reps": 5}
-
-
-def _iso_args(p: dict, init: str, threads: int) -> list[str]:
-    n1, n2, n3 = p["grid"]
-    return [
-        str(n1),
-        str(n2),
-        str(n3),
-        str(p["iters"]),
-        str(n1),
-        "16",
-        "16",
-        "compact",
-        str(threads),
-        "--init",
-        init,
-        "--json",
-    ]
 
 
 class PlacementSection:
@@ -44,26 +27,21 @@ class PlacementSection:
         topo = topology()
         ctx.step("numa-check of iso3dfd: all nodes, one node, a process per node, interleaved")
         b = numacheck.builtin("iso3dfd", grid=p["grid"], iters=p["iters"])
-        check = numa_check.run(
+        check = numacheck.run(
             [native.executable(b.executable)] + b.args, b.fom, p["rounds"], topo, "iso3dfd", None
         )
         ctx.save(check)
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
-        matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], 1)
+        matrix = numamatrix.measure(topo, "triad", p["size"], p["reps"], 1)
         ctx.save(matrix)
         objects = {}
         for init in ("first-touch", "serial"):
             ctx.step(f"page map of iso3dfd with {init} initialisation")
-            rec = records.finish(native.run_record("bandwall-iso3dfd", _iso_args(p, init, ctx.threads)))
+            rec = iso3dfd.run(p["grid"], p["iters"], threads=ctx.threads, init=init)
             ctx.save(rec)
             objects[f"iso3dfd, {init}"] = rec["placement"]["page_map"]
         ctx.step("page map of stream triad (first-touch)")
-        st = records.finish(
-            native.run_record(
-                "bandwall-stream",
-                ["--kernel", "triad", "--placement", "first-touch", "--size", p["size"], "--reps", "2"],
-            )
-        )
+        st = stream.run("triad", placement="first-touch", size=p["size"], reps=2)
         ctx.save(st)
         objects["stream triad, first-touch"] = st["placement"]["page_map"]
         return {
@@ -75,18 +53,8 @@ class PlacementSection:
         }
 
     def terminal(self, ctx: Context, data: dict) -> None:
-        c = data["check"]
-        ctx.console.print(
-            table(
-                "numa-check of iso3dfd",
-                ["mode", "processes", f"median {c['fom_unit']}"],
-                [[n, " ".join(m["procs"]), m["value"]] for n, m in c["modes"].items()],
-            )
-        )
-        ctx.console.print(f"[bold]{c['verdict']}[/bold]")
-        for a in c.get("advice", []):
-            ctx.console.print(f"  - {a}")
-        numa_matrix.render(ctx.console, {"result": data["matrix"]})
+        numacheck_view.render(ctx.console, {"result": data["check"]})
+        numamatrix_view.render(ctx.console, {"result": data["matrix"]})
         for name, page_map in data["objects"].items():
             cols, rows = page_map_rows(page_map)
             ctx.console.print(table(f"memory objects: {name} (% of pages per node)", ["array"] + cols, rows))

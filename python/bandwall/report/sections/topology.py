@@ -3,9 +3,10 @@ counters and DSA work queues of the machine (bandwall topo), drawn as a diagram 
 
 from __future__ import annotations
 
-from bandwall.commands import topo
+from bandwall import topo
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.views import topo as topo_view
 
 ROW_COLOURS = {"package": "#e8eef5", "numa": "#d9ead3", "cache": "#fff2cc", "core": "#cfe2f3"}
 LABELLED_CORES = 32  # above this many cores the diagram draws cores and private caches unlabelled
@@ -136,7 +137,7 @@ def distance_plot(r: dict) -> str:
 def cache_rows(r: dict) -> list[list]:
     groups: dict[tuple, list[str]] = {}
     for c in r["caches"]:
-        groups.setdefault((c["level"], c["size_bytes"], c["line_bytes"]), []).append(topo._cpus(c["cpus"]))
+        groups.setdefault((c["level"], c["size_bytes"], c["line_bytes"]), []).append(topo.cpu_list(c["cpus"]))
     return [[f"L{lv}", _size(sz), ln, len(v), " | ".join(v)] for (lv, sz, ln), v in sorted(groups.items())]
 
 
@@ -151,7 +152,7 @@ class TopologySection:
         return rec["result"]
 
     def terminal(self, ctx: Context, data: dict) -> None:
-        topo.render(ctx.console, {"result": data})
+        topo_view.render(ctx.console, {"result": data})
 
     def html(self, ctx: Context, r: dict) -> str:
         parts = [
@@ -175,7 +176,7 @@ class TopologySection:
             html_table(
                 ["node", "package", "memory", "CPUs"],
                 [
-                    [n["os_index"], n["package"], _size(n["memory_bytes"]), topo._cpus(n["cpus"])]
+                    [n["os_index"], n["package"], _size(n["memory_bytes"]), topo.cpu_list(n["cpus"])]
                     for n in r["numa_nodes"]
                 ],
                 caption="NUMA nodes",

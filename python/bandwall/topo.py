@@ -1,0 +1,30 @@
+"""The machine as bandwall-topo reads it with hwloc, and the one CPU-list formatter of the front end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bandwall import native, records
+
+
+def topology(source: str | None = None, order: str | None = None, threads: int = 0) -> dict:
+    """The topology record of this machine, or of an hwloc synthetic description / XML file;
+    order (compact, scatter, node:N) adds result.order, the CPUs that binding picks."""
+    args: list[str] = []
+    if source:
+        args += ["--topology", source]
+    if order:
+        args += ["--order", order, "--threads", str(threads)]
+    return records.finish(native.run_record("bandwall-topo", args))
+
+
+def cpu_list(cpus: Sequence[int]) -> str:
+    """[0, 1, 2, 3, 8] -> '0-3,8': runs of consecutive CPUs as ranges, in the order given."""
+    out, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
+        i = j + 1
+    return ",".join(out)

@@ -1,0 +1,102 @@
+"""Terminal and CSV views of bandwall-iso3dfd records (one run or the seed's four)."""
+
+from __future__ import annotations
+
+from bandwall.output import table
+
+COLUMNS = [
+    "init",
+    "schedule",
+    "MPoints/s",
+    "GFlops",
+    "time s",
+    "% memory bound",
+    "% in-core bound",
+    "prev pages",
+]
+ARRAYS = ("prev", "next", "vel")
+
+
+def page_map_text(page_map: dict) -> str:
+    """{'0': 0.5, '1': 0.5} -> 'node 0 50%, node 1 50%' (absent pages last)."""
+    parts = [f"node {k} {100 * v:.0f}%" for k, v in sorted(page_map.items()) if k != "absent"]
+    if page_map.get("absent"):
+        parts.append(f"absent {100 * page_map['absent']:.0f}%")
+    return ", ".join(parts) or "-"
+
+
+def row(rec: dict) -> list:
+    r, c = rec["result"], rec["config"]
+    roof = r.get("roofline", {})
+    pm = rec.get("placement", {}).get("page_map", {})
+    return [
+        c["init"],
+        c["schedule"],
+        r["mpoints_per_s"],
+        r["gflops"],
+        r["time_s"],
+        _pct(roof, "memory"),
+        _pct(roof, "incore"),
+        page_map_text(pm.get("prev", {})),
+    ]
+
+
+def page_map_rows(recs: list[dict]) -> list[list]:
+    """init, schedule and the page map of each array, one row per run."""
+    return [
+        [x["config"]["init"], x["config"]["schedule"]]
+        + [page_map_text(x["placement"]["page_map"][a]) for a in ARRAYS]
+        for x in recs
+    ]
+
+
+def _pct(roof: dict, which: str):
+    key = f"percent_of_{which}_bound"
+    if key in roof:
+        return f"{roof[key]:.0f}%"
+    return "-" if not roof else roof.get(which, "-")
+
+
+def _pages(rec: dict) -> str:
+    """'huge pages asked (59% in huge pages)': the page size asked for and what prev was given."""
+    pl = rec.get("placement", {})
+    share = pl.get("huge_page_share", {}).get("prev")
+    granted = f" ({100 * share:.0f}% in huge pages)" if share is not None else ""
+    return f"{pl.get('pages', 'system')} pages asked{granted}"
+
+
+def render(con, recs: list[dict]) -> None:
+    first = recs[0]
+    c, r = first["config"], first["result"]
+    con.print(
+        f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
+        f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
+        f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({c['isa']})"
+    )
+    con.print(table("Runs", COLUMNS, [row(rec) for rec in recs]))
+    con.print(
+        f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
+        f"{r['bytes_per_point']} bytes per point"
+    )
+    roof = r.get("roofline", {})
+    if "memory_bound_mpoints_per_s" in roof:
+        kernel = f"stream {roof['stream_kernel']}, " if "stream_kernel" in roof else ""
+        con.print(
+            f"memory bound: {roof['memory_bound_mpoints_per_s']:.0f} MPoints/s from "
+            f"{roof['stream_best_GBps']:.1f} GB/s ({kernel}the best of stream copy and triad on the same cores)"
+        )
+    for which in ("memory", "incore"):
+        if which in roof:
+            con.print(f"{which} bound: {roof[which]}")
+    v = first["validation"]
+    if v.get("checked"):
+        con.print(
+            f"verified against the plain reference: max abs error {v['max_abs_error']:.3e}, "
+            f"max rel error {v['max_rel_error']:.3e}"
+        )
+    if len(recs) > 1:
+        con.print(table("Page maps after initialisation", ["init", "schedule", *ARRAYS], page_map_rows(recs)))
+
+
+def csv_rows(recs: list[dict]):
+    return COLUMNS + ["norm"], [row(x) + [x["result"]["norm"]] for x in recs]
