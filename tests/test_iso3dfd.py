@@ -142,9 +142,27 @@ def test_verify_fails_on_a_perturbed_kernel_and_stores_nothing(run_bandwall, tmp
     assert "verification failed" in proc.stderr and "Traceback" not in proc.stderr
     assert "throughput" not in proc.stdout
     assert not db.exists() or Store(db).list() == []
-    # Without --verify the fault is not looked for, but the record says it was injected.
+
+
+def test_every_run_checks_itself_and_a_perturbed_kernel_stores_nothing(run_bandwall, tmp_path):
+    """Without --verify, every run recomputes a sample of its last step with the scalar formula."""
+    db = tmp_path / "s.db"
+    rec = cli_json(run_bandwall, *SMALL, "--db", db)
+    sc = rec["validation"]["self_check"]
+    assert sc["checked"] is True and sc["passed"] is True and sc["wrong"] == 0
+    assert 100 <= sc["points"] <= 600 and sc["max_rel_error"] <= sc["tolerance"]
+    assert rec["validation"]["checked"] is False  # the full comparison stays --verify's
+    proc = run_bandwall("iso3dfd", *SMALL, "--db", db, env={FAULT_ENV: "1"})
+    assert proc.returncode == 1, proc.stderr
+    assert "self-check failed" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    with Store(db) as s:
+        assert len(s.list()) == 1  # only the good run
     proc = tool(37, 29, 41, 3, 13, 7, 9, "compact", 1, "--json", env={FAULT_ENV: "1"})
-    assert json.loads(proc.stdout)["config"]["fault_injected"] is True
+    assert proc.returncode == 1 and proc.stdout == "" and "self-check failed" in proc.stderr
+    # Zero steps have no last step to check; the record says so (and that the fault was injected).
+    rec = json.loads(tool(37, 29, 41, 0, 13, 7, 9, "compact", 1, "--json", env={FAULT_ENV: "1"}).stdout)
+    assert rec["config"]["fault_injected"] is True and rec["validation"]["self_check"]["checked"] is False
 
 
 def test_ablation_runs_the_four_variants(run_bandwall, tmp_path):

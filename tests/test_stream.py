@@ -9,18 +9,13 @@ import subprocess
 import pytest
 
 import thp
-from bandwall import native, records
+from bandwall import native, records, stream
 from bandwall.store import Store
 
 SMALL = ["--size", "1M", "--reps", "3"]
 NCPU = len(os.sched_getaffinity(0))
-ACCOUNTING = {
-    "copy": (16, 8, 0),
-    "scale": (16, 8, 1),
-    "add": (24, 8, 1),
-    "triad": (24, 8, 2),
-    "dot": (16, 0, 2),
-}
+# Every test over kernels takes them from the table bandwall-stream declares (--list-kernels).
+KERNELS = {k["name"]: k for k in stream.kernel_table()}
 
 
 def stream_json(run, *args, db=None):
@@ -30,14 +25,17 @@ def stream_json(run, *args, db=None):
     return json.loads(p.stdout)
 
 
-@pytest.mark.parametrize("kernel", list(ACCOUNTING))
+@pytest.mark.parametrize("kernel", list(KERNELS))
 @pytest.mark.parametrize("stores", ["nt", "regular"])
 def test_record_fields_and_accounting(run_bandwall, kernel, stores):
     rec = stream_json(run_bandwall, "--kernel", kernel, "--stores", stores, "--threads", "1")
     records.validate(rec)
     r, c = rec["result"], rec["config"]
     assert rec["tool"] == "stream" and rec["validation"]["passed"] is True
-    bytes_, wa, flops = ACCOUNTING[kernel]
+    k = KERNELS[kernel]
+    bytes_, wa, flops = k["bytes_per_element"], k["write_allocate_bytes_per_element"], k["flops_per_element"]
+    # STREAM's counting: 8 bytes per array read or written (an array read and written counts twice).
+    assert bytes_ == 8 * (len(rec["placement"]["page_map"]) + (k["stores"] and wa == 0))
     assert (r["bytes_per_element"], r["write_allocate_bytes_per_element"], r["flops_per_element"]) == (
         bytes_,
         wa,
@@ -52,7 +50,21 @@ def test_record_fields_and_accounting(run_bandwall, kernel, stores):
     assert r["traffic"]["write_allocate_occurs"] == (stores == "regular" and wa > 0)
     with_wa = r["traffic"]["with_write_allocate"]["best_GBps"]
     assert with_wa == pytest.approx(r["best_GBps"] * (bytes_ + (wa if stores == "regular" else 0)) / bytes_)
-    assert c["stores"] == ("regular" if kernel == "dot" else stores)
+    assert c["stores"] == (stores if k["stores"] else "regular")
+    # Validation replays every repetition: what the arrays hold after 3 of them.
+    assert all(a["wrong"] == 0 for a in rec["validation"]["arrays"].values())
+
+
+def test_accumulating_kernel_validates_over_every_repetition(run_bandwall):
+    """nstream (a += b + s*c) reaches 1 + reps * (2 + 3 * 0.5): validation replays each repetition."""
+    for reps in ("1", "4"):
+        p = run_bandwall(
+            "stream", "--kernel", "nstream", "--size", "1M", "--reps", reps, "--format", "json", "--no-store"
+        )
+        assert p.returncode == 0, p.stderr
+        rec = json.loads(p.stdout)
+        assert rec["validation"]["arrays"]["a"]["expected"] == 1.0 + int(reps) * 3.5
+        assert rec["validation"]["arrays"]["b"]["expected"] == 2.0
 
 
 def test_placement_page_map_per_array(run_bandwall):

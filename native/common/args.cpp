@@ -173,6 +173,19 @@ void refuse_empty_options(const CLI::App& app) {
   }
 }
 
+bool parse_command_line(CLI::App& app, int argc, const char* const* argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    app.exit(e);
+    return false;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  refuse_empty_options(app);
+  return true;
+}
+
 std::string format_cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t i = 0; i < cpus.size();) {
@@ -182,6 +195,15 @@ std::string format_cpu_list(const std::vector<int>& cpus) {
     out += std::to_string(cpus[i]);
     if (j > i) out += "-" + std::to_string(cpus[j]);
     i = j + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<int>& values, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += sep;
+    out += std::to_string(values[i]);
   }
   return out;
 }

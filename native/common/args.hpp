@@ -39,7 +39,15 @@ void check_fits_in_memory(std::uint64_t bytes, std::string_view what);
 // ("--size ''"), which would otherwise read as the option left out and silently pick its default.
 void refuse_empty_options(const CLI::App& app);
 
+// The command-line step of every executable's main (inside guarded_main): parses argv into app,
+// refusing a parse error or an empty option value with UsageError (exit 2). Returns false when
+// --help was asked for and printed: the caller then exits 0.
+bool parse_command_line(CLI::App& app, int argc, const char* const* argv);
+
+// The one CPU-list formatter: {0,1,2,3,8} -> "0-3,8" (runs as ranges, in the order given).
 std::string format_cpu_list(const std::vector<int>& cpus);
+// Numbers joined as written: {0,2,3} -> "0,2,3" (NUMA node lists of placements).
+std::string join(const std::vector<int>& values, std::string_view sep = ",");
 std::string format_bytes(std::uint64_t bytes);
 
 }  // namespace bw

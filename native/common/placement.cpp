@@ -16,7 +16,9 @@
 #include <cstring>
 #include <sstream>
 
+#include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/smaps.hpp"
 #include "common/topology.hpp"
 
 namespace bw {
@@ -29,9 +31,7 @@ int parse_node(const std::string& text, const std::string& whole) {
   int node = std::stoi(text);
   auto nodes = Topology::instance().node_os_indexes();
   if (std::find(nodes.begin(), nodes.end(), node) == nodes.end()) {
-    std::string names;
-    for (int n : nodes) names += (names.empty() ? "" : ",") + std::to_string(n);
-    throw UsageError("NUMA node " + text + " in placement '" + whole + "' does not exist (nodes: " + names + ")");
+    throw UsageError("NUMA node " + text + " in placement '" + whole + "' does not exist (nodes: " + join(nodes) + ")");
   }
   return node;
 }
@@ -39,52 +39,29 @@ int parse_node(const std::string& text, const std::string& whole) {
 }  // namespace
 
 Placement Placement::parse(const std::string& text) {
-  Placement p;
-  auto colon = text.find(':');
-  std::string word = text.substr(0, colon);
-  std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
-  bool has_arg = colon != std::string::npos;
-  if (word == "first-touch" && !has_arg) {
-    p.kind = PlacementKind::FirstTouch;
-  } else if (word == "serial" && !has_arg) {
-    p.kind = PlacementKind::Serial;
-  } else if (word == "bind" && has_arg) {
-    p.kind = PlacementKind::Bind;
-    p.nodes = {parse_node(arg, text)};
-  } else if (word == "preferred" && has_arg) {
-    p.kind = PlacementKind::Preferred;
-    p.nodes = {parse_node(arg, text)};
-  } else if (word == "interleave") {
-    p.kind = PlacementKind::Interleave;
-    if (has_arg) {
+  const auto colon = text.find(':');
+  const bool has_arg = colon != std::string::npos;
+  const std::string word = text.substr(0, colon), arg = has_arg ? text.substr(colon + 1) : "";
+  for (const PlacementPolicy& row : placement_policies()) {
+    if (row.name != word || (row.arg == PolicyArg::None && has_arg) || (row.arg == PolicyArg::Node && !has_arg))
+      continue;
+    Placement p;
+    p.policy = &row;
+    if (row.arg == PolicyArg::Node) p.nodes = {parse_node(arg, text)};
+    if (row.arg == PolicyArg::NodesOrEvery && !has_arg) p.nodes = Topology::instance().node_os_indexes();
+    if (row.arg == PolicyArg::NodesOrEvery && has_arg) {
       std::stringstream ss(arg);
       std::string item;
       while (std::getline(ss, item, ',')) p.nodes.push_back(parse_node(item, text));
       if (p.nodes.empty()) throw UsageError("placement '" + text + "' names no NUMA node");
-    } else {
-      p.nodes = Topology::instance().node_os_indexes();
     }
-  } else {
-    throw UsageError("unknown placement '" + text +
-                     "' (use first-touch, serial, bind:N, interleave[:N,M...] or preferred:N)");
+    return p;
   }
-  return p;
+  throw UsageError("unknown placement '" + text + "' (use " + placement_syntax() + ")");
 }
 
 std::string Placement::str() const {
-  auto list = [&] {
-    std::string s;
-    for (int n : nodes) s += (s.empty() ? "" : ",") + std::to_string(n);
-    return s;
-  };
-  switch (kind) {
-    case PlacementKind::FirstTouch: return "first-touch";
-    case PlacementKind::Serial: return "serial";
-    case PlacementKind::Bind: return "bind:" + list();
-    case PlacementKind::Interleave: return "interleave:" + list();
-    case PlacementKind::Preferred: return "preferred:" + list();
-  }
-  return "?";
+  return policy->arg == PolicyArg::None ? std::string(policy->name) : std::string(policy->name) + ":" + join(nodes);
 }
 
 namespace {
@@ -113,13 +90,7 @@ Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
   if (bytes == 0) return;
   void* p = map_aligned(bytes);
   ptr_ = p;
-  int mode = -1;
-  switch (placement.kind) {
-    case PlacementKind::Bind: mode = MPOL_BIND; break;
-    case PlacementKind::Interleave: mode = MPOL_INTERLEAVE; break;
-    case PlacementKind::Preferred: mode = MPOL_PREFERRED; break;
-    default: break;
-  }
+  const int mode = placement.policy->mode;
   // Advice only: where transparent huge pages are off ("never") the kernel keeps base pages;
   // huge_page_share() says what it granted.
   if (placement.pages == Pages::Huge) madvise(p, bytes, MADV_HUGEPAGE);
@@ -152,31 +123,9 @@ std::string to_string(Pages p) {
 }
 
 nlohmann::json huge_page_share(const void* ptr, std::size_t bytes) {
-  const auto lo = reinterpret_cast<std::uintptr_t>(ptr), hi = lo + bytes;
-  std::ifstream smaps("/proc/self/smaps");
-  std::string line;
-  bool inside = false;
-  std::uint64_t rss_kb = 0, huge_kb = 0;
-  while (std::getline(smaps, line)) {
-    const auto dash = line.find('-');
-    const auto space = line.find(' ');
-    if (dash != std::string::npos && space != std::string::npos && dash < space &&
-        line.find_first_not_of("0123456789abcdef") == dash) {  // a mapping's header: start-end perms ...
-      const auto start = std::stoull(line.substr(0, dash), nullptr, 16);
-      const auto end = std::stoull(line.substr(dash + 1, space - dash - 1), nullptr, 16);
-      inside = start < hi && lo < end;
-      continue;
-    }
-    if (!inside) continue;
-    std::istringstream in(line);
-    std::string key;
-    std::uint64_t kb = 0;
-    if (!(in >> key >> kb)) continue;
-    if (key == "Rss:") rss_kb += kb;
-    if (key == "AnonHugePages:") huge_kb += kb;
-  }
-  if (rss_kb == 0) return nullptr;
-  return static_cast<double>(huge_kb) / static_cast<double>(rss_kb);
+  const SmapsTotals t = smaps_totals(ptr, bytes);
+  if (t.rss_bytes == 0) return nullptr;
+  return static_cast<double>(t.anon_huge_bytes) / static_cast<double>(t.rss_bytes);
 }
 
 Buffer::~Buffer() {

@@ -1,14 +1,8 @@
-// Memory placement policies shared by every kernel, and the page map of an array.
-//
-//   first-touch      plain pages; the kernel initialises them in parallel, in compute order
-//   serial           plain pages; the master thread initialises everything (seed 000's bug)
-//   bind:N           pages only on NUMA node N (mbind MPOL_BIND)
-//   interleave[:L]   pages round-robin over nodes L (all nodes when omitted)
-//   preferred:N      pages on node N while it has room
-//
-// and, apart from the policy, the page size asked for: huge (madvise MADV_HUGEPAGE: transparent
-// huge pages of 2 MiB where the kernel allows them), base (MADV_NOHUGEPAGE: 4 KiB pages) or system
-// (whatever /sys/kernel/mm/transparent_hugepage/enabled says).
+// Memory placement (a row of placement_policies(), common/policies.hpp: first-touch, serial,
+// bind:N, interleave[:L], preferred:N) with its nodes, and the page map of an array. Apart from the
+// policy, the page size asked for: huge (madvise MADV_HUGEPAGE: transparent huge pages of 2 MiB
+// where the kernel allows them), base (MADV_NOHUGEPAGE: 4 KiB pages) or system (whatever
+// /sys/kernel/mm/transparent_hugepage/enabled says).
 #pragma once
 #include <cstddef>
 #include <map>
@@ -16,9 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "common/policies.hpp"
+
 namespace bw {
 
-enum class PlacementKind { FirstTouch, Serial, Bind, Interleave, Preferred };
 enum class Pages { System, Huge, Base };
 
 // "huge", "base" or "system"; throws UsageError for anything else.
@@ -26,15 +21,16 @@ Pages parse_pages(const std::string& text);
 std::string to_string(Pages p);
 
 struct Placement {
-  PlacementKind kind = PlacementKind::FirstTouch;
-  std::vector<int> nodes;  // for bind, interleave, preferred
+  const PlacementPolicy* policy = &placement_policies()[0];  // first-touch
+  std::vector<int> nodes;                                    // for bind, interleave, preferred
   Pages pages = Pages::System;
 
   // Throws UsageError for unknown words or NUMA nodes that do not exist.
   static Placement parse(const std::string& text);
   std::string str() const;
   // True when the kernel must initialise from the master thread only.
-  bool serial_init() const { return kind == PlacementKind::Serial; }
+  bool serial_init() const { return policy->serial_init; }
+  std::string_view name() const { return policy->name; }
 };
 
 // Page-aligned memory of bytes, not yet touched, with the placement's memory policy applied.

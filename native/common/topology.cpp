@@ -15,7 +15,9 @@
 #include <set>
 #include <tuple>
 
+#include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 
 namespace bw {
 namespace {
@@ -114,10 +116,7 @@ std::vector<int> Topology::node_cpus(int node_os) const {
     hwloc_obj_t n = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
     if (static_cast<int>(n->os_index) == node_os) return cpus_of(n->cpuset);
   }
-  auto nodes = node_os_indexes();
-  std::string names;
-  for (int n : nodes) names += (names.empty() ? "" : ",") + std::to_string(n);
-  throw UsageError("NUMA node " + std::to_string(node_os) + " does not exist (nodes: " + names + ")");
+  throw UsageError("NUMA node " + std::to_string(node_os) + " does not exist (nodes: " + join(node_os_indexes()) + ")");
 }
 
 int Topology::node_of_cpu(int cpu) const {
@@ -156,67 +155,89 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
   return 0;
 }
 
-std::vector<int> Topology::order(const std::string& policy, int n, const std::vector<int>& allowed) const {
+namespace {
+
+// PUs of topo in hwloc logical order, restricted to allowed (all when empty).
+std::vector<hwloc_obj_t> logical_pus(hwloc_topology_t topo, const std::vector<int>& allowed) {
   std::set<int> allow(allowed.begin(), allowed.end());
   std::vector<hwloc_obj_t> pus;
-  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_PU); ++i) {
-    hwloc_obj_t pu = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_PU, i);
+  for (int i = 0; i < hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU); ++i) {
+    hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, i);
     if (allow.empty() || allow.count(static_cast<int>(pu->os_index))) pus.push_back(pu);
   }
-  std::vector<int> out;
-  if (policy == "compact" || policy.rfind("node:", 0) == 0) {
-    std::vector<int> node_set;
-    if (policy != "compact") {
-      std::string num = policy.substr(5);
-      char* end = nullptr;
-      long node = std::strtol(num.c_str(), &end, 10);
-      if (num.empty() || *end || node < 0) throw UsageError("binding '" + policy + "' needs a NUMA node number");
-      node_set = node_cpus(static_cast<int>(node));
+  return pus;
+}
+
+}  // namespace
+
+std::vector<int> Topology::compact_order(const std::vector<int>& allowed, int node) const {
+  std::vector<int> node_set, out;
+  if (node >= 0) node_set = node_cpus(node);
+  for (hwloc_obj_t pu : logical_pus(topo_, allowed))
+    if (node_set.empty() || std::count(node_set.begin(), node_set.end(), static_cast<int>(pu->os_index)))
+      out.push_back(static_cast<int>(pu->os_index));
+  return out;
+}
+
+std::vector<int> Topology::scatter_order(const std::vector<int>& allowed) const {
+  using Key = std::tuple<int, int, int, int, int>;  // smt, core-in-node, node-in-package, package, logical
+  std::vector<std::pair<Key, int>> keyed;
+  auto rank_in = [&](hwloc_obj_t obj, hwloc_obj_t parent, hwloc_obj_type_t type) {
+    if (!obj || !parent) return 0;
+    int r = 0;
+    for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, nullptr); o && o != obj;
+         o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, o))
+      ++r;
+    return r;
+  };
+  for (hwloc_obj_t pu : logical_pus(topo_, allowed)) {
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu);
+    hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, pu);
+    hwloc_obj_t node = nullptr;
+    for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
+      hwloc_obj_t nn = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
+      if (hwloc_bitmap_isset(nn->cpuset, pu->os_index)) node = nn;
     }
-    for (hwloc_obj_t pu : pus)
-      if (node_set.empty() || std::count(node_set.begin(), node_set.end(), static_cast<int>(pu->os_index)))
-        out.push_back(static_cast<int>(pu->os_index));
-  } else if (policy == "scatter") {
-    using Key = std::tuple<int, int, int, int, int>;  // smt, core-in-node, node-in-package, package, logical
-    std::vector<std::pair<Key, int>> keyed;
-    auto rank_in = [&](hwloc_obj_t obj, hwloc_obj_t parent, hwloc_obj_type_t type) {
-      if (!obj || !parent) return 0;
-      int r = 0;
-      for (hwloc_obj_t o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, nullptr);
-           o && o != obj; o = hwloc_get_next_obj_inside_cpuset_by_type(topo_, parent->cpuset, type, o))
-        ++r;
-      return r;
-    };
-    for (hwloc_obj_t pu : pus) {
-      hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu);
-      hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_PACKAGE, pu);
-      hwloc_obj_t node = nullptr;
+    int smt = core ? rank_in(pu, core, HWLOC_OBJ_PU) : 0;
+    hwloc_obj_t core_parent = node ? node : pkg;
+    int core_rank = core ? rank_in(core, core_parent, HWLOC_OBJ_CORE) : rank_in(pu, core_parent, HWLOC_OBJ_PU);
+    int node_rank = 0;
+    if (node && pkg) {
       for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
         hwloc_obj_t nn = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
-        if (hwloc_bitmap_isset(nn->cpuset, pu->os_index)) node = nn;
+        if (nn == node) break;
+        if (hwloc_bitmap_isincluded(nn->cpuset, pkg->cpuset)) ++node_rank;
       }
-      int smt = core ? rank_in(pu, core, HWLOC_OBJ_PU) : 0;
-      hwloc_obj_t core_parent = node ? node : pkg;
-      int core_rank = core ? rank_in(core, core_parent, HWLOC_OBJ_CORE) : rank_in(pu, core_parent, HWLOC_OBJ_PU);
-      int node_rank = 0;
-      if (node && pkg) {
-        for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, HWLOC_OBJ_NUMANODE); ++i) {
-          hwloc_obj_t nn = hwloc_get_obj_by_type(topo_, HWLOC_OBJ_NUMANODE, i);
-          if (nn == node) break;
-          if (hwloc_bitmap_isincluded(nn->cpuset, pkg->cpuset)) ++node_rank;
-        }
-      } else if (node) {
-        node_rank = static_cast<int>(node->logical_index);
-      }
-      int pkg_rank = pkg ? static_cast<int>(pkg->logical_index) : 0;
-      keyed.push_back({Key{smt, core_rank, node_rank, pkg_rank, static_cast<int>(pu->logical_index)},
-                       static_cast<int>(pu->os_index)});
+    } else if (node) {
+      node_rank = static_cast<int>(node->logical_index);
     }
-    std::sort(keyed.begin(), keyed.end());
-    for (auto& [k, cpu] : keyed) out.push_back(cpu);
-  } else {
-    throw UsageError("unknown binding '" + policy + "' (use compact, scatter or node:N)");
+    int pkg_rank = pkg ? static_cast<int>(pkg->logical_index) : 0;
+    keyed.push_back({Key{smt, core_rank, node_rank, pkg_rank, static_cast<int>(pu->logical_index)},
+                     static_cast<int>(pu->os_index)});
   }
+  std::sort(keyed.begin(), keyed.end());
+  std::vector<int> out;
+  for (auto& [k, cpu] : keyed) out.push_back(cpu);
+  return out;
+}
+
+std::vector<int> Topology::order(const std::string& policy, int n, const std::vector<int>& allowed) const {
+  const auto colon = policy.find(':');
+  const std::string word = policy.substr(0, colon), arg = colon == std::string::npos ? "" : policy.substr(colon + 1);
+  const BindingPolicy* row = nullptr;
+  for (const BindingPolicy& b : binding_policies())
+    if (b.name == word && (b.arg == PolicyArg::None) == (colon == std::string::npos)) row = &b;
+  if (!row) throw UsageError("unknown binding '" + policy + "' (use " + binding_syntax() + ")");
+  if (!row->order) throw UsageError("binding '" + policy + "' leaves the threads unbound: it has no CPU order");
+  int node = -1;
+  if (row->arg == PolicyArg::Node) {
+    char* end = nullptr;
+    long v = std::strtol(arg.c_str(), &end, 10);
+    if (arg.empty() || *end || v < 0 || v > (1 << 20))
+      throw UsageError("binding '" + policy + "' needs a NUMA node number");
+    node = static_cast<int>(v);
+  }
+  std::vector<int> out = row->order(*this, allowed, node);
   if (out.empty()) throw UsageError("binding '" + policy + "' leaves no CPU to run on");
   if (n > static_cast<int>(out.size()))
     throw UsageError(std::to_string(n) + " threads asked for but binding '" + policy + "' has only " +

@@ -1,5 +1,5 @@
-// The machine as hwloc sees it (or a synthetic / XML machine for tests), and the policy code that
-// turns it into CPU orders: compact, scatter, one NUMA node's CPUs.
+// The machine as hwloc sees it (or a synthetic / XML machine for tests), and the CPU orders the
+// binding policies (common/policies.hpp) draw from it.
 #pragma once
 #include <hwloc.h>
 
@@ -21,7 +21,6 @@ class Topology {
   Topology(const Topology&) = delete;
   Topology& operator=(const Topology&) = delete;
 
-  hwloc_topology_t raw() const { return topo_; }
   bool is_this_machine() const { return source_.empty(); }
   std::string source() const { return source_.empty() ? "this machine" : source_; }
 
@@ -36,12 +35,15 @@ class Topology {
   // Sum of the distinct last-level caches that cover cpus (all CPUs when empty).
   std::uint64_t llc_bytes(const std::vector<int>& cpus = {}) const;
 
-  // The first n CPUs under a policy, drawn from allowed (every CPU when empty):
-  //  compact  - hwloc logical order: SMT siblings, then cores, then nodes, then packages;
-  //  scatter  - round robin over packages, then NUMA nodes, then cores, then SMT siblings;
-  //  node:N   - the CPUs of NUMA node N (OS number) in compact order.
-  // n = 0 means all of them. Throws UsageError for unknown words, nodes or too many threads.
+  // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter,
+  // node:N), drawn from allowed (every CPU when empty); n = 0 means all of them. Throws UsageError
+  // for unknown words, nodes or too many threads.
   std::vector<int> order(const std::string& policy, int n, const std::vector<int>& allowed = {}) const;
+  // The orders the binding rows use: hwloc logical order (SMT siblings, then cores, then nodes,
+  // then packages), only node's CPUs when node >= 0; and round robin over packages, then NUMA
+  // nodes, then cores, then SMT siblings.
+  std::vector<int> compact_order(const std::vector<int>& allowed, int node = -1) const;
+  std::vector<int> scatter_order(const std::vector<int>& allowed) const;
 
   nlohmann::json to_json() const;
 

@@ -6,6 +6,7 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 
 namespace bw::iso3dfd {
 namespace {
@@ -37,7 +38,7 @@ std::uint64_t Options::bytes_needed() const {
 }
 
 bool parse_options(int argc, char** argv, Options& o) {
-  CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (seed 000's ISO3DFD)"};
+  CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (Intel's NUMA 3DFD article)"};
   std::vector<std::string> pos;
   std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
               pages = "huge";
@@ -46,24 +47,16 @@ bool parse_options(int argc, char** argv, Options& o) {
       ->required();
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
-  app.add_option("--placement", placement, "first-touch, serial, bind:N, interleave[:N,M], preferred:N");
+  app.add_option("--placement", placement, placement_syntax());
   app.add_option("--pages", pages,
                  "huge (default: transparent huge pages asked for, which the z neighbours 16 planes apart need), "
                  "base (4 KiB pages) or system");
   app.add_flag("--verify", o.verify,
                "compare the result with the plain reference (exit 1 when it differs; BANDWALL_ISO3DFD_FAULT=1 "
                "perturbs the optimised kernel's first coefficient by 1% to see it fail)");
-  app.add_flag("--json", o.json, "print the JSON record instead of the seed's lines");
+  app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    app.exit(e);
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_empty_options(app);
+  if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");

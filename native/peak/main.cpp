@@ -5,6 +5,7 @@
 #include "common/affinity.hpp"
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 #include "common/record.hpp"
 #include "peak/fma.hpp"
 
@@ -14,17 +15,10 @@ int main(int argc, char** argv) {
     std::string threads_s, cpus, bind = "compact", reps_s = "5", seconds_s = "0.2";
     app.add_option("--threads", threads_s, "threads (default: every CPU of --cpus or --bind)");
     app.add_option("--cpus", cpus, "explicit CPU list, thread i on the i-th CPU");
-    app.add_option("--bind", bind, "compact, scatter, node:N or none")->capture_default_str();
+    app.add_option("--bind", bind, bw::binding_syntax())->capture_default_str();
     app.add_option("--reps", reps_s, "repetitions of each measurement (best is kept)")->capture_default_str();
     app.add_option("--seconds", seconds_s, "duration of one repetition")->capture_default_str();
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
     int threads = threads_s.empty() ? 0 : static_cast<int>(bw::parse_int(threads_s, "--threads", 1, 1 << 16));
     int reps = static_cast<int>(bw::parse_int(reps_s, "--reps", 1, 1000));
     double seconds = 0;

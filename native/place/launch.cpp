@@ -4,7 +4,7 @@
 //
 //   bandwall-launch --proc CPUS@POLICY [--proc ...] -- COMMAND [ARGS...]
 //     CPUS    a CPU list (0-3,8) or "all" (leave the CPU set alone)
-//     POLICY  default, bind:N, interleave[:N,M...] or preferred:N
+//     POLICY  default or a placement with a memory mode: bind:N, interleave[:N,M...], preferred:N
 //   In ARGS, {cpus}, {ncpus} and {rank} become the process's CPU list, CPU count and index.
 //   --usage-errors: a process that exits 2 (a bandwall executable refusing its arguments) makes the
 //   launcher exit 2 with that process's message, so bad parameters of a built-in read as bad input.
@@ -41,8 +41,8 @@ bw::ProcSpec parse_proc(const std::string& text, const std::vector<std::string>&
   }
   if (policy != "default") {
     auto p = bw::Placement::parse(policy);
-    if (p.kind == bw::PlacementKind::FirstTouch || p.kind == bw::PlacementKind::Serial)
-      throw bw::UsageError("--proc '" + text + "': a process policy is default, bind:N, interleave[:L] or preferred:N");
+    if (p.policy->mode < 0)
+      throw bw::UsageError("--proc '" + text + "': a process policy is default, " + bw::placement_syntax(true));
     spec.memory = p;
   }
   for (auto& a : command) {
@@ -69,14 +69,7 @@ int main(int argc, char** argv) {
         ->required();
     app.add_flag("--usage-errors", usage_errors,
                  "a process exiting 2 (refusing its arguments) makes the launcher exit 2 with its message");
-    try {
-      app.parse(split, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, split, argv)) return 0;
     std::vector<bw::ProcSpec> specs;
     for (std::size_t i = 0; i < procs.size(); ++i) specs.push_back(parse_proc(procs[i], command, i));
     auto results = bw::spawn_all(specs);

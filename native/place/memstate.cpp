@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/smaps.hpp"
 
 #ifndef MPOL_F_STATIC_NODES
 #define MPOL_F_STATIC_NODES (1 << 15)
@@ -61,28 +62,6 @@ int numa_balancing() {
   return f >> v ? v : -1;
 }
 
-std::size_t huge_page_bytes(const void* ptr) {
-  std::ifstream f("/proc/self/smaps");
-  auto addr = reinterpret_cast<std::uintptr_t>(ptr);
-  std::string line;
-  bool inside = false;
-  while (std::getline(f, line)) {
-    std::uintptr_t lo = 0, hi = 0;
-    char dash = 0;
-    std::istringstream head(line);
-    // Header lines read "lo-hi perms offset dev inode path"; field lines read "Name:   value kB".
-    if (line.find(':') > line.find(' ') && (head >> std::hex >> lo >> dash >> hi) && dash == '-') {
-      inside = addr >= lo && addr < hi;
-      continue;
-    }
-    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
-      std::istringstream v(line.substr(14));
-      std::size_t kb = 0;
-      v >> kb;
-      return kb * 1024;
-    }
-  }
-  return 0;
-}
+std::size_t huge_page_bytes(const void* ptr) { return smaps_totals(ptr, 0).anon_huge_bytes; }
 
 }  // namespace bw

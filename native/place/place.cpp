@@ -73,22 +73,15 @@ int main(int argc, char** argv) {
     std::string touch_mode = "auto";
     int threads = 0;
     std::size_t sequence = 0;
-    app.add_option("--placement", placement_text, "first-touch, serial, bind:N, interleave[:N,M...], preferred:N");
+    app.add_option("--placement", placement_text, bw::placement_syntax());
     app.add_option("--threads", threads, "threads that touch the arrays (0: one per CPU of --cpus/--bind)");
     app.add_option("--cpus", cpus, "CPU of each thread, in order (wins over --bind), e.g. 2,3,0");
-    app.add_option("--bind", bind, "binding policy: compact, scatter, node:N or none");
+    app.add_option("--bind", bind, "binding policy: " + bw::binding_syntax());
     app.add_option("--size", size_text, "bytes per array (64M, 1G, ...)");
     app.add_option("--arrays", arrays, "names of the arrays, comma separated");
     app.add_option("--sequence", sequence, "also list the node of each of the first N pages of every array");
     app.add_option("--touch", touch_mode, "auto (serial for the serial policy, else parallel), parallel, serial, none");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (threads < 0) throw bw::UsageError("--threads must not be negative");
     if (touch_mode != "auto" && touch_mode != "parallel" && touch_mode != "serial" && touch_mode != "none")
       throw bw::UsageError("unknown --touch '" + touch_mode + "' (use auto, parallel, serial or none)");

@@ -91,12 +91,8 @@ std::vector<ProcResult> spawn_all(const std::vector<ProcSpec>& specs) {
     for (int c : specs[i].cpus) CPU_SET(c, &sets[i]);
     if (specs[i].memory) {
       const Placement& p = *specs[i].memory;
-      switch (p.kind) {
-        case PlacementKind::Bind: modes[i] = MPOL_BIND; break;
-        case PlacementKind::Interleave: modes[i] = MPOL_INTERLEAVE; break;
-        case PlacementKind::Preferred: modes[i] = MPOL_PREFERRED; break;
-        default: throw UsageError("memory policy '" + p.str() + "' cannot be given to a process");
-      }
+      if (p.policy->mode < 0) throw UsageError("memory policy '" + p.str() + "' cannot be given to a process");
+      modes[i] = p.policy->mode;
       if (numa_available() < 0) throw RunError("memory policy " + p.str() + " needs NUMA support in the kernel");
       masks[i] = numa_allocate_nodemask();
       for (int n : p.nodes) numa_bitmask_setbit(masks[i], static_cast<unsigned>(n));

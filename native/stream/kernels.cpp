@@ -2,8 +2,6 @@
 // an unrolled vector body with non-temporal or regular stores, and finishes with a scalar tail.
 #include "stream/kernels.hpp"
 
-#include <string>
-
 #include "common/errors.hpp"
 #include "stream/simd.hpp"
 
@@ -91,6 +89,23 @@ double triad(const Arrays& x, std::size_t begin, std::size_t end, double s) {
   return 0.0;
 }
 
+// BabelStream's nstream: a accumulates over the repetitions (its validation replays every one).
+template <bool NT>
+double nstream(const Arrays& x, std::size_t begin, std::size_t end, double s) {
+  double* __restrict a = x.a;
+  const double* __restrict b = x.b;
+  const double* __restrict c = x.c;
+  const V::T vs = V::set1(s);
+  std::size_t i = begin, h = head_end(a, begin, end);
+  for (; i < h; ++i) a[i] += b[i] + s * c[i];
+  i = vector_loop(i, end, [&](std::size_t j) {
+    put<NT>(a + j, V::add(V::load(a + j), V::fma(vs, V::load(c + j), V::load(b + j))));
+  });
+  for (; i < end; ++i) a[i] += b[i] + s * c[i];
+  if constexpr (NT) _mm_sfence();
+  return 0.0;
+}
+
 // Four accumulators per unrolled block hide the add latency; a does the aligning.
 double dot(const Arrays& x, std::size_t begin, std::size_t end, double) {
   const double* __restrict a = x.a;
@@ -117,6 +132,8 @@ const Kernel kTable[] = {
      [](double& a, double& b, double& c, double) { c = a + b; }},
     {"triad", "a[i] = b[i] + s * c[i]", 24, 8, 2, true, true, true, 'a', triad<true>, triad<false>,
      [](double& a, double& b, double& c, double s) { a = b + s * c; }},
+    {"nstream", "a[i] += b[i] + s * c[i]", 32, 0, 3, true, true, true, 'a', nstream<true>, nstream<false>,
+     [](double& a, double& b, double& c, double s) { a += b + s * c; }},
     {"dot", "sum += a[i] * b[i]", 16, 0, 2, true, true, false, 0, dot, dot, [](double&, double&, double&, double) {}},
 };
 
@@ -124,13 +141,16 @@ const Kernel kTable[] = {
 
 std::span<const Kernel> kernels() { return kTable; }
 
-const Kernel& find_kernel(std::string_view name) {
+std::string kernel_names() {
   std::string names;
-  for (const Kernel& k : kTable) {
+  for (const Kernel& k : kTable) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  return names;
+}
+
+const Kernel& find_kernel(std::string_view name) {
+  for (const Kernel& k : kTable)
     if (k.name == name) return k;
-    names += (names.empty() ? "" : ", ") + std::string(k.name);
-  }
-  throw UsageError("unknown kernel '" + std::string(name) + "' (known: " + names + ")");
+  throw UsageError("unknown kernel '" + std::string(name) + "' (known: " + kernel_names() + ")");
 }
 
 const char* isa() { return simd::kIsa; }

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace bw::stream {
@@ -35,6 +36,9 @@ struct Kernel {
 };
 
 std::span<const Kernel> kernels();
+
+// The names of the table, "copy, scale, ...": for help texts and messages.
+std::string kernel_names();
 
 // The kernel called name; UsageError listing the known names otherwise.
 const Kernel& find_kernel(std::string_view name);

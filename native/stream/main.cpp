@@ -1,4 +1,4 @@
-// bandwall-stream: one STREAM kernel (copy, scale, add, triad, dot) on bound OpenMP threads with a
+// bandwall-stream: one STREAM kernel of the table (stream/kernels.cpp) on bound OpenMP threads with a
 // placement policy; prints one JSON record with bandwidth statistics, traffic accounting,
 // validation and the page map of every array. A failed validation exits 1 and prints no record.
 #include <CLI/CLI.hpp>
@@ -77,7 +77,7 @@ int run(const Options& o) {
     else
       sum += 1.0;
   }
-  Validation v = validate(k, x, n, binding.threads, sum);
+  Validation v = validate(k, x, n, reps, binding.threads, sum);
   if (!v.passed) throw bw::RunError("validation of " + std::string(k.name) + " failed: " + v.message);
 
   const std::size_t dropped = reps > 1 ? 1 : 0;
@@ -146,26 +146,18 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-stream", [&] {
     CLI::App app{"bandwall-stream: one STREAM kernel, one JSON record"};
     Options o;
-    app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot")->capture_default_str();
+    app.add_option("--kernel", o.kernel, bw::stream::kernel_names())->capture_default_str();
     app.add_option("--threads", o.threads, "threads (default: every CPU of --cpus or --bind)");
     app.add_option("--cpus", o.cpus, "explicit CPU list, thread i on the i-th CPU (0-3,8)");
-    app.add_option("--bind", o.bind, "compact, scatter, node:N or none")->capture_default_str();
+    app.add_option("--bind", o.bind, bw::binding_syntax())->capture_default_str();
     app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
     app.add_option("--size", o.size, "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs used");
     app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
-    app.add_option("--placement", o.placement, "first-touch, serial, bind:N, interleave[:L] or preferred:N")
-        ->capture_default_str();
+    app.add_option("--placement", o.placement, bw::placement_syntax())->capture_default_str();
     app.add_option("--pages", o.pages, "huge (transparent huge pages asked for), base (4 KiB pages) or system")
         ->capture_default_str();
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list) {
       bw::emit(kernel_table());
       return 0;

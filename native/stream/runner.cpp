@@ -56,10 +56,10 @@ double run_once(const Kernel& k, const Arrays& x, std::size_t n, int nthreads, b
   return sum;
 }
 
-Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int nthreads, double dot_sum) {
+Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int reps, int nthreads, double dot_sum) {
   Validation v;
   double ea = kInitA, eb = kInitB, ec = kInitC;
-  k.reference(ea, eb, ec, kScalar);
+  for (int r = 0; r < reps; ++r) k.reference(ea, eb, ec, kScalar);
   const std::pair<char, std::pair<double*, double>> arrays[] = {{'a', {k.uses_a ? x.a : nullptr, ea}},
                                                                 {'b', {k.uses_b ? x.b : nullptr, eb}},
                                                                 {'c', {k.uses_c ? x.c : nullptr, ec}}};
@@ -85,7 +85,7 @@ Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int nthread
     }
   }
   if (k.writes == 0) {
-    v.dot_expected = static_cast<double>(n) * kInitA * kInitB;
+    v.dot_expected = static_cast<double>(n) * ea * eb;
     v.dot_got = dot_sum;
     v.dot_rel_error = std::fabs(dot_sum - v.dot_expected) / std::fabs(v.dot_expected);
     if (!(v.dot_rel_error <= kEpsilon)) {

@@ -45,8 +45,9 @@ struct Validation {
   std::string message;  // why it failed, empty when passed
 };
 
-// STREAM's check: every used array against the value the kernel's reference gives the initial
-// values, and dot's sum against n * a * b.
-Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int nthreads, double dot_sum);
+// STREAM's check: every used array against the value the kernel's reference reaches from the
+// initial values after reps repetitions (replayed one by one, as BabelStream does, so a kernel
+// that accumulates such as nstream validates), and dot's sum against n * a * b.
+Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int reps, int nthreads, double dot_sum);
 
 }  // namespace bw::stream

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/selfcheck.hpp"
 
 using namespace bw::iso3dfd;
 
@@ -106,6 +107,38 @@ TEST(Iso3dfd, PerturbedKernelIsCaught) {
   auto out = optimised(g, Blocks{13, 7, 9}, 2, Schedule::Static, false, kSteps, c);
   auto ref = reference(g, kSteps);
   EXPECT_GT(compare(out.data(), ref.data(), out.size()).max_rel, 100 * kTolerance);
+}
+
+// The every-run self-check: a few hundred points of the last step against the scalar formula.
+// It passes the kernel as it is, and fails a kernel with a perturbed coefficient, with blocks that
+// do and do not divide the grid.
+static std::size_t self_check(const Grid& g, const Blocks& b, int steps, const Coefficients& c, bool* passed) {
+  std::vector<float> prev(g.points()), next(g.points()), vel(g.points());
+  Fields f{prev.data(), next.data(), vel.data()};
+  initialise(f, g, b, false, 2);
+  SelfCheck check(g, b);
+  run(f, g, b, Schedule::Static, 2, steps - 1, c);
+  check.before_last_step(f);
+  run(f, g, b, Schedule::Static, 2, 1, c);
+  *passed = check.after_last_step(f, coefficients());
+  EXPECT_TRUE(check.checked());
+  EXPECT_EQ(check.to_json()["points"], check.points());
+  return check.points();
+}
+
+TEST(Iso3dfdSelfCheck, PassesTheKernelAndCatchesAPerturbedOne) {
+  for (auto [g, b] : {std::pair{Grid{37, 29, 41}, Blocks{13, 7, 9}}, std::pair{Grid{64, 48, 80}, Blocks{64, 24, 32}}})
+    for (int steps : {1, 2, 5}) {
+      bool ok = false;
+      const std::size_t points = self_check(g, b, steps, coefficients(), &ok);
+      EXPECT_TRUE(ok) << g.n1 << " steps " << steps;
+      EXPECT_GE(points, 100u);
+      EXPECT_LE(points, 600u);
+      Coefficients c = coefficients();
+      c[1] *= 1.01f;
+      self_check(g, b, steps, c, &ok);
+      EXPECT_FALSE(ok) << g.n1 << " steps " << steps;
+    }
 }
 
 TEST(Iso3dfd, DecompositionCoversEachPointOnce) {

@@ -10,6 +10,7 @@
 
 #include "common/errors.hpp"
 #include "common/placement.hpp"
+#include "common/policies.hpp"
 #include "common/topology.hpp"
 
 namespace {
@@ -29,10 +30,28 @@ TEST(PlacementParse, WordsRoundTrip) {
   EXPECT_EQ(bw::Placement::parse("first-touch").str(), "first-touch");
   EXPECT_EQ(bw::Placement::parse("serial").str(), "serial");
   EXPECT_TRUE(bw::Placement::parse("serial").serial_init());
-  EXPECT_EQ(bw::Placement::parse("bind:" + n).kind, bw::PlacementKind::Bind);
+  EXPECT_EQ(bw::Placement::parse("bind:" + n).name(), "bind");
   EXPECT_EQ(bw::Placement::parse("preferred:" + n).nodes, std::vector<int>{first_node()});
   EXPECT_EQ(bw::Placement::parse("interleave").nodes, bw::Topology::instance().node_os_indexes());
   EXPECT_EQ(bw::Placement::parse("interleave:" + n).str(), "interleave:" + n);
+}
+
+// Every row of the table is written as its syntax says, parses back to itself and is applied with
+// its memory mode (an mbind that the kernel accepts).
+TEST(PlacementTable, EveryRowParsesAndApplies) {
+  const std::string n = std::to_string(first_node());
+  for (const bw::PlacementPolicy& row : bw::placement_policies()) {
+    std::string text(row.name);
+    if (row.arg != bw::PolicyArg::None) text += ":" + n;
+    bw::Placement p = bw::Placement::parse(text);
+    EXPECT_EQ(p.policy, &row) << text;
+    EXPECT_EQ(p.str(), text);
+    EXPECT_NE(bw::placement_syntax().find(bw::syntax(row.name, row.arg)), std::string::npos) << text;
+    EXPECT_EQ(bw::placement_syntax(true).find(bw::syntax(row.name, row.arg)) != std::string::npos, row.mode >= 0);
+    bw::Buffer b(1u << 20, p);
+    std::memset(b.data(), 1, b.bytes());
+  }
+  EXPECT_EQ(bw::policies_json()["placement"].size(), bw::placement_policies().size());
 }
 
 TEST(PlacementParse, RefusesBadInput) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 #include "common/topology.hpp"
 
 namespace {
@@ -84,6 +85,22 @@ TEST(TopologySynthetic, RestrictedToAllowedCpus) {
   for (int c : o) EXPECT_LT(c, 4);
   // The two nodes covered by CPUs 0-3 alternate.
   EXPECT_NE(t.node_of_cpu(o[0]), t.node_of_cpu(o[1]));
+}
+
+// Every binding row with a CPU order gives one (node rows for the first node); "none" binds nothing.
+TEST(TopologySynthetic, EveryBindingRowOrders) {
+  bw::Topology t(kFourNode);
+  for (const bw::BindingPolicy& row : bw::binding_policies()) {
+    std::string text(row.name);
+    if (row.arg == bw::PolicyArg::Node) text += ":0";
+    if (!row.order) {
+      EXPECT_THROW(t.order(text, 0), bw::UsageError) << text;
+      continue;
+    }
+    EXPECT_FALSE(t.order(text, 0).empty()) << text;
+    EXPECT_NE(bw::binding_syntax().find(bw::syntax(row.name, row.arg)), std::string::npos) << text;
+  }
+  EXPECT_EQ(t.order("node:0", 0), t.node_cpus(0));
 }
 
 TEST(TopologySynthetic, RefusesBadRequests) {

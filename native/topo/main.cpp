@@ -1,10 +1,11 @@
 // bandwall-topo: the machine (or a synthetic/XML one) as one JSON record; with --order, the CPUs a
-// binding policy picks.
+// binding policy picks; with --list-policies, the placement and binding tables for the front end.
 #include <CLI/CLI.hpp>
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
 
@@ -13,17 +14,16 @@ int main(int argc, char** argv) {
     CLI::App app{"bandwall-topo: machine topology as a JSON record"};
     std::string source, order;
     int threads = 0;
+    bool list = false;
     app.add_option("--topology", source, "hwloc synthetic description or XML file instead of this machine");
-    app.add_option("--order", order, "print the CPUs a binding policy picks: compact, scatter, node:N");
+    app.add_option("--order", order, "print the CPUs a binding policy picks: " + bw::binding_syntax());
     app.add_option("--threads", threads, "how many CPUs --order picks (0: all)")->check(CLI::NonNegativeNumber);
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
+    app.add_flag("--list-policies", list, "print the placement and binding policy tables (JSON) and exit");
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
+    if (list) {
+      bw::emit(bw::policies_json());
+      return 0;
     }
-    bw::refuse_empty_options(app);
     if (!source.empty()) setenv("BANDWALL_TOPOLOGY", source.c_str(), 1);
     auto& topo = bw::Topology::instance();
     bw::json result = topo.to_json();

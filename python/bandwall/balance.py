@@ -1,5 +1,5 @@
 """Machine balance: the bytes per flop the node delivers (best STREAM bandwidth / FMA peak) beside
-the bytes per flop applications need, as seed 003 compares lattice QCD with the T2K node."""
+the bytes per flop applications need, as Boku's T2K cluster study compares lattice QCD with the T2K node."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ PEAK_EXECUTABLE = "bandwall-peak"
 
 # What applications need, in bytes per flop, with where each figure comes from.
 APPLICATIONS = [
-    {"name": "lattice QCD", "bytes_per_flop": 2.68, "precision": "dp", "source": "seed 003"},
+    {"name": "lattice QCD", "bytes_per_flop": 2.68, "precision": "dp", "source": "Boku, T2K cluster study"},
     {
         "name": "STREAM triad",
         "bytes_per_flop": 24 / 2,
@@ -20,11 +20,11 @@ APPLICATIONS = [
         "name": "ISO3DFD",
         "bytes_per_flop": 16 / 61,
         "precision": "sp",
-        "source": "seed 000: 16 B, 61 flops / point",
+        "source": "ISO3DFD: 16 B, 61 flops / point",
     },
 ]
 # Machines quoted for contrast.
-CONTRAST = [{"name": "T2K node", "bytes_per_flop": 0.13, "source": "seed 003"}]
+CONTRAST = [{"name": "T2K node", "bytes_per_flop": 0.13, "source": "Boku, T2K cluster study"}]
 
 
 def peak_args(

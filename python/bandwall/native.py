@@ -67,6 +67,16 @@ def run_record(
         raise RunFailed(f"{name} printed a malformed record: {e}") from e
 
 
+def table(name: str, flag: str) -> list | dict:
+    """The JSON table a native executable prints for flag (bandwall-stream --list-kernels,
+    bandwall-topo --list-policies): where kernels and policies are declared."""
+    try:
+        out = subprocess.run([executable(name), flag], capture_output=True, text=True, check=True).stdout
+        return json.loads(out)
+    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
+        raise RunFailed(f"cannot read the table of {name} {flag}: {e}") from e
+
+
 def _last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if not lines:

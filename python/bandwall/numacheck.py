@@ -1,7 +1,7 @@
 """numa-check's planning and judging, apart from running: which processes each mode starts (with
 which CPUs and memory policy), how a figure of merit is read from a run, and the verdict.
 
-The modes follow seed 000's experiment:
+The modes follow the experiment of Intel's NUMA 3DFD article:
   all         (a) one process on every node, memory as the OS places it (first-touch)
   node0       (b) one process on the CPUs and memory of the first node (numactl -m 0 -c 0)
   per-node    (c) one process per node at the same time, each bound to its node's CPUs and memory

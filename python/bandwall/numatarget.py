@@ -24,7 +24,7 @@ def resolve_command(argv: list[str]) -> list[str]:
 
 
 def check(
-    argv: tuple[str, ...],
+    target: tuple[str, ...],
     fom_regex: str | None,
     lower: bool,
     rounds: int,
@@ -40,6 +40,7 @@ def check(
 
     after_dashes: how many of argv's words came after "--" (None when there was no "--"): the
     words before it may only name a kernel, and only when none follow it."""
+    argv = target
     if not argv:
         raise UsageError(f"name a kernel ({', '.join(numacheck.BUILTINS)}) or a command after --")
     before = list(argv[: len(argv) - after_dashes]) if after_dashes is not None else list(argv)

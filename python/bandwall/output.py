@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall import stream
+from bandwall import policies, stream
 from bandwall.errors import BandwallError
 
 FORMATS = ("table", "json", "csv")
@@ -77,17 +77,41 @@ class TableHelp(click.Option):
         return super().get_help_record(ctx)
 
 
-def kernel_option(default: str = "triad"):
-    """--kernel: a kernel of bandwall-stream's table (listed in the help, checked by the kernel)."""
+def table_option(flag: str, default: str, what: str, help_from: Callable[[], str], listing: str):
+    """An option whose value is a row of a native table: help_from() lists the rows in the help,
+    the executable checks the value."""
     return click.option(
-        "--kernel",
+        flag,
         cls=TableHelp,
         callback=refuse_empty,
         default=default,
         show_default=True,
-        help_from=lambda: f"a STREAM kernel: {', '.join(stream.kernel_names())}",
-        fallback="a STREAM kernel (bandwall-stream --list-kernels)",
+        help_from=lambda: f"{what}: {help_from()}",
+        fallback=f"{what} ({listing})",
     )
+
+
+def kernel_option(default: str = "triad"):
+    """--kernel: a kernel of bandwall-stream's table."""
+    kernels = lambda: ", ".join(stream.kernel_names())  # noqa: E731
+    return table_option("--kernel", default, "a STREAM kernel", kernels, "bandwall-stream --list-kernels")
+
+
+def placement_option(default: str = "first-touch"):
+    """--placement: a row of the native placement table."""
+    rows = lambda: policies.syntax("placement")  # noqa: E731
+    return table_option("--placement", default, "memory placement", rows, "bandwall-topo --list-policies")
+
+
+def bind_option(default: str = "compact"):
+    """--bind: a row of the native binding table."""
+    rows = lambda: policies.syntax("binding")  # noqa: E731
+    return table_option("--bind", default, "thread binding", rows, "bandwall-topo --list-policies")
+
+
+def measuring_options(f):
+    """--format, --db and --no-store: what every measuring subcommand takes."""
+    return format_option(db_option(no_store_option(f)))
 
 
 def console(stderr: bool = False) -> Console:

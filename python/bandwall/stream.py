@@ -3,8 +3,6 @@ and running one kernel as a record."""
 
 from __future__ import annotations
 
-import json
-import subprocess
 from functools import lru_cache
 
 from bandwall import native, records
@@ -17,12 +15,7 @@ STORES = ("nt", "regular")
 @lru_cache(maxsize=1)
 def kernel_table() -> list[dict]:
     """The kernels with their bytes, write-allocate bytes and flops per element."""
-    exe = native.executable(EXECUTABLE)
-    try:
-        out = subprocess.run([exe, "--list-kernels"], capture_output=True, text=True, check=True).stdout
-        return json.loads(out)
-    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
-        raise RunFailed(f"cannot read the kernel table of {EXECUTABLE}: {e}") from e
+    return native.table(EXECUTABLE, "--list-kernels")
 
 
 def kernel_names() -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import balance, store
-from bandwall.output import db_option, emit, format_option, kernel_option, no_store_option, refuse_empty
+from bandwall.output import bind_option, emit, kernel_option, measuring_options, refuse_empty
 from bandwall.registry import commands
 from bandwall.views.balance import APP_COLUMNS, app_rows, render
 
@@ -15,13 +15,7 @@ from bandwall.views.balance import APP_COLUMNS, app_rows, render
 @kernel_option()
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
 @click.option("--cpus", callback=refuse_empty, default=None, help="explicit CPU list")
-@click.option(
-    "--bind",
-    callback=refuse_empty,
-    default="compact",
-    show_default=True,
-    help="compact, scatter, node:N or none",
-)
+@bind_option()
 @click.option(
     "--size", callback=refuse_empty, default=None, help="bytes per stream array (default 4x the LLC)"
 )
@@ -40,23 +34,12 @@ from bandwall.views.balance import APP_COLUMNS, app_rows, render
     show_default=True,
     help="seconds of one FMA peak repetition",
 )
-@format_option
-@db_option
-@no_store_option
-def balance_cmd(kernel, threads, cpus, bind, size, reps, peak_reps, peak_seconds, fmt, db, no_store):
+@measuring_options
+def balance_cmd(fmt, db, no_store, **options):
     """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""
     if not no_store:
         store.check(db)
-    s, p, rec = balance.measure(
-        kernel,
-        threads=threads,
-        cpus=cpus,
-        bind=bind,
-        size=size,
-        reps=reps,
-        peak_reps=peak_reps,
-        peak_seconds=peak_seconds,
-    )
+    s, p, rec = balance.measure(**options)
     if not no_store:
         for r in (s, p):
             store.save(r, db)

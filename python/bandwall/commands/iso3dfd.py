@@ -1,11 +1,11 @@
-"""`bandwall iso3dfd`: the 16th-order stencil of seed 000, its roofline, and the seed's ablation."""
+"""`bandwall iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article, its roofline, and the seed's ablation."""
 
 from __future__ import annotations
 
 import click
 
 from bandwall import iso3dfd, store
-from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty
+from bandwall.output import emit, measuring_options, pages_option, placement_option, refuse_empty
 from bandwall.registry import commands
 from bandwall.views.iso3dfd import csv_rows, render
 
@@ -32,17 +32,11 @@ from bandwall.views.iso3dfd import csv_rows, render
     default="compact",
     show_default=True,
     type=click.Choice(iso3dfd.BINDINGS),
-    help="thread placement (the seed's affinity word)",
+    help="thread placement (the article's affinity word)",
 )
 @click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
-@click.option(
-    "--placement",
-    callback=refuse_empty,
-    default="first-touch",
-    show_default=True,
-    help="first-touch, serial, bind:N, interleave[:N,M], preferred:N",
-)
+@placement_option()
 @pages_option("huge")
 @click.option(
     "--verify",
@@ -50,16 +44,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="compare with the plain reference (exit 1 when it differs; "
     "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)",
 )
-@click.option("--ablation", is_flag=True, help="the seed's four runs: serial/first-touch x static/dynamic")
+@click.option("--ablation", is_flag=True, help="the article's four runs: serial/first-touch x static/dynamic")
 @click.option(
     "--roofline/--no-roofline",
     default=True,
     show_default=True,
     help="measure the best of stream copy and triad, and the FMA peak, on the same cores",
 )
-@format_option
-@db_option
-@no_store_option
+@measuring_options
 def iso3dfd_cmd(
     grid,
     iters,
@@ -77,7 +69,7 @@ def iso3dfd_cmd(
     db,
     no_store,
 ):
-    """Run the 16th-order isotropic stencil (seed 000's ISO3DFD) and store its record."""
+    """Run the 16th-order isotropic stencil (the ISO3DFD of Intel's NUMA 3DFD article) and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
     blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
     if not no_store:

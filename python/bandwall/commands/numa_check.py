@@ -1,4 +1,4 @@
-"""`bandwall numa-check [KERNEL | -- COMMAND...]`: seed 000's NUMA experiment for a built-in kernel
+"""`bandwall numa-check [KERNEL | -- COMMAND...]`: the NUMA experiment of Intel's 3DFD article for a built-in kernel
 or any command: all nodes as the OS places memory, one node only, one process per node, and
 interleaved memory; then a verdict on whether NUMA costs the program speed and what to do.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from bandwall import numacheck, numatarget, store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import emit, measuring_options, refuse_empty
 from bandwall.registry import commands
 from bandwall.topo import topology
 from bandwall.views import numacheck as view
@@ -68,27 +68,9 @@ class TargetCommand(click.Command):
 )
 @click.option("--timeout", default=None, type=click.FloatRange(min=0.1), help="seconds allowed per mode")
 @click.option("--plan", "plan_only", is_flag=True, help="print the modes and their processes without running")
-@format_option
-@db_option
-@no_store_option
+@measuring_options
 @click.pass_context
-def numa_check(
-    ctx,
-    target,
-    fom_regex,
-    lower,
-    rounds,
-    init,
-    size,
-    reps,
-    grid,
-    iters,
-    timeout,
-    plan_only,
-    fmt,
-    db,
-    no_store,
-):
+def numa_check(ctx, plan_only, fmt, db, no_store, **request):
     """Does NUMA cost this program speed? Runs KERNEL (stream, iso3dfd) or -- COMMAND on all nodes, on
     one node, as one process per node and with interleaved memory, and says what to do.
 
@@ -97,17 +79,7 @@ def numa_check(
     and {rank} become each process's CPU list, CPU count and index (e.g. OMP_NUM_THREADS-style
     thread counts)."""
     argv, fom, builtin_name = numatarget.check(
-        target,
-        fom_regex,
-        lower,
-        rounds,
-        init,
-        size,
-        reps,
-        grid,
-        iters,
-        timeout,
-        ctx.meta.get("numa_check.after_dashes"),
+        after_dashes=ctx.meta.get("numa_check.after_dashes"), **request
     )
     if not plan_only and not no_store:
         store.check(db)
@@ -121,7 +93,7 @@ def numa_check(
             lambda: (view.PLAN_COLUMNS, view.plan_rows(plan)),
         )
         return
-    rec = numacheck.run(argv, fom, rounds, topo, builtin_name, timeout)
+    rec = numacheck.run(argv, fom, request["rounds"], topo, builtin_name, request["timeout"])
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: view.render(con, rec))

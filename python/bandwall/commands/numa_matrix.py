@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import numamatrix, store
-from bandwall.output import db_option, emit, format_option, kernel_option, no_store_option, refuse_empty
+from bandwall.output import emit, kernel_option, measuring_options, refuse_empty
 from bandwall.registry import commands
 from bandwall.topo import topology
 from bandwall.views.numamatrix import render
@@ -21,9 +21,7 @@ from bandwall.views.numamatrix import render
 @click.option(
     "--rounds", default=1, show_default=True, type=click.IntRange(1, 100), help="alternating rounds; medians"
 )
-@format_option
-@db_option
-@no_store_option
+@measuring_options
 def numa_matrix(kernel, size, reps, rounds, fmt, db, no_store):
     """Bandwidth with threads on node i and memory on node j, for every pair of NUMA nodes."""
     if not no_store:

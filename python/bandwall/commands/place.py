@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from bandwall import store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import bind_option, emit, measuring_options, placement_option, refuse_empty
 from bandwall.place import place
 from bandwall.registry import commands
 from bandwall.views.place import render
@@ -14,24 +14,12 @@ from bandwall.views.place import render
 
 @commands.register("place")
 @click.command("place")
-@click.option(
-    "--placement",
-    callback=refuse_empty,
-    default="first-touch",
-    show_default=True,
-    help="first-touch, serial, bind:N, interleave[:N,M...] or preferred:N",
-)
+@placement_option()
 @click.option(
     "--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)"
 )
 @click.option("--cpus", callback=refuse_empty, default=None, help="CPU of each thread, in order (e.g. 2,3,0)")
-@click.option(
-    "--bind",
-    callback=refuse_empty,
-    default="compact",
-    show_default=True,
-    help="compact, scatter, node:N or none",
-)
+@bind_option()
 @click.option("--size", callback=refuse_empty, default="64M", show_default=True, help="bytes per array")
 @click.option(
     "--arrays", callback=refuse_empty, default="a,b,c", show_default=True, help="names of the arrays"
@@ -43,9 +31,7 @@ from bandwall.views.place import render
     show_default=True,
     help="who touches the pages first (auto: serial for the serial policy)",
 )
-@format_option
-@db_option
-@no_store_option
+@measuring_options
 def place_cmd(placement, threads, cpus, bind, size, arrays, touch, fmt, db, no_store):
     """Show where a placement policy puts memory: the share of each array's pages on each NUMA node."""
     if not no_store:

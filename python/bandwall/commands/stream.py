@@ -6,12 +6,12 @@ import click
 
 from bandwall import store, stream
 from bandwall.output import (
-    db_option,
+    bind_option,
     emit,
-    format_option,
     kernel_option,
-    no_store_option,
+    measuring_options,
     pages_option,
+    placement_option,
     refuse_empty,
 )
 from bandwall.registry import commands
@@ -30,13 +30,7 @@ from bandwall.views.stream import csv_rows, render
 @click.option(
     "--cpus", callback=refuse_empty, default=None, help="explicit CPU list, thread i on the i-th CPU (0-3,8)"
 )
-@click.option(
-    "--bind",
-    callback=refuse_empty,
-    default="compact",
-    show_default=True,
-    help="compact, scatter, node:N or none",
-)
+@bind_option()
 @click.option(
     "--stores",
     default="nt",
@@ -57,32 +51,14 @@ from bandwall.views.stream import csv_rows, render
     show_default=True,
     help="repetitions (the first is dropped)",
 )
-@click.option(
-    "--placement",
-    callback=refuse_empty,
-    default="first-touch",
-    show_default=True,
-    help="first-touch, serial, bind:N, interleave[:L] or preferred:N",
-)
+@placement_option()
 @pages_option("system")
-@format_option
-@db_option
-@no_store_option
-def stream_cmd(kernel, threads, cpus, bind, stores, size, reps, placement, pages, fmt, db, no_store):
+@measuring_options
+def stream_cmd(fmt, db, no_store, **options):
     """Run one STREAM kernel, validate it and store its record (a failed run stores nothing)."""
     if not no_store:
         store.check(db)
-    rec = stream.run(
-        kernel,
-        threads=threads,
-        cpus=cpus,
-        bind=bind,
-        stores=stores,
-        size=size,
-        reps=reps,
-        placement=placement,
-        pages=pages,
-    )
+    rec = stream.run(**options)
     if not no_store:
         rec["id"] = store.save(rec, db)
     emit(rec, fmt, lambda con: render(con, [rec]), lambda: csv_rows([rec]))

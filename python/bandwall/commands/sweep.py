@@ -6,7 +6,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bandwall import store, stream, sweep
-from bandwall.output import console, db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import bind_option, console, emit, measuring_options, placement_option, refuse_empty
 from bandwall.registry import commands
 from bandwall.report import sweep_plot
 from bandwall.views.sweep import csv_rows, render
@@ -21,20 +21,8 @@ from bandwall.views.sweep import csv_rows, render
     default=None,
     help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)",
 )
-@click.option(
-    "--bind",
-    callback=refuse_empty,
-    default="compact",
-    show_default=True,
-    help="compact, scatter, node:N or none",
-)
-@click.option(
-    "--placement",
-    callback=refuse_empty,
-    default="first-touch",
-    show_default=True,
-    help="first-touch, serial, bind:N, interleave[:L] or preferred:N",
-)
+@bind_option()
+@placement_option()
 @click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES))
 @click.option(
     "--size",
@@ -58,9 +46,7 @@ from bandwall.views.sweep import csv_rows, render
     default=None,
     help="write the bandwidth-against-cores plot (PNG, SVG or PDF by extension)",
 )
-@format_option
-@db_option
-@no_store_option
+@measuring_options
 def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, plot_file, fmt, db, no_store):
     """Run KERNEL on 1..N cores; store every point as it finishes, then the sweep record."""
     sweep.check_share(knee_share)

@@ -1,4 +1,4 @@
-"""Report section `iso3dfd`: the 16th-order stencil of seed 000 on this machine — throughput of the
+"""Report section `iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article on this machine — throughput of the
 seed's four variants (serial / first-touch initialisation x static / dynamic schedule), where the
 best stands against the memory and in-core bounds of the same cores, and the page map of each
 array (the seed's "memory objects" view)."""
@@ -82,7 +82,7 @@ class Iso3dfdSection:
             )
         ]
         parts.append(self._plot(recs, roof))
-        parts.append(html_table(COLUMNS, [row(x) for x in recs], caption="The seed's four variants"))
+        parts.append(html_table(COLUMNS, [row(x) for x in recs], caption="The article's four variants"))
         parts.append(
             html_table(
                 ["init", "schedule", *ARRAYS],
@@ -95,7 +95,7 @@ class Iso3dfdSection:
             parts.append(
                 note(
                     "Every page is on one NUMA node, so serial and first-touch initialisation place the "
-                    "arrays alike here; the seed's 2x gain needs a machine with several nodes."
+                    "arrays alike here; the article's 2x gain needs a machine with several nodes."
                 )
             )
         return "\n".join(parts)

@@ -1,5 +1,5 @@
 """Report section `placement`: where memory is and what NUMA costs. numa-check's verdict for the
-ISO3DFD stencil (seed 000's experiment), the bandwidth matrix of threads on node i and memory on node
+ISO3DFD stencil (the experiment of Intel's NUMA 3DFD article), the bandwidth matrix of threads on node i and memory on node
 j, and the "memory objects" view: which node holds each array of iso3dfd under first-touch and
 serial initialisation and of stream."""
 

@@ -113,7 +113,7 @@ class StreamSection:
                     ("knee", f"the fewest cores reaching {data['knee_share']:.0%} of a kernel's best"),
                     (
                         "surplus cores",
-                        "cores beyond the knee: they add no bandwidth and are free for other work (seed 003)",
+                        "cores beyond the knee: they add no bandwidth and are free for other work (Boku's T2K cluster study)",
                     ),
                     (
                         "runs",
