@@ -1,6 +1,7 @@
 """The MPI implementations bandwall knows (Debian's Open MPI and MPICH): their compiler wrappers,
-launchers, the Slurm MPI plugin each needs under srun, the Debian packages that provide them, and
-which one an executable is linked with.
+launchers, the Slurm MPI plugin each needs under srun, the Debian packages that provide them,
+which one an executable is linked with, the profiler library and ping-pong executable built for
+each, and how each launcher passes environment variables to the ranks.
 
 Adding an implementation is one `flavours.add(...)` line.
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
-from bandwall.errors import Unavailable
+from bandwall.errors import RunFailed, Unavailable, UsageError
 from bandwall.registry import Registry
 
 
@@ -24,6 +27,8 @@ class Flavour:
     srun_mpi: str  # srun --mpi=... plugin its processes need for wire-up
     library: str  # soname prefix of its MPI library (how ldd tells which one an executable uses)
     packages: str  # Debian packages that provide it
+    title: str = ""
+    launchers: tuple[str, ...] = ()  # real names of its mpirun/mpiexec (after symbolic links)
 
     def available(self) -> bool:
         return shutil.which(self.mpirun) is not None
@@ -48,11 +53,29 @@ class Flavour:
 flavours: Registry[Flavour] = Registry("MPI implementation")
 flavours.add(
     "openmpi",
-    Flavour("openmpi", "mpicc.openmpi", "mpirun.openmpi", "pmix", "libmpi.so", "openmpi-bin libopenmpi-dev"),
+    Flavour(
+        "openmpi",
+        "mpicc.openmpi",
+        "mpirun.openmpi",
+        "pmix",
+        "libmpi.so",
+        "openmpi-bin libopenmpi-dev",
+        "Open MPI",
+        ("orterun", "mpirun.openmpi", "mpiexec.openmpi", "prterun"),
+    ),  # fmt: skip
 )
 flavours.add(
     "mpich",
-    Flavour("mpich", "mpicc.mpich", "mpiexec.mpich", "pmi2", "libmpich.so", "mpich libmpich-dev"),
+    Flavour(
+        "mpich",
+        "mpicc.mpich",
+        "mpiexec.mpich",
+        "pmi2",
+        "libmpich.so",
+        "mpich libmpich-dev",
+        "MPICH",
+        ("mpiexec.hydra", "mpirun.mpich", "mpiexec.mpich"),
+    ),  # fmt: skip
 )
 
 
@@ -68,3 +91,106 @@ def linked(executable: str) -> Flavour:
         if any(lib.startswith(f.library) for lib in libs):
             return f
     raise Unavailable(f"{executable!r} is not linked with an MPI library")
+
+
+NO_MPI = "no MPI library found (Debian: apt-get install libopenmpi-dev openmpi-bin, or libmpich-dev mpich)"
+
+
+def _lib_dirs() -> list[Path]:
+    if os.environ.get("BANDWALL_LIBDIR"):  # given: the only place looked at
+        return [Path(os.environ["BANDWALL_LIBDIR"])]
+    return [Path(sys.executable).parent.parent / "lib", Path(sys.prefix) / "lib"]
+
+
+def profiler_library(impl: str) -> Path:
+    """libbandwall-mpiprof-<impl>.so, or UsageError naming the packages bandwall needs to build it."""
+    name = f"libbandwall-mpiprof-{impl}.so"
+    for d in _lib_dirs():
+        if (d / name).is_file():
+            return d / name
+    f = flavours.get(impl)
+    raise UsageError(
+        f"bandwall was built without {f.title} support ({name} not found): install {f.packages} and "
+        f"run ./bootstrap setup again"
+    )
+
+
+def available() -> list[str]:
+    """Implementations whose profiler library was built."""
+    found = []
+    for impl in flavours.names():
+        try:
+            profiler_library(impl)
+            found.append(impl)
+        except UsageError:
+            pass
+    return found
+
+
+def resolve(program: str) -> str | None:
+    """Absolute path of an executable named on a command line, or None."""
+    if os.sep in program:
+        p = Path(program)
+        return str(p.resolve()) if p.is_file() and os.access(p, os.X_OK) else None
+    found = shutil.which(program)
+    return str(Path(found).resolve()) if found else None
+
+
+def is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def linked_impl(path: str) -> str | None:
+    """Name of the MPI implementation an ELF program links, or None when it links none."""
+    try:
+        return linked(path).name
+    except Unavailable:
+        return None
+
+
+def launcher_kind(path: str) -> str | None:
+    """openmpi, mpich or slurm for a launcher's real path, None for anything else."""
+    name = Path(path).name
+    if name == "srun":
+        return "slurm"
+    for impl, f in flavours.items():
+        if name in f.launchers:
+            return impl
+    return None
+
+
+def pass_env(kind: str, env: dict[str, str]) -> list[str]:
+    """Launcher options that give every rank env (and leave the launcher's own environment alone)."""
+    if kind == "openmpi":
+        return [a for k, v in env.items() for a in ("-x", f"{k}={v}")]
+    if kind == "mpich":
+        return [a for k, v in env.items() for a in ("-genv", k, v)]
+    if kind == "slurm":
+        return ["--export=ALL," + ",".join(f"{k}={v}" for k, v in env.items())]
+    raise RunFailed(f"cannot pass environment variables through launcher kind {kind!r}")
+
+
+def find_program(args: list[str]) -> str | None:
+    """The first argument after the launcher's that names an ELF executable (the MPI program)."""
+    for a in args:
+        if a.startswith("-") or "=" in a:
+            continue
+        path = resolve(a)
+        if path and is_elf(path) and launcher_kind(path) is None:
+            return path
+    return None
+
+
+def launcher(impl: str, ranks: int) -> list[str]:
+    """mpirun of impl for ranks ranks (oversubscribed beyond the cores; as root where needed)."""
+    f = flavours.get(impl)
+    if not f.available():
+        raise UsageError(f"no {f.title} launcher {f.mpirun!r} (Debian: apt-get install {f.packages})")
+    argv = f.mpirun_args(ranks, len(os.sched_getaffinity(0)))
+    if f.mpirun_env():
+        argv.insert(1, "--allow-run-as-root")
+    return argv

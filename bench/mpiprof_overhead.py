@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The added cost per MPI call of libbandwall-mpiprof, against no profiler and Open MPI's own
+monitoring (pml monitoring), on a message-rate loop (mpi_msgrate.c: 2 ranks, 8-byte
+Irecv + Isend + Waitall, 3 calls per iteration and rank).
+
+Each round runs every configuration once, in an order rotated from round to round; reported are
+the median ns per call over rounds and the median of each round's difference to the unprofiled
+run of the same round (the added cost per call). mpiP is not packaged by Debian (apt-cache search
+mpip finds nothing), so it is not among the peers.
+
+    ./bootstrap setup
+    python3 bench/mpiprof_overhead.py --rounds 9 --iterations 200000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).parent
+LIB = {"openmpi": "libbandwall-mpiprof-openmpi.so", "mpich": "libbandwall-mpiprof-mpich.so"}
+TOOLS = {"openmpi": ("mpicc.openmpi", "mpirun.openmpi"), "mpich": ("mpicc.mpich", "mpiexec.mpich")}
+ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def library(impl: str) -> Path:
+    for d in (HERE.parent / ".venv" / "lib", HERE.parent / "build" / "py" / "lib"):
+        if (d / LIB[impl]).is_file():
+            return d / LIB[impl]
+    sys.exit(f"mpiprof_overhead: {LIB[impl]} not found: run ./bootstrap setup")
+
+
+def configs(impl: str, exe: Path, iters: int, out: Path) -> dict[str, list[str]]:
+    lib = library(impl)
+    if impl == "openmpi":
+        base = [TOOLS[impl][1], "-np", "2", "--bind-to", "core"]
+        return {
+            "none": [*base, exe, iters],
+            "bandwall": [*base, "-x", f"LD_PRELOAD={lib}", "-x", f"BANDWALL_MPIPROF_DIR={out}", exe, iters],
+            "pml-monitoring": [*base, "--mca", "pml_monitoring_enable", "1", exe, iters],
+        }
+    base = [TOOLS[impl][1], "-np", "2", "-bind-to", "core"]
+    return {
+        "none": [*base, exe, iters],
+        "bandwall": [*base, "-genv", "LD_PRELOAD", lib, "-genv", "BANDWALL_MPIPROF_DIR", out, exe, iters],
+    }
+
+
+def run(cmd: list) -> float:
+    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env={**os.environ, **ENV})
+    if p.returncode != 0:
+        sys.exit(f"mpiprof_overhead: {' '.join(map(str, cmd))} failed: {p.stderr.strip()[-400:]}")
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("{")][-1]
+    return json.loads(line)["ns_per_call"]
+
+
+def cpu_model() -> str:
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--iterations", type=int, default=200000)
+    ap.add_argument("--mpi", choices=list(TOOLS), action="append", help="implementations (default: both)")
+    args = ap.parse_args()
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for impl in args.mpi or list(TOOLS):
+            if not shutil.which(TOOLS[impl][0]):
+                print(f"{impl}: {TOOLS[impl][0]} not installed, skipped", file=sys.stderr)
+                continue
+            exe = Path(tmp) / f"msgrate_{impl}"
+            subprocess.run([TOOLS[impl][0], "-O2", "-o", exe, HERE / "mpi_msgrate.c"], check=True)
+            cfg = configs(impl, exe, args.iterations, Path(tmp))
+            names = list(cfg)
+            ns: dict[str, list[float]] = {n: [] for n in names}
+            for r in range(args.rounds):
+                order = names[r % len(names) :] + names[: r % len(names)]
+                for n in order:
+                    ns[n].append(run(cfg[n]))
+                print(
+                    f"{impl} round {r + 1}: " + ", ".join(f"{n} {ns[n][-1]:.1f}" for n in names),
+                    file=sys.stderr,
+                )
+            results[impl] = {
+                n: {
+                    "median_ns_per_call": statistics.median(ns[n]),
+                    "median_added_ns_per_call": statistics.median(a - b for a, b in zip(ns[n], ns["none"])),
+                }
+                for n in names
+            }
+    print(
+        json.dumps(
+            {"cpu": cpu_model(), "rounds": args.rounds, "iterations": args.iterations, "results": results},
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

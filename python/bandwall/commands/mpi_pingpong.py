@@ -1,0 +1,44 @@
+"""`bandwall mpi-pingpong`: latency and bandwidth between two MPI ranks (the one-rail model)."""
+
+from __future__ import annotations
+
+import click
+
+from bandwall import mpi, mpi_views, pingpong, store
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.registry import commands
+
+
+@commands.register("mpi-pingpong")
+@click.command("mpi-pingpong")
+@click.option(
+    "--mpi",
+    "impl",
+    type=click.Choice(mpi.flavours.names()),
+    default=None,
+    help="MPI implementation (default: the first built)",
+)
+@click.option("--max-size", callback=refuse_empty, default="4M", show_default=True, help="largest message")
+@click.option(
+    "--reps",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="repetitions per size (best kept)",
+)
+@format_option
+@db_option
+@no_store_option
+def mpi_pingpong_cmd(impl, max_size, reps, fmt, db, no_store):
+    """Bounce messages of 1 byte to --max-size between two ranks; one-way latency and bandwidth."""
+    if not no_store:
+        store.check(db)
+    rec = pingpong.run(impl, max_size=max_size, reps=reps)
+    if not no_store:
+        rec["id"] = store.save(rec, db)
+    emit(
+        rec,
+        fmt,
+        lambda con: mpi_views.pingpong_record(con, rec),
+        lambda: (pingpong.COLUMNS, pingpong.rows(rec)),
+    )

@@ -1,0 +1,205 @@
+"""libbandwall-mpiprof under Open MPI and MPICH: C and Fortran (mpif.h, use mpi, use mpi_f08)
+programs with known calls, 2 and 4 ranks; the records must hold exactly what the programs did."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bandwall import mpi
+
+HERE = Path(__file__).parent / "mpi"
+TOOLS = {
+    "openmpi": ("mpicc.openmpi", "mpif90.openmpi", "mpirun.openmpi"),
+    "mpich": ("mpicc.mpich", "mpif90.mpich", "mpiexec.mpich"),
+}
+SOURCES = {
+    "c": "prof_c.c",
+    "threads": "prof_threads.c",
+    "f77": "prof_f77.f90",
+    "usempi": "prof_usempi.f90",
+    "f08": "prof_f08.f90",
+}
+# Open MPI refuses root without these; both allow more ranks than cores with oversubscription.
+ENV = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}
+
+
+def launcher(impl: str, np: int) -> list[str]:
+    cmd = [TOOLS[impl][2], "-np", str(np)]
+    return cmd[:1] + ["--oversubscribe"] + cmd[1:] if impl == "openmpi" else cmd
+
+
+@pytest.fixture(scope="session")
+def build(tmp_path_factory):
+    """build(impl, name) -> path of tests/mpi/<name> compiled for impl (once), or a skip."""
+    out = tmp_path_factory.mktemp("mpiprog")
+    made: dict[tuple[str, str], Path] = {}
+
+    def get(impl: str, name: str) -> Path:
+        if impl not in mpi.available():
+            pytest.skip(f"bandwall was built without {impl} (libbandwall-mpiprof-{impl}.so absent)")
+        src = HERE / SOURCES[name]
+        compiler = TOOLS[impl][1 if src.suffix == ".f90" else 0]
+        if not shutil.which(compiler) or not shutil.which(TOOLS[impl][2]):
+            pytest.skip(f"{compiler} or {TOOLS[impl][2]} not installed")
+        key = (impl, name)
+        if key not in made:
+            exe = out / f"{name}_{impl}"
+            mod = out / f"mod_{impl}_{name}"
+            mod.mkdir()
+            flags = ["-J", str(mod)] if src.suffix == ".f90" else ["-lpthread"]
+            proc = subprocess.run(
+                [compiler, "-O1", "-o", str(exe), str(src), *flags], capture_output=True, text=True
+            )
+            if proc.returncode != 0 and name == "f08":
+                pytest.skip(f"{impl} offers no use mpi_f08 here: {proc.stderr.strip()[-200:]}")
+            assert proc.returncode == 0, proc.stderr
+            made[key] = exe
+        return made[key]
+
+    return get
+
+
+def profile(run_bandwall, tmp_path, impl: str, exe: Path, np: int) -> dict:
+    p = run_bandwall(
+        "mpiprof", "--format", "json", "--db", tmp_path / "db.sqlite", "--out", tmp_path / "profiles", "--",
+        *launcher(impl, np), exe, env=ENV, timeout=120,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["tool"] == "mpiprof" and rec["config"]["ranks"] == np and rec["config"]["mpi"] == impl
+    return rec
+
+
+def calls(rec: dict) -> dict[str, dict]:
+    return {c["name"]: c for c in rec["result"]["calls"]}
+
+
+def check_histograms(rec: dict) -> None:
+    for c in rec["result"]["calls"]:
+        assert sum(c["size_hist"].values()) == c["count"], c["name"]
+        assert sum(c["latency_hist"].values()) == c["count"], c["name"]
+        assert sum(c["size_bytes_hist"].values()) == c["bytes"], c["name"]
+        for low in c["size_hist"]:  # each message sits in the bin [low, 2 low)
+            assert int(low) == 0 or int(low) & (int(low) - 1) == 0
+
+
+def c_expected(n: int) -> tuple[dict[str, list[int]], list[list[int]]]:
+    """Per call, the count of each rank of prof_c.c; and the bytes rank i sends rank j."""
+    halves = [[r for r in range(n) if r % 2 == p] for p in (0, 1)]
+    split_sender = {h[1]: h[0] for h in halves if len(h) > 1}  # rank 1 of each half sends to its rank 0
+    each = {"MPI_Isend": 2, "MPI_Irecv": 2, "MPI_Waitall": 2, "MPI_Sendrecv": 1, "MPI_Bcast": 1, "MPI_Reduce": 1,
+            "MPI_Allreduce": 2, "MPI_Barrier": 1, "MPI_Comm_split": 1, "MPI_Comm_free": 1}  # fmt: skip
+    counts = {k: [v] * n for k, v in each.items()}
+    counts["MPI_Send"] = [3 + (r in split_sender) for r in range(n)]
+    counts["MPI_Recv"] = [3 + (r in split_sender.values()) for r in range(n)]
+    sent = [[0] * n for _ in range(n)]
+    for r in range(n):
+        sent[r][(r + 1) % n] += 3 * 1000 + 2 * 800
+        if r in split_sender:
+            sent[r][split_sender[r]] += 64
+    return counts, sent
+
+
+@pytest.mark.parametrize("np", [2, 4])
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_c_program(run_bandwall, build, tmp_path, impl, np):
+    rec = profile(run_bandwall, tmp_path, impl, build(impl, "c"), np)
+    r, by = rec["result"], calls(rec)
+    counts, sent = c_expected(np)
+    assert {name: sum(v) for name, v in counts.items()} == {name: c["count"] for name, c in by.items()}
+    for rank in r["per_rank"]:
+        assert rank["calls"] == {name: v[rank["rank"]] for name, v in counts.items() if v[rank["rank"]]}
+    assert r["partners"] == sent
+    assert r["partners_received"] == [list(col) for col in zip(*sent)]  # what j got from i, seen at j
+    splits = sum(counts["MPI_Send"]) - 3 * np
+    assert by["MPI_Send"]["bytes"] == 3000 * np + 64 * splits
+    assert by["MPI_Send"]["size_hist"] == {"512": 3 * np, **({"64": splits} if splits else {})}
+    assert by["MPI_Recv"]["bytes"] == by["MPI_Send"]["bytes"]  # actual sizes from the status
+    assert (by["MPI_Send"]["min_size"], by["MPI_Send"]["max_size"]) == (64 if splits else 1000, 1000)
+    assert by["MPI_Isend"]["size_hist"] == {"512": 2 * np} and by["MPI_Isend"]["bytes"] == 1600 * np
+    assert by["MPI_Sendrecv"]["size_hist"] == {"0": np} and by["MPI_Sendrecv"]["bytes"] == 0
+    assert by["MPI_Bcast"]["roots"] == {str(np - 1): {"count": 1, "bytes": 40}}
+    assert by["MPI_Reduce"]["roots"] == {"0": {"count": 1, "bytes": 32}}
+    assert by["MPI_Bcast"]["bytes"] == 40 * np and by["MPI_Allreduce"]["bytes"] == 4 * 2 * np
+    comms = {(c["leader"], c["size"]): c for c in r["communicators"]}
+    assert comms[(0, np)]["ranks"] == np
+    if np == 4:  # the even and odd halves, each known by its rank 0 in MPI_COMM_WORLD
+        assert comms[(0, 2)]["ranks"] == 2 and comms[(1, 2)]["ranks"] == 2
+        assert comms[(0, 2)]["count"] == 2 + 2 and comms[(0, 2)]["bytes"] == 4 * 2 + 64 * 2
+    assert r["unattributed_bytes"] == 0
+    assert r["clock"]["source"] in ("tsc", "clock_monotonic_raw") and r["clock"]["resolution_ns"] > 0
+    check_histograms(rec)
+    text = Path(r["text_report"]).read_text()
+    assert "EVENT 0: Send" in text and "#MESSAGE SIZE HISTOGRAM" in text
+
+
+@pytest.mark.parametrize("binding", ["f77", "usempi", "f08"])
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_fortran_program(run_bandwall, build, tmp_path, impl, binding):
+    """Open MPI's Fortran layer calls PMPI_ directly and MPICH's mpi_f08 does too: the Fortran entry
+    points are wrapped. MPICH's mpif.h calls the C MPI_Send: both wrappers see the call, and the
+    re-entry guard must count it once."""
+    np = 2
+    rec = profile(run_bandwall, tmp_path, impl, build(impl, binding), np)
+    by = calls(rec)
+    assert {k: (c["count"], c["bytes"]) for k, c in by.items()} == {
+        "MPI_Send": (3 * np, 3 * 40 * np),
+        "MPI_Recv": (3 * np, 3 * 40 * np),
+        "MPI_Bcast": (np, 20 * np),
+        "MPI_Barrier": (np, 0),
+    }
+    assert by["MPI_Bcast"]["roots"] == {"0": {"count": 1, "bytes": 20}}
+    assert rec["result"]["partners"] == [[0, 120], [120, 0]]
+    check_histograms(rec)
+
+
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_thread_multiple(run_bandwall, build, tmp_path, impl):
+    np, threads, iters = 2, 4, 50
+    rec = profile(run_bandwall, tmp_path, impl, build(impl, "threads"), np)
+    by = calls(rec)
+    assert rec["config"]["thread_level"] == "MPI_THREAD_MULTIPLE"
+    assert {k: c["count"] for k, c in by.items()} == {
+        k: np * threads * iters for k in ("MPI_Isend", "MPI_Irecv", "MPI_Waitall")
+    }
+    assert by["MPI_Isend"]["bytes"] == 8 * np * threads * iters
+    assert rec["result"]["partners"] == [[0, 8 * threads * iters], [8 * threads * iters, 0]]
+    check_histograms(rec)
+
+
+def test_reports_never_overwrite(run_bandwall, build, tmp_path):
+    impl = (mpi.available() or pytest.skip("no MPI profiler built"))[0]
+    exe = build(impl, "f77")
+    a = profile(run_bandwall, tmp_path, impl, exe, 2)["result"]["text_report"]
+    b = profile(run_bandwall, tmp_path, impl, exe, 2)["result"]["text_report"]
+    assert a != b and Path(a).is_file() and Path(b).is_file()
+
+
+def test_stored(run_bandwall, build, tmp_path):
+    impl = (mpi.available() or pytest.skip("no MPI profiler built"))[0]
+    rec = profile(run_bandwall, tmp_path, impl, build(impl, "f77"), 2)
+    p = run_bandwall("db", "show", rec["id"], "--format", "json", "--db", tmp_path / "db.sqlite")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["result"]["partners"] == rec["result"]["partners"]
+
+
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_pingpong(run_bandwall, tmp_path, impl):
+    if impl not in mpi.available():
+        pytest.skip(f"bandwall was built without {impl}")
+    p = run_bandwall("mpi-pingpong", "--mpi", impl, "--max-size", "64K", "--reps", "1", "--format", "json",
+                     "--db", tmp_path / "db.sqlite", env=ENV, timeout=120)  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert [pt["bytes"] for pt in rec["result"]["points"]] == [4**k for k in range(9)]
+    assert all(pt["latency_us"] > 0 and pt["bandwidth_GBps"] > 0 for pt in rec["result"]["points"])
+    assert rec["validation"]["passed"] and rec["id"] >= 1
