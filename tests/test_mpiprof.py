@@ -4,6 +4,7 @@ programs with known calls, 2 and 4 ranks; the records must hold exactly what the
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -176,12 +177,19 @@ def test_thread_multiple(run_bandwall, build, tmp_path, impl):
     check_histograms(rec)
 
 
-def test_reports_never_overwrite(run_bandwall, build, tmp_path):
+def test_reports_never_overwrite(build, tmp_path):
+    """Two runs of the library itself into one folder leave two reports, the first untouched."""
     impl = (mpi.available() or pytest.skip("no MPI profiler built"))[0]
     exe = build(impl, "f77")
-    a = profile(run_bandwall, tmp_path, impl, exe, 2)["result"]["text_report"]
-    b = profile(run_bandwall, tmp_path, impl, exe, 2)["result"]["text_report"]
-    assert a != b and Path(a).is_file() and Path(b).is_file()
+    env = {**os.environ, **ENV, "BANDWALL_MPIPROF_DIR": str(tmp_path)}
+    preload = mpi.pass_env(impl, {"LD_PRELOAD": str(mpi.profiler_library(impl))})
+    cmd = [*launcher(impl, 2)[:1], *preload, *launcher(impl, 2)[1:], str(exe)]
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=120)
+    first = {p: p.read_bytes() for p in tmp_path.iterdir()}
+    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=120)
+    assert len(first) == 2 and len(list(tmp_path.glob("mpiprof-*.json"))) == 2
+    assert len(list(tmp_path.glob("mpiprof-*.txt"))) == 2
+    assert all(p.read_bytes() == data for p, data in first.items())
 
 
 def test_stored(run_bandwall, build, tmp_path):
@@ -196,10 +204,30 @@ def test_stored(run_bandwall, build, tmp_path):
 def test_pingpong(run_bandwall, tmp_path, impl):
     if impl not in mpi.available():
         pytest.skip(f"bandwall was built without {impl}")
-    p = run_bandwall("mpi-pingpong", "--mpi", impl, "--max-size", "64K", "--reps", "1", "--format", "json",
+    p = run_bandwall("mpi-pingpong", "--mpi", impl, "--max-size", "1K", "--reps", "1", "--max-iterations", "50", "--format", "json",
                      "--db", tmp_path / "db.sqlite", env=ENV, timeout=120)  # fmt: skip
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
-    assert [pt["bytes"] for pt in rec["result"]["points"]] == [4**k for k in range(9)]
+    assert [pt["bytes"] for pt in rec["result"]["points"]] == [4**k for k in range(6)]
     assert all(pt["latency_us"] > 0 and pt["bandwidth_GBps"] > 0 for pt in rec["result"]["points"])
     assert rec["validation"]["passed"] and rec["id"] >= 1
+
+
+def test_report_section(run_bandwall, tmp_path):
+    """`bandwall report --sections mpiprof` profiles bandwall's own ping-pong when nothing is stored:
+    call shares, size histograms and the partner heat map on the page."""
+    if not mpi.available():
+        pytest.skip("bandwall was built without MPI")
+    out = tmp_path / "rep"
+    p = run_bandwall("report", "--sections", "mpiprof", "--no-store", "--out", out, env=ENV, timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads((out / "report.json").read_text())
+    sec = doc["sections"]["mpiprof"]
+    assert sec["status"] == "ok", sec.get("reason")
+    rec = sec["data"]["record"]
+    assert rec["tool"] == "mpiprof" and rec["config"]["ranks"] == 2
+    by = calls(rec)
+    assert by["MPI_Send"]["count"] == by["MPI_Recv"]["count"] > 0
+    assert rec["result"]["partners"][0][1] == rec["result"]["partners"][1][0] > 0
+    page = (out / "index.html").read_text()
+    assert page.count("data:image/png;base64") >= 3

@@ -41,8 +41,11 @@ int main(int argc, char** argv) {
     CLI::App app{"bandwall-mpi-pingpong: latency and bandwidth between two MPI ranks"};
     std::string max_size = "4M";
     int reps = 5;
+    long max_iters = 2000;
     app.add_option("--max-size", max_size, "largest message (sizes go 1, 4, 16, ... bytes up to it)");
     app.add_option("--reps", reps, "repetitions of each size (the best is kept)")->check(CLI::PositiveNumber);
+    app.add_option("--max-iterations", max_iters, "round trips per repetition at most (fewer for large sizes)")
+        ->check(CLI::PositiveNumber);
     try {
       app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -59,7 +62,7 @@ int main(int argc, char** argv) {
     bool ok = true;
     const int peer = 1 - rank;
     for (std::uint64_t n = 1; n <= top; n *= 4) {
-      long iters = std::clamp<long>(static_cast<long>((64u << 20) / n), 10, 2000);
+      long iters = std::clamp<long>(static_cast<long>((64u << 20) / n), std::min(10L, max_iters), max_iters);
       double best = 1e30;
       for (int r = 0; r < reps; r++) {
         fill(buf, n, static_cast<unsigned>(r));

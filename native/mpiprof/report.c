@@ -57,7 +57,7 @@ static int open_reports(char* base, size_t len, FILE** txt, FILE** js) {
   const char* dir = getenv("BANDWALL_MPIPROF_DIR");
   char host[64] = "host", stamp[32];
   struct utsname u;
-  if (uname(&u) == 0) snprintf(host, sizeof host, "%s", u.nodename);
+  if (uname(&u) == 0) snprintf(host, sizeof host, "%.63s", u.nodename);
   time_t now = time(NULL);
   strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime(&now));
   for (int n = 0; n < 1000; n++) {

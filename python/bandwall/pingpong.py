@@ -9,14 +9,20 @@ COLUMNS = ["bytes", "latency us", "bandwidth GB/s"]
 
 
 def run(
-    impl: str | None = None, max_size: str = "4M", reps: int = 5, launcher: list[str] | None = None
+    impl: str | None = None,
+    max_size: str = "4M",
+    reps: int = 5,
+    max_iterations: int = 2000,
+    launcher: list[str] | None = None,
 ) -> dict:
     """Runs bandwall-mpi-pingpong-<impl> on two ranks (mpirun of impl, or the given launcher)."""
     impl = impl or (mpi.available() or ["openmpi"])[0]
     mpi.profiler_library(impl)  # refuses an implementation bandwall was not built for
     prefix = launcher if launcher else mpi.launcher(impl, 2)
     rec = native.run_record(
-        f"bandwall-mpi-pingpong-{impl}", ["--max-size", max_size, "--reps", reps], prefix=prefix
+        f"bandwall-mpi-pingpong-{impl}",
+        ["--max-size", max_size, "--reps", reps, "--max-iterations", max_iterations],
+        prefix=prefix,
     )
     rec["config"]["mpi"] = impl
     return records.finish(rec)

@@ -26,14 +26,21 @@ from bandwall.registry import commands
     show_default=True,
     help="repetitions per size (best kept)",
 )
+@click.option(
+    "--max-iterations",
+    type=click.IntRange(min=1),
+    default=2000,
+    show_default=True,
+    help="round trips per repetition at most",
+)
 @format_option
 @db_option
 @no_store_option
-def mpi_pingpong_cmd(impl, max_size, reps, fmt, db, no_store):
+def mpi_pingpong_cmd(impl, max_size, reps, max_iterations, fmt, db, no_store):
     """Bounce messages of 1 byte to --max-size between two ranks; one-way latency and bandwidth."""
     if not no_store:
         store.check(db)
-    rec = pingpong.run(impl, max_size=max_size, reps=reps)
+    rec = pingpong.run(impl, max_size=max_size, reps=reps, max_iterations=max_iterations)
     if not no_store:
         rec["id"] = store.save(rec, db)
     emit(

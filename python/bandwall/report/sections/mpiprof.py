@@ -17,7 +17,10 @@ def _small_run() -> dict:
         raise Unavailable(mpi.NO_MPI)
     impl = avail[0]
     exe = native.executable(f"bandwall-mpi-pingpong-{impl}")
-    return mpiprof.run([*mpi.launcher(impl, 2), exe, "--max-size", "64K", "--reps", "1"], timeout=120)
+    return mpiprof.run(
+        [*mpi.launcher(impl, 2), exe, "--max-size", "64K", "--reps", "1", "--max-iterations", "100"],
+        timeout=120,
+    )
 
 
 class MpiprofSection:
