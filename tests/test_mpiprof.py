@@ -113,7 +113,10 @@ def c_expected(n: int) -> tuple[dict[str, list[int]], list[list[int]]]:
 @pytest.mark.parametrize("np", [2, 4])
 @pytest.mark.parametrize("impl", list(TOOLS))
 def test_c_program(run_bandwall, build, tmp_path, impl, np):
-    rec = profile(run_bandwall, tmp_path, impl, build(impl, "c"), np)
+    check_c(profile(run_bandwall, tmp_path, impl, build(impl, "c"), np), np)
+
+
+def check_c(rec: dict, np: int) -> None:
     r, by = rec["result"], calls(rec)
     counts, sent = c_expected(np)
     assert {name: sum(v) for name, v in counts.items()} == {name: c["count"] for name, c in by.items()}
@@ -141,6 +144,28 @@ def test_c_program(run_bandwall, build, tmp_path, impl, np):
     check_histograms(rec)
     text = Path(r["text_report"]).read_text()
     assert "EVENT 0: Send" in text and "#MESSAGE SIZE HISTOGRAM" in text
+
+
+@pytest.mark.parametrize("name", ["c", "f77"])
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_under_srun(run_bandwall, build, slurm_cluster, tmp_path, impl, name):
+    """The same programs launched by srun on the one-node Slurm (with each MPI's wire-up plugin)."""
+    flavour = mpi.flavours.get(impl)
+    exe = build(impl, name)
+    p = run_bandwall(
+        "mpiprof", "--format", "json", "--db", tmp_path / "db.sqlite", "--out", tmp_path / "profiles", "--",
+        "srun", f"--mpi={flavour.srun_mpi}", "-n", "2", exe, env={**ENV, **slurm_cluster.env}, timeout=120,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["config"]["mpi"] == impl and rec["config"]["command"][0] == "srun"
+    if name == "c":
+        check_c(rec, 2)
+    else:
+        assert {k: c["count"] for k, c in calls(rec).items()} == {
+            "MPI_Send": 6, "MPI_Recv": 6, "MPI_Bcast": 2, "MPI_Barrier": 2
+        }  # fmt: skip
+        assert rec["result"]["partners"] == [[0, 120], [120, 0]]
 
 
 @pytest.mark.parametrize("binding", ["f77", "usempi", "f08"])

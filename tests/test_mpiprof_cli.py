@@ -54,9 +54,9 @@ def test_no_profiler_for_the_programs_mpi(run_bandwall, tmp_path, c_program):
     env = {**ENV, "BANDWALL_LIBDIR": str(tmp_path)}
     p = run_bandwall("mpiprof", "--", "mpirun.openmpi", "-np", "2", c_program, env=env)
     assert p.returncode == 2
-    assert "install libopenmpi-dev openmpi-bin" in p.stderr
+    assert "install openmpi-bin libopenmpi-dev" in p.stderr
     p = run_bandwall("mpi-pingpong", "--mpi", "openmpi", env=env)
-    assert p.returncode == 2 and "install libopenmpi-dev openmpi-bin" in p.stderr
+    assert p.returncode == 2 and "install openmpi-bin libopenmpi-dev" in p.stderr
 
 
 def test_no_report_from_a_program_that_never_finalizes(run_bandwall, tmp_path):
