@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import mpi, mpi_views, pingpong, store
+from bandwall import mpi, pingpong, store
 from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
 from bandwall.registry import commands
+from bandwall.views import mpi as mpi_views
 
 
 @commands.register("mpi-pingpong")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from bandwall import mpi_views, rails, store
+from bandwall import rails, store
 from bandwall.errors import UsageError
 from bandwall.output import db_option, emit, format_option, refuse_empty
 from bandwall.registry import commands
+from bandwall.views import mpi as mpi_views
 
 
 def _latest(db, tool: str, record_id: int | None) -> dict:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import mpi_views, mpiprof, store
+from bandwall import mpiprof, store
 from bandwall.output import db_option, emit, format_option, no_store_option
 from bandwall.registry import commands
+from bandwall.views import mpi as mpi_views
 
 
 @commands.register("mpiprof")
