@@ -42,6 +42,63 @@ def cli_json(run_bandwall, *args) -> dict | list:
     return json.loads(proc.stdout)
 
 
+def offered_isas() -> list[str]:
+    proc = subprocess.run([native.executable("bandwall-topo")], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)["result"]["isa"]["offered"]
+
+
+@pytest.mark.parametrize("isa", ["avx512", "avx2", "generic"])
+def test_each_isa_matches_the_reference_or_is_refused(isa):
+    """Every row-kernel variant through the executable, 2 threads, against the plain reference; one
+    this CPU lacks is refused with exit 2 (its register-block shapes are in the native tests)."""
+    args = [37, 29, 41, 5, 13, 7, 9, "compact", 2, "--isa", isa, "--verify"]
+    if isa not in offered_isas():
+        proc = tool(*args)
+        assert proc.returncode == 2 and "not supported by this CPU" in proc.stderr, proc.stderr
+        pytest.skip(f"this CPU lacks {isa}: refused with exit 2 as it must be")
+    rec = tool_record(*args)
+    assert rec["config"]["isa"] == isa and rec["config"]["isa_requested"] == isa
+    assert rec["validation"]["passed"] and rec["validation"]["checked"]
+    model = rec["result"]["incore_model"]
+    if isa == "generic":
+        assert "unavailable" in model
+    else:
+        assert model["lanes"] == (16 if isa == "avx512" else 8)
+        assert model["points_per_cycle_per_core"] == pytest.approx(
+            model["lanes"] / model["cycles_per_vector"]
+        )
+
+
+def test_auto_isa_is_the_best_offered():
+    rec = tool_record(37, 29, 41, 1, 13, 7, 9, "compact", 1)
+    assert rec["config"]["isa_requested"] == "auto"
+    assert rec["config"]["isa"] == offered_isas()[0]
+
+
+@pytest.mark.parametrize(
+    "grid, threads, mode",
+    [
+        # 64 planes of 64 KiB: 2 threads own 4 MiB each, cut on a huge-page boundary
+        ((128, 128, 128), 2, "huge pages whole to one thread"),
+        # 160 planes of 36 KiB cut after plane 80: inside a huge page, which gets base pages
+        ((96, 96, 160), 2, "base pages in the huge pages that thread parts share"),
+        ((37, 29, 41), 2, "base pages throughout: a thread's part is smaller than a huge page"),
+        ((37, 29, 41), 1, "huge pages whole to one thread"),
+    ],
+)
+def test_first_touch_page_split_is_recorded(grid, threads, mode):
+    rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads)
+    split = rec["placement"]["page_split"]
+    assert split["mode"] == mode
+    assert split["huge_pages_split"] == (1 if mode.startswith("base pages in") else 0)
+    assert (
+        tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial")["placement"][
+            "page_split"
+        ]["mode"]
+        == "serial"
+    )
+
+
 def test_record_fields_and_schema(run_bandwall, tmp_path):
     db = tmp_path / "r.db"
     rec = cli_json(run_bandwall, *SMALL, "--threads", "2", "--verify", "--db", db)
@@ -70,9 +127,10 @@ def test_record_fields_and_schema(run_bandwall, tmp_path):
 
 @pytest.mark.parametrize("pages", [None, "huge", "base", "system"])
 def test_pages_are_asked_for_granted_and_leave_the_result_alone(pages):
-    # 96^3 floats: arrays of 3.4 MiB, so a 2 MiB-aligned huge page fits inside each.
+    # 128^3 floats: arrays of 8 MiB, each thread's part 4 MiB and cut on a huge-page boundary, so
+    # first-touch keeps huge pages (parts smaller than a huge page would get base pages).
     extra = [] if pages is None else ["--pages", pages]
-    rec = tool_record(96, 96, 96, 2, 96, 24, 96, "compact", 2, *extra)
+    rec = tool_record(128, 128, 128, 2, 128, 24, 128, "compact", 2, *extra)
     want = pages or "huge"
     assert rec["config"]["pages"] == want and rec["placement"]["pages"] == want
     shares = rec["placement"]["huge_page_share"]
@@ -84,7 +142,7 @@ def test_pages_are_asked_for_granted_and_leave_the_result_alone(pages):
         assert (share > 0) if expect else (share == 0), (want, thp.mode(), shares)
     if pages == "base":
         return
-    base = tool_record(96, 96, 96, 2, 96, 24, 96, "compact", 2, "--pages", "base")
+    base = tool_record(128, 128, 128, 2, 128, 24, 128, "compact", 2, "--pages", "base")
     assert rec["result"]["norm"] == pytest.approx(base["result"]["norm"], rel=1e-6)
 
 
@@ -200,7 +258,7 @@ def fake_ceilings(monkeypatch, stream_GBps: dict, calls: list | None = None):
             if kernel not in stream_GBps:
                 raise RunFailed(f"{kernel} did not validate")
             return {"result": {"best_GBps": stream_GBps[kernel]}}
-        return {"result": {"total_gflops_sp": 244.0}}
+        return {"result": {"total_gflops_sp": 244.0, "lanes_sp": 8}}
 
     monkeypatch.setattr(native, "run_record", fake)
 
@@ -238,6 +296,23 @@ def test_roofline_memory_bound_is_the_best_stream_kernel(monkeypatch, fake_recor
     assert (r["stream_kernel"], r["stream_best_GBps"]) == (kernel, best)
     assert r["stream_kernels_GBps"] == measured
     assert r["memory_bound_mpoints_per_s"] == pytest.approx(best * 1e3 / 16)
+
+
+def test_roofline_port_bound_from_the_incore_model(monkeypatch, fake_record):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(1000.0)
+    rec["result"]["incore_model"] = {
+        "points_per_cycle_per_core": 0.5,
+        "bound_by": "load ports",
+        "ports_per_cycle": {"fma": 2},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    # 244 GFlop/s over 2 threads x 2 FMA pipes x 8 lanes x 2 flops: 3.8125 GHz; 0.5 points per cycle per core
+    assert r["core_ghz_from_peak"] == pytest.approx(244.0 / 64)
+    assert r["port_bound_mpoints_per_s"] == pytest.approx(0.5 * 2 * 244.0 / 64 * 1e3)
+    assert r["percent_of_port_bound"] == pytest.approx(100.0 * 1000.0 / r["port_bound_mpoints_per_s"])
+    assert r["port_bound_by"] == "load ports"
+    assert "unavailable" in iso3dfd.Roofline().place(fake_record(1.0))["result"]["roofline"]["ports"]
 
 
 def test_roofline_quick_mode_runs_short_stream_kernels(monkeypatch, fake_record):
@@ -286,6 +361,7 @@ BAD_CLI = [
     (["--blocks", ""], "'--blocks': is empty"),
     (["--placement", ""], "'--placement': is empty"),
     (["--pages", "giant"], "'giant' is not one of"),
+    (["--isa", "sse9"], "'sse9' is not one of"),
 ]
 
 
@@ -320,6 +396,8 @@ BAD_NATIVE = [
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--pages", ""], "--pages is empty"),
     ([37, 29, 41, 3, 13, 7, 9, ""], "unknown affinity ''"),
     ([37, 29, 41, "", 13, 7, 9], "nb_iter '' is not a whole number"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "sse9"], "unknown isa 'sse9'"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", ""], "--isa is empty"),
 ]
 
 

@@ -40,6 +40,18 @@ def test_this_machine_has_nodes_cores_caches():
     assert r["pmu"] == "available" or r["pmu"].startswith("unavailable: ")
 
 
+def test_this_machine_lists_its_instruction_sets():
+    isa = topo_json()["result"]["isa"]
+    f = isa["features"]
+    assert isa["offered"][-1] == "generic"
+    assert ("avx2" in isa["offered"]) == (f["avx2"] and f["fma"])
+    assert ("avx512" in isa["offered"]) == all(f[k] for k in ("avx512f", "avx512bw", "avx512dq", "avx512vl"))
+
+
+def test_a_recorded_machine_has_no_instruction_sets():
+    assert "isa" not in topo_json("--topology", str(FOUR_NODE))["result"]
+
+
 def test_two_socket_xml_shape_and_distances():
     rec = topo_json("--topology", str(TWO_SOCKET))
     r = rec["result"]

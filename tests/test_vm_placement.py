@@ -249,6 +249,21 @@ def test_iso3dfd_arrays_follow_their_initialisation(name):
             assert_shares(page_map, {node: 1.0}, tol=0)
 
 
+@needs("bandwall-iso3dfd")
+@pytest.mark.parametrize("n, split", [(128, 0), (272, 1)])
+def test_iso3dfd_first_touch_survives_huge_pages(n, split):
+    """Huge pages on, 2 threads one per node: every array half on each node (40-60%), whether the
+    threads' cut falls on a huge-page boundary (128³) or inside one (272³, advised to base pages)."""
+    rec = ok("2node", f"iso3dfd-huge-{n}")
+    pl = rec["placement"]
+    assert pl["page_split"]["huge_pages_split"] == split
+    for array, page_map in pl["page_map"].items():
+        for node in ("0", "1"):
+            assert 0.4 <= page_map.get(node, 0) <= 0.6, f"{array} at {n}³: {page_map}"
+    # The guest granted huge pages: the split was needed, not moot.
+    assert max(v for v in pl["huge_page_share"].values() if v is not None) > 0.5
+
+
 @needs("bandwall-stream")
 @pytest.mark.parametrize("name", GUESTS)
 def test_numa_matrix_cells_put_threads_on_i_and_memory_on_j(name):

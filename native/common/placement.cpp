@@ -244,3 +244,55 @@ nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_page
 }
 
 }  // namespace bw
+
+namespace bw {
+
+std::size_t huge_page_bytes() {
+  static const std::size_t size = [] {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    std::size_t v = 0;
+    return in >> v && v > 0 ? v : std::size_t{2} << 20;
+  }();
+  return size;
+}
+
+nlohmann::json PageSplit::to_json() const {
+  return {{"mode", mode},
+          {"huge_page_bytes", huge_page_bytes},
+          {"smallest_part_bytes", smallest_part_bytes},
+          {"huge_pages_split", pages_split}};
+}
+
+PageSplit split_pages_at(void* ptr, std::size_t bytes, const std::vector<std::size_t>& cuts) {
+  PageSplit out;
+  out.huge_page_bytes = huge_page_bytes();
+  const std::size_t huge = out.huge_page_bytes;
+  std::size_t prev = 0, smallest = bytes;
+  for (std::size_t c : cuts) {
+    smallest = std::min(smallest, c - prev);
+    prev = c;
+  }
+  smallest = std::min(smallest, bytes - prev);
+  out.smallest_part_bytes = smallest;
+  auto* base = static_cast<char*>(ptr);
+  const auto start = reinterpret_cast<std::uintptr_t>(ptr);
+  if (!cuts.empty() && smallest < huge) {
+    madvise(ptr, bytes, MADV_NOHUGEPAGE);
+    out.mode = "base pages throughout: a thread's part is smaller than a huge page";
+    return out;
+  }
+  for (std::size_t c : cuts) {
+    const std::uintptr_t at = start + c;
+    if (at % huge == 0) continue;
+    const std::uintptr_t lo = std::max(at / huge * huge, start), hi = std::min(lo + huge, start + bytes);
+    if (lo % huge == 0 && hi - lo == huge) {
+      madvise(base + (lo - start), hi - lo, MADV_NOHUGEPAGE);
+      ++out.pages_split;
+    }
+  }
+  out.mode =
+      out.pages_split ? "base pages in the huge pages that thread parts share" : "huge pages whole to one thread";
+  return out;
+}
+
+}  // namespace bw

@@ -69,4 +69,25 @@ nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_page
 // null when nothing is resident or smaps cannot be read.
 nlohmann::json huge_page_share(const void* ptr, std::size_t bytes);
 
+// Size of a transparent huge page (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size; 2 MiB when
+// it cannot be read).
+std::size_t huge_page_bytes();
+
+// How a buffer split among threads at byte offsets was made to keep each part on its thread's
+// node whatever page size the kernel grants.
+struct PageSplit {
+  std::string mode;  // "huge pages whole to one thread", "base pages at N cuts" or "base pages throughout"
+  std::size_t huge_page_bytes = 0;
+  std::size_t smallest_part_bytes = 0;
+  int pages_split = 0;  // huge-page ranges advised to base pages because a cut falls inside
+  nlohmann::json to_json() const;
+};
+
+// Before first touch: cuts are the byte offsets (ascending, inside (0, bytes)) where one thread's
+// part of [ptr, ptr+bytes) ends and the next one's begins. A huge page a cut falls inside would go
+// whole to whichever thread touches it first, so it is advised to base pages (MADV_NOHUGEPAGE);
+// when some part is smaller than a huge page, the whole buffer is. Huge pages that lie inside one
+// part keep the advice the buffer had.
+PageSplit split_pages_at(void* ptr, std::size_t bytes, const std::vector<std::size_t>& cuts);
+
 }  // namespace bw

@@ -19,13 +19,13 @@ Coefficients coefficients() {
   return out;
 }
 
-std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges) {
+std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges) {
   std::vector<Box> out;
   const std::size_t h = kHalf;
-  for (std::size_t z = h; z < g.n3 - h; z += b.b3)
+  for (std::size_t z = z0; z < z1; z += b.b3)
     for (std::size_t y = h; y < g.n2 - h; y += b.b2)
       for (std::size_t x = h; x < g.n1 - h; x += b.b1) {
-        Box box{x, std::min(x + b.b1, g.n1 - h), y, std::min(y + b.b2, g.n2 - h), z, std::min(z + b.b3, g.n3 - h)};
+        Box box{x, std::min(x + b.b1, g.n1 - h), y, std::min(y + b.b2, g.n2 - h), z, std::min(z + b.b3, z1)};
         if (to_edges) {
           if (box.x0 == h) box.x0 = 0;
           if (box.y0 == h) box.y0 = 0;
@@ -37,6 +37,17 @@ std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges) {
         out.push_back(box);
       }
   return out;
+}
+
+std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges) {
+  return decompose_planes(g, b, kHalf, g.n3 - kHalf, to_edges);
+}
+
+std::vector<std::size_t> slabs(const Grid& g, int threads) {
+  const std::size_t t = static_cast<std::size_t>(std::max(threads, 1)), planes = g.n3 - 2 * kHalf;
+  std::vector<std::size_t> s(t + 1);
+  for (std::size_t i = 0; i <= t; ++i) s[i] = kHalf + planes * i / t;
+  return s;
 }
 
 namespace {
@@ -69,16 +80,28 @@ void add_source(float* prev, const Grid& g) {
   }
 }
 
-void initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads) {
+bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads) {
+  bw::PageSplit split;
   if (serial) {
     init_box(f, g, Box{0, g.n1, 0, g.n2, 0, g.n3});
+    split.mode = "serial";
   } else {
-    const auto boxes = decompose(g, b, true);
-    const long n = static_cast<long>(boxes.size());
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (long i = 0; i < n; ++i) init_box(f, g, boxes[static_cast<std::size_t>(i)]);
+    const auto s = slabs(g, threads);
+    // Thread t touches planes [s[t], s[t+1]), the first and last thread the halo planes too.
+    std::vector<std::size_t> cuts;
+    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back(s[t] * g.n1 * g.n2 * sizeof(float));
+    const std::size_t bytes = g.points() * sizeof(float);
+    for (float* a : {f.prev, f.next, f.vel}) split = bw::split_pages_at(a, bytes, cuts);
+#pragma omp parallel num_threads(threads)
+    {
+      // By the team's real size (as run() does), which OMP_THREAD_LIMIT may make smaller.
+      const auto mine = slabs(g, omp_get_num_threads());
+      const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
+      for (const Box& box : decompose_planes(g, b, mine[t], mine[t + 1], true)) init_box(f, g, box);
+    }
   }
   add_source(f.prev, g);
+  return split;
 }
 
 double l2_norm(const float* a, std::size_t n) {

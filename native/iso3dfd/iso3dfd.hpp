@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/placement.hpp"
+
 namespace bw::iso3dfd {
 
 inline constexpr int kHalf = 8;  // HALF_LENGTH
@@ -59,6 +61,16 @@ struct Box {
 // the decomposition the first-touch initialisation uses).
 std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges = false);
 
+// The same for the interior planes [z0, z1) only (to_edges extends z to the array's edge only
+// where z0 or z1 is the interior's).
+std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges);
+
+// The static schedule's split of the interior among threads: thread t owns the planes
+// [s[t], s[t+1]) (threads + 1 bounds, as equal as whole planes allow). Each thread computes the
+// blocks of its own slab, and the first-touch initialisation touches the same slab (halo planes
+// included at either end), so a thread's part of every array is one contiguous range of memory.
+std::vector<std::size_t> slabs(const Grid& g, int threads);
+
 struct Fields {
   float* prev;
   float* next;
@@ -68,8 +80,11 @@ struct Fields {
 // Zeroes prev and next, sets vel, then writes the seed's source (nested cubes of 1, 10, ... 1e4
 // around (n1/4, n2/4, n3/2), clipped to the interior so the halo stays zero). serial: the master
 // thread touches everything; otherwise each thread initialises the blocks the static schedule of
-// the compute loop gives it (the seed's initialize_FT).
-void initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads);
+// the compute loop gives it (the seed's initialize_FT, by slabs: see slabs()).
+// With huge pages, the page a slab boundary falls inside is advised to base pages first, or
+// every page when a thread's slab is smaller than a huge page (common/placement.hpp); the return
+// value says which was done (mode "serial" for serial).
+bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads);
 
 // The seed's source alone (for tests and the reference).
 void add_source(float* prev, const Grid& g);
@@ -86,8 +101,14 @@ void run_reference(Fields& f, const Grid& g, int steps, const Coefficients& c);
 // operation. Both kernels call it; results differ from IEEE denormal arithmetic below 1.2e-38.
 void flush_denormals();
 
-// Name of the instruction set the optimised kernel was built for ("avx512" or "generic").
+// The instruction set of the optimised kernel's row kernel. At start-up it is the best one this
+// binary carries and this CPU runs (avx512, avx2 or generic); select_isa("auto" or a name)
+// changes it for the whole process and returns the name chosen, or throws std::invalid_argument
+// with one line when the binary or the CPU lacks it.
+std::string select_isa(const std::string& isa);
 std::string kernel_isa();
+// How the chosen row kernel makes its x neighbours and register block, for the record.
+std::string kernel_method();
 
 // L2 norm, double accumulation.
 double l2_norm(const float* a, std::size_t n);

@@ -1,37 +1,69 @@
-// The optimised kernel: OpenMP over cache blocks (static or dynamic), rows vectorised along x.
-// With AVX-512 each row is covered by 16-float vectors aligned to the row's memory (the first and
-// last masked), so the centre, y, z, vel and next accesses are aligned; the x neighbours come from
-// valignd of aligned vectors or unaligned loads, and four planes are computed together so each z
-// neighbour is loaded once for all of them (rows.hpp). Without AVX-512 the same loops are left to
-// the compiler's vectoriser.
+// The optimised kernel: OpenMP over cache blocks (static or dynamic), each block handed to the
+// row kernel of the instruction set chosen at start-up (rows.hpp: AVX-512, AVX2 + FMA, or the
+// compiler-vectorised loops at the build's baseline).
 #include <omp.h>
 #include <xmmintrin.h>
 
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
+namespace {
 
-std::string kernel_isa() { return kRowIsa; }
+const RowVariant*& active() {
+  static const RowVariant* v = find_row_variant("auto");
+  return v;
+}
+
+}  // namespace
+
+std::string select_isa(const std::string& isa) {
+  const RowVariant* v = find_row_variant(isa);
+  if (!v) throw std::invalid_argument(row_variant_refusal(isa));
+  active() = v;
+  return v->isa;
+}
+
+std::string kernel_isa() { return active()->isa; }
+
+std::string kernel_method() { return active()->method; }
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c) {
-  const auto boxes = decompose(g, b);
-  const long nboxes = static_cast<long>(boxes.size());
-  const RowKernel kernel(c, g.n1, g.n1 * g.n2);
-  omp_set_schedule(s == Schedule::Static ? omp_sched_static : omp_sched_dynamic, s == Schedule::Static ? 0 : 1);
+  const BoxFn box = active()->shapes[0].box;
+  // static: each thread the blocks of its own slab of planes (the part of the arrays its
+  // first-touch initialisation placed); dynamic: every block to whichever thread is free.
+  std::vector<std::vector<Box>> mine;
+  const auto all = s == Schedule::Dynamic ? decompose(g, b) : std::vector<Box>{};
+  const long nboxes = static_cast<long>(all.size());
 #pragma omp parallel num_threads(threads)
   {
+    if (s == Schedule::Static) {
+#pragma omp single
+      {  // by the team's real size, which OMP_THREAD_LIMIT may make smaller than threads
+        const auto z = slabs(g, omp_get_num_threads());
+        for (std::size_t t = 0; t + 1 < z.size(); ++t) mine.push_back(decompose_planes(g, b, z[t], z[t + 1], false));
+      }
+    }
     flush_denormals();
     const float* vel = f.vel;
     float* prev = f.prev;
     float* next = f.next;
+    const std::size_t me = static_cast<std::size_t>(omp_get_thread_num());
     for (int t = 0; t < steps; ++t) {
-#pragma omp for schedule(runtime)
-      for (long i = 0; i < nboxes; ++i) kernel.box(prev, next, vel, g, boxes[static_cast<std::size_t>(i)]);
+      if (s == Schedule::Static) {
+        if (me < mine.size())
+          for (const Box& bx : mine[me]) box(c, prev, next, vel, g, bx);
+#pragma omp barrier
+      } else {
+#pragma omp for schedule(dynamic, 1)
+        for (long i = 0; i < nboxes; ++i) box(c, prev, next, vel, g, all[static_cast<std::size_t>(i)]);
+      }
       std::swap(prev, next);
     }
   }

@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-iso3dfd", [&] {
     Options o;
     if (!parse_options(argc, argv, o)) return 0;
+    select_isa(o.isa);
     bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +
                                                    "x" + std::to_string(o.grid.n3) +
                                                    (o.verify ? " with --verify" : ""));
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     const std::size_t bytes = o.grid.points() * sizeof(float);
     bw::Buffer prev(bytes, o.placement), next(bytes, o.placement), vel(bytes, o.placement);
     Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
-    initialise(f, o.grid, o.blocks, o.serial_init, threads);
+    const bw::PageSplit split = initialise(f, o.grid, o.blocks, o.serial_init, threads);
     bw::json page_map = {{"prev", bw::page_map(f.prev, bytes)},
                          {"next", bw::page_map(f.next, bytes)},
                          {"vel", bw::page_map(f.vel, bytes)}};
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
     if (o.json) {
       bw::json rec = make_iso_record(o, threads, cpus, binding.policy, seconds, cpu, norm, v, page_map, huge);
       rec["validation"]["self_check"] = check.to_json();
+      rec["placement"]["page_split"] = split.to_json();
       bw::emit(rec);
     } else
       print_result(o, seconds, v);

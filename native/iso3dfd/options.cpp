@@ -7,6 +7,7 @@
 #include "common/args.hpp"
 #include "common/errors.hpp"
 #include "common/policies.hpp"
+#include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
 namespace {
@@ -41,7 +42,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (Intel's NUMA 3DFD article)"};
   std::vector<std::string> pos;
   std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
-              pages = "huge";
+              pages = "huge", isa = "auto";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
                  "grid with halo, steps, cache blocks, compact|scatter|none, threads")
       ->required();
@@ -55,6 +56,8 @@ bool parse_options(int argc, char** argv, Options& o) {
                "compare the result with the plain reference (exit 1 when it differs; BANDWALL_ISO3DFD_FAULT=1 "
                "perturbs the optimised kernel's first coefficient by 1% to see it fail)");
   app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
+  app.add_option("--isa", isa,
+                 "row kernel's instruction set: auto (default: the best this CPU runs), avx512, avx2 or generic");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
@@ -89,6 +92,9 @@ bool parse_options(int argc, char** argv, Options& o) {
     o.kernel = KernelChoice::Reference;
   else
     throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
+
+  if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
+  o.isa = isa;
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
   std::string f = fault ? fault : "";

@@ -24,7 +24,8 @@ struct Options {
   bool verify = false;
   bool json = false;
   KernelChoice kernel = KernelChoice::Optimised;
-  bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
+  std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
+  bool fault = false;        // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
   std::uint64_t bytes_needed() const;

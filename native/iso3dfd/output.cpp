@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/topology.hpp"
+#include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
 
@@ -35,6 +36,32 @@ json traffic_model(const Options& o) {
           {"assumption",
            "next is read before it is written (no write-allocate); the window of prev stays in L2 "
            "within a block; the last-level cache holds one row of blocks"}};
+}
+
+json incore_model() {
+  const RowVariant* v = find_row_variant(kernel_isa());
+  const IncoreBound b = incore_bound(*v);
+  if (b.cycles_per_vector <= 0)
+    return {
+        {"unavailable", "the " + kernel_isa() + " row kernel is left to the compiler; its operations are not counted"}};
+  const RowShape& s = v->shapes[0];
+  return {{"lanes", v->lanes},
+          {"planes", s.planes},
+          {"vectors", s.vectors},
+          {"per_vector",
+           {{"loads", v->counts.loads},
+            {"fmas", v->counts.fmas},
+            {"adds", v->counts.adds},
+            {"shuffles", v->counts.shuffles}}},
+          {"ports_per_cycle",
+           {{"loads", v->ports.loads},
+            {"fma", v->ports.fma},
+            {"add", v->ports.add},
+            {"fp", v->ports.fp},
+            {"source", v->ports.source}}},
+          {"cycles_per_vector", b.cycles_per_vector},
+          {"bound_by", b.bound_by},
+          {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
@@ -81,6 +108,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
                  {"pages", to_string(o.placement.pages)},
                  {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
                  {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
+                 {"isa_requested", o.isa},
                  {"half_length", kHalf}};
   json result = {{"mpoints_per_s", mp},
                  {"gflops", mp * kFlopsPerPoint / 1e3},
@@ -101,6 +129,10 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
     validation["max_rel_error"] = v.max_rel;
     validation["tolerance"] = v.tolerance;
     validation["method"] = "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)";
+  }
+  if (o.kernel == KernelChoice::Optimised) {
+    config["row_kernel"] = kernel_method();
+    result["incore_model"] = incore_model();
   }
   if (o.fault) config["fault_injected"] = true;
   json rec = make_record("iso3dfd", config, result, validation,

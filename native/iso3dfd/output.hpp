@@ -23,6 +23,10 @@ double mpoints_per_s(const Options& o, double seconds);
 // cache.
 json traffic_model(const Options& o);
 
+// The in-core bound of the row kernel in use: its operations per output vector against the
+// core's ports (rows.hpp), as cycles per vector and points per cycle per core.
+json incore_model();
+
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
 void print_result(const Options& o, double seconds, const Outcome& v);
 std::string failure_message(const Outcome& v);

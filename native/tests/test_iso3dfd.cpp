@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "common/isa.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/selfcheck.hpp"
+#include "iso3dfd/rows.hpp"
 
 using namespace bw::iso3dfd;
 
@@ -165,36 +169,70 @@ TEST(Iso3dfd, CoefficientsAreScaled) {
   EXPECT_FLOAT_EQ(kVelocity, 9.0f);
 }
 
-#include "iso3dfd/rows.hpp"
+// Every register-block shape of every row-kernel variant against the reference, on rows whose
+// vectors are not aligned to the array; variants this binary or CPU lacks are skipped, saying so.
+class RowVariantMatches : public ::testing::TestWithParam<std::string> {};
 
-#if defined(__AVX512F__)
-// Every register-block shape of the row kernel (planes x vectors, not only the default) against
-// the reference, on rows whose vectors are not aligned to the array.
-template <int P, int V>
-void check_shape() {
+TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
+  const std::string isa = GetParam();
+  const RowVariant* v = find_row_variant(isa);
+  if (!v) GTEST_SKIP() << row_variant_refusal(isa);
   const Grid g{37, 29, 41};
-  const Blocks b{13, 7, 9};
-  Arrays a(g);
-  initialise(a.fields(), g, b, true, 1);
-  Fields f = a.fields();
-  const RowKernel kernel(coefficients(), g.n1, g.n1 * g.n2);
-  flush_denormals();
-  for (int t = 0; t < kSteps; ++t) {
-    for (const Box& box : decompose(g, b)) kernel.box<P, V>(f.prev, f.next, f.vel, g, box);
-    std::swap(f.prev, f.next);
-  }
-  auto ref = reference(g, kSteps);
-  EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance) << P << " planes, " << V << " vectors";
+  const auto ref = reference(g, kSteps);
+  for (const RowShape& shape : v->shape_list())
+    for (const Blocks& b : {Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{3, 2, 5}}) {
+      Arrays a(g);
+      initialise(a.fields(), g, b, true, 1);
+      Fields f = a.fields();
+      flush_denormals();
+      for (int t = 0; t < kSteps; ++t) {
+        for (const Box& box : decompose(g, b)) shape.box(coefficients(), f.prev, f.next, f.vel, g, box);
+        std::swap(f.prev, f.next);
+      }
+      EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance)
+          << isa << ": " << shape.planes << " planes x " << shape.vectors << " vectors, blocks " << b.b1 << "x" << b.b2
+          << "x" << b.b3;
+    }
 }
 
-TEST(Iso3dfd, EveryRegisterBlockShapeMatches) {
-  check_shape<1, 1>();
-  check_shape<1, 4>();
-  check_shape<2, 1>();
-  check_shape<2, 2>();
-  check_shape<2, 4>();
-  check_shape<3, 2>();
-  check_shape<4, 1>();
-  check_shape<4, 3>();
+// run() on 2 threads with each variant selected, and select_isa's refusals.
+TEST_P(RowVariantMatches, RunWithTheVariantSelected) {
+  const std::string isa = GetParam();
+  if (!find_row_variant(isa)) {
+    EXPECT_THROW(select_isa(isa), std::invalid_argument);
+    GTEST_SKIP() << row_variant_refusal(isa);
+  }
+  const Grid g{37, 29, 41};
+  EXPECT_EQ(select_isa(isa), isa);
+  auto out = optimised(g, Blocks{13, 7, 9}, 2, Schedule::Dynamic, false, kSteps);
+  select_isa("auto");
+  EXPECT_LT(compare(out.data(), reference(g, kSteps).data(), out.size()).max_rel, kTolerance) << isa;
 }
-#endif
+
+INSTANTIATE_TEST_SUITE_P(Isa, RowVariantMatches, ::testing::ValuesIn(bw::isa_names()));
+
+TEST(Iso3dfd, AutoPicksTheBestVariantThisCpuRuns) {
+  const RowVariant* best = find_row_variant("auto");
+  ASSERT_NE(best, nullptr);
+  EXPECT_TRUE(bw::cpu_has_isa(best->isa));
+  // No variant built before it in the list (best first) runs on this CPU.
+  for (const RowVariant* v : row_variants()) {
+    if (v == best) break;
+    EXPECT_FALSE(bw::cpu_has_isa(v->isa)) << v->isa << " runs here but auto chose " << best->isa;
+  }
+  EXPECT_THROW(select_isa("sse9"), std::invalid_argument);
+}
+
+TEST(Iso3dfd, SlabsSplitTheInteriorEvenly) {
+  const Grid g{37, 29, 41};
+  for (int t : {1, 2, 3, 7, 25, 40}) {
+    const auto s = slabs(g, t);
+    ASSERT_EQ(s.size(), static_cast<std::size_t>(t) + 1);
+    EXPECT_EQ(s.front(), static_cast<std::size_t>(kHalf));
+    EXPECT_EQ(s.back(), g.n3 - kHalf);
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      EXPECT_LE(s[i], s[i + 1]);
+      EXPECT_LE(s[i + 1] - s[i], (g.n3 - 2 * kHalf + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t));
+    }
+  }
+}

@@ -120,3 +120,23 @@ TEST(PlacementPageMap, SamplingKeepsShares) {
   auto m = bw::page_map(b.data(), b.bytes(), 64);
   EXPECT_NEAR(m.value("absent", 0.0), 0.75, 1.0 / 64);
 }
+
+// First-touch parts at huge-page granularity: cuts on a huge-page boundary leave the pages whole,
+// a cut inside one splits that page, parts smaller than a huge page give base pages throughout.
+TEST(Placement, SplitPagesAtThreadCuts) {
+  const std::size_t huge = bw::huge_page_bytes(), bytes = 8 * huge;
+  bw::Placement pl;
+  pl.pages = bw::Pages::Huge;
+  bw::Buffer b(bytes, pl);
+  bw::PageSplit whole = bw::split_pages_at(b.data(), bytes, {4 * huge});
+  EXPECT_EQ(whole.pages_split, 0);
+  EXPECT_EQ(whole.mode, "huge pages whole to one thread");
+  EXPECT_EQ(whole.smallest_part_bytes, 4 * huge);
+  bw::PageSplit two = bw::split_pages_at(b.data(), bytes, {3 * huge + 4096, 6 * huge + 8192});
+  EXPECT_EQ(two.pages_split, 2);
+  EXPECT_EQ(two.smallest_part_bytes, 2 * huge - 8192);
+  EXPECT_EQ(two.mode, "base pages in the huge pages that thread parts share");
+  bw::PageSplit fine = bw::split_pages_at(b.data(), bytes, {huge / 2, 5 * huge});
+  EXPECT_EQ(fine.mode.rfind("base pages throughout", 0), 0u) << fine.mode;
+  EXPECT_EQ(fine.smallest_part_bytes, huge / 2);
+}

@@ -6,6 +6,7 @@
 #include "common/args.hpp"
 #include "common/errors.hpp"
 #include "common/policies.hpp"
+#include "common/isa.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
 
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
     auto& topo = bw::Topology::instance();
     bw::json result = topo.to_json();
     bw::json config = {{"topology", topo.source()}};
+    // The instruction sets are this CPU's, so they are left out for a synthetic or XML machine.
+    if (topo.is_this_machine()) result["isa"] = bw::isa_json();
     if (!order.empty()) {
       auto allowed = topo.is_this_machine() ? bw::allowed_cpus() : std::vector<int>{};
       result["order"] = topo.order(order, threads, allowed);

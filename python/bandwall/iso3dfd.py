@@ -13,6 +13,8 @@ HALF_LENGTH = 8
 BINDINGS = ("compact", "scatter", "none")
 INITS = ("first-touch", "serial")
 SCHEDULES = ("static", "dynamic")
+# The row kernel's instruction set: auto picks the best the CPU runs (the native tool refuses the rest).
+ISAS = ("auto", "avx512", "avx2", "generic")
 # The seed's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
 ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
 # The memory bound is the best bandwidth of these stream kernels on the same cores.
@@ -49,6 +51,7 @@ def native_args(
     verify: bool = False,
     kernel: str = "optimised",
     pages: str | None = None,
+    isa: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (default_blocks unless
@@ -64,6 +67,8 @@ def native_args(
         args += ["--kernel", kernel]
     if pages is not None:
         args += ["--pages", pages]
+    if isa is not None:
+        args += ["--isa", isa]
     return [str(a) for a in args]
 
 
@@ -102,6 +107,7 @@ class Roofline:
             try:
                 peak = native.run_record("bandwall-peak", where)
                 out["peak_gflops_sp"] = float(peak["result"]["total_gflops_sp"])
+                out["peak_lanes_sp"] = int(peak["result"]["lanes_sp"])
             except (BandwallError, KeyError, TypeError, ValueError) as e:
                 out["incore"] = f"unavailable: bandwall-peak: {e}"
             self._cache[key] = out
@@ -141,8 +147,29 @@ class Roofline:
             )
         else:
             roof["incore"] = c["incore"]
+        roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
         r["roofline"] = roof
         return records.validate(rec)
+
+
+def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
+    """The row kernel's own in-core bound: its points per cycle per core (load ports and FP pipes,
+    from the native record's incore_model) times the clock the FMA peak implies (total single
+    precision GFlop/s / (2 flops x lanes x FMA pipes x threads))."""
+    if "points_per_cycle_per_core" not in model:
+        return {"ports": model.get("unavailable", "unavailable: the run has no in-core model")}
+    if "peak_gflops_sp" not in ceilings or "peak_lanes_sp" not in ceilings:
+        return {"ports": "unavailable: no FMA peak to derive the clock from"}
+    ghz = ceilings["peak_gflops_sp"] / (
+        2 * ceilings["peak_lanes_sp"] * model["ports_per_cycle"]["fma"] * threads
+    )
+    bound = model["points_per_cycle_per_core"] * threads * ghz * 1e3
+    return {
+        "port_bound_mpoints_per_s": bound,
+        "percent_of_port_bound": 100.0 * mp / bound if bound > 0 else None,
+        "port_bound_by": model["bound_by"],
+        "core_ghz_from_peak": ghz,
+    }
 
 
 def ablation(grid, iters: int, **options) -> list[dict]:

@@ -165,6 +165,28 @@ def builtin_cases(name: str) -> list[guest.Case]:
                 thp="never",
             ),
         ]
+    if "bandwall-iso3dfd" in guest.targets() and name == "2node":
+        # First-touch with huge pages on, 2 threads one per node, the front end's default blocks
+        # (whole rows x 24 x 128), no steps: the page maps after initialisation. 128³ cuts the
+        # arrays on a huge-page boundary; 272³ (256³ interior, 3 x 77 MiB) cuts inside a huge page.
+        for n in (128, 272):
+            cases.append(
+                guest.Case(
+                    f"iso3dfd-huge-{n}",
+                    [
+                        bin_path("bandwall-iso3dfd"),
+                        *[str(n)] * 3,
+                        "0",
+                        str(n),
+                        "24",
+                        "128",
+                        "scatter",
+                        "2",
+                        "--json",
+                    ],
+                    thp="always",
+                )
+            )
     # Their compute loops read remote memory, which automatic NUMA balancing would migrate.
     for c in cases:
         c.numa_balancing = 0

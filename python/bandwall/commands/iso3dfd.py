@@ -39,6 +39,13 @@ from bandwall.views.iso3dfd import csv_rows, render
 @placement_option()
 @pages_option("huge")
 @click.option(
+    "--isa",
+    default="auto",
+    show_default=True,
+    type=click.Choice(iso3dfd.ISAS),
+    help="row kernel's instruction set (auto: the best this CPU runs; exit 2 when the CPU lacks it)",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare with the plain reference (exit 1 when it differs; "
@@ -62,6 +69,7 @@ def iso3dfd_cmd(
     schedule,
     placement,
     pages,
+    isa,
     verify,
     ablation,
     roofline,
@@ -74,7 +82,9 @@ def iso3dfd_cmd(
     blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
     if not no_store:
         store.check(db)
-    common = dict(blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages)
+    common = dict(
+        blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages, isa=isa
+    )
     if ablation:
         recs = iso3dfd.ablation(dims, iters, **common)
     else:

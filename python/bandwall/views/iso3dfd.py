@@ -11,7 +11,8 @@ COLUMNS = [
     "GFlops",
     "time s",
     "% memory bound",
-    "% in-core bound",
+    "% FMA bound",
+    "% port bound",
     "prev pages",
 ]
 ARRAYS = ("prev", "next", "vel")
@@ -37,6 +38,7 @@ def row(rec: dict) -> list:
         r["time_s"],
         _pct(roof, "memory"),
         _pct(roof, "incore"),
+        _pct(roof, "port"),
         page_map_text(pm.get("prev", {})),
     ]
 
@@ -85,7 +87,18 @@ def render(con, recs: list[dict]) -> None:
             f"memory bound: {roof['memory_bound_mpoints_per_s']:.0f} MPoints/s from "
             f"{roof['stream_best_GBps']:.1f} GB/s ({kernel}the best of stream copy and triad on the same cores)"
         )
-    for which in ("memory", "incore"):
+    if "port_bound_mpoints_per_s" in roof:
+        con.print(
+            f"in-core bound of the {c['isa']} row kernel: {roof['port_bound_mpoints_per_s']:.0f} MPoints/s "
+            f"({roof['port_bound_by']}, at {roof['core_ghz_from_peak']:.2f} GHz from the FMA peak)"
+        )
+    split = first.get("placement", {}).get("page_split", {})
+    if split.get("mode", "").startswith("base pages throughout"):
+        con.print(
+            f"huge pages ({split['huge_page_bytes'] >> 20} MiB) are coarser than a thread's part "
+            f"({split['smallest_part_bytes'] >> 10} KiB): first-touch used base pages"
+        )
+    for which in ("memory", "incore", "ports"):
         if which in roof:
             con.print(f"{which} bound: {roof[which]}")
     v = first["validation"]

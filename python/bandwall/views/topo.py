@@ -37,5 +37,7 @@ def render(con, rec: dict) -> None:
             [[f"L{lv}", sz // 1024, ln, len(v), " | ".join(v)] for (lv, sz, ln), v in caches.items()],
         )
     )
+    if "isa" in r:
+        con.print(f"instruction sets for the kernels: {', '.join(r['isa']['offered'])}")
     con.print(f"hardware counters: {r['pmu']}")
     con.print(f"DSA work queues: {', '.join(r['dsa_work_queues']) or 'none'}")

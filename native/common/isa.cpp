@@ -1,0 +1,55 @@
+#include "common/isa.hpp"
+
+#include <algorithm>
+
+namespace bw {
+namespace {
+
+struct Feature {
+  const char* name;
+  bool present;
+};
+
+// __builtin_cpu_supports needs literal names, hence one line per feature.
+std::vector<Feature> features() {
+  __builtin_cpu_init();
+  return {{"sse4_2", __builtin_cpu_supports("sse4.2") != 0},     {"avx", __builtin_cpu_supports("avx") != 0},
+          {"avx2", __builtin_cpu_supports("avx2") != 0},         {"fma", __builtin_cpu_supports("fma") != 0},
+          {"avx512f", __builtin_cpu_supports("avx512f") != 0},   {"avx512bw", __builtin_cpu_supports("avx512bw") != 0},
+          {"avx512dq", __builtin_cpu_supports("avx512dq") != 0}, {"avx512vl", __builtin_cpu_supports("avx512vl") != 0}};
+}
+
+bool has(const char* name) {
+  for (const Feature& f : features())
+    if (std::string(f.name) == name) return f.present;
+  return false;
+}
+
+}  // namespace
+
+const std::vector<std::string>& isa_names() {
+  static const std::vector<std::string> names = {"avx512", "avx2", "generic"};
+  return names;
+}
+
+bool cpu_has_isa(const std::string& name) {
+  if (name == "generic") return true;
+  if (name == "avx2") return has("avx2") && has("fma");
+  if (name == "avx512") return has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("fma");
+  return false;
+}
+
+std::vector<std::string> cpu_isas() {
+  std::vector<std::string> out;
+  for (const std::string& n : isa_names())
+    if (cpu_has_isa(n)) out.push_back(n);
+  return out;
+}
+
+nlohmann::json isa_json() {
+  nlohmann::json feats = nlohmann::json::object();
+  for (const Feature& f : features()) feats[f.name] = f.present;
+  return {{"offered", cpu_isas()}, {"features", feats}};
+}
+
+}  // namespace bw

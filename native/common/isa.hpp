@@ -1,0 +1,26 @@
+// Instruction sets of the CPU this process runs on (CPUID, through the compiler's
+// __builtin_cpu_supports), named as the kernels with run-time dispatch name their variants.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace bw {
+
+// The variants a dispatching kernel can carry, best first:
+//   avx512   AVX-512 F, BW, DQ and VL (16 floats per vector)
+//   avx2     AVX2 and FMA (8 floats per vector)
+//   generic  the build's own baseline (-march), left to the compiler's vectoriser
+const std::vector<std::string>& isa_names();
+
+// Whether this CPU can run the named variant (unknown names: false; generic: always).
+bool cpu_has_isa(const std::string& name);
+
+// The variants this CPU can run, best first.
+std::vector<std::string> cpu_isas();
+
+// For the topology record: the variants offered and the CPUID features they are made of.
+nlohmann::json isa_json();
+
+}  // namespace bw
