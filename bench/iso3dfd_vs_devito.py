@@ -51,6 +51,9 @@ def parse() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--blocks", default="272x24x128", help="bandwall's cache blocks (default 272x24x128)")
     p.add_argument(
+        "--isa", default="auto", help="bandwall's row kernel: auto (default), avx512, avx2 or generic"
+    )
+    p.add_argument(
         "--bindir",
         default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
         help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)",
@@ -81,7 +84,9 @@ def tool(bindir: str) -> str:
     return str(path)
 
 
-def bandwall_run(exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str) -> dict:
+def bandwall_run(
+    exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str, isa: str = "auto"
+) -> dict:
     b = blocks.split("x")
     cmd = [
         exe,
@@ -93,6 +98,8 @@ def bandwall_run(exe: str, n: int, steps: int, blocks: str, threads: int, kernel
         "--json",
         "--kernel",
         kernel,
+        "--isa",
+        isa,
     ]
     # bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread
     # to one CPU before it reads the CPUs it may use.
@@ -103,7 +110,11 @@ def bandwall_run(exe: str, n: int, steps: int, blocks: str, threads: int, kernel
     if proc.returncode != 0:
         sys.exit(f"bench: {' '.join(cmd)} failed: {proc.stderr.strip()}")
     rec = json.loads(proc.stdout)
-    return {"mpoints_per_s": rec["result"]["mpoints_per_s"], "norm": rec["result"]["norm"]}
+    return {
+        "mpoints_per_s": rec["result"]["mpoints_per_s"],
+        "norm": rec["result"]["norm"],
+        "isa": rec["config"]["isa"],
+    }
 
 
 class DevitoRun:
@@ -162,7 +173,16 @@ class DevitoRun:
         return {
             "mpoints_per_s": self.n**3 * steps / seconds / 1e6,
             "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2))),
+            "isa": devito_isa(),
         }
+
+
+def devito_isa() -> str:
+    """The platform and instruction set Devito generates code for (its configuration)."""
+    from devito import configuration  # noqa: PLC0415
+
+    platform = configuration["platform"]
+    return f"{platform} ({getattr(platform, 'isa', '?')})"
 
 
 def main() -> None:
@@ -176,7 +196,9 @@ def main() -> None:
     names = ["bandwall", "devito default", "devito aggressive", "plain reference"]
     samples: dict[str, list[dict]] = {k: [] for k in names}
     for r in range(a.rounds):
-        samples["bandwall"].append(bandwall_run(exe, a.interior, a.steps, a.blocks, a.threads, "optimised"))
+        samples["bandwall"].append(
+            bandwall_run(exe, a.interior, a.steps, a.blocks, a.threads, "optimised", a.isa)
+        )
         samples["devito default"].append(devito_default.run(a.steps))
         samples["devito aggressive"].append(devito_tuned.run(a.steps))
         samples["plain reference"].append(
@@ -193,10 +215,11 @@ def main() -> None:
         f"ISO3DFD {n}^3 interior, {a.steps} steps ({a.reference_steps} for the plain reference, 1 thread), "
         f"{a.threads} threads compact, single precision, median of {a.rounds} rounds"
     )
-    print(f"{'program':<20}{'MPoints/s':>12}{'vs Devito default':>20}{'norm':>16}")
+    print(f"{'program':<20}{'MPoints/s':>12}{'vs Devito default':>20}{'norm':>16}  isa")
     for k in names:
         norm = f"{samples[k][-1]['norm']:.7g}" if k != "plain reference" else f"({a.reference_steps} steps)"
-        print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{norm:>16}")
+        isa = "scalar" if k == "plain reference" else samples[k][-1]["isa"]
+        print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{norm:>16}  {isa}")
     bw_norm, dv_norm = samples["bandwall"][-1]["norm"], samples["devito default"][-1]["norm"]
     print(
         f"norm agreement bandwall vs Devito after {a.steps} steps: relative difference "

@@ -409,3 +409,21 @@ def test_placement_section_renders_a_two_node_machine():
     assert "one process per node" in text.lower() or "process per node" in text
     html = section.html(ctx, data)
     assert html.count("<img") == 2 and "iso3dfd, serial" in html and check["verdict"] in html
+
+
+def test_advice_says_when_huge_pages_are_coarser_than_a_threads_part():
+    from bandwall import numacheck
+
+    coarse = {
+        "placement": {
+            "page_split": {
+                "mode": "base pages throughout: x",
+                "huge_page_bytes": 2 << 20,
+                "smallest_part_bytes": 512 << 10,
+            }
+        }
+    }
+    fine = {"placement": {"page_split": {"mode": "huge pages whole to one thread"}}}
+    (line,) = numacheck.page_split_advice([fine, coarse])
+    assert "2 MiB" in line and "512 KiB" in line
+    assert numacheck.page_split_advice([fine, {}]) == []

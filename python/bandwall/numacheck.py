@@ -165,6 +165,20 @@ def last_record(stdout: str) -> dict:
         raise RunFailed(f"the built-in printed a malformed record: {e}") from e
 
 
+def page_split_advice(recs: list[dict]) -> list[str]:
+    """A line when a run's first-touch had to use base pages because huge pages are coarser than
+    each thread's part of the arrays (placement.page_split of the built-in's records)."""
+    for rec in recs:
+        split = rec.get("placement", {}).get("page_split", {})
+        if split.get("mode", "").startswith("base pages throughout"):
+            return [
+                f"huge pages ({split['huge_page_bytes'] >> 20} MiB) are coarser than each thread's part of the "
+                f"arrays ({split['smallest_part_bytes'] >> 10} KiB in the smallest): first-touch used base pages "
+                "to keep each part on its thread's node"
+            ]
+    return []
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -328,6 +342,9 @@ def run(
             ]
         result["modes"][mode.name] = entry
     result.update(verdict(medians, nodes))
+    if builtin_name:
+        recs = [last_record(p["stdout"]) for m in modes for p in last[m.name]]
+        result["advice"] = result.get("advice", []) + page_split_advice(recs)
     prov = dict(topo["provenance"])
     all_cpus = sorted(c for _, cpus in nodes_with_cpus(topo) for c in cpus)
     # What each built-in process worked on (its arrays or grid), as its own record says; a command's is unknown.
