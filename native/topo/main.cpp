@@ -9,6 +9,7 @@
 #include "common/isa.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
+#include "engine/engine.hpp"
 
 int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-topo", [&] {
@@ -28,6 +29,14 @@ int main(int argc, char** argv) {
     if (!source.empty()) setenv("BANDWALL_TOPOLOGY", source.c_str(), 1);
     auto& topo = bw::Topology::instance();
     bw::json result = topo.to_json();
+    if (topo.is_this_machine()) {
+      bw::json engines = bw::json::object();  // copy engines: "available" or "unavailable: <reason>"
+      for (const auto& b : bw::engine::backends()) {
+        auto a = b.probe();
+        engines[std::string(b.name)] = a.available ? "available" : "unavailable: " + a.reason;
+      }
+      result["engines"] = engines;
+    }
     bw::json config = {{"topology", topo.source()}};
     // The instruction sets are this CPU's, so they are left out for a synthetic or XML machine.
     if (topo.is_this_machine()) result["isa"] = bw::isa_json();

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from bandwall import store, stream
+from bandwall import engine, store, stream
 from bandwall.output import (
     bind_option,
     emit,
@@ -15,6 +15,7 @@ from bandwall.output import (
     refuse_empty,
 )
 from bandwall.registry import commands
+from bandwall.views.engine import engine_line
 from bandwall.views.stream import csv_rows, render
 
 
@@ -53,12 +54,66 @@ from bandwall.views.stream import csv_rows, render
 )
 @placement_option()
 @pages_option("system")
+@click.option(
+    "--engine",
+    "engine_name",
+    callback=refuse_empty,
+    default=None,
+    help="pipeline the kernel with a copy engine: helper, dsa, memcpy or none (default: CPU only)",
+)
+@click.option(
+    "--engine-cpus",
+    callback=refuse_empty,
+    default=None,
+    help="helper CPUs (default: the CPUs that do not compute)",
+)
+@click.option(
+    "--engine-mode",
+    type=click.Choice(engine.MODES),
+    default=None,
+    help="copy into a cached ring, or touch (loads only)",
+)
+@click.option(
+    "--queue-depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="blocks in flight per thread (triad 2, else 4)",
+)
+@click.option(
+    "--block", callback=refuse_empty, default=None, help="pipeline block size, a multiple of 4K (1M)"
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(engine.STRATEGIES),
+    default="auto",
+    show_default=True,
+    help="all: the engine fetches every input; split: the core streams src1; auto: from the stored curves",
+)
 @measuring_options
-def stream_cmd(fmt, db, no_store, **options):
-    """Run one STREAM kernel, validate it and store its record (a failed run stores nothing)."""
+def stream_cmd(
+    fmt, db, no_store, engine_name, engine_cpus, engine_mode, queue_depth, block, strategy, **options
+):
+    """Run one STREAM kernel, validate it and store its record (a failed run stores nothing).
+
+    With --engine the kernel is pipelined (seed 002): the engine brings the next blocks into the
+    cache while the cores compute the current ones."""
     if not no_store:
         store.check(db)
-    rec = stream.run(**options)
+    pipelined = dict(engine_cpus=engine_cpus, engine_mode=engine_mode, queue_depth=queue_depth, block=block)
+    if engine_name is None:
+        given = [f"--{k.replace('_', '-')}" for k, v in pipelined.items() if v is not None]
+        if given:
+            raise click.UsageError(f"{', '.join(given)} need --engine")
+        rec = stream.run(**options)
+    else:
+        kernel = options.pop("kernel")
+        rec = engine.run(kernel, engine_name, strategy, db=db, **options, **pipelined)
     if not no_store:
         rec["id"] = store.save(rec, db)
-    emit(rec, fmt, lambda con: render(con, [rec]), lambda: csv_rows([rec]))
+
+    def show(con) -> None:
+        render(con, [rec])
+        if rec["config"].get("pipelined"):
+            con.print(engine_line(rec))
+
+    emit(rec, fmt, show, lambda: csv_rows([rec]))

@@ -41,3 +41,5 @@ def render(con, rec: dict) -> None:
         con.print(f"instruction sets for the kernels: {', '.join(r['isa']['offered'])}")
     con.print(f"hardware counters: {r['pmu']}")
     con.print(f"DSA work queues: {', '.join(r['dsa_work_queues']) or 'none'}")
+    if r.get("engines"):
+        con.print("copy engines: " + "; ".join(f"{name}: {state}" for name, state in r["engines"].items()))

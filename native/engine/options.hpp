@@ -1,0 +1,37 @@
+// The command line of bandwall-pipeline and its checks: one clear UsageError per bad input
+// (unknown or unavailable engine, depth or block of zero, block larger than a thread's share,
+// engine CPUs that overlap the compute CPUs).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/affinity.hpp"
+#include "engine/pipeline.hpp"
+
+namespace bw::pipeline {
+
+struct Options {
+  std::string kernel = "triad", threads, cpus, bind = "compact", stores = "nt", size, reps = "20";
+  std::string placement = "first-touch", pages = "system";
+  std::string engine = "helper", engine_cpus, engine_mode, depth, block = "1M", strategy = "all";
+  bool list_engines = false;
+};
+
+// Everything a run needs, resolved and checked.
+struct Setup {
+  Plan plan;
+  Binding binding;               // the compute threads
+  std::vector<int> engine_cpus;  // helper CPUs (empty for other engines)
+  std::string engine_mode;       // copy or touch
+  std::size_t n = 0;             // elements per array
+  int reps = 0;
+  bool depth_default = false;
+};
+
+// Default queue depth: 2 for triad (the seed's companion code), 4 otherwise.
+int default_depth(const std::string& kernel);
+
+Setup resolve(const Options& o);
+
+}  // namespace bw::pipeline

@@ -1,0 +1,49 @@
+// The one place engines are registered: adding a backend is a file and one line here.
+#include <sched.h>
+
+#include <chrono>
+#include <immintrin.h>
+#include <string>
+
+#include "common/errors.hpp"
+#include "engine/backends.hpp"
+
+namespace bw::engine {
+
+const std::vector<Backend>& backends() {
+  static const std::vector<Backend> all = {
+      dsa_backend(), dsa_model_backend(), helper_backend(), memcpy_backend(), none_backend(),
+  };
+  return all;
+}
+
+const Backend& find(std::string_view name) {
+  std::string names;
+  for (const Backend& b : backends()) {
+    if (b.name == name) return b;
+    names += (names.empty() ? "" : ", ") + std::string(b.name);
+  }
+  throw UsageError("unknown engine '" + std::string(name) + "' (known: " + names + ")");
+}
+
+std::unique_ptr<Engine> make(std::string_view name, const Config& c) {
+  const Backend& b = find(name);
+  Availability a = b.probe();
+  if (!a.available) throw UsageError(std::string(b.name) + ": unavailable: " + a.reason);
+  return b.make(c);
+}
+
+void Queue::wait(Ticket t) {
+  if (poll(t)) return;
+  auto t0 = std::chrono::steady_clock::now();
+  // Spin while the engine is about to finish; yield when it takes longer, so an engine thread that
+  // shares this CPU (an oversubscribed machine) gets to run.
+  for (unsigned spins = 0; !poll(t); ++spins) {
+    _mm_pause();
+    if (spins >= 4096) sched_yield();
+  }
+  stats_.waits++;
+  stats_.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace bw::engine

@@ -1,0 +1,175 @@
+"""`bandwall engine`: the copy engines here (`list`) and the CPU-only against engine + CPU sweep."""
+
+from __future__ import annotations
+
+import click
+
+from bandwall import engine, engine_sweep, store, sweep
+from bandwall.errors import UsageError
+from bandwall.output import (
+    console,
+    db_option,
+    emit,
+    format_option,
+    no_store_option,
+    pages_option,
+    refuse_empty,
+    table,
+)
+from bandwall.registry import commands
+from bandwall.report import engine_plot, sweep_plot
+from bandwall.views.engine import SWEEP_COLUMNS, render_sweep, sweep_rows
+
+
+@click.group("engine")
+def engine_group() -> None:
+    """Copy engines (seed 002): DSA where present, helper cores elsewhere."""
+
+
+@engine_group.command("list")
+@format_option
+def list_cmd(fmt):
+    """The engines, whether each can run here, and why not."""
+    rows = engine.engines()
+    emit(
+        rows,
+        fmt,
+        lambda con: con.print(
+            table(
+                "copy engines",
+                ["engine", "here", "what"],
+                [
+                    [
+                        e["name"],
+                        "available" if e["available"] else f"unavailable: {e['reason']}",
+                        e["summary"],
+                    ]
+                    for e in rows
+                ],
+            )
+        ),
+        lambda: (
+            ["name", "available", "reason", "summary"],
+            [[e["name"], e["available"], e["reason"], e["summary"]] for e in rows],
+        ),
+    )
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        return sweep.parse_cores(text, limit=1 << 16) if text else []
+    except UsageError as e:
+        raise UsageError(f"{what}: {e}") from e
+
+
+@engine_group.command("sweep")
+@click.option(
+    "--kernels", callback=refuse_empty, default=",".join(engine_sweep.DEFAULT_KERNELS), show_default=True
+)
+@click.option(
+    "--cores", callback=refuse_empty, default=None, help="compute core counts: 1,2,4 or 1-8 (default 1..CPUs)"
+)
+@click.option("--engine", "engine_name", callback=refuse_empty, default="helper", show_default=True)
+@click.option(
+    "--helpers",
+    callback=refuse_empty,
+    default="1",
+    show_default=True,
+    help="helper core counts (helper engine)",
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(("both", "all", "split")),
+    default="both",
+    show_default=True,
+    help="strategies measured for two-input kernels",
+)
+@click.option("--engine-mode", type=click.Choice(engine.MODES), default=None)
+@click.option("--queue-depth", type=click.IntRange(min=1), default=None)
+@click.option("--block", callback=refuse_empty, default=None)
+@click.option("--size", callback=refuse_empty, default=None, help="bytes per array (default 4x the LLC)")
+@click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option(
+    "--heatmap", "heatmap_file", callback=refuse_empty, type=click.Path(dir_okay=False), default=None
+)
+@pages_option("system")
+@format_option
+@db_option
+@no_store_option
+def sweep_cmd(
+    kernels,
+    cores,
+    engine_name,
+    helpers,
+    strategy,
+    engine_mode,
+    queue_depth,
+    block,
+    size,
+    reps,
+    heatmap_file,
+    pages,
+    fmt,
+    db,
+    no_store,
+):
+    """CPU only against engine + CPU over compute cores (and helper cores): the seed's table, the
+    heat map of speed-ups and the fewest cores with the engine that reach the CPU-only best."""
+    from bandwall import stream
+
+    names = [k.strip() for k in kernels.split(",") if k.strip()]
+    for k in names:
+        if k not in stream.kernel_names():
+            raise UsageError(f"unknown kernel {k!r} (known: {', '.join(stream.kernel_names())})")
+    counts = sweep.parse_cores(cores)
+    helper_counts = _ints(helpers, "--helpers")
+    if not no_store:
+        store.check(db)
+    ids: list[int] = []
+
+    def keep(rec: dict) -> None:
+        if not no_store:
+            ids.append(store.save(rec, db))
+
+    strategies = ["all", "split"] if strategy == "both" else [strategy]
+    err = console(stderr=True)
+    rows, recs = engine_sweep.run(
+        names,
+        counts,
+        helper_counts,
+        engine_name,
+        strategies,
+        on_record=keep,
+        on_step=lambda s: err.print(f"engine sweep: {s}", highlight=False),
+        size=size,
+        reps=reps,
+        pages=pages,
+        engine_mode=engine_mode,
+        queue_depth=queue_depth,
+        block=block,
+    )
+    rec = engine_sweep.sweep_record(
+        rows,
+        recs,
+        {
+            "kernels": names,
+            "cores": counts,
+            "helpers": helper_counts,
+            "engine": engine_name,
+            "strategies": strategies,
+        },
+        ids,
+    )
+    if not no_store:
+        rec["id"] = store.save(rec, db)
+    if heatmap_file:
+        sweep_plot.save(engine_plot.figure(rec), heatmap_file)
+    emit(
+        rec,
+        fmt,
+        lambda con: render_sweep(con, rec),
+        lambda: (SWEEP_COLUMNS, sweep_rows(rec["result"]["rows"])),
+    )
+
+
+commands.register("engine")(engine_group)

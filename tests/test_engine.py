@@ -1,0 +1,208 @@
+"""Copy engines: which exist here, the pipelined kernels' records over every registered engine, the
+strategy choice, the engine sweep, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from bandwall import engine, records
+from bandwall.store import Store
+
+NCPU = len(os.sched_getaffinity(0))
+SMALL = ["--size", "4M", "--reps", "2"]
+BLOCK = ["--block", "256K"]  # 16 blocks per array: most go through the engine
+ENGINES = {e["name"]: e for e in engine.engines()}
+
+
+def engine_args(name: str) -> list[str]:
+    """Compute on CPU 0; the helper on CPU 1."""
+    args = ["--engine", name, "--cpus", "0"]
+    if name == "helper":
+        args += ["--engine-cpus", "1"]
+    return args
+
+
+def needs(name: str):
+    e = ENGINES[name]
+    if not e["available"]:
+        pytest.skip(f"{name}: unavailable: {e['reason']}")
+
+
+def piped(run, *args, db=None):
+    extra = ["--db", db] if db else ["--no-store"]
+    p = run("stream", *args, *SMALL, *BLOCK, "--format", "json", *extra)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_every_engine_registered_and_topo_says_which_exist(run_bandwall):
+    assert {"dsa", "helper", "memcpy", "none"} <= set(ENGINES)
+    p = run_bandwall("topo", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    here = json.loads(p.stdout)["result"]["engines"]
+    for name, e in ENGINES.items():
+        assert here[name] == ("available" if e["available"] else f"unavailable: {e['reason']}")
+        assert e["available"] or e["reason"], f"{name} is unavailable without a reason"
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+@pytest.mark.parametrize("kernel", ["scale", "triad", "dot"])
+def test_pipelined_record_over_every_engine(run_bandwall, tmp_path, name, kernel):
+    needs(name)
+    if name == "helper" and NCPU < 2:
+        pytest.skip("helper: needs a second CPU")
+    db = str(tmp_path / "r.db")
+    rec = piped(run_bandwall, "--kernel", kernel, *engine_args(name), "--strategy", "all", db=db)
+    records.validate(rec)
+    c, r = rec["config"], rec["result"]
+    assert rec["tool"] == "stream" and rec["validation"]["passed"] is True
+    assert c["pipelined"] is True and c["engine"] == name and c["strategy"] == "all"
+    assert c["queue_depth"] == (2 if kernel == "triad" else 4) and c["block_bytes"] == 256 << 10
+    assert c["engine_cpus"] == ([1] if name == "helper" else [])
+    assert r["best_GBps"] > 0 and r["engine"]["blocks"] > 0
+    # The engine moved every block after the first queue-depth ones, each input once per repetition.
+    per_rep = (r["engine"]["blocks"] - r["engine"]["direct_blocks"]) // 2 * len(c["engine_inputs"])
+    assert r["engine"]["requests"] == per_rep * 2
+    if name == "dsa-model":
+        assert r["engine"]["page_faults"] > 0 and c["dsa_hardware_verified"] is False
+    with Store(db, readonly=True) as s:
+        assert s.count() == 1
+
+
+@pytest.mark.parametrize("kernel", ["triad", "dot"])
+def test_split_strategy_leaves_src1_to_the_core(run_bandwall, kernel):
+    rec = piped(run_bandwall, "--kernel", kernel, *engine_args("memcpy"), "--strategy", "split")
+    assert rec["config"]["strategy"] == "split"
+    assert rec["config"]["engine_inputs"] == ("c" if kernel == "triad" else "b")
+
+
+def test_failed_validation_stores_nothing(run_bandwall, tmp_path):
+    db = str(tmp_path / "r.db")
+    p = run_bandwall(
+        "stream",
+        "--kernel",
+        "triad",
+        *engine_args("memcpy"),
+        *SMALL,
+        "--db",
+        db,
+        env={"BANDWALL_STREAM_INJECT_ERROR": "1"},
+    )
+    assert p.returncode == 1 and "validation of pipelined triad failed" in p.stderr
+    with Store(db, readonly=True) as s:
+        assert s.count() == 0
+
+
+def test_auto_strategy_follows_the_stored_knee(run_bandwall, tmp_path):
+    db = str(tmp_path / "r.db")
+    rec = piped(run_bandwall, "--kernel", "dot", *engine_args("memcpy"), db=db)
+    assert rec["config"]["strategy_requested"] == "auto" and rec["config"]["strategy"] == "all"
+    assert "no stored sweep" in rec["config"]["strategy_reason"]
+    # A CPU-only sweep whose knee is at one core: one compute core is at the knee, so split.
+    p = run_bandwall("sweep", "dot", "--cores", "1", *SMALL, "--db", db, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["result"]["knee_cores"] == 1
+    rec = piped(run_bandwall, "--kernel", "dot", *engine_args("memcpy"), db=db)
+    assert rec["config"]["strategy"] == "split" and "knee at 1 cores" in rec["config"]["strategy_reason"]
+    one = piped(run_bandwall, "--kernel", "scale", *engine_args("memcpy"), db=db)
+    assert one["config"]["strategy"] == "all" and "one array" in one["config"]["strategy_reason"]
+
+
+def test_engine_sweep_table_summary_heatmap_and_records(run_bandwall, tmp_path):
+    db, png = str(tmp_path / "r.db"), tmp_path / "heat.png"
+    name = "helper" if NCPU >= 2 else "memcpy"
+    p = run_bandwall(
+        "engine", "sweep", "--kernels", "triad,scale", "--cores", "1", "--engine", name, *SMALL, *BLOCK,
+        "--heatmap", str(png), "--db", db, "--format", "json",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    records.validate(rec)
+    rows = rec["result"]["rows"]
+    assert rec["tool"] == "engine-sweep"
+    assert sorted((r["kernel"], r["strategy"]) for r in rows) == [
+        ("scale", "all"),
+        ("triad", "all"),
+        ("triad", "split"),
+    ]
+    for r in rows:
+        assert r["cores"] == 1 and r["helpers"] == (1 if name == "helper" else 0)
+        assert r["speedup"] == pytest.approx(r["engine_GBps"] / r["cpu_GBps"])
+    assert {s["kernel"] for s in rec["result"]["summary"]} == {"triad", "scale"}
+    assert png.stat().st_size > 0
+    with Store(db, readonly=True) as s:
+        # 2 CPU-only points, 3 engine points, the sweep
+        assert s.count() == 6 and len(rec["result"]["point_record_ids"]) == 5
+
+
+def test_engine_sweep_summary_counts_cores():
+    rows = [
+        {"kernel": "triad", "cores": 1, "helpers": 1, "cpu_GBps": 10.0, "engine_GBps": 16.0, "speedup": 1.6},
+        {
+            "kernel": "triad",
+            "cores": 2,
+            "helpers": 1,
+            "cpu_GBps": 15.0,
+            "engine_GBps": 17.0,
+            "speedup": 17 / 15,
+        },
+        {
+            "kernel": "triad",
+            "cores": 3,
+            "helpers": None,
+            "cpu_GBps": 15.5,
+            "engine_GBps": None,
+            "speedup": None,
+        },
+    ]
+    from bandwall import engine_sweep
+
+    (s,) = engine_sweep.summary(rows)
+    assert (s["cpu_best_cores"], s["engine_cores"], s["engine_helpers"]) == (3, 1, 1)
+    assert s["statement"] == "triad: with the engine, 1 core + 1 helper core give what the CPU needs 3 for"
+
+
+BAD = [
+    (["stream", "--engine", "blitter"], "unknown engine 'blitter'"),
+    (["stream", "--engine", "memcpy", "--queue-depth", "0"], "--queue-depth"),
+    (["stream", "--engine", "memcpy", "--block", "0"], "must be greater than zero"),
+    (["stream", "--engine", "memcpy", "--block", "3K"], "not a multiple of 4 KiB"),
+    (
+        ["stream", "--engine", "memcpy", "--cpus", "0", "--block", "64M", "--size", "8M"],
+        "larger than each thread's share",
+    ),
+    (["stream", "--engine", "memcpy", "--engine-cpus", "1"], "is for the helper engine"),
+    (["stream", "--engine", "none", "--engine-mode", "copy"], "no copy mode"),
+    (["stream", "--engine-cpus", "1"], "need --engine"),
+    (["stream", "--engine", "memcpy", "--strategy", "half"], "'half' is not one of"),
+    (["engine", "sweep", "--engine", "blitter"], "unknown engine 'blitter'"),
+    (["engine", "sweep", "--kernels", "axpy"], "unknown kernel 'axpy'"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD)
+def test_bad_input_one_line_exit_2(run_bandwall, args, fragment):
+    p = run_bandwall(*args, "--no-store")
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], p.stderr
+
+
+def test_overlapping_helper_cores_refused(run_bandwall):
+    p = run_bandwall("stream", "--engine", "helper", "--cpus", "0", "--engine-cpus", "0", "--no-store")
+    if not ENGINES["helper"]["available"]:
+        assert p.returncode == 2 and "helper: unavailable" in p.stderr
+        return
+    assert p.returncode == 2 and "engine CPU 0 is also a compute CPU" in p.stderr
+
+
+def test_unavailable_engine_exit_2_with_reason(run_bandwall):
+    needs_absent = ENGINES["dsa"]
+    if needs_absent["available"]:
+        pytest.skip("this machine has a DSA work queue")
+    p = run_bandwall("stream", "--engine", "dsa", "--no-store")
+    assert p.returncode == 2
+    assert p.stderr.strip() == f"bandwall: error: dsa: unavailable: {needs_absent['reason']}"
