@@ -206,3 +206,20 @@ def test_unavailable_engine_exit_2_with_reason(run_bandwall):
     p = run_bandwall("stream", "--engine", "dsa", "--no-store")
     assert p.returncode == 2
     assert p.stderr.strip() == f"bandwall: error: dsa: unavailable: {needs_absent['reason']}"
+
+
+def test_report_section_quick(run_bandwall, tmp_path):
+    p = run_bandwall(
+        "report", "--sections", "engine", "--quick", "--no-store", "--out", tmp_path, "--format", "json"
+    )
+    assert p.returncode == 0, p.stderr
+    doc = json.loads((tmp_path / "report.json").read_text())
+    sec = doc["sections"]["engine"]
+    if sec["status"] == "unavailable":
+        assert NCPU < 2 and "no copy engine here" in sec["reason"]
+        return
+    assert sec["status"] == "ok", sec.get("reason")
+    rec = sec["data"]["record"]
+    assert rec["tool"] == "engine-sweep" and rec["config"]["engine"] in ("dsa", "helper")
+    assert [(r["kernel"], r["cores"]) for r in rec["result"]["rows"]] == [("triad", 1)]
+    assert "<img" in (tmp_path / "index.html").read_text()
