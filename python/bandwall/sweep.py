@@ -59,18 +59,19 @@ def check_share(share: float) -> float:
     return share
 
 
-def knee(points: Sequence[dict], share: float = DEFAULT_KNEE_SHARE) -> int:
-    """The fewest cores whose best_GBps reaches share of the best point of the curve."""
+def knee(points: Sequence[dict], share: float = DEFAULT_KNEE_SHARE, key: str = "cores") -> int:
+    """The fewest cores (or points[key]: ranks per node for flat MPI) whose best_GBps reaches share
+    of the best point of the curve."""
     if not points:
         raise ValueError("a knee needs at least one point")
     check_share(share)
     top = max(p["best_GBps"] for p in points)
-    return min(p["cores"] for p in points if p["best_GBps"] >= share * top)
+    return min(p[key] for p in points if p["best_GBps"] >= share * top)
 
 
-def surplus(points: Sequence[dict], knee_cores: int) -> int:
+def surplus(points: Sequence[dict], knee_cores: int, key: str = "cores") -> int:
     """Cores of the sweep beyond the knee: the largest core count swept minus the knee."""
-    return max(p["cores"] for p in points) - knee_cores
+    return max(p[key] for p in points) - knee_cores
 
 
 def point(rec: dict) -> dict:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import iso3dfd, store
+from bandwall import iso3dfd, iso3dfd_mpi, launchers, store
 from bandwall.output import emit, measuring_options, pages_option, placement_option, refuse_empty
 from bandwall.registry import commands
+from bandwall.views import iso3dfd_mpi as mpi_view
 from bandwall.views.iso3dfd import csv_rows, render
 
 
@@ -58,6 +59,33 @@ from bandwall.views.iso3dfd import csv_rows, render
     show_default=True,
     help="measure the best of stream copy and triad, and the FMA peak, on the same cores",
 )
+@click.option(
+    "--ranks",
+    callback=refuse_empty,
+    default=None,
+    help="run over MPI ranks (z-slabs, MPI+OpenMP): a count or a list such as 1,2,4 (one record each)",
+)
+@click.option(
+    "--launcher",
+    default=launchers.AUTO,
+    show_default=True,
+    type=click.Choice(launchers.names()),
+    help="with --ranks: srun inside a Slurm allocation, else the mpirun of the MPI bandwall was built with",
+)
+@click.option(
+    "--scaling",
+    default="strong",
+    show_default=True,
+    type=click.Choice(iso3dfd_mpi.SCALINGS),
+    help="with --ranks: strong (--grid is shared) or weak (--grid is each rank's part)",
+)
+@click.option(
+    "--rank-bind",
+    default="numa",
+    show_default=True,
+    type=click.Choice(iso3dfd_mpi.BINDINGS),
+    help="with --ranks: numa (one rank per NUMA node, sharing its CPUs), core (one CPU per rank) or none",
+)
 @measuring_options
 def iso3dfd_cmd(
     grid,
@@ -73,6 +101,10 @@ def iso3dfd_cmd(
     verify,
     ablation,
     roofline,
+    ranks,
+    launcher,
+    scaling,
+    rank_bind,
     fmt,
     db,
     no_store,
@@ -82,6 +114,23 @@ def iso3dfd_cmd(
     blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
     if not no_store:
         store.check(db)
+    if ranks is not None:
+        counts = iso3dfd_mpi.parse_ranks(ranks)
+        recs = [
+            iso3dfd_mpi.run(dims, iters, n, blk, threads, rank_bind, scaling, launcher, pages, verify)
+            for n in iso3dfd_mpi.checked(dims, counts, scaling)
+        ]
+        if not no_store:
+            for rec in recs:
+                store.save(rec, db)
+        emit(
+            recs if len(recs) > 1 else recs[0],
+            fmt,
+            lambda con: mpi_view.render(con, recs),
+            lambda: mpi_view.csv_rows(recs),
+        )
+        return
+    common = dict(blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages)
     common = dict(
         blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages, isa=isa
     )

@@ -1,0 +1,179 @@
+"""ISO3DFD over MPI ranks: the distributed wavefield equals one process's (its own --verify and the
+single-process executable's norm), with mpirun on 2 and 4 ranks and with srun on the test
+session's one-node Slurm; every rank's record part says where it ran; bad rank counts and launchers
+are one line and exit 2 or 1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from bandwall import iso3dfd_mpi, launchers, mpi, native
+from bandwall.errors import Unavailable
+from conftest import run
+
+# 32 interior planes: 16 per rank on 2 ranks (boundary slabs and an interior), 8 on 4 (the halo
+# exactly, no interior left to overlap).
+GRID = "40x36x48"
+ITERS = 6
+ROUNDING = 1e-6
+
+
+def built() -> str | None:
+    try:
+        return native.executable(iso3dfd_mpi.TOOL)
+    except Exception:
+        return None
+
+
+pytestmark = pytest.mark.skipif(
+    built() is None,
+    reason=f"{iso3dfd_mpi.TOOL} is not built: no MPI found at build time "
+    f"(apt-get install {mpi.flavours.get('openmpi').packages})",
+)
+
+
+@pytest.fixture(scope="module")
+def single_norm():
+    out = run("iso3dfd", "--grid", GRID, "--iters", ITERS, "--no-roofline", "--format", "json", "--no-store")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)["result"]["norm"]
+
+
+def distributed(run_bandwall, ranks, *extra, env=None):
+    out = run_bandwall(
+        "iso3dfd",
+        "--grid",
+        GRID,
+        "--iters",
+        ITERS,
+        "--ranks",
+        ranks,
+        "--verify",
+        "--format",
+        "json",
+        "--no-store",
+        *extra,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_mpirun_gives_the_single_process_norm(run_bandwall, single_norm, ranks):
+    rec = distributed(run_bandwall, ranks, "--launcher", "mpirun")
+    assert rec["tool"] == "iso3dfd-mpi"
+    assert rec["config"]["ranks"] == ranks
+    assert rec["config"]["launcher"]["name"] == "mpirun"
+    assert rec["validation"]["passed"] and rec["validation"]["checked"]
+    assert rec["validation"]["max_rel_error"] <= ROUNDING
+    assert rec["result"]["norm"] == pytest.approx(single_norm, rel=ROUNDING)
+    assert rec["validation"]["single_process_norm"] == pytest.approx(single_norm, rel=ROUNDING)
+    parts = rec["result"]["ranks"]
+    assert [p["rank"] for p in parts] == list(range(ranks))
+    # The slabs tile the interior planes in rank order.
+    assert [p["z0"] for p in parts] == [8 + i * 32 // ranks for i in range(ranks)]
+    assert all(p["planes"] == 32 // ranks for p in parts)
+    assert 0 <= rec["result"]["comm_share"] <= 1
+    assert all(0 <= p["wait_s"] <= p["time_s"] for p in parts)
+
+
+def test_srun_gives_the_single_process_norm(run_bandwall, single_norm, slurm_cluster):
+    rec = distributed(run_bandwall, 2, "--launcher", "srun", env=slurm_cluster.env)
+    assert rec["config"]["launcher"]["name"] == "srun"
+    assert rec["validation"]["passed"]
+    assert rec["result"]["norm"] == pytest.approx(single_norm, rel=ROUNDING)
+    assert {p["host"] for p in rec["result"]["ranks"]} == {slurm_cluster.node}
+
+
+def test_weak_scaling_grows_the_grid_with_the_ranks(run_bandwall):
+    rec = distributed(run_bandwall, 2, "--launcher", "mpirun", "--scaling", "weak")
+    assert rec["config"]["scaling"] == "weak"
+    assert rec["config"]["n3"] == 2 * 32 + 16
+    assert rec["config"]["planes_per_rank"] == 32
+    assert rec["validation"]["passed"]
+
+
+def test_ranks_sharing_a_node_share_its_cpus():
+    """numa binding: with one NUMA node, two ranks get disjoint parts of its CPUs (when it has two)."""
+    cpus = len(os.sched_getaffinity(0))
+    rec = iso3dfd_mpi.run((40, 36, 48), 2, 2, launcher="mpirun")
+    parts = rec["result"]["ranks"]
+    used = [set(p["thread_cpus"]) for p in parts]
+    if cpus >= 2:
+        assert not used[0] & used[1]
+    assert rec["config"]["threads_per_rank"] == max(1, cpus // 2)
+
+
+BAD = [
+    (["--ranks", "3"], 2, "which 3 ranks do not divide"),
+    (["--ranks", "8"], 2, "fewer than the halo of 8"),
+    (["--ranks", "2,8"], 2, "fewer than the halo of 8"),
+    (["--ranks", "0"], 2, "must be at least 1"),
+    (["--ranks", "two"], 2, "is not whole numbers"),
+    (["--ranks", ""], 2, "empty"),
+    (["--ranks", "2", "--launcher", "qsub"], 2, "Invalid value for '--launcher'"),
+    (["--ranks", "2", "--scaling", "weak", "--grid", "40x36x20"], 2, "fewer than the halo of 8"),
+]
+
+
+@pytest.mark.parametrize("args,code,fragment", BAD)
+def test_bad_input(run_bandwall, args, code, fragment):
+    out = run_bandwall("iso3dfd", "--grid", GRID, "--iters", "2", "--no-store", *args)
+    assert out.returncode == code
+    assert fragment in out.stderr
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().count("\n") == 0 or "Usage:" in out.stderr
+
+
+def test_native_refuses_the_same_decompositions_as_the_front_end():
+    """Run directly under mpirun, the executable itself refuses, in one line from rank 0 only."""
+    plan = launchers.plan(iso3dfd_mpi.TOOL, 3, "mpirun")
+    argv = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
+    out = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **plan.env}, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.count("which 3 ranks do not divide") == 1
+    assert out.stdout == ""
+
+
+def test_missing_launcher_names_its_package(run_bandwall, tmp_path):
+    """A PATH without the launcher: one line naming the Debian package, exit 1."""
+    for name in ("srun", "mpirun"):
+        out = run_bandwall(
+            "iso3dfd",
+            "--grid",
+            GRID,
+            "--iters",
+            "2",
+            "--ranks",
+            "2",
+            "--launcher",
+            name,
+            "--no-store",
+            env={"PATH": str(tmp_path)},
+        )
+        assert out.returncode == 1, out.stderr
+        assert "is not installed (Debian package" in out.stderr
+        assert "Traceback" not in out.stderr
+
+
+def test_unbuilt_executable_names_the_mpi_package(monkeypatch):
+    def missing(name):
+        raise native.RunFailed(f"native executable {name!r} not found")
+
+    monkeypatch.setattr(native, "executable", missing)
+    with pytest.raises(Unavailable, match="MPI was not found when bandwall was built.*libopenmpi-dev"):
+        launchers.plan(iso3dfd_mpi.TOOL, 2)
+
+
+def test_auto_launcher_is_srun_inside_an_allocation(monkeypatch):
+    monkeypatch.setenv("SLURM_JOB_ID", "42")
+    expected = "srun" if shutil.which("srun") else "mpirun"
+    assert launchers.choose("auto") == expected
+    monkeypatch.delenv("SLURM_JOB_ID")
+    assert launchers.choose("auto") == "mpirun"
