@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bandwall import iso3dfd, iso3dfd_mpi
+from bandwall import iso3dfd_mpi
 from bandwall.output import table
+from bandwall.views.iso3dfd import page_map_text
 
 COLUMNS = ["ranks", "threads/rank", "MPoints/s", "speed-up", "efficiency", "comm share", "norm"]
 
@@ -47,7 +48,7 @@ def render(con, recs: Sequence[dict]) -> None:
                     ",".join(map(str, p["thread_cpus"])),
                     ",".join(map(str, p["thread_nodes"])),
                     p["wait_s"],
-                    iso3dfd.page_map_text(p["page_map"]["prev"]),
+                    page_map_text(p["page_map"]["prev"]),
                 ]
                 for p in last["result"]["ranks"]
             ],
