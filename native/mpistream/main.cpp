@@ -107,7 +107,7 @@ int run(const Options& o) {
     sum = run_once(k, x, n, 1, nt, &t);
   }
   MPI_Allreduce(mine.data(), slowest.data(), reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  const Validation v = validate(k, x, n, 1, sum);
+  const Validation v = validate(k, x, n, reps, 1, sum);
   int ok = v.passed ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!v.passed) std::fprintf(stderr, "bandwall-mpi-stream: rank %d: %s\n", bw::mpi::rank(), v.message.c_str());
