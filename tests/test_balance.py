@@ -40,7 +40,13 @@ def test_balance_record_schema(make_record):
     s = make_record(
         "stream",
         result={"best_GBps": 20.0, "median_GBps": 19.0},
-        config={"kernel": "triad", "stores": "nt", "threads": 2, "size_per_array_bytes": 1 << 30},
+        config={
+            "kernel": "triad",
+            "stores": "nt",
+            "threads": 2,
+            "size_per_array_bytes": 1 << 30,
+            "isa": "avx512",
+        },
     )
     p = make_record("peak", result=dict(PEAK), config={"threads": 2, "isa": "avx512"})
     rec = balance.balance_record(s, p)

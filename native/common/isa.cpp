@@ -46,6 +46,28 @@ std::vector<std::string> cpu_isas() {
   return out;
 }
 
+std::string choose_isa(const std::string& requested, const std::vector<std::string>& built) {
+  for (const std::string& n : built)
+    if ((requested == "auto" || requested == n) && cpu_has_isa(n)) return n;
+  return "";
+}
+
+std::string isa_refusal(const std::string& requested, const std::vector<std::string>& built) {
+  const std::vector<std::string>& names = isa_names();
+  if (requested != "auto" && std::find(names.begin(), names.end(), requested) == names.end())
+    return "unknown isa '" + requested + "' (use auto, avx512, avx2 or generic)";
+  if (requested != "auto" && std::find(built.begin(), built.end(), requested) == built.end())
+    return "isa '" + requested + "' is not built into this binary (the compiler lacks its target flags)";
+  std::string offered;
+  for (const std::string& n : cpu_isas()) offered += (offered.empty() ? "" : ", ") + n;
+  return "isa '" + requested + "' is not supported by this CPU (it offers " + offered + ")";
+}
+
+const char* isa_syntax() {
+  return "instruction set of the kernel: auto (the best this CPU runs), avx512, avx2 or generic (the build's "
+         "baseline)";
+}
+
 nlohmann::json isa_json() {
   nlohmann::json feats = nlohmann::json::object();
   for (const Feature& f : features()) feats[f.name] = f.present;

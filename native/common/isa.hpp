@@ -20,6 +20,17 @@ bool cpu_has_isa(const std::string& name);
 // The variants this CPU can run, best first.
 std::vector<std::string> cpu_isas();
 
+// The variant a dispatching kernel runs for requested ("auto" or a name) among those built into the
+// binary (built, best first): "auto" names the best this CPU runs. Empty when there is none.
+std::string choose_isa(const std::string& requested, const std::vector<std::string>& built);
+
+// Why choose_isa(requested, built) gave nothing, in one line (unknown name, not built in, or not
+// offered by this CPU).
+std::string isa_refusal(const std::string& requested, const std::vector<std::string>& built);
+
+// The help text of every --isa option.
+const char* isa_syntax();
+
 // For the topology record: the variants offered and the CPUID features they are made of.
 nlohmann::json isa_json();
 

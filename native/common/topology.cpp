@@ -155,6 +155,15 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
   return 0;
 }
 
+std::uint64_t Topology::cache_bytes(int level, int cpu) const {
+  hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo_, static_cast<unsigned>(cpu));
+  for (hwloc_obj_t o = pu ? pu->parent : nullptr; o; o = o->parent)
+    if (hwloc_obj_type_is_cache(o->type) && o->attr->cache.depth == static_cast<unsigned>(level) &&
+        o->attr->cache.type != HWLOC_OBJ_CACHE_INSTRUCTION)
+      return o->attr->cache.size;
+  return 0;
+}
+
 namespace {
 
 // PUs of topo in hwloc logical order, restricted to allowed (all when empty).

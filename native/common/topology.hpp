@@ -34,6 +34,9 @@ class Topology {
   int cores() const;
   // Sum of the distinct last-level caches that cover cpus (all CPUs when empty).
   std::uint64_t llc_bytes(const std::vector<int>& cpus = {}) const;
+  // Size of the level-th data (or unified) cache that covers cpu (1: L1d, 2: L2, ...); 0 when hwloc
+  // knows none.
+  std::uint64_t cache_bytes(int level, int cpu) const;
 
   // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter,
   // node:N), drawn from allowed (every CPU when empty); n = 0 means all of them. Throws UsageError

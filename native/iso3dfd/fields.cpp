@@ -80,6 +80,13 @@ void add_source(float* prev, const Grid& g) {
   }
 }
 
+double window_bytes(const Grid& g, const Blocks& b) {
+  const double h = 2.0 * kHalf;
+  const double b1 = static_cast<double>(std::min(b.b1, g.n1 - 2 * kHalf));
+  const double b2 = static_cast<double>(std::min(b.b2, g.n2 - 2 * kHalf));
+  return (b1 + h) * (b2 + h) * (h + kRegisterPlanes) * sizeof(float);
+}
+
 bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads) {
   bw::PageSplit split;
   if (serial) {

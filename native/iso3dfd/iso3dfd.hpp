@@ -49,6 +49,11 @@ struct Blocks {
   std::size_t b1 = 0, b2 = 0, b3 = 0;
 };
 
+// Bytes of the window of prev a block of g must keep in the core's L2: within a block the kernel
+// walks z kRegisterPlanes planes at a time, and the 2 * kHalf + kRegisterPlanes planes of prev
+// around them (the block's x and y extents with their halo) are reused from plane to plane.
+double window_bytes(const Grid& g, const Blocks& b);
+
 enum class Schedule { Static, Dynamic };
 
 // One cache block: [x0,x1) x [y0,y1) x [z0,z1).

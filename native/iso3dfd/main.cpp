@@ -11,12 +11,14 @@
 #include "common/errors.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
+#include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/options.hpp"
 #include "iso3dfd/output.hpp"
 #include "iso3dfd/selfcheck.hpp"
 
 using namespace bw::iso3dfd;
+using bw::json;
 
 namespace {
 
@@ -63,6 +65,15 @@ int main(int argc, char** argv) {
     bw::Binding binding = bw::resolve_binding(o.threads, "", o.affinity);
     std::vector<int> cpus = bw::apply_binding(binding);
     const int threads = binding.threads;
+    const Blocks& r = o.blocks_requested;
+    json blocks_choice = {{"how", "user"}, {"why", "given on the command line"}};
+    if (!r.b1 || !r.b2 || !r.b3) {
+      const int cpu = cpus.empty() || cpus[0] < 0 ? bw::allowed_cpus().front() : cpus[0];
+      BlockChoice bc = choose_blocks(o.grid, r, o.schedule, o.placement, threads, cpu,
+                                     o.block_search && o.kernel == KernelChoice::Optimised && o.iterations > 0);
+      o.blocks = bc.blocks;
+      blocks_choice = bc.record;
+    }
 
     const std::size_t bytes = o.grid.points() * sizeof(float);
     bw::Buffer prev(bytes, o.placement), next(bytes, o.placement), vel(bytes, o.placement);
@@ -106,6 +117,8 @@ int main(int argc, char** argv) {
       bw::json rec = make_iso_record(o, threads, cpus, binding.policy, seconds, cpu, norm, v, page_map, huge);
       rec["validation"]["self_check"] = check.to_json();
       rec["placement"]["page_split"] = split.to_json();
+      rec["config"]["blocks"] = json::array({o.blocks.b1, o.blocks.b2, o.blocks.b3});
+      rec["config"]["blocks_choice"] = blocks_choice;
       bw::emit(rec);
     } else
       print_result(o, seconds, v);

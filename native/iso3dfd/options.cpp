@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/args.hpp"
+#include "common/isa.hpp"
 #include "common/errors.hpp"
 #include "common/policies.hpp"
 #include "iso3dfd/rows.hpp"
@@ -23,7 +24,10 @@ std::size_t dimension(const std::string& text, const char* name) {
   return static_cast<std::size_t>(v);
 }
 
+// A block dimension, or 0 for "auto" and "search" (chosen for this CPU at start-up from the model
+// of its caches, with search also by a short measured search: iso3dfd/autoblocks.hpp).
 std::size_t block(const std::string& text, const char* name, const char* dim_name, std::size_t dim) {
+  if (text == "auto" || text == "search") return 0;
   long v = parse_int(text, name, 0, kMaxDim);
   if (v == 0) throw UsageError(std::string(name) + " must be at least 1 (blocks of zero points do not exist)");
   if (static_cast<std::size_t>(v) > dim)
@@ -44,7 +48,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
               pages = "huge", isa = "auto";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
-                 "grid with halo, steps, cache blocks, compact|scatter|none, threads")
+                 "grid with halo, steps, cache blocks (each a number, auto: from this CPU's caches, or search: "
+                 "refined by a short measured search), "
+                 "compact|scatter|none, threads")
       ->required();
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
@@ -56,8 +62,7 @@ bool parse_options(int argc, char** argv, Options& o) {
                "compare the result with the plain reference (exit 1 when it differs; BANDWALL_ISO3DFD_FAULT=1 "
                "perturbs the optimised kernel's first coefficient by 1% to see it fail)");
   app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
-  app.add_option("--isa", isa,
-                 "row kernel's instruction set: auto (default: the best this CPU runs), avx512, avx2 or generic");
+  app.add_option("--isa", isa, isa_syntax());
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
@@ -67,6 +72,8 @@ bool parse_options(int argc, char** argv, Options& o) {
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
                     block(pos[6], "n3_block", "n3", o.grid.n3)};
+  o.blocks_requested = o.blocks;
+  o.block_search = pos[4] == "search" || pos[5] == "search" || pos[6] == "search";
   if (pos.size() >= 8) {
     o.affinity = pos[7];
     if (o.affinity != "compact" && o.affinity != "scatter" && o.affinity != "none")

@@ -14,7 +14,9 @@ enum class KernelChoice { Optimised, Reference };
 struct Options {
   Grid grid;
   int iterations = 0;
-  Blocks blocks;
+  Blocks blocks;  // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
+  Blocks blocks_requested;
+  bool block_search = false;         // "search" in a block argument: time candidates before choosing
   std::string affinity = "compact";  // compact, scatter or none
   int threads = 0;                   // 0: one per CPU this process may use
   bool serial_init = false;          // --init serial (or --placement serial)

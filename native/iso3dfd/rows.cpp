@@ -29,9 +29,20 @@ const std::vector<const RowVariant*>& row_variants() {
   return all;
 }
 
+namespace {
+
+std::vector<std::string> built_names() {
+  std::vector<std::string> names;
+  for (const RowVariant* v : row_variants()) names.push_back(v->isa);
+  return names;
+}
+
+}  // namespace
+
 const RowVariant* find_row_variant(const std::string& isa) {
+  const std::string name = choose_isa(isa, built_names());
   for (const RowVariant* v : row_variants())
-    if ((isa == "auto" || isa == v->isa) && cpu_has_isa(v->isa)) return v;
+    if (name == v->isa) return v;
   return nullptr;
 }
 
@@ -50,16 +61,6 @@ IncoreBound incore_bound(const RowVariant& v) {
   return b;
 }
 
-std::string row_variant_refusal(const std::string& isa) {
-  bool known = isa == "auto";
-  for (const std::string& n : isa_names()) known = known || n == isa;
-  if (!known) return "unknown isa '" + isa + "' (use auto, avx512, avx2 or generic)";
-  bool built = false;
-  for (const RowVariant* v : row_variants()) built = built || isa == v->isa;
-  if (!built) return "isa '" + isa + "' is not built into this binary (the compiler lacks its target flags)";
-  std::string offered;
-  for (const std::string& n : cpu_isas()) offered += (offered.empty() ? "" : ", ") + n;
-  return "isa '" + isa + "' is not supported by this CPU (it offers " + offered + ")";
-}
+std::string row_variant_refusal(const std::string& isa) { return isa_refusal(isa, built_names()); }
 
 }  // namespace bw::iso3dfd

@@ -1,86 +1,40 @@
+// The FMA peak: the variant chosen at start-up (or by select_isa) and the measurement over threads.
+// The variants' files are built only when the compiler takes their target flags; CMake defines
+// BANDWALL_PEAK_<ISA> for each.
 #include "peak/fma.hpp"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <string>
 #include <vector>
 
+#include "common/errors.hpp"
+#include "common/isa.hpp"
+
 namespace bw::peak {
+
+#ifdef BANDWALL_PEAK_AVX512
+extern const Variant kPeakAvx512;
+#endif
+#ifdef BANDWALL_PEAK_AVX2
+extern const Variant kPeakAvx2;
+#endif
+extern const Variant kPeakGeneric;
+
 namespace {
 
-#if defined(__AVX512F__)
-constexpr const char* kIsa = "avx512";
-struct VD {
-  using T = __m512d;
-  using E = double;
-  static constexpr int n = 8;
-  static T set1(E x) { return _mm512_set1_pd(x); }
-  static T fma(T a, T b, T c) { return _mm512_fmadd_pd(a, b, c); }
-  static E first(T v) { return _mm512_cvtsd_f64(v); }
-};
-struct VS {
-  using T = __m512;
-  using E = float;
-  static constexpr int n = 16;
-  static T set1(E x) { return _mm512_set1_ps(x); }
-  static T fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
-  static E first(T v) { return _mm512_cvtss_f32(v); }
-};
-#elif defined(__AVX2__) && defined(__FMA__)
-constexpr const char* kIsa = "avx2";
-struct VD {
-  using T = __m256d;
-  using E = double;
-  static constexpr int n = 4;
-  static T set1(E x) { return _mm256_set1_pd(x); }
-  static T fma(T a, T b, T c) { return _mm256_fmadd_pd(a, b, c); }
-  static E first(T v) { return _mm256_cvtsd_f64(v); }
-};
-struct VS {
-  using T = __m256;
-  using E = float;
-  static constexpr int n = 8;
-  static T set1(E x) { return _mm256_set1_ps(x); }
-  static T fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
-  static E first(T v) { return _mm256_cvtss_f32(v); }
-};
-#else
-constexpr const char* kIsa = "sse2 (no FMA: multiply + add)";
-struct VD {
-  using T = __m128d;
-  using E = double;
-  static constexpr int n = 2;
-  static T set1(E x) { return _mm_set1_pd(x); }
-  static T fma(T a, T b, T c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
-  static E first(T v) { return _mm_cvtsd_f64(v); }
-};
-struct VS {
-  using T = __m128;
-  using E = float;
-  static constexpr int n = 4;
-  static T set1(E x) { return _mm_set1_ps(x); }
-  static T fma(T a, T b, T c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
-  static E first(T v) { return _mm_cvtss_f32(v); }
-};
-#endif
+std::vector<std::string> built_names() {
+  std::vector<std::string> names;
+  for (const Variant* v : variants()) names.push_back(v->isa);
+  return names;
+}
 
-// acc = acc * m + c converges to c / (1 - m) = 1, so values stay finite however long it runs.
-template <class V>
-double chain(std::uint64_t iters) {
-  typename V::T acc[kAccumulators];
-  for (int j = 0; j < kAccumulators; ++j) acc[j] = V::set1(static_cast<typename V::E>(j) * typename V::E(0.01));
-  const typename V::T m = V::set1(typename V::E(0.5)), c = V::set1(typename V::E(0.5));
-  for (std::uint64_t i = 0; i < iters; ++i) {
-    // Floating-point FMA chains cannot be reassociated, so the compiler keeps every one.
-#pragma GCC unroll 16
-    for (int j = 0; j < kAccumulators; ++j) acc[j] = V::fma(acc[j], m, c);
-  }
-  double sum = 0;
-  for (int j = 0; j < kAccumulators; ++j) sum += static_cast<double>(V::first(acc[j]));
-  return sum;
+const Variant*& active() {
+  static const Variant* v = find_variant("auto");
+  return v;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -89,12 +43,40 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int lanes(Precision p) { return p == Precision::Double ? VD::n : VS::n; }
+const std::vector<const Variant*>& variants() {
+  static const std::vector<const Variant*> all = {
+#ifdef BANDWALL_PEAK_AVX512
+      &kPeakAvx512,
+#endif
+#ifdef BANDWALL_PEAK_AVX2
+      &kPeakAvx2,
+#endif
+      &kPeakGeneric,
+  };
+  return all;
+}
+
+const Variant* find_variant(const std::string& isa) {
+  const std::string name = choose_isa(isa, built_names());
+  for (const Variant* v : variants())
+    if (name == v->isa) return v;
+  return nullptr;
+}
+
+std::string select_isa(const std::string& isa) {
+  const Variant* v = find_variant(isa);
+  if (!v) throw UsageError(isa_refusal(isa, built_names()));
+  active() = v;
+  return v->isa;
+}
+
+const Variant& variant() { return *active(); }
+
+int lanes(Precision p) { return p == Precision::Double ? active()->lanes_dp : active()->lanes_dp * 2; }
 double flops_per_iteration(Precision p) { return 2.0 * lanes(p) * kAccumulators; }
-const char* isa() { return kIsa; }
 
 double run_chain(Precision p, std::uint64_t iters) {
-  return p == Precision::Double ? chain<VD>(iters) : chain<VS>(iters);
+  return p == Precision::Double ? active()->chain_dp(iters) : active()->chain_sp(iters);
 }
 
 Measurement measure(Precision p, int nthreads, double target_s, int reps) {

@@ -1,8 +1,12 @@
 // FMA-throughput kernel: independent accumulator chains, enough of them to cover the FMA latency
-// times the FMA pipes, in the widest vectors the build targets. Measures peak GFlop/s per thread
-// and over all threads, in double and single precision.
+// times the FMA pipes, in the widest vectors of an instruction set. Measures peak GFlop/s per
+// thread and over all threads, in double and single precision. The chains are built once per
+// instruction set (AVX-512, AVX2 + FMA, and the build's baseline), each in its own file with its
+// own target flags; the best this CPU runs is chosen at start-up, select_isa() forces another.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace bw::peak {
 
@@ -11,11 +15,34 @@ enum class Precision { Double, Single };
 // Independent chains; 16 covers a 4-cycle latency on 2 pipes (8 needed) with room to spare.
 inline constexpr int kAccumulators = 16;
 
-// Vector lanes of the precision in the compiled ISA, and the flops of one chain iteration
+// One instruction set's chains (initialised at compile time: no code of its file may run before
+// the CPU is known to have its instructions).
+struct Variant {
+  const char* isa;  // avx512, avx2 or generic (common/isa.hpp's names)
+  int vector_bits;
+  bool fma;      // a fused multiply-add instruction; false: a multiply and an add (the same flops)
+  int lanes_dp;  // doubles per vector (floats: twice as many)
+  double (*chain_dp)(std::uint64_t iters);
+  double (*chain_sp)(std::uint64_t iters);
+};
+
+// The variants built into this binary, best first (generic is always there).
+const std::vector<const Variant*>& variants();
+
+// The variant named isa ("auto": the best) if it is built in and this CPU runs it, else nullptr.
+const Variant* find_variant(const std::string& isa);
+
+// Makes the variant named isa ("auto" or a name) the one measured; UsageError (one line) when it
+// is not built in or this CPU lacks it. Returns the name chosen.
+std::string select_isa(const std::string& isa);
+
+// The chosen variant.
+const Variant& variant();
+
+// Vector lanes of the precision in the chosen variant, and the flops of one chain iteration
 // (2 per lane per accumulator: one multiply and one add per FMA).
 int lanes(Precision p);
 double flops_per_iteration(Precision p);
-const char* isa();
 
 // Runs iters iterations on the calling thread; returns a checksum of the accumulators (finite,
 // so the work cannot be optimised away and a broken kernel is caught).

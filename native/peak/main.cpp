@@ -5,6 +5,7 @@
 #include "common/affinity.hpp"
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/isa.hpp"
 #include "common/policies.hpp"
 #include "common/record.hpp"
 #include "peak/fma.hpp"
@@ -12,13 +13,15 @@
 int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-peak", [&] {
     CLI::App app{"bandwall-peak: FMA throughput per core and over all cores"};
-    std::string threads_s, cpus, bind = "compact", reps_s = "5", seconds_s = "0.2";
+    std::string threads_s, cpus, bind = "compact", reps_s = "5", seconds_s = "0.2", isa = "auto";
     app.add_option("--threads", threads_s, "threads (default: every CPU of --cpus or --bind)");
     app.add_option("--cpus", cpus, "explicit CPU list, thread i on the i-th CPU");
     app.add_option("--bind", bind, bw::binding_syntax())->capture_default_str();
     app.add_option("--reps", reps_s, "repetitions of each measurement (best is kept)")->capture_default_str();
     app.add_option("--seconds", seconds_s, "duration of one repetition")->capture_default_str();
+    app.add_option("--isa", isa, bw::isa_syntax())->capture_default_str();
     if (!bw::parse_command_line(app, argc, argv)) return 0;
+    bw::peak::select_isa(isa);
     int threads = threads_s.empty() ? 0 : static_cast<int>(bw::parse_int(threads_s, "--threads", 1, 1 << 16));
     int reps = static_cast<int>(bw::parse_int(reps_s, "--reps", 1, 1000));
     double seconds = 0;
@@ -45,7 +48,11 @@ int main(int argc, char** argv) {
       result[std::string("lanes_") + tag] = bw::peak::lanes(p);
     }
     if (!ok) throw bw::RunError("FMA chain produced a wrong checksum (the kernel is broken)");
-    bw::json config = {{"isa", bw::peak::isa()},
+    const bw::peak::Variant& v = bw::peak::variant();
+    bw::json config = {{"isa", v.isa},
+                       {"isa_requested", isa},
+                       {"vector_bits", v.vector_bits},
+                       {"fma_instruction", v.fma},
                        {"accumulators", bw::peak::kAccumulators},
                        {"threads", binding.threads},
                        {"reps", reps},

@@ -1,158 +1,79 @@
-// Chunk functions of the STREAM kernels. Each aligns the written array with a scalar head, runs
-// an unrolled vector body with non-temporal or regular stores, and finishes with a scalar tail.
+// The STREAM kernel table of the instruction set chosen at start-up (or by select_isa), and the
+// lookups over it. The variants' files are built only when the compiler takes their target flags;
+// CMake defines BANDWALL_STREAM_<ISA> for each.
 #include "stream/kernels.hpp"
 
 #include "common/errors.hpp"
-#include "stream/simd.hpp"
+#include "common/isa.hpp"
 
 namespace bw::stream {
+
+#ifdef BANDWALL_STREAM_AVX512
+extern const Variant kStreamAvx512;
+#endif
+#ifdef BANDWALL_STREAM_AVX2
+extern const Variant kStreamAvx2;
+#endif
+extern const Variant kStreamGeneric;
+
 namespace {
 
-using V = simd::VecD;
-constexpr std::size_t L = V::lanes;
-constexpr std::size_t kUnroll = 4;
-
-template <bool NT>
-inline void put(double* p, V::T v) {
-  if constexpr (NT)
-    V::stream(p, v);
-  else
-    V::store(p, v);
+std::vector<std::string> built_names() {
+  std::vector<std::string> names;
+  for (const Variant* v : variants()) names.push_back(v->isa);
+  return names;
 }
 
-// Elements before dst + begin reaches vector alignment (never more than end - begin).
-inline std::size_t head_end(const double* dst, std::size_t begin, std::size_t end) {
-  std::size_t i = begin;
-  while (i < end && !simd::aligned(dst + i)) ++i;
-  return i;
+const Variant*& active() {
+  static const Variant* v = find_variant("auto");
+  return v;
 }
-
-// Runs body(i) for full unrolled blocks, then single vectors, from i to the last full vector;
-// returns where the scalar tail starts.
-template <class Body>
-inline std::size_t vector_loop(std::size_t i, std::size_t end, Body body) {
-  for (; i + kUnroll * L <= end; i += kUnroll * L)
-    for (std::size_t u = 0; u < kUnroll; ++u) body(i + u * L);
-  for (; i + L <= end; i += L) body(i);
-  return i;
-}
-
-template <bool NT>
-double copy(const Arrays& x, std::size_t begin, std::size_t end, double) {
-  double* __restrict c = x.c;
-  const double* __restrict a = x.a;
-  std::size_t i = begin, h = head_end(c, begin, end);
-  for (; i < h; ++i) c[i] = a[i];
-  i = vector_loop(i, end, [&](std::size_t j) { put<NT>(c + j, V::load(a + j)); });
-  for (; i < end; ++i) c[i] = a[i];
-  if constexpr (NT) _mm_sfence();
-  return 0.0;
-}
-
-template <bool NT>
-double scale(const Arrays& x, std::size_t begin, std::size_t end, double s) {
-  double* __restrict b = x.b;
-  const double* __restrict c = x.c;
-  const V::T vs = V::set1(s);
-  std::size_t i = begin, h = head_end(b, begin, end);
-  for (; i < h; ++i) b[i] = s * c[i];
-  i = vector_loop(i, end, [&](std::size_t j) { put<NT>(b + j, V::mul(vs, V::load(c + j))); });
-  for (; i < end; ++i) b[i] = s * c[i];
-  if constexpr (NT) _mm_sfence();
-  return 0.0;
-}
-
-template <bool NT>
-double add(const Arrays& x, std::size_t begin, std::size_t end, double) {
-  double* __restrict c = x.c;
-  const double* __restrict a = x.a;
-  const double* __restrict b = x.b;
-  std::size_t i = begin, h = head_end(c, begin, end);
-  for (; i < h; ++i) c[i] = a[i] + b[i];
-  i = vector_loop(i, end, [&](std::size_t j) { put<NT>(c + j, V::add(V::load(a + j), V::load(b + j))); });
-  for (; i < end; ++i) c[i] = a[i] + b[i];
-  if constexpr (NT) _mm_sfence();
-  return 0.0;
-}
-
-template <bool NT>
-double triad(const Arrays& x, std::size_t begin, std::size_t end, double s) {
-  double* __restrict a = x.a;
-  const double* __restrict b = x.b;
-  const double* __restrict c = x.c;
-  const V::T vs = V::set1(s);
-  std::size_t i = begin, h = head_end(a, begin, end);
-  for (; i < h; ++i) a[i] = b[i] + s * c[i];
-  i = vector_loop(i, end, [&](std::size_t j) { put<NT>(a + j, V::fma(vs, V::load(c + j), V::load(b + j))); });
-  for (; i < end; ++i) a[i] = b[i] + s * c[i];
-  if constexpr (NT) _mm_sfence();
-  return 0.0;
-}
-
-// BabelStream's nstream: a accumulates over the repetitions (its validation replays every one).
-template <bool NT>
-double nstream(const Arrays& x, std::size_t begin, std::size_t end, double s) {
-  double* __restrict a = x.a;
-  const double* __restrict b = x.b;
-  const double* __restrict c = x.c;
-  const V::T vs = V::set1(s);
-  std::size_t i = begin, h = head_end(a, begin, end);
-  for (; i < h; ++i) a[i] += b[i] + s * c[i];
-  i = vector_loop(i, end, [&](std::size_t j) {
-    put<NT>(a + j, V::add(V::load(a + j), V::fma(vs, V::load(c + j), V::load(b + j))));
-  });
-  for (; i < end; ++i) a[i] += b[i] + s * c[i];
-  if constexpr (NT) _mm_sfence();
-  return 0.0;
-}
-
-// Four accumulators per unrolled block hide the add latency; a does the aligning.
-double dot(const Arrays& x, std::size_t begin, std::size_t end, double) {
-  const double* __restrict a = x.a;
-  const double* __restrict b = x.b;
-  double sum = 0.0;
-  std::size_t i = begin, h = head_end(a, begin, end);
-  for (; i < h; ++i) sum += a[i] * b[i];
-  V::T acc[kUnroll];
-  for (auto& v : acc) v = V::zero();
-  for (; i + kUnroll * L <= end; i += kUnroll * L)
-    for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::fma(V::load(a + i + u * L), V::load(b + i + u * L), acc[u]);
-  for (; i + L <= end; i += L) acc[0] = V::fma(V::load(a + i), V::load(b + i), acc[0]);
-  for (; i < end; ++i) sum += a[i] * b[i];
-  V::T total = V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3]));
-  return sum + V::sum(total);
-}
-
-const Kernel kTable[] = {
-    {"copy", "c[i] = a[i]", 16, 8, 0, true, false, true, 'c', copy<true>, copy<false>,
-     [](double& a, double&, double& c, double) { c = a; }},
-    {"scale", "b[i] = s * c[i]", 16, 8, 1, false, true, true, 'b', scale<true>, scale<false>,
-     [](double&, double& b, double& c, double s) { b = s * c; }},
-    {"add", "c[i] = a[i] + b[i]", 24, 8, 1, true, true, true, 'c', add<true>, add<false>,
-     [](double& a, double& b, double& c, double) { c = a + b; }},
-    {"triad", "a[i] = b[i] + s * c[i]", 24, 8, 2, true, true, true, 'a', triad<true>, triad<false>,
-     [](double& a, double& b, double& c, double s) { a = b + s * c; }},
-    {"nstream", "a[i] += b[i] + s * c[i]", 32, 0, 3, true, true, true, 'a', nstream<true>, nstream<false>,
-     [](double& a, double& b, double& c, double s) { a += b + s * c; }},
-    {"dot", "sum += a[i] * b[i]", 16, 0, 2, true, true, false, 0, dot, dot, [](double&, double&, double&, double) {}},
-};
 
 }  // namespace
 
-std::span<const Kernel> kernels() { return kTable; }
+const std::vector<const Variant*>& variants() {
+  static const std::vector<const Variant*> all = {
+#ifdef BANDWALL_STREAM_AVX512
+      &kStreamAvx512,
+#endif
+#ifdef BANDWALL_STREAM_AVX2
+      &kStreamAvx2,
+#endif
+      &kStreamGeneric,
+  };
+  return all;
+}
+
+const Variant* find_variant(const std::string& isa) {
+  const std::string name = choose_isa(isa, built_names());
+  for (const Variant* v : variants())
+    if (name == v->isa) return v;
+  return nullptr;
+}
+
+std::string select_isa(const std::string& isa) {
+  const Variant* v = find_variant(isa);
+  if (!v) throw UsageError(isa_refusal(isa, built_names()));
+  active() = v;
+  return v->isa;
+}
+
+const char* isa() { return active()->isa; }
+
+int vector_bits() { return active()->vector_bits; }
+
+std::span<const Kernel> kernels() { return active()->kernel_list(); }
 
 std::string kernel_names() {
   std::string names;
-  for (const Kernel& k : kTable) names += (names.empty() ? "" : ", ") + std::string(k.name);
+  for (const Kernel& k : kernels()) names += (names.empty() ? "" : ", ") + std::string(k.name);
   return names;
 }
 
 const Kernel& find_kernel(std::string_view name) {
-  for (const Kernel& k : kTable)
+  for (const Kernel& k : kernels())
     if (k.name == name) return k;
   throw UsageError("unknown kernel '" + std::string(name) + "' (known: " + kernel_names() + ")");
 }
-
-const char* isa() { return simd::kIsa; }
 
 }  // namespace bw::stream

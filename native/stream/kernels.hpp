@@ -1,10 +1,14 @@
 // The STREAM kernels as one table: what each computes, the bytes and flops it moves per element,
-// and its chunk functions with non-temporal and regular stores. Adding a kernel is adding a row.
+// and its chunk functions with non-temporal and regular stores. Adding a kernel is adding a row
+// (stream/chunks.hpp). The table is built once per instruction set (AVX-512, AVX2 + FMA, and the
+// build's baseline), each in its own file with its own target flags, and the one this CPU runs
+// best is chosen at start-up (common/isa.hpp); select_isa() forces another.
 #pragma once
 #include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace bw::stream {
 
@@ -35,6 +39,27 @@ struct Kernel {
   ScalarFn reference;
 };
 
+// One instruction set's table. A plain array: a variant is initialised at compile time
+// (constinit), since no code of its file may run at start-up on a CPU that lacks its instructions.
+struct Variant {
+  const char* isa;  // avx512, avx2 or generic (common/isa.hpp's names)
+  int vector_bits;  // width of the vectors its chunk functions use
+  const Kernel* table;
+  int nkernels;
+  std::span<const Kernel> kernel_list() const { return {table, static_cast<std::size_t>(nkernels)}; }
+};
+
+// The variants built into this binary, best first (generic is always there).
+const std::vector<const Variant*>& variants();
+
+// The variant named isa ("auto": the best) if it is built in and this CPU runs it, else nullptr.
+const Variant* find_variant(const std::string& isa);
+
+// Makes the variant named isa ("auto" or a name) the one kernels() gives; UsageError (one line)
+// when it is not built in or this CPU lacks it. Returns the name chosen.
+std::string select_isa(const std::string& isa);
+
+// The kernel table of the chosen variant.
 std::span<const Kernel> kernels();
 
 // The names of the table, "copy, scale, ...": for help texts and messages.
@@ -43,7 +68,8 @@ std::string kernel_names();
 // The kernel called name; UsageError listing the known names otherwise.
 const Kernel& find_kernel(std::string_view name);
 
-// Instruction set the kernels were compiled for ("avx512", "avx2", "sse2").
+// The chosen variant's instruction set (avx512, avx2, generic) and vector width in bits.
 const char* isa();
+int vector_bits();
 
 }  // namespace bw::stream

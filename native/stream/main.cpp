@@ -9,6 +9,7 @@
 #include "common/affinity.hpp"
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/isa.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
@@ -22,6 +23,7 @@ struct Options {
   std::string kernel = "triad", threads, cpus, bind = "compact", stores = "nt", size, reps = "20";
   std::string placement = "first-touch";
   std::string pages = "system";
+  std::string isa = "auto";
   bool list = false;
 };
 
@@ -39,6 +41,7 @@ bw::json kernel_table() {
 
 int run(const Options& o) {
   using namespace bw::stream;
+  select_isa(o.isa);
   const Kernel& k = find_kernel(o.kernel);
   if (o.stores != "nt" && o.stores != "regular")
     throw bw::UsageError("unknown store kind '" + o.stores + "' (use nt or regular)");
@@ -115,6 +118,8 @@ int run(const Options& o) {
                      {"reps", reps},
                      {"threads", binding.threads},
                      {"isa", isa()},
+                     {"isa_requested", o.isa},
+                     {"vector_bits", vector_bits()},
                      {"size_default", o.size.empty()}};
   bw::json checks = bw::json::object();
   for (auto& a : v.arrays)
@@ -156,6 +161,7 @@ int main(int argc, char** argv) {
     app.add_option("--placement", o.placement, bw::placement_syntax())->capture_default_str();
     app.add_option("--pages", o.pages, "huge (transparent huge pages asked for), base (4 KiB pages) or system")
         ->capture_default_str();
+    app.add_option("--isa", o.isa, bw::isa_syntax())->capture_default_str();
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list) {

@@ -1,12 +1,24 @@
-// The widest double-precision vector the build targets (AVX-512, AVX2+FMA, or SSE2), behind one
-// small interface so each kernel is written once. stream() is the non-temporal store.
+// The widest double-precision vector the translation unit is compiled for (AVX-512, AVX2+FMA, or
+// SSE2), behind one small interface so each kernel is written once. stream() is the non-temporal
+// store. Files built with different target flags (the kernels' instruction-set variants) see
+// different vectors; each set lives in its own inline namespace, so that the linker never merges
+// an AVX-512 function into code that must run without it.
 #pragma once
 #include <immintrin.h>
 
 #include <cstddef>
 #include <cstdint>
 
+#if defined(__AVX512F__)
+#define BANDWALL_SIMD_NS avx512
+#elif defined(__AVX2__) && defined(__FMA__)
+#define BANDWALL_SIMD_NS avx2
+#else
+#define BANDWALL_SIMD_NS sse2
+#endif
+
 namespace bw::simd {
+inline namespace BANDWALL_SIMD_NS {
 
 #if defined(__AVX512F__)
 inline constexpr const char* kIsa = "avx512";
@@ -68,4 +80,5 @@ inline constexpr std::size_t kVecBytes = VecD::lanes * sizeof(double);
 
 inline bool aligned(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) % kVecBytes) == 0; }
 
+}  // namespace BANDWALL_SIMD_NS
 }  // namespace bw::simd

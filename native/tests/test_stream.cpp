@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "common/errors.hpp"
+#include "common/isa.hpp"
 #include "stream/kernels.hpp"
 #include "stream/runner.hpp"
 #include "stream/stats.hpp"
@@ -60,7 +62,22 @@ struct Fixture {
   }
 };
 
-TEST(StreamKernels, EveryKernelValidatesWithBothStoreKinds) {
+// Every kernel of every instruction-set variant against STREAM's validation (the reference
+// replayed per repetition), on arrays whose misalignment runs the scalar head, vector body and
+// tail; variants this binary or CPU lacks are skipped, saying why.
+class StreamVariants : public ::testing::TestWithParam<std::string> {
+ protected:
+  void TearDown() override { select_isa("auto"); }
+};
+
+TEST_P(StreamVariants, EveryKernelValidatesWithBothStoreKinds) {
+  const std::string isa_name = GetParam();
+  if (!find_variant(isa_name)) GTEST_SKIP() << bw::isa_refusal(isa_name, {isa_name});
+  EXPECT_EQ(select_isa(isa_name), isa_name);
+  EXPECT_STREQ(isa(), isa_name.c_str());
+  if (isa_name != "generic") {
+    EXPECT_EQ(vector_bits(), isa_name == "avx512" ? 512 : 256);
+  }
   for (const Kernel& k : kernels())
     for (bool nt : {true, false})
       for (std::size_t off : {0u, 1u, 3u})
@@ -70,9 +87,31 @@ TEST(StreamKernels, EveryKernelValidatesWithBothStoreKinds) {
           double secs = 0, sum = 0;
           for (int r = 0; r < 3; ++r) sum = run_once(k, f.x, n, 2, nt, &secs);
           Validation v = validate(k, f.x, n, 3, 2, sum);
-          EXPECT_TRUE(v.passed) << k.name << " nt=" << nt << " n=" << n << " off=" << off << ": " << v.message;
+          EXPECT_TRUE(v.passed) << isa_name << " " << k.name << " nt=" << nt << " n=" << n << " off=" << off << ": "
+                                << v.message;
           EXPECT_GE(secs, 0.0);
         }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, StreamVariants, ::testing::Values("avx512", "avx2", "generic"));
+
+TEST(StreamVariantChoice, AutoIsTheBestTheCpuRunsAndTablesAgree) {
+  const Variant* best = find_variant("auto");
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->isa, bw::cpu_isas().front());
+  for (const Variant* v : variants()) {
+    ASSERT_EQ(v->kernel_list().size(), best->kernel_list().size()) << v->isa;
+    for (std::size_t i = 0; i < best->kernel_list().size(); ++i) {
+      EXPECT_EQ(v->kernel_list()[i].name, best->kernel_list()[i].name) << v->isa;
+      EXPECT_EQ(v->kernel_list()[i].bytes_per_element, best->kernel_list()[i].bytes_per_element) << v->isa;
+    }
+  }
+  EXPECT_THROW(select_isa("sse9"), bw::UsageError);
+  for (const std::string& n : bw::isa_names())
+    if (!bw::cpu_has_isa(n)) {
+      EXPECT_THROW(select_isa(n), bw::UsageError) << n;
+    }
+  EXPECT_STREQ(isa(), best->isa);  // a refused choice leaves the one before
 }
 
 TEST(StreamKernels, ComputesWhatTheFormulaSays) {

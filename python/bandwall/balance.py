@@ -33,6 +33,7 @@ def peak_args(
     bind: str | None = None,
     reps: int | None = None,
     seconds: float | None = None,
+    isa: str | None = None,
 ) -> list[str]:
     args: list[str] = []
     for flag, value in (
@@ -41,6 +42,7 @@ def peak_args(
         ("--bind", bind),
         ("--reps", reps),
         ("--seconds", seconds),
+        ("--isa", isa),
     ):
         if value is not None:
             args += [flag, str(value)]
@@ -93,6 +95,8 @@ def balance_record(stream_rec: dict, peak_rec: dict) -> dict:
         "peak_threads": peak_rec["config"]["threads"],
         "size_per_array_bytes": stream_rec["config"]["size_per_array_bytes"],
         "isa": peak_rec["config"]["isa"],
+        "isa_requested": peak_rec["config"].get("isa_requested", "auto"),
+        "stream_isa": stream_rec["config"]["isa"],
     }
     rec = {
         "schema_version": records.SCHEMA_VERSION,
@@ -114,8 +118,10 @@ def measure(
     reps: int | None = None,
     peak_reps: int | None = None,
     peak_seconds: float | None = None,
+    isa: str | None = None,
 ) -> tuple[dict, dict, dict]:
-    """Runs the stream kernel and the FMA peak on the same CPUs; returns (stream, peak, balance)."""
-    s = stream.run(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps)
-    p = run_peak(threads=threads, cpus=cpus, bind=bind, reps=peak_reps, seconds=peak_seconds)
+    """Runs the stream kernel and the FMA peak on the same CPUs, both with the instruction set isa
+    (None or auto: the best this CPU runs); returns (stream, peak, balance)."""
+    s = stream.run(kernel, threads=threads, cpus=cpus, bind=bind, size=size, reps=reps, isa=isa)
+    p = run_peak(threads=threads, cpus=cpus, bind=bind, reps=peak_reps, seconds=peak_seconds, isa=isa)
     return s, p, balance_record(s, p)

@@ -13,8 +13,10 @@ HALF_LENGTH = 8
 BINDINGS = ("compact", "scatter", "none")
 INITS = ("first-touch", "serial")
 SCHEDULES = ("static", "dynamic")
-# The row kernel's instruction set: auto picks the best the CPU runs (the native tool refuses the rest).
-ISAS = ("auto", "avx512", "avx2", "generic")
+# --blocks auto: the native tool chooses the blocks from a model of the CPU's caches; search: and
+# refines the model's y block by a short measured search.
+AUTO = "auto"
+BLOCK_WORDS = (AUTO, "search")
 # The seed's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
 ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
 # The memory bound is the best bandwidth of these stream kernels on the same cores.
@@ -29,6 +31,13 @@ def parse_dims(text: str, what: str) -> tuple[int, int, int]:
     if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
         raise UsageError(f"{what} {text!r} is not three whole numbers like 272x272x272")
     return tuple(int(p) for p in parts)  # type: ignore[return-value]
+
+
+def parse_blocks(text: str):
+    """'auto' (chosen by bandwall-iso3dfd from the caches of the CPU it runs on), 'search' (the same,
+    refined by a short measured search) or three whole numbers."""
+    word = text.strip().lower()
+    return word if word in BLOCK_WORDS else parse_dims(text, "blocks")
 
 
 def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
@@ -55,8 +64,9 @@ def native_args(
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (default_blocks unless
-    given). threads may be a placeholder such as bandwall-launch's "{ncpus}"."""
-    blocks = blocks or default_blocks(grid)
+    given; AUTO lets the tool choose them for the CPU). threads may be a placeholder such as
+    bandwall-launch's "{ncpus}"."""
+    blocks = (blocks,) * 3 if blocks in BLOCK_WORDS else blocks or default_blocks(grid)
     args = [*grid, iters, *blocks, bind]
     if threads is not None:
         args.append(threads)

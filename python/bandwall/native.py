@@ -12,6 +12,9 @@ from pathlib import Path
 from bandwall.errors import RunFailed, UsageError
 
 EXIT_USAGE = 2
+# The instruction sets of the kernels with run-time dispatch (bandwall-iso3dfd's rows, bandwall-stream,
+# bandwall-peak): auto picks the best this CPU runs; the executables refuse the others with exit 2.
+ISAS = ("auto", "avx512", "avx2", "generic")
 
 
 def executable(name: str) -> str:

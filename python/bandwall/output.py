@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall import policies, stream
+from bandwall import native, policies, stream
 from bandwall.errors import BandwallError
 
 FORMATS = ("table", "json", "csv")
@@ -56,6 +56,17 @@ def pages_option(default_word: str):
         type=click.Choice(PAGES),
         help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
         f"system (default: {default_word}); placement.huge_page_share says what was granted",
+    )
+
+
+def isa_option(what: str):
+    """--isa for commands whose kernels are chosen by instruction set at run time; what names them."""
+    return click.option(
+        "--isa",
+        default="auto",
+        show_default=True,
+        type=click.Choice(native.ISAS),
+        help=f"instruction set of {what} (auto: the best this CPU runs; exit 2 when the CPU lacks it)",
     )
 
 

@@ -39,6 +39,7 @@ def stream_args(
     reps: int | None = None,
     placement: str | None = None,
     pages: str | None = None,
+    isa: str | None = None,
 ) -> list[str]:
     """Command-line arguments of bandwall-stream; None leaves the executable's default."""
     args = ["--kernel", kernel]
@@ -51,6 +52,7 @@ def stream_args(
         ("--reps", reps),
         ("--placement", placement),
         ("--pages", pages),
+        ("--isa", isa),
     ):
         if value is not None:
             args += [flag, str(value)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import balance, store
-from bandwall.output import bind_option, emit, kernel_option, measuring_options, refuse_empty
+from bandwall.output import bind_option, emit, isa_option, kernel_option, measuring_options, refuse_empty
 from bandwall.registry import commands
 from bandwall.views.balance import APP_COLUMNS, app_rows, render
 
@@ -34,6 +34,7 @@ from bandwall.views.balance import APP_COLUMNS, app_rows, render
     show_default=True,
     help="seconds of one FMA peak repetition",
 )
+@isa_option("the stream kernel and the FMA chains")
 @measuring_options
 def balance_cmd(fmt, db, no_store, **options):
     """Measure the FMA peak and the stream bandwidth on the same cores; print the byte/flop balance."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 import click
 
 from bandwall import iso3dfd, iso3dfd_mpi, launchers, store
-from bandwall.output import emit, measuring_options, pages_option, placement_option, refuse_empty
+from bandwall.output import (
+    emit,
+    isa_option,
+    measuring_options,
+    pages_option,
+    placement_option,
+    refuse_empty,
+)
 from bandwall.registry import commands
 from bandwall.views import iso3dfd_mpi as mpi_view
 from bandwall.views.iso3dfd import csv_rows, render
@@ -24,8 +31,10 @@ from bandwall.views.iso3dfd import csv_rows, render
 @click.option(
     "--blocks",
     callback=refuse_empty,
-    default=None,
-    help="cache blocks n1xn2xn3 (default: whole rows x 24 x 128)",
+    default=iso3dfd.AUTO,
+    show_default=True,
+    help="cache blocks n1xn2xn3; auto: chosen from this CPU's caches; search: the same, refined by a short "
+    "measured search (config.blocks_choice says why; with --ranks: whole rows x 24 x 128)",
 )
 @click.option("--threads", default=None, type=int, help="OpenMP threads (default: every CPU available)")
 @click.option(
@@ -39,13 +48,7 @@ from bandwall.views.iso3dfd import csv_rows, render
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @placement_option()
 @pages_option("huge")
-@click.option(
-    "--isa",
-    default="auto",
-    show_default=True,
-    type=click.Choice(iso3dfd.ISAS),
-    help="row kernel's instruction set (auto: the best this CPU runs; exit 2 when the CPU lacks it)",
-)
+@isa_option("the row kernel")
 @click.option(
     "--verify",
     is_flag=True,
@@ -111,13 +114,24 @@ def iso3dfd_cmd(
 ):
     """Run the 16th-order isotropic stencil (the ISO3DFD of Intel's NUMA 3DFD article) and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
-    blk = iso3dfd.parse_dims(blocks, "blocks") if blocks is not None else None
+    blk = iso3dfd.parse_blocks(blocks)
     if not no_store:
         store.check(db)
     if ranks is not None:
         counts = iso3dfd_mpi.parse_ranks(ranks)
         recs = [
-            iso3dfd_mpi.run(dims, iters, n, blk, threads, rank_bind, scaling, launcher, pages, verify)
+            iso3dfd_mpi.run(
+                dims,
+                iters,
+                n,
+                None if blk in iso3dfd.BLOCK_WORDS else blk,
+                threads,
+                rank_bind,
+                scaling,
+                launcher,
+                pages,
+                verify,
+            )
             for n in iso3dfd_mpi.checked(dims, counts, scaling)
         ]
         if not no_store:
@@ -130,7 +144,6 @@ def iso3dfd_cmd(
             lambda: mpi_view.csv_rows(recs),
         )
         return
-    common = dict(blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages)
     common = dict(
         blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages, isa=isa
     )

@@ -8,6 +8,7 @@ from bandwall import engine, store, stream
 from bandwall.output import (
     bind_option,
     emit,
+    isa_option,
     kernel_option,
     measuring_options,
     pages_option,
@@ -54,6 +55,7 @@ from bandwall.views.stream import csv_rows, render
 )
 @placement_option()
 @pages_option("system")
+@isa_option("the kernels")
 @click.option(
     "--engine",
     "engine_name",
@@ -106,6 +108,10 @@ def stream_cmd(
             raise click.UsageError(f"{', '.join(given)} need --engine")
         rec = stream.run(**options)
     else:
+        if options.pop("isa") != "auto":
+            raise click.UsageError(
+                "--isa chooses the CPU-only kernels; with --engine they are the build's own"
+            )
         kernel = options.pop("kernel")
         rec = engine.run(kernel, engine_name, strategy, db=db, **options, **pipelined)
     if not no_store:

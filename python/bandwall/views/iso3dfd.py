@@ -75,6 +75,9 @@ def render(con, recs: list[dict]) -> None:
         f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
         f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({c['isa']})"
     )
+    choice = c.get("blocks_choice", {})
+    if choice.get("how") in ("auto", "search"):
+        con.print(f"blocks chosen for this CPU: {choice['why']}")
     con.print(table("Runs", COLUMNS, [row(rec) for rec in recs]))
     con.print(
         f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "

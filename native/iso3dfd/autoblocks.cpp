@@ -1,0 +1,188 @@
+#include "iso3dfd/autoblocks.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+#include "common/topology.hpp"
+
+namespace bw::iso3dfd {
+namespace {
+
+// Rounds of the search (candidates alternate within each, in an order rotated from round to
+// round; the best round of each is kept), steps timed per candidate and round, and the lead a
+// candidate needs over the model's y block to be chosen instead.
+constexpr int kRounds = 3;
+constexpr int kTimedSteps = 2;
+constexpr double kMargin = 0.05;
+// The smallest y block the model proposes: a block of y rows re-reads 16 halo rows of prev per
+// plane, 67% more rows at 24 and 200% at 8 (measured slower than 24 on a 512 KiB L2, bench/README).
+constexpr std::size_t kMinY = 24;
+// Points per thread of the search grid: 272 x 112 x 32, a few milliseconds per step on one core.
+constexpr double kSearchPointsPerThread = 272.0 * 112 * 32;
+
+std::size_t interior(std::size_t n) { return n - 2 * kHalf; }
+
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+std::string kib(std::uint64_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
+
+json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
+
+}  // namespace
+
+CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes) {
+  CacheModel m;
+  m.l1d_bytes = l1d_bytes;
+  m.l2_bytes = l2_bytes;
+  m.blocks.b1 = requested.b1 ? requested.b1 : g.n1;
+  m.blocks.b3 = requested.b3 ? requested.b3 : std::min<std::size_t>(128, interior(g.n3));
+  const std::size_t ny = interior(g.n2);
+  if (requested.b2) {
+    m.blocks.b2 = requested.b2;
+    m.why = "y block given";
+  } else if (l2_bytes == 0) {
+    m.blocks.b2 = std::min<std::size_t>(24, ny);
+    m.why = "L2 size unknown (hwloc names none): y block 24";
+  } else {
+    std::size_t y = 8;
+    while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}) <= static_cast<double>(l2_bytes))
+      y += 8;
+    const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3});
+    m.why = "the window of prev (" + std::to_string(2 * kHalf + kRegisterPlanes) + " planes of " +
+            std::to_string(y + 2 * kHalf) + " rows of " + std::to_string(g.n1) + " floats, " +
+            std::to_string(static_cast<long>(window) / 1024) + " KiB) " +
+            (window <= static_cast<double>(l2_bytes) ? "fits" : "does not fit") + " the " + kib(l2_bytes) +
+            " L2 up to y block " + std::to_string(y);
+    if (y < kMinY) {
+      y = kMinY;
+      m.why += "; raised to " + std::to_string(kMinY) + ", below which the 16 halo rows re-read per plane cost more " +
+               "than the L2 misses of a larger window";
+    }
+    m.blocks.b2 = std::min(y, ny);
+  }
+  m.window_bytes = window_bytes(g, m.blocks);
+  m.y_window_in_l1 =
+      l1d_bytes > 0 && (2.0 * kHalf + 1) * static_cast<double>(std::min(m.blocks.b1, g.n1)) * sizeof(float) <=
+                           static_cast<double>(l1d_bytes);
+  return m;
+}
+
+std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y) {
+  std::vector<std::size_t> ys = {model_y, 16, 24, 32, 48};
+  for (std::size_t& y : ys) y = std::min(y, interior(g.n2));
+  std::sort(ys.begin(), ys.end());
+  ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
+  return ys;
+}
+
+Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
+  Grid s{g.n1, 2 * kHalf + std::min<std::size_t>(interior(g.n2), 2 * largest_y), 0};
+  const double per_thread = kSearchPointsPerThread / static_cast<double>(s.n1 * s.n2);
+  const std::size_t planes = std::clamp<std::size_t>(static_cast<std::size_t>(per_thread), 2 * kHalf, 32);
+  s.n3 = 2 * kHalf + std::min(interior(g.n3), planes * static_cast<std::size_t>(std::max(threads, 1)));
+  return s;
+}
+
+BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, const Placement& placement, int threads,
+                          int cpu, bool search) {
+  const Topology& topo = Topology::instance();
+  const CacheModel m = model_blocks(g, requested, topo.cache_bytes(1, cpu), topo.cache_bytes(2, cpu));
+  auto given = [](std::size_t b) { return b ? json(b) : json("auto"); };
+  json rec = {{"how", "auto"},
+              {"requested", json::array({given(requested.b1), given(requested.b2), given(requested.b3)})},
+              {"model",
+               {{"blocks", blocks_json(m.blocks)},
+                {"l1d_bytes", m.l1d_bytes},
+                {"l2_bytes", m.l2_bytes},
+                {"cpu", cpu},
+                {"window_bytes", m.window_bytes},
+                {"y_window_in_l1", m.y_window_in_l1},
+                {"why", m.why}}}};
+  if (!search || requested.b2) {
+    rec["why"] = "the model's blocks (" + m.why + "); not refined by measurement: " +
+                 (requested.b2 ? std::string("the y block was given")
+                  : search     ? std::string("nothing to time")
+                               : std::string("the short search did not find blocks reliably faster than the "
+                                                 "model's (bench/README.md); 'search' in a block argument runs it"));
+    return {m.blocks, rec};
+  }
+  rec["how"] = "search";
+
+  const std::vector<std::size_t> ys = y_candidates(g, m.blocks.b2);
+  const Grid sg = search_grid(g, ys.back(), threads);
+  const std::size_t bytes = sg.points() * sizeof(float);
+  Buffer prev(bytes, placement), next(bytes, placement), vel(bytes, placement);
+  Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
+  initialise(f, sg, m.blocks, placement.serial_init(), threads);
+  const Coefficients c = coefficients();
+  // rate[i][r]: MPoints per CPU second of candidate i in round r.
+  std::vector<std::vector<double>> rate(ys.size(), std::vector<double>(kRounds, 0.0));
+  timespec w0{}, w1{};
+  clock_gettime(CLOCK_MONOTONIC, &w0);
+  for (int r = 0; r < kRounds; ++r)
+    for (std::size_t k = 0; k < ys.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(r)) % ys.size();  // rotate the order per round
+      const double t0 = cpu_seconds();
+      run(f, sg, Blocks{m.blocks.b1, ys[i], m.blocks.b3}, s, threads, kTimedSteps, c);
+      const double dt = cpu_seconds() - t0;
+      rate[i][static_cast<std::size_t>(r)] = dt > 0 ? static_cast<double>(sg.interior()) * kTimedSteps / dt / 1e6 : 0;
+    }
+  clock_gettime(CLOCK_MONOTONIC, &w1);
+
+  // A candidate replaces the model's y block only if it beat it by the margin in every round (the
+  // rounds are paired: the same load on the machine, minutes apart at most); among those, the one
+  // with the best median ratio.
+  const std::size_t model = static_cast<std::size_t>(std::find(ys.begin(), ys.end(), m.blocks.b2) - ys.begin());
+  std::size_t top = model;
+  double top_ratio = 1;
+  json cands = json::array();
+  for (std::size_t i = 0; i < ys.size(); ++i) {
+    std::vector<double> ratio(kRounds);
+    for (std::size_t r = 0; r < ratio.size(); ++r) ratio[r] = rate[model][r] > 0 ? rate[i][r] / rate[model][r] : 0;
+    std::sort(ratio.begin(), ratio.end());
+    const double median = ratio[ratio.size() / 2];
+    if (i != model && ratio.front() > 1 + kMargin && median > top_ratio) {
+      top = i;
+      top_ratio = median;
+    }
+    cands.push_back({{"blocks", blocks_json(Blocks{m.blocks.b1, ys[i], m.blocks.b3})},
+                     {"mpoints_per_cpu_s", rate[i]},
+                     {"median_ratio_to_model", median},
+                     {"beat_model_every_round", ratio.front() > 1 + kMargin}});
+  }
+  rec["search"] = {
+      {"grid", json::array({sg.n1, sg.n2, sg.n3})},
+      {"rounds", kRounds},
+      {"timed_steps", kTimedSteps},
+      {"margin", kMargin},
+      {"seconds", static_cast<double>(w1.tv_sec - w0.tv_sec) + 1e-9 * static_cast<double>(w1.tv_nsec - w0.tv_nsec)},
+      {"rate", "interior points x timed steps / process CPU seconds, per round"}};
+  rec["candidates"] = cands;
+  Blocks chosen = m.blocks;
+  char buf[400];
+  if (top != model) {
+    chosen.b2 = ys[top];
+    std::snprintf(buf, sizeof buf,
+                  "measured: y block %zu beat the model's %zu by more than %.0f%% per CPU second in each of %d rounds "
+                  "on a %zux%zux%zu grid (median %.0f%%); model: %s",
+                  ys[top], m.blocks.b2, 100 * kMargin, kRounds, sg.n1, sg.n2, sg.n3, 100 * (top_ratio - 1),
+                  m.why.c_str());
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "the model's y block %zu (%s): no candidate beat it by more than %.0f%% per CPU second in each of %d "
+                  "rounds on a %zux%zux%zu grid",
+                  m.blocks.b2, m.why.c_str(), 100 * kMargin, kRounds, sg.n1, sg.n2, sg.n3);
+  }
+  rec["why"] = buf;
+  return {chosen, rec};
+}
+
+}  // namespace bw::iso3dfd

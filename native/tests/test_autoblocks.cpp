@@ -1,0 +1,43 @@
+#include <gtest/gtest.h>
+
+#include "iso3dfd/autoblocks.hpp"
+
+using namespace bw::iso3dfd;
+
+// The model's y block from the L2 size: the largest multiple of 8 whose window of prev fits, at
+// least 24; given dimensions kept; whole rows along x.
+TEST(AutoBlocks, ModelFollowsTheL2) {
+  const Grid g{272, 272, 272};
+  // 18 planes x (y + 16) rows x 272 floats: y = 32 fits 1 MiB (940 KiB), 40 does not.
+  CacheModel big = model_blocks(g, Blocks{}, 32 << 10, 1 << 20);
+  EXPECT_EQ(big.blocks.b1, 272u);
+  EXPECT_EQ(big.blocks.b2, 32u);
+  EXPECT_EQ(big.blocks.b3, 128u);
+  EXPECT_LE(big.window_bytes, 1 << 20);
+  EXPECT_GT(window_bytes(g, Blocks{272, 40, 128}), 1 << 20);
+  // 512 KiB holds only y = 8; the model keeps 24, and says why.
+  CacheModel small = model_blocks(g, Blocks{}, 32 << 10, 512 << 10);
+  EXPECT_EQ(small.blocks.b2, 24u);
+  EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
+  EXPECT_TRUE(small.y_window_in_l1);  // 17 rows of 272 floats: 18 KiB
+  // Shorter rows, larger y blocks; clipped to the interior.
+  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 96u);
+  EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 24u);
+  // Unknown L2: 24; given dimensions stay.
+  EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0).blocks.b2, 24u);
+  CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20);
+  EXPECT_EQ(given.blocks.b1, 100u);
+  EXPECT_EQ(given.blocks.b3, 50u);
+}
+
+TEST(AutoBlocks, CandidatesAndSearchGrid) {
+  const Grid g{272, 272, 272};
+  EXPECT_EQ(y_candidates(g, 24), (std::vector<std::size_t>{16, 24, 32, 48}));
+  EXPECT_EQ(y_candidates(g, 96), (std::vector<std::size_t>{16, 24, 32, 48, 96}));
+  EXPECT_EQ(y_candidates(Grid{272, 37, 272}, 24), (std::vector<std::size_t>{16, 21}));  // interior 21
+  const Grid s = search_grid(g, 48, 2);
+  EXPECT_EQ(s.n1, 272u);                                    // the run's rows
+  EXPECT_EQ(s.n2, 16u + 96u);                               // twice the largest candidate
+  EXPECT_EQ(s.n3, 16u + 2u * 32u);                          // 32 planes per thread
+  EXPECT_LE(search_grid(Grid{40, 30, 20}, 48, 8).n3, 20u);  // never larger than the run's grid
+}
