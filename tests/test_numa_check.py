@@ -108,7 +108,9 @@ def test_builtin_iso3dfd_runs_the_blocks_of_bandwall_iso3dfd():
         )
     )
     c = rec["config"]
-    assert cmd[1:8] == [str(c[k]) for k in ("n1", "n2", "n3", "nb_iter", "n1_block", "n2_block", "n3_block")]
+    assert cmd[1:5] == [str(c[k]) for k in ("n1", "n2", "n3", "nb_iter")]
+    # Both ask the tool to choose the blocks for the CPU (auto), so both run the model's blocks.
+    assert cmd[5:8] == c["blocks_choice"]["requested"] == ["auto"] * 3
     assert (
         cmd[cmd.index("--schedule") + 1] == c["schedule"]
         and cmd[cmd.index("--placement") + 1] == c["placement"]

@@ -63,10 +63,10 @@ def native_args(
     isa: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
-    built-in and the report all build it here, so they run the same blocks (default_blocks unless
-    given; AUTO lets the tool choose them for the CPU). threads may be a placeholder such as
+    built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
+    tool chooses them for the CPU it runs on). threads may be a placeholder such as
     bandwall-launch's "{ncpus}"."""
-    blocks = (blocks,) * 3 if blocks in BLOCK_WORDS else blocks or default_blocks(grid)
+    blocks = (blocks or AUTO,) * 3 if blocks in (None, *BLOCK_WORDS) else blocks
     args = [*grid, iters, *blocks, bind]
     if threads is not None:
         args.append(threads)
