@@ -22,6 +22,7 @@ TOOLS = {
 SOURCES = {
     "c": "prof_c.c",
     "threads": "prof_threads.c",
+    "more": "prof_more.c",
     "f77": "prof_f77.f90",
     "usempi": "prof_usempi.f90",
     "f08": "prof_f08.f90",
@@ -145,6 +146,84 @@ def check_c(rec: dict, np: int) -> None:
     check_histograms(rec)
     text = Path(r["text_report"]).read_text()
     assert "EVENT 0: Send" in text and "#MESSAGE SIZE HISTOGRAM" in text
+
+
+def mpi_version(impl: str) -> int:
+    """MPI_VERSION of impl's mpi.h (4 declares the large-count MPI_X_c calls)."""
+    p = subprocess.run([TOOLS[impl][0], "-E", "-dM", "-x", "c", "-"], input="#include <mpi.h>\n",
+                       capture_output=True, text=True, check=True)  # fmt: skip
+    return next(int(ln.split()[2]) for ln in p.stdout.splitlines() if ln.startswith("#define MPI_VERSION "))
+
+
+_MORE: dict[str, dict] = {}  # prof_more.c's record per MPI, made once for the tests that read it
+
+
+@pytest.fixture
+def more(run_bandwall, build, tmp_path_factory):
+    def get(impl: str) -> dict:
+        if impl not in _MORE:
+            _MORE[impl] = profile(run_bandwall, tmp_path_factory.mktemp("more"), impl, build(impl, "more"), 2)
+        return _MORE[impl]
+
+    return get
+
+
+def more_expected(large: bool) -> dict[str, tuple[int, int]]:
+    """(count, bytes) of each call of prof_more.c with 2 ranks, summed over the ranks."""
+    exp = {
+        # own bytes: sum over the peers of the counts x the type size
+        "MPI_Alltoallv": (2, 4 * (1 + 3) + 4 * (2 + 4)),  # rank r sends 1 + r + 2j ints to rank j
+        "MPI_Alltoallw": (2, 2 * (1 * 4 + 2 * 8)),  # 1 int to rank 0, 2 doubles to rank 1
+        "MPI_Reduce_scatter": (2, 2 * 8 * (1 + 2)),  # recvcounts 1, 2 doubles
+        "MPI_Reduce_scatter_block": (2, 2 * 4 * 2 * 2),  # 2 ints x 2 ranks
+        "MPI_Gatherv": (2, 4 * 1 + 4 * 2),  # rank r sends r + 1 ints
+        "MPI_Scatterv": (2, 8 * 1 + 8 * 2),  # rank r receives 2 (r + 1) ints
+        "MPI_Allgatherv": (2, 4 * 1 + 4 * 2),
+        # persistent requests: each start is a message in its init's row
+        "MPI_Send_init": (2 * (5 + 3), 2 * (5 + 3) * 800),
+        "MPI_Recv_init": (2 * (5 + 3), 2 * (5 + 3) * 800),
+        "MPI_Ssend_init": (2, 2 * 16),
+        "MPI_Startall": (2 * 5, 0),
+        "MPI_Start": (2 * (2 * 3 + 1), 0),
+        "MPI_Request_free": (2 * 3, 0),
+        "MPI_Waitall": (2 * (5 + 3), 0),
+        "MPI_Irecv": (2, 2 * 16),
+        "MPI_Wait": (2 * 2, 0),
+    }
+    if large:  # MPI_Send_c etc. count in the rows of MPI_Send etc.
+        exp |= {"MPI_Send": (4, 4 * 300), "MPI_Recv": (4, 4 * 300), "MPI_Allreduce": (2, 2 * 3 * 8)}
+        exp["MPI_Alltoallv"] = (4, 2 * exp["MPI_Alltoallv"][1])
+    return exp
+
+
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_count_arrays_and_persistent_requests(more, impl):
+    """v and w collectives count each rank's own bytes from its count array (the root's from the
+    root's, which the other ranks pass as NULL); each start of a persistent request is a message."""
+    rec = more(impl)
+    by, r = calls(rec), rec["result"]
+    assert {k: (c["count"], c["bytes"]) for k, c in by.items()} == more_expected(mpi_version(impl) >= 4)
+    assert by["MPI_Gatherv"]["roots"] == {"0": {"count": 1, "bytes": 4 * (1 + 2)}}
+    assert by["MPI_Scatterv"]["roots"] == {"1": {"count": 1, "bytes": 8 * (1 + 2)}}
+    assert by["MPI_Send_init"]["size_hist"] == {"512": 16} and by["MPI_Startall"]["size_hist"] == {"0": 10}
+    assert by["MPI_Alltoallv"]["min_size"] == 16 and by["MPI_Alltoallv"]["max_size"] == 24
+    sent = 8 * 800 + 16 + (2 * 300 if mpi_version(impl) >= 4 else 0)
+    assert r["partners"] == [[0, sent], [sent, 0]] and r["partners_received"] == r["partners"]
+    assert r["unattributed_bytes"] == 0 and r["unattributed_starts"] == 0
+    check_histograms(rec)
+
+
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_large_count_calls(more, impl):
+    """MPI-4's MPI_Send_c, MPI_Recv_c, MPI_Allreduce_c and MPI_Alltoallv_c count in the plain rows."""
+    if impl in mpi.available() and shutil.which(TOOLS[impl][0]) and mpi_version(impl) < 4:
+        pytest.skip(f"{impl}'s mpi.h is MPI {mpi_version(impl)}: it declares no large-count (_c) calls")
+    by = calls(more(impl))
+    exp = more_expected(True)
+    for name in ("MPI_Send", "MPI_Recv", "MPI_Allreduce", "MPI_Alltoallv"):
+        assert (by[name]["count"], by[name]["bytes"]) == exp[name]
+    assert by["MPI_Send"]["size_hist"] == {"256": 4} and by["MPI_Recv"]["size_hist"] == {"256": 4}
+    assert not any(name.endswith("_c") for name in by)
 
 
 def _wait_idle(cluster, seconds: float = 60) -> None:

@@ -188,16 +188,44 @@ int bwp_stop(void) {
   return atomic_compare_exchange_strong(&state, &expected, BWP_DONE);
 }
 
-uint64_t bwp_bytes(int count, MPI_Datatype type) {
+uint64_t bwp_bytes(MPI_Count count, MPI_Datatype type) {
   int size = 0;
   if (count <= 0 || type == MPI_DATATYPE_NULL) return 0;
   PMPI_Type_size(type, &size);
   return (uint64_t)count * (uint64_t)(size > 0 ? size : 0);
 }
 
-int bwp_comm_size(MPI_Comm comm) {
-  int n = 0;
-  if (comm != MPI_COMM_NULL) PMPI_Comm_size(comm, &n);
+/* The sum of n terms term_of_i, 0 when the arrays are NULL (the count arrays of non-roots). */
+#define BWP_SUM(arrays, n, term_of_i)                 \
+  uint64_t sum = 0;                                   \
+  if (arrays)                                         \
+    for (int i = 0; i < (n); i++) sum += (term_of_i); \
+  return sum
+
+/* One type: the positive counts summed, times its size (read once). */
+#define BWP_COUNTS(counts, n, type) BWP_SUM(counts, n, counts[i] > 0 ? (uint64_t)counts[i] : 0) * bwp_bytes(1, type)
+
+uint64_t bwp_sum_bytes(const int* counts, int n, MPI_Datatype type) { BWP_COUNTS(counts, n, type); }
+uint64_t bwp_sum_bytes_c(const MPI_Count* counts, int n, MPI_Datatype type) { BWP_COUNTS(counts, n, type); }
+uint64_t bwp_sum_bytes_f(const MPI_Fint* counts, int n, MPI_Datatype type) { BWP_COUNTS(counts, n, type); }
+uint64_t bwp_sumw_bytes(const int* counts, const MPI_Datatype* types, int n) {
+  BWP_SUM(counts && types, n, bwp_bytes(counts[i], types[i]));
+}
+uint64_t bwp_sumw_bytes_c(const MPI_Count* counts, const MPI_Datatype* types, int n) {
+  BWP_SUM(counts && types, n, bwp_bytes(counts[i], types[i]));
+}
+uint64_t bwp_sumw_bytes_f(const MPI_Fint* counts, const MPI_Fint* types, int n) {
+  BWP_SUM(counts && types, n, bwp_bytes(counts[i], PMPI_Type_f2c(types[i])));
+}
+
+int bwp_comm_peers(MPI_Comm comm) {
+  int n = 0, inter = 0;
+  if (comm == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter)
+    PMPI_Comm_remote_size(comm, &n);
+  else
+    PMPI_Comm_size(comm, &n);
   return n;
 }
 
@@ -236,7 +264,13 @@ void bwp_status_actual(const MPI_Status* st, int* source, uint64_t* bytes) {
     *bytes = 0;
     return;
   }
+#if MPI_VERSION >= 4
+  MPI_Count c = 0;
+  if (PMPI_Get_count_c(st, MPI_BYTE, &c) == MPI_SUCCESS && c != MPI_UNDEFINED && c >= 0) *bytes = (uint64_t)c;
+  (void)n;
+#else
   if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n >= 0) *bytes = (uint64_t)n;
+#endif
 }
 
 void bwp_count(bwp_thread* t, int call, int slot, uint64_t bytes, uint64_t ticks) {
@@ -256,6 +290,24 @@ void bwp_count(bwp_thread* t, int call, int slot, uint64_t bytes, uint64_t ticks
     t->comms[slot].ticks += ticks;
   }
 }
+
+void bwp_count_message(bwp_thread* t, int call, int slot, uint64_t bytes, uint64_t lat) {
+  bwp_call* c = &t->calls[call];
+  c->count++;
+  c->bytes += bytes;
+  if (bytes < c->min_size) c->min_size = bytes;
+  if (bytes > c->max_size) c->max_size = bytes;
+  int b = bwp_bin(bytes);
+  c->size_hist[b]++;
+  c->size_bytes[b] += bytes;
+  c->lat_hist[bwp_bin((uint64_t)((double)lat * ns_per_tick))]++;
+  if (slot >= 0) {
+    t->comms[slot].count++;
+    t->comms[slot].bytes += bytes;
+  }
+}
+
+void bwp_time(bwp_thread* t, int call, uint64_t ticks) { t->calls[call].ticks += ticks; }
 
 static int world_rank_of(int slot, int peer) {
   if (slot < 0 || slot >= BWP_MAXCOMMS - 1 || peer < 0) return -1;
@@ -282,11 +334,15 @@ void bwp_received(bwp_thread* t, int slot, int peer, uint64_t bytes) {
     t->unattributed += bytes;
 }
 
-void bwp_rooted(bwp_thread* t, int call, MPI_Comm comm, int root, uint64_t bytes) {
-  int me = -1;
-  if (root != MPI_ROOT) {
-    if (comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || me != root) return;
-  }
+int bwp_is_root(MPI_Comm comm, int root) {
+  int me = -1, inter = 0;
+  if (root == MPI_ROOT) return 1;
+  if (root < 0 || comm == MPI_COMM_NULL) return 0;
+  PMPI_Comm_test_inter(comm, &inter); /* there the root's group passes MPI_ROOT, the other its rank */
+  return !inter && PMPI_Comm_rank(comm, &me) == MPI_SUCCESS && me == root;
+}
+
+void bwp_rooted(bwp_thread* t, int call, uint64_t bytes) {
   t->calls[call].root_count++;
   t->calls[call].root_bytes += bytes;
 }

@@ -169,9 +169,10 @@ void bwp_write_json(FILE* f, const bwp_totals* a, const char* base) {
   calls(f, a);
   matrix(f, "partners", a->sent, a->ranks);
   matrix(f, "partners_received", a->received, a->ranks);
-  uint64_t un = 0;
-  for (int r = 0; r < a->ranks; r++) un += a->unattributed[r];
-  fprintf(f, ",\"unattributed_bytes\":%llu", (unsigned long long)un);
+  uint64_t un = 0, starts = 0;
+  for (int r = 0; r < a->ranks; r++) un += a->unattributed[2 * r], starts += a->unattributed[2 * r + 1];
+  fprintf(f, ",\"unattributed_bytes\":%llu,\"unattributed_starts\":%llu", (unsigned long long)un,
+          (unsigned long long)starts);
   communicators(f, a);
   fputs(",\"per_rank\":[", f);
   for (int r = 0; r < a->ranks; r++) {

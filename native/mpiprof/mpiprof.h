@@ -12,6 +12,7 @@
 
 #define BWP_NBINS 65    /* bin 0: value 0; bin k >= 1: [2^(k-1), 2^k) */
 #define BWP_MAXCOMMS 64 /* communicator slots per process; later ones share the last slot */
+#define BWP_MAXREQS 64  /* persistent point-to-point requests followed per thread */
 
 typedef struct {
   uint64_t count, bytes, ticks;
@@ -26,12 +27,22 @@ typedef struct {
   uint64_t count, bytes, ticks;
 } bwp_commstat;
 
+/* A persistent request made on this thread: what each start of it sends or receives. */
+typedef struct {
+  MPI_Request req;
+  uint64_t bytes;
+  int call, slot, peer, recv;
+} bwp_persistent;
+
 typedef struct bwp_thread {
   bwp_call calls[BWP_NCALLS];
   bwp_commstat comms[BWP_MAXCOMMS];
   uint64_t* sent;     /* bytes sent to each MPI_COMM_WORLD rank */
   uint64_t* received; /* bytes received from each MPI_COMM_WORLD rank */
   uint64_t unattributed;
+  bwp_persistent reqs[BWP_MAXREQS];
+  int nreqs;
+  uint64_t unattributed_starts; /* starts of requests not in reqs (full, other thread, collective) */
   struct bwp_thread* next;
 } bwp_thread;
 
@@ -44,16 +55,36 @@ void bwp_leave(void);
 /* Clock ticks (invariant TSC or CLOCK_MONOTONIC_RAW nanoseconds). */
 uint64_t bwp_now(void);
 
-uint64_t bwp_bytes(int count, MPI_Datatype type);
-int bwp_comm_size(MPI_Comm comm);
+uint64_t bwp_bytes(MPI_Count count, MPI_Datatype type);
+/* Bytes of n counts of one type (v collectives) or of n (count, type) pairs (w collectives), for
+ * C int, MPI_Count (large-count calls) and Fortran integer arrays; a NULL array is 0 bytes. */
+uint64_t bwp_sum_bytes(const int* counts, int n, MPI_Datatype type);
+uint64_t bwp_sum_bytes_c(const MPI_Count* counts, int n, MPI_Datatype type);
+uint64_t bwp_sum_bytes_f(const MPI_Fint* counts, int n, MPI_Datatype type);
+uint64_t bwp_sumw_bytes(const int* counts, const MPI_Datatype* types, int n);
+uint64_t bwp_sumw_bytes_c(const MPI_Count* counts, const MPI_Datatype* types, int n);
+uint64_t bwp_sumw_bytes_f(const MPI_Fint* counts, const MPI_Fint* types, int n);
+/* The ranks a collective addresses: the communicator's size, the remote group's when inter. */
+int bwp_comm_peers(MPI_Comm comm);
 int bwp_comm_slot(MPI_Comm comm);
 void bwp_comm_forget(MPI_Comm comm);
 void bwp_status_actual(const MPI_Status* st, int* source, uint64_t* bytes);
 
 void bwp_count(bwp_thread* t, int call, int slot, uint64_t bytes, uint64_t ticks);
+/* One message of a call whose time is counted elsewhere: latency lat, no time added. */
+void bwp_count_message(bwp_thread* t, int call, int slot, uint64_t bytes, uint64_t lat);
+void bwp_time(bwp_thread* t, int call, uint64_t ticks);
 void bwp_sent(bwp_thread* t, int slot, int peer, uint64_t bytes);
 void bwp_received(bwp_thread* t, int slot, int peer, uint64_t bytes);
-void bwp_rooted(bwp_thread* t, int call, MPI_Comm comm, int root, uint64_t bytes);
+/* 1 when the calling rank is the root of a rooted collective (MPI_ROOT in an inter-communicator). */
+int bwp_is_root(MPI_Comm comm, int root);
+void bwp_rooted(bwp_thread* t, int call, uint64_t bytes);
+
+/* Persistent requests (requests.c): made, started (counted as messages of their init's row) and
+ * freed; a thread follows BWP_MAXREQS of its own. */
+void bwp_persist(bwp_thread* t, int call, MPI_Request req, int slot, int peer, uint64_t bytes, int recv);
+void bwp_unpersist(bwp_thread* t, MPI_Request req);
+void bwp_start(bwp_thread* t, const MPI_Request* reqs, int n, uint64_t ticks);
 
 /* The next definition of a symbol (dlsym RTLD_NEXT), cached in *cache. */
 void* bwp_next(void** cache, const char* name);

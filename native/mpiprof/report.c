@@ -14,7 +14,7 @@
 #include "report_write.h"
 
 static void local_totals(bwp_thread* mine, double ns_per_tick, uint64_t* sums, uint64_t* mins, uint64_t* maxs,
-                         double* secs, uint64_t* comms, uint64_t* sent, uint64_t* received, uint64_t* unattributed) {
+                         double* secs, uint64_t* comms, uint64_t* sent, uint64_t* received, uint64_t unattributed[2]) {
   for (int c = 0; c < BWP_NCALLS; c++) mins[c] = UINT64_MAX;
   for (bwp_thread* t = mine; t; t = t->next) {
     for (int c = 0; c < BWP_NCALLS; c++) {
@@ -42,7 +42,8 @@ static void local_totals(bwp_thread* mine, double ns_per_tick, uint64_t* sums, u
       sent[r] += t->sent[r];
       received[r] += t->received[r];
     }
-    *unattributed += t->unattributed;
+    unattributed[0] += t->unattributed;
+    unattributed[1] += t->unattributed_starts;
   }
   for (int i = 0; i < BWP_MAXCOMMS; i++) {
     int known = i < bwp_nslots && bwp_slots[i].world;
@@ -98,7 +99,7 @@ void bwp_report(void) {
   uint64_t *sums = calloc(nsum, 8), *mins = calloc(BWP_NCALLS, 8), *maxs = calloc(BWP_NCALLS, 8);
   double* secs = calloc(BWP_NCALLS, sizeof(double));
   uint64_t* comms = calloc((size_t)BWP_MAXCOMMS * COMM_N, 8);
-  uint64_t *sent = calloc((size_t)n, 8), *received = calloc((size_t)n, 8), unattributed = 0;
+  uint64_t *sent = calloc((size_t)n, 8), *received = calloc((size_t)n, 8), unattributed[2] = {0, 0};
   uint64_t* mine = calloc((size_t)BWP_NCALLS * 3, 8);
   bwp_totals all = {0};
   int ok = sums && mins && maxs && secs && comms && sent && received && mine;
@@ -111,7 +112,7 @@ void bwp_report(void) {
     all.comms = calloc((size_t)n * BWP_MAXCOMMS * COMM_N, 8);
     all.sent = calloc((size_t)n * n, 8);
     all.received = calloc((size_t)n * n, 8);
-    all.unattributed = calloc((size_t)n, 8);
+    all.unattributed = calloc((size_t)n * 2, 8);
     ok = all.sums && all.mins && all.maxs && all.secs && all.per_rank && all.comms && all.sent && all.received &&
          all.unattributed;
   }
@@ -122,7 +123,7 @@ void bwp_report(void) {
     if (me == 0) fprintf(stderr, "libbandwall-mpiprof: error: out of memory for the report\n");
     goto out;
   }
-  local_totals(bwp_threads(), clk.ns_per_tick, sums, mins, maxs, secs, comms, sent, received, &unattributed);
+  local_totals(bwp_threads(), clk.ns_per_tick, sums, mins, maxs, secs, comms, sent, received, unattributed);
   for (int c = 0; c < BWP_NCALLS; c++) {
     mine[c * 3] = sums[(size_t)c * SUM_N + SUM_COUNT];
     mine[c * 3 + 1] = sums[(size_t)c * SUM_N + SUM_ROOT_COUNT];
@@ -137,7 +138,7 @@ void bwp_report(void) {
               MPI_COMM_WORLD);
   PMPI_Gather(sent, n, MPI_UINT64_T, all.sent, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Gather(received, n, MPI_UINT64_T, all.received, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  PMPI_Gather(&unattributed, 1, MPI_UINT64_T, all.unattributed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  PMPI_Gather(unattributed, 2, MPI_UINT64_T, all.unattributed, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   if (me == 0) {
     char base[4096];
     FILE *txt = NULL, *js = NULL;

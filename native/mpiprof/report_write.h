@@ -29,7 +29,7 @@ typedef struct {
   uint64_t* comms;        /* [ranks][BWP_MAXCOMMS][COMM_N] */
   uint64_t* sent;         /* [from][to] bytes */
   uint64_t* received;     /* [at][from] bytes */
-  uint64_t* unattributed; /* [ranks] */
+  uint64_t* unattributed; /* [ranks][bytes, starts of unknown persistent requests] */
 } bwp_totals;
 
 static inline const uint64_t* bwp_sum(const bwp_totals* a, int call) { return a->sums + (size_t)call * SUM_N; }
