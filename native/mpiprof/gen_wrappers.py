@@ -162,14 +162,18 @@ def accounting(p: Proto, value, status: str | None, fortran: bool = False) -> li
         return bytes_expr(p, p.attrs.get(key, ""), value, fortran)
 
     if "inplace" in p.attrs and not fortran:  # MPI_IN_PLACE: the send side's arguments are ignored
-        lines.append(f"  uint64_t bytes = sendbuf == MPI_IN_PLACE ? {bytes_of('inplace')} : {bytes_of('bytes')};")
+        lines.append(
+            f"  uint64_t bytes = sendbuf == MPI_IN_PLACE ? {bytes_of('inplace')} : {bytes_of('bytes')};"
+        )
     else:
         lines.append(f"  uint64_t bytes = {bytes_of('bytes')};")
     row = f"BWP_{p.row}"
     if "persistent" in p.attrs:  # a persistent request: its starts count (bwp_start), the init its time
         req = value(p.attrs["persistent"], "request")
         recv = int(p.attrs.get("kind") == "recv")
-        lines.append(f"  if (rc == MPI_SUCCESS) bwp_persist(t, {row}, {req}, slot, {value(p.attrs['peer'], 'int')}, bytes, {recv});")
+        lines.append(
+            f"  if (rc == MPI_SUCCESS) bwp_persist(t, {row}, {req}, slot, {value(p.attrs['peer'], 'int')}, bytes, {recv});"
+        )
         lines.append(f"  bwp_time(t, {row}, t1 - t0);")
         return lines
     kind = p.attrs.get("kind", "other")
@@ -193,7 +197,9 @@ def accounting(p: Proto, value, status: str | None, fortran: bool = False) -> li
     if kind in ("recv", "sendrecv"):
         lines.append("  bwp_received(t, slot, rsrc, rbytes);")
     if "root" in p.attrs:  # the root's arguments (v collectives: its count array) are read there only
-        lines.append(f"  if (bwp_is_root({c}, {value(p.attrs['root'], 'int')})) bwp_rooted(t, {row}, {bytes_of('rootbytes')});")
+        lines.append(
+            f"  if (bwp_is_root({c}, {value(p.attrs['root'], 'int')})) bwp_rooted(t, {row}, {bytes_of('rootbytes')});"
+        )
     if "start" in p.attrs:  # MPI_Start, MPI_Startall: the messages of the requests started
         n = value(p.attrs["count"], "int") if "count" in p.attrs else "1"
         lines.append(f"  bwp_start(t, bwp_reqs, {n}, t1 - t0);")
