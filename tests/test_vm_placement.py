@@ -233,6 +233,18 @@ def test_stream_arrays_follow_their_placement(name):
             assert_shares(page_map, {node: 1.0}, tol=0)
 
 
+@needs("bandwall-stream")
+@pytest.mark.parametrize("name", GUESTS)
+def test_a_hostile_openmp_environment_does_not_move_the_threads(name):
+    rec = ok(name, "stream-hostile-openmp-env")
+    scatter = pc.synthetic_order(name, "scatter")
+    assert rec["result"]["threads_ran_on"] == scatter
+    assert set(rec["provenance"]["openmp_env"]) == set(pc.HOSTILE_OPENMP_ENV)
+    nodes, _ = shape(name)
+    for page_map in rec["placement"]["page_map"].values():
+        assert_shares(page_map, {n: 1 / nodes for n in range(nodes)})
+
+
 @needs("bandwall-iso3dfd")
 @pytest.mark.parametrize("name", GUESTS)
 def test_iso3dfd_arrays_follow_their_initialisation(name):

@@ -43,10 +43,12 @@ std::vector<int> apply_binding(const Binding& b) {
   omp_set_dynamic(0);
   omp_set_num_threads(b.threads);
   std::vector<int> seen(static_cast<std::size_t>(b.threads), -1);
-  int failed = 0;
+  int failed = 0, team = 0;
 #pragma omp parallel num_threads(b.threads) reduction(+ : failed)
   {
     int t = omp_get_thread_num();
+#pragma omp single
+    team = omp_get_num_threads();
     if (!b.cpus.empty()) {
       cpu_set_t set;
       CPU_ZERO(&set);
@@ -55,6 +57,9 @@ std::vector<int> apply_binding(const Binding& b) {
     }
     seen[static_cast<std::size_t>(t)] = sched_getcpu();
   }
+  if (team != b.threads)  // a run never reports more threads than it ran
+    throw RunError("the OpenMP runtime gave " + std::to_string(team) + " of the " + std::to_string(b.threads) +
+                   " threads asked for");
   if (failed) throw RunError("could not bind " + std::to_string(failed) + " threads: " + std::strerror(errno));
   return seen;
 }

@@ -11,6 +11,7 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/ompenv.hpp"
 #include "common/topology.hpp"
 
 #ifndef BANDWALL_GIT_REV
@@ -49,6 +50,7 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
   p["placement"] = placement;
   p["sizes"] = sizes.is_null() ? json::object() : std::move(sizes);
   p["repetitions"] = repetitions;
+  p["openmp_env"] = openmp_env_record();
   return p;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/ompenv.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "place/spawn.hpp"
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
     if (!bw::parse_command_line(app, split, argv)) return 0;
     std::vector<bw::ProcSpec> specs;
     for (std::size_t i = 0; i < procs.size(); ++i) specs.push_back(parse_proc(procs[i], command, i));
+    bw::restore_openmp_env();  // the user's OpenMP settings are for the command, not for bandwall
     auto results = bw::spawn_all(specs);
 
     bw::json processes = bw::json::array();

@@ -25,6 +25,12 @@ ARRAY = 24 * MIB
 SMALL = 16 * MIB
 THP_MODES = ("always", "never")
 SEQUENCE = 4096  # pages whose nodes are listed in order: 8 huge pages of 2 MiB
+HOSTILE_OPENMP_ENV = {
+    "OMP_PROC_BIND": "true",
+    "OMP_PLACES": "cores",
+    "GOMP_CPU_AFFINITY": "0",
+    "OMP_NUM_THREADS": "1",
+}
 
 
 def bin_path(name: str) -> str:
@@ -47,6 +53,20 @@ def synthetic_topology(name: str) -> dict:
         check=True,
     )
     return json.loads(proc.stdout)
+
+
+def synthetic_order(name: str, policy: str) -> list[int]:
+    """The CPU order a binding policy gives on a synthetic machine shaped like the guest."""
+    import json
+    import subprocess
+
+    proc = subprocess.run(
+        [bin_path("bandwall-topo"), "--topology", TOPOLOGIES[name][3], "--order", policy],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(proc.stdout)["result"]["order"]
 
 
 def launch_cases(name: str) -> list[guest.Case]:
@@ -88,6 +108,24 @@ def builtin_cases(name: str) -> list[guest.Case]:
                     "2",
                 ],
                 thp="never",
+            ),
+            # Module-file OpenMP settings that would put every thread on CPU 0: bandwall removes
+            # them before the runtime starts, so scatter still spreads the threads over the nodes.
+            guest.Case(
+                "stream-hostile-openmp-env",
+                [
+                    bin_path("bandwall-stream"),
+                    "--kernel",
+                    "triad",
+                    "--bind",
+                    "scatter",
+                    "--size",
+                    "16M",
+                    "--reps",
+                    "2",
+                ],
+                thp="never",
+                env=HOSTILE_OPENMP_ENV,
             ),
             guest.Case(
                 "stream-serial",
