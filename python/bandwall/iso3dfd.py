@@ -5,6 +5,7 @@ schedule)."""
 
 from __future__ import annotations
 
+from bandwall import counters as counters_mod
 from bandwall import native, records
 from bandwall.errors import BandwallError, UsageError
 
@@ -82,10 +83,18 @@ def native_args(
     return [str(a) for a in args]
 
 
-def run(grid, iters: int, env: dict | None = None, **options) -> dict:
+def run(grid, iters: int, env: dict | None = None, counters: str | None = None, **options) -> dict:
     """One run of the native engine (options as in native_args); returns its record (validated,
-    not yet stored)."""
-    return records.finish(native.run_record(TOOL, native_args(grid, iters, **options), env=env))
+    not yet stored). counters names a counter group to count around it (the record's `counters`
+    part)."""
+    args = native_args(grid, iters, **options)
+    if counters is None:
+        return records.finish(native.run_record(TOOL, args, env=env))
+    plan = counters_mod.plan(counters)
+    rec = counters_mod.around_kernel(
+        plan, lambda prefix: native.run_record(TOOL, args, env=env, prefix=prefix)
+    )
+    return records.finish(rec)
 
 
 class Roofline:

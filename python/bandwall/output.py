@@ -125,6 +125,19 @@ def measuring_options(f):
     return format_option(db_option(no_store_option(f)))
 
 
+def counters_option(f):
+    """--counters GROUP for commands running a built-in kernel: counts around the run."""
+    return click.option(
+        "--counters",
+        "counters",
+        callback=refuse_empty,
+        default=None,
+        metavar="GROUP",
+        help="count around the run: software events always, the PAPI group's events and metrics "
+        "(MEM, NUMA, CACHE, FLOPS_DP) where the machine has them; the record's `counters` part",
+    )(f)
+
+
 def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
@@ -153,6 +166,7 @@ def emit(
     csv_rows: Callable[[], tuple[Sequence[str], Sequence[Sequence]]] | None = None,
 ) -> None:
     """Prints data (a record or a list of records) in fmt."""
+    openmp_notice(data)
     if fmt == "json":
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
     elif fmt == "csv":
@@ -164,6 +178,26 @@ def emit(
         sys.stdout.write(buf.getvalue())
     else:
         render_table(console())
+
+
+def openmp_notice(data) -> None:
+    """Tells on stderr which OpenMP variables bandwall's own runs removed (provenance.openmp_env)."""
+    recs = data if isinstance(data, list) else [data]
+    names: dict[str, None] = {}
+    for rec in recs:
+        env = rec.get("provenance", {}).get("openmp_env") if isinstance(rec, dict) else None
+        if isinstance(env, dict):
+            names.update(
+                dict.fromkeys(n for n, v in env.items() if str(v.get("action", "")).startswith("removed"))
+            )
+    if names:
+        console(stderr=True).print(
+            f"bandwall: ignored {', '.join(names)} in its own runs; threads go where --cpus/--bind/--threads say "
+            "(provenance.openmp_env)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _flat_rows(data) -> tuple[list[str], list[list]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from bandwall import counters as counters_mod
 from bandwall import native, records
 from bandwall.errors import RunFailed, UsageError
 
@@ -59,13 +60,21 @@ def stream_args(
     return args
 
 
-def run(kernel: str, **options) -> dict:
-    """Runs one kernel (options as in stream_args) and returns its validated record.
+def run(kernel: str, counters: str | None = None, **options) -> dict:
+    """Runs one kernel (options as in stream_args) and returns its validated record; counters
+    names a counter group to count around it (the record's `counters` part).
 
     Bad options raise UsageError, a failed validation or crash RunFailed: no record comes back,
     so nothing can be stored.
     """
-    rec = native.run_record(EXECUTABLE, stream_args(kernel, **options))
+    args = stream_args(kernel, **options)
+    if counters is None:
+        rec = native.run_record(EXECUTABLE, args)
+    else:
+        plan = counters_mod.plan(counters)
+        rec = counters_mod.around_kernel(
+            plan, lambda prefix: native.run_record(EXECUTABLE, args, prefix=prefix)
+        )
     rec = records.finish(rec)
     if not records.passed(rec):
         raise RunFailed(f"{kernel} did not validate")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import click
 
 from bandwall import iso3dfd, iso3dfd_mpi, launchers, store
+from bandwall.errors import UsageError
 from bandwall.output import (
+    counters_option,
     emit,
     isa_option,
     measuring_options,
@@ -14,6 +16,7 @@ from bandwall.output import (
     refuse_empty,
 )
 from bandwall.registry import commands
+from bandwall.views import counters as counters_view
 from bandwall.views import iso3dfd_mpi as mpi_view
 from bandwall.views.iso3dfd import csv_rows, render
 
@@ -55,6 +58,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="compare with the plain reference (exit 1 when it differs; "
     "BANDWALL_ISO3DFD_FAULT=1 perturbs the kernel to show the failure)",
 )
+@counters_option
 @click.option("--ablation", is_flag=True, help="the article's four runs: serial/first-touch x static/dynamic")
 @click.option(
     "--roofline/--no-roofline",
@@ -102,6 +106,7 @@ def iso3dfd_cmd(
     pages,
     isa,
     verify,
+    counters,
     ablation,
     roofline,
     ranks,
@@ -147,10 +152,12 @@ def iso3dfd_cmd(
     common = dict(
         blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages, isa=isa
     )
+    if ablation and counters:
+        raise UsageError("--counters counts one run; it does not go with --ablation")
     if ablation:
         recs = iso3dfd.ablation(dims, iters, **common)
     else:
-        recs = [iso3dfd.run(dims, iters, init=init, schedule=schedule, **common)]
+        recs = [iso3dfd.run(dims, iters, init=init, schedule=schedule, counters=counters, **common)]
     if roofline:
         roof = iso3dfd.Roofline()
         recs = [roof.place(rec) for rec in recs]
@@ -158,4 +165,11 @@ def iso3dfd_cmd(
         for rec in recs:
             store.save(rec, db)
     data = recs if ablation else recs[0]
-    emit(data, fmt, lambda con: render(con, recs), lambda: csv_rows(recs))
+    emit(data, fmt, lambda con: _render(con, recs), lambda: csv_rows(recs))
+
+
+def _render(con, recs: list[dict]) -> None:
+    render(con, recs)
+    for rec in recs:
+        if "counters" in rec:
+            counters_view.render(con, rec)

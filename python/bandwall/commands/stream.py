@@ -7,6 +7,7 @@ import click
 from bandwall import engine, store, stream
 from bandwall.output import (
     bind_option,
+    counters_option,
     emit,
     isa_option,
     kernel_option,
@@ -17,6 +18,7 @@ from bandwall.output import (
 )
 from bandwall.registry import commands
 from bandwall.views.engine import engine_line
+from bandwall.views import counters as counters_view
 from bandwall.views.stream import csv_rows, render
 
 
@@ -91,6 +93,7 @@ from bandwall.views.stream import csv_rows, render
     show_default=True,
     help="all: the engine fetches every input; split: the core streams src1; auto: from the stored curves",
 )
+@counters_option
 @measuring_options
 def stream_cmd(
     fmt, db, no_store, engine_name, engine_cpus, engine_mode, queue_depth, block, strategy, **options
@@ -112,6 +115,8 @@ def stream_cmd(
             raise click.UsageError(
                 "--isa chooses the CPU-only kernels; with --engine they are the build's own"
             )
+        if options.pop("counters", None) is not None:
+            raise click.UsageError("--counters counts the CPU-only kernel; it does not go with --engine")
         kernel = options.pop("kernel")
         rec = engine.run(kernel, engine_name, strategy, db=db, **options, **pipelined)
     if not no_store:
@@ -121,5 +126,7 @@ def stream_cmd(
         render(con, [rec])
         if rec["config"].get("pipelined"):
             con.print(engine_line(rec))
+        if "counters" in rec:
+            counters_view.render(con, rec)
 
     emit(rec, fmt, show, lambda: csv_rows([rec]))

@@ -1,0 +1,41 @@
+"""`bandwall counters`: software and hardware events counted around any command."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from bandwall import countergroups, counters, store
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.registry import commands
+from bandwall.views import counters as counters_view
+
+
+@commands.register("counters")
+@click.command(
+    "counters", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False}
+)
+@click.option(
+    "--group",
+    callback=refuse_empty,
+    default=None,
+    help=f"counter group of PAPI events and metrics ({', '.join(countergroups.group_names())}); "
+    "software events are always counted",
+)
+@format_option
+@db_option
+@no_store_option
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def counters_cmd(group, fmt, db, no_store, command):
+    """Run COMMAND (after --) and count around it: task clock, page faults, context switches and
+    CPU migrations always; the group's hardware events where the PMU has them, otherwise each
+    reads "unavailable: <reason>". The command's output goes to stderr, the record to stdout;
+    bandwall exits with the command's exit code."""
+    if not no_store:
+        store.check(db)
+    rec, code = counters.run(list(command), group)
+    if not no_store:
+        rec["id"] = store.save(rec, db)
+    emit(rec, fmt, lambda con: counters_view.render(con, rec), lambda: counters_view.csv_rows([rec]))
+    sys.exit(code)
