@@ -15,6 +15,19 @@ int g_dropped = 0;  // variables beyond kMaxVars: left in place, listed as not r
 bool g_captured = false;
 bool g_restored = false;
 
+// How idle threads wait at barriers (spin, then sleep): the user's choice, kept, since it does not
+// decide where threads run or how many there are (a slow emulator or an oversubscribed node needs
+// passive waiting). Everything else is removed.
+constexpr const char* kKept[] = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME"};
+
+bool kept(const char* entry) {
+  for (const char* k : kKept) {
+    std::size_t n = std::strlen(k);
+    if (std::strncmp(entry, k, n) == 0 && entry[n] == '=') return true;
+  }
+  return false;
+}
+
 bool prefixed(const char* s) {
   return std::strncmp(s, "OMP_", 4) == 0 || std::strncmp(s, "GOMP_", 5) == 0 || std::strncmp(s, "KMP_", 4) == 0;
 }
@@ -50,9 +63,10 @@ extern "C" void bw_ompenv_capture(char** envp) {
     if (prefixed(*r) && std::strchr(*r, '=')) {
       if (g_count < kMaxVars) {
         g_vars[g_count++] = *r;
-        continue;
+        if (!kept(*r)) continue;
+      } else {
+        ++g_dropped;
       }
-      ++g_dropped;
     }
     *w++ = *r;
   }
@@ -66,17 +80,22 @@ bool is_openmp_variable(const std::string& name) { return prefixed(name.c_str())
 std::string openmp_env_action(const std::string& name) {
   static const char* const binding[] = {"OMP_PROC_BIND", "OMP_PLACES",        "GOMP_CPU_AFFINITY",   "KMP_AFFINITY",
                                         "KMP_HW_SUBSET", "KMP_PLACE_THREADS", "OMP_DISPLAY_AFFINITY"};
-  static const char* const count[] = {
-      "OMP_NUM_THREADS", "OMP_THREAD_LIMIT",        "OMP_DYNAMIC",           "OMP_MAX_ACTIVE_LEVELS", "OMP_NESTED",
-      "KMP_ALL_THREADS", "KMP_DEVICE_THREAD_LIMIT", "KMP_TEAMS_THREAD_LIMIT"};
-  static const char* const wait[] = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "KMP_LIBRARY"};
+  static const char* const count[] = {"OMP_NUM_THREADS",
+                                      "OMP_THREAD_LIMIT",
+                                      "OMP_DYNAMIC",
+                                      "OMP_MAX_ACTIVE_LEVELS",
+                                      "OMP_NESTED",
+                                      "KMP_ALL_THREADS",
+                                      "KMP_DEVICE_THREAD_LIMIT",
+                                      "KMP_TEAMS_THREAD_LIMIT",
+                                      "KMP_LIBRARY"};
   const std::string removed = "removed before the OpenMP runtime started";
   for (const char* b : binding)
     if (name == b) return removed + "; bandwall binds its threads itself (--cpus / --bind)";
   for (const char* c : count)
     if (name == c) return removed + "; the thread count comes from --threads or the CPU set";
-  for (const char* s : wait)
-    if (name == s) return removed + "; the runtime's default wait policy applies";
+  for (const char* k : kKept)
+    if (name == k) return "kept: it sets how idle threads wait, not where they run";
   return removed;
 }
 
@@ -87,7 +106,10 @@ nlohmann::json openmp_env_record() {
     auto eq = entry.find('=');
     std::string name = printable(entry.substr(0, eq)), value = printable(entry.substr(eq + 1));
     std::string action = openmp_env_action(name);
-    if (g_restored) action = "passed to the launched command; " + action + " in bandwall itself";
+    if (g_restored && action.rfind("removed", 0) == 0)
+      action = "passed to the launched command; " + action + " in bandwall itself";
+    else if (g_restored)
+      action = "passed to the launched command; " + action;
     out[name] = {{"value", value}, {"action", action}};
   }
   if (g_dropped > 0)
@@ -98,6 +120,7 @@ nlohmann::json openmp_env_record() {
 
 void restore_openmp_env() {
   for (int i = 0; i < g_count; ++i) {
+    if (kept(g_vars[i])) continue;
     std::string entry = g_vars[i];
     auto eq = entry.find('=');
     setenv(entry.substr(0, eq).c_str(), entry.c_str() + eq + 1, 1);

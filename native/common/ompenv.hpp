@@ -3,7 +3,8 @@
 // before main() runs, so bandwall's kernels would run on other CPUs than they report. Every
 // executable linking bwcommon removes those variables from its environment in .preinit_array,
 // which the loader runs before any shared library's constructor (libgomp binds the initial thread
-// in its constructor; LLVM libomp reads them at its first parallel region). The CPU set the
+// in its constructor; LLVM libomp reads them at its first parallel region); only the wait policy
+// (OMP_WAIT_POLICY, GOMP_SPINCOUNT, KMP_BLOCKTIME) is kept. The CPU set the
 // process started with (from taskset, numactl or a batch system, all set before exec) is then
 // never narrowed, so the allowed CPUs bandwall reads are the user's.
 #pragma once
