@@ -19,13 +19,16 @@ const PlacementPolicy kPlacements[] = {
 
 const BindingPolicy kBindings[] = {
     {"compact", PolicyArg::None,
-     [](const Topology& t, const std::vector<int>& allowed, int) { return t.compact_order(allowed); },
+     [](const Topology& t, const std::vector<int>& allowed, int, int) { return t.compact_order(allowed); },
      "hwloc logical order: SMT siblings, then cores, then nodes, then packages"},
     {"scatter", PolicyArg::None,
-     [](const Topology& t, const std::vector<int>& allowed, int) { return t.scatter_order(allowed); },
+     [](const Topology& t, const std::vector<int>& allowed, int, int) { return t.scatter_order(allowed); },
      "round robin over packages, then NUMA nodes, then cores, then SMT siblings"},
+    {"spread", PolicyArg::None,
+     [](const Topology& t, const std::vector<int>& allowed, int, int n) { return t.spread_order(allowed, n); },
+     "the threads evenly apart in compact order (every P/n-th of P CPUs), as OpenMP's spread"},
     {"node", PolicyArg::Node,
-     [](const Topology& t, const std::vector<int>& allowed, int node) { return t.compact_order(allowed, node); },
+     [](const Topology& t, const std::vector<int>& allowed, int node, int) { return t.compact_order(allowed, node); },
      "the CPUs of NUMA node N (OS number), in compact order"},
     {"none", PolicyArg::None, nullptr, "threads are not bound: the OS places them"},
 };

@@ -34,9 +34,9 @@ struct PlacementPolicy {
 struct BindingPolicy {
   std::string_view name;
   PolicyArg arg;
-  // The CPUs the threads get, in thread order, from the CPUs allowed (logical order); empty
-  // function: the threads are not bound.
-  std::vector<int> (*order)(const Topology& topo, const std::vector<int>& allowed, int node);
+  // The CPUs the threads get, in thread order, from the CPUs allowed (logical order), for a team of
+  // threads (0: as many as there are CPUs); empty function: the threads are not bound.
+  std::vector<int> (*order)(const Topology& topo, const std::vector<int>& allowed, int node, int threads);
   std::string_view help;
 };
 

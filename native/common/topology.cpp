@@ -230,6 +230,16 @@ std::vector<int> Topology::scatter_order(const std::vector<int>& allowed) const 
   return out;
 }
 
+std::vector<int> Topology::spread_order(const std::vector<int>& allowed, int n) const {
+  // OpenMP's spread: n threads as far apart as the compact order allows (every P/n-th CPU); all of
+  // them in compact order when n is 0 or more than P.
+  std::vector<int> compact = compact_order(allowed), out;
+  std::size_t p = compact.size(), want = n > 0 ? static_cast<std::size_t>(n) : p;
+  if (want > p) return compact;
+  for (std::size_t i = 0; i < want; ++i) out.push_back(compact[i * p / want]);
+  return out;
+}
+
 std::vector<int> Topology::order(const std::string& policy, int n, const std::vector<int>& allowed) const {
   const auto colon = policy.find(':');
   const std::string word = policy.substr(0, colon), arg = colon == std::string::npos ? "" : policy.substr(colon + 1);
@@ -246,7 +256,7 @@ std::vector<int> Topology::order(const std::string& policy, int n, const std::ve
       throw UsageError("binding '" + policy + "' needs a NUMA node number");
     node = static_cast<int>(v);
   }
-  std::vector<int> out = row->order(*this, allowed, node);
+  std::vector<int> out = row->order(*this, allowed, node, n);
   if (out.empty()) throw UsageError("binding '" + policy + "' leaves no CPU to run on");
   if (n > static_cast<int>(out.size()))
     throw UsageError(std::to_string(n) + " threads asked for but binding '" + policy + "' has only " +

@@ -38,7 +38,7 @@ class Topology {
   // knows none.
   std::uint64_t cache_bytes(int level, int cpu) const;
 
-  // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter,
+  // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter, spread,
   // node:N), drawn from allowed (every CPU when empty); n = 0 means all of them. Throws UsageError
   // for unknown words, nodes or too many threads.
   std::vector<int> order(const std::string& policy, int n, const std::vector<int>& allowed = {}) const;
@@ -47,6 +47,9 @@ class Topology {
   // nodes, then cores, then SMT siblings.
   std::vector<int> compact_order(const std::vector<int>& allowed, int node = -1) const;
   std::vector<int> scatter_order(const std::vector<int>& allowed) const;
+  // n CPUs evenly apart in compact order (every P/n-th of the P allowed), as OpenMP's spread; the
+  // whole compact order when n is 0 or larger than P.
+  std::vector<int> spread_order(const std::vector<int>& allowed, int n) const;
 
   nlohmann::json to_json() const;
 

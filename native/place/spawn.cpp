@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -72,7 +73,8 @@ std::string find_command(const std::string& name) {
   throw UsageError("command '" + name + "' not found in PATH");
 }
 
-std::vector<ProcResult> spawn_all(const std::vector<ProcSpec>& specs) {
+std::vector<ProcResult> spawn_all(const std::vector<ProcSpec>& specs, const WhileRunning& while_running,
+                                  double interval_s) {
   std::vector<ProcResult> results(specs.size());
   std::vector<pid_t> pids(specs.size(), -1);
   std::vector<int> out_fd(specs.size(), -1), err_fd(specs.size(), -1);
@@ -123,9 +125,18 @@ std::vector<ProcResult> spawn_all(const std::vector<ProcSpec>& specs) {
     }
     pids[i] = pid;
   }
+  std::vector<int> running(pids.begin(), pids.end());
+  timespec pause{static_cast<time_t>(interval_s),
+                 static_cast<long>(1e9 * (interval_s - static_cast<long>(interval_s)))};
   for (std::size_t left = specs.size(); left > 0;) {
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
+    pid_t pid = waitpid(-1, &status, while_running ? WNOHANG : 0);
+    if (pid == 0) {
+      while_running(running);
+      nanosleep(&pause, nullptr);
+      continue;
+    }
+    if (pid > 0) running.erase(std::remove(running.begin(), running.end(), pid), running.end());
     if (pid < 0) {
       if (errno == EINTR) continue;
       throw RunError(std::string("waitpid failed: ") + std::strerror(errno));

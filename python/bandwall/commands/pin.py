@@ -1,0 +1,175 @@
+"""`bandwall pin [OPTIONS] -- COMMAND ...`: runs an unmodified program with its threads bound to CPUs
+(seed 004's MP_BIND / MP_BLIST / MP_SPIN, CPU lists, topology policies) and, with --report, records
+where each thread ran; `--compare` runs seed 004's experiment (bound, one CPU, unbound) side by side."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from bandwall import numacheck, pin, store
+from bandwall.errors import UsageError
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty, table
+from bandwall.registry import commands
+
+
+def render(con, rec: dict) -> None:
+    c, r = rec["config"], rec["result"]
+    where = ",".join(str(x) for x in c["cpus"]) or "-"
+    con.print(
+        f"pin: {' '.join(c['command'])}\n  policy {c['policy']} (from {c['source'] or 'options'}), CPUs {where}, "
+        f"binding {c['mode']}, spin {c['spin']}, exit {r['exit_code']}, wall {r['wall_s']:.3f} s"
+    )
+    told = ", ".join(f"{k}={'(unset)' if v is None else v}" for k, v in c["openmp_env"].items())
+    if told:
+        con.print(f"  OpenMP runtimes told: {told}")
+    if c["user_openmp_env"]:
+        con.print(
+            "  replaced from the environment: "
+            + ", ".join(f"{k}={v}" for k, v in c["user_openmp_env"].items())
+        )
+    if "threads" in r:
+        con.print(
+            table(
+                f"where each thread ran ({r['samples']} samples, every {c['interval_ms']} ms, and at exit)",
+                ["thread", "tid", "meant for", "CPUs seen", "migrations", "voluntary", "involuntary"],
+                pin.thread_rows(rec),
+            )
+        )
+
+
+def render_compare(con, rec: dict) -> None:
+    r = rec["result"]
+    rows = [
+        [name, m["title"], m["value"], " ".join(f"{v:.4g}" for v in m["rounds"])]
+        for name, m in r["modes"].items()
+    ]
+    con.print(
+        table(
+            f"pin --compare, {r['threads']} threads: {r['fom']}",
+            ["mode", "what", f"median {r['fom_unit']}", "rounds"],
+            rows,
+        )
+    )
+    if r["bound_over_one_cpu"]:
+        con.print(
+            f"bound / one CPU: {r['bound_over_one_cpu']:.2f}x; bound / unbound: {r['bound_over_unbound']:.2f}x"
+        )
+
+
+def echo_output(rec: dict, fmt: str) -> None:
+    """The program's own output (its stdout where data goes only for tables, its stderr to stderr),
+    then what bandwall-pin noted about the run (a static program bound as a whole)."""
+    out = rec["result"].get("stdout", "")
+    if out:
+        (sys.stdout if fmt == "table" else sys.stderr).write(out if out.endswith("\n") else out + "\n")
+    err = rec["result"].get("stderr", "")
+    if err:
+        sys.stderr.write(err if err.endswith("\n") else err + "\n")
+    for line in rec["result"].get("notes", []):
+        sys.stderr.write(f"bandwall: {line}\n")
+
+
+@commands.register("pin")
+@click.command("pin", context_settings={"allow_interspersed_args": False})
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND...")
+@click.option(
+    "--cpus", callback=refuse_empty, default=None, help="CPU of each thread in order: 3,2,1,0 or 0-3,8"
+)
+@click.option(
+    "--policy",
+    callback=refuse_empty,
+    default=None,
+    help="compact, scatter, spread, node:N or none (default: MP_BLIST/MP_BIND if set, else compact)",
+)
+@click.option(
+    "--threads", default=0, type=click.IntRange(min=0), help="OpenMP threads (0: one per CPU of the list)"
+)
+@click.option(
+    "--skip",
+    callback=refuse_empty,
+    default=None,
+    help="bit mask of created threads left unpinned, as likwid-pin -s (0x1: the first)",
+)
+@click.option(
+    "--spin",
+    callback=refuse_empty,
+    default=None,
+    help="cycles idle threads spin at barriers before sleeping, -1 (forever) or passive (default: MP_SPIN, else 1000000)",
+)
+@click.option("--report", is_flag=True, help="record where each thread ran (sampled) and its migrations")
+@click.option(
+    "--interval", default=10, show_default=True, type=click.IntRange(1, 10000), help="ms between samples"
+)
+@click.option("--compare", is_flag=True, help="run bound, all on one CPU and unbound, and compare")
+@click.option(
+    "--fom",
+    "fom_regex",
+    callback=refuse_empty,
+    default=None,
+    help="--compare: regular expression whose group 1 in the output is the figure of merit (default: wall time)",
+)
+@click.option("--lower-is-better", "lower", is_flag=True, help="the --fom number is a time")
+@click.option(
+    "--rounds",
+    default=3,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    help="--compare: alternating rounds",
+)
+@click.option("--timeout", default=None, type=click.FloatRange(min=0.1), help="seconds allowed per run")
+@format_option
+@db_option
+@no_store_option
+def pin_cmd(
+    command,
+    cpus,
+    policy,
+    threads,
+    skip,
+    spin,
+    report,
+    interval,
+    compare,
+    fom_regex,
+    lower,
+    rounds,
+    timeout,
+    fmt,
+    db,
+    no_store,
+):
+    """Run COMMAND with its threads bound to CPUs: the main thread on the first CPU of the list, each
+    thread it creates on the next (wrapping around). Seed 004's MP_BIND=yes, MP_BLIST=3,2,1,0 and
+    MP_SPIN=N|-1 are honoured here and when libbandwall-pin.so is preloaded by hand."""
+    if not command:
+        raise UsageError("no command given (bandwall pin [OPTIONS] -- COMMAND ...)")
+    if not no_store:
+        store.check(db)
+    if compare:
+        if cpus or policy or report:
+            raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --policy and --report")
+        fom = numacheck.Fom.from_regex(fom_regex, lower) if fom_regex else numacheck.Fom.wall()
+        rec = pin.compare(list(command), fom, rounds, threads, spin, timeout)
+        if not no_store:
+            store.save(rec, db)
+        emit(rec, fmt, lambda con: render_compare(con, rec))
+        return
+    if fom_regex or lower:
+        raise UsageError("--fom and --lower-is-better go with --compare")
+    rec = pin.pin(
+        list(command),
+        timeout=timeout,
+        cpus=cpus,
+        policy=policy,
+        threads=threads,
+        skip=skip,
+        spin=spin,
+        report=report,
+        interval_ms=interval,
+    )
+    if not no_store:
+        store.save(rec, db)
+    echo_output(rec, fmt)
+    emit(rec, fmt, lambda con: render(con, rec))
