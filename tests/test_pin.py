@@ -312,3 +312,23 @@ def test_bad_variables_stop_the_program_before_it_starts(env, fragment):
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("libbandwall-pin: error: ")
     assert fragment in proc.stderr
+
+
+def test_pinning_report_section_renders_the_compare_result():
+    from bandwall.report.sections import pinning
+
+    modes = {
+        name: {"title": name, "cpus": [], "value": v, "rounds": [v], "wall_s": [1.0]}
+        for name, v in (("bound", 2.0), ("one-cpu", 1.0), ("unbound", 1.5))
+    }
+    data = {
+        "modes": modes,
+        "threads": 2,
+        "fom": "time",
+        "fom_unit": "1/s",
+        "bound_over_one_cpu": 2.0,
+        "bound_over_unbound": 2.0 / 1.5,
+    }
+    page = pinning.PinningSection().html(None, data)
+    assert "2.00x" in page and "one-cpu" in page
+    assert [r[0] for r in pinning.rows(data)] == ["bound", "one-cpu", "unbound"]

@@ -25,7 +25,14 @@ BUILD = Path(os.environ.get("BANDWALL_VM_BUILD", REPO / "build" / "vm"))
 BIN = BUILD / "bin"
 # Executables the guest batches use; the optional ones only when their sources are in the tree.
 TARGETS = ["bandwall-topo", "bandwall-place", "bandwall-launch"]
-OPTIONAL_TARGETS = {"bandwall-stream": "native/stream", "bandwall-iso3dfd": "native/iso3dfd"}
+OPTIONAL_TARGETS = {
+    "bandwall-stream": "native/stream",
+    "bandwall-iso3dfd": "native/iso3dfd",
+    "bandwall-pin": "native/pin",
+    "bandwall-pin-preload": "native/pin",
+    "bandwall-pin-probe": "native/pin",
+    "pin-probes": "native/pin",
+}
 BOOT_TIMEOUT_S = 240
 MARK = "@@case "
 

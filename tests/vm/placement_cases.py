@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bandwall import numacheck, numamatrix
-from vm import guest
+from vm import guest, pin_cases
 
 MIB = 1 << 20
 # name: (nodes, CPUs per node, MiB per node, hwloc synthetic description of the same machine)
@@ -296,6 +296,7 @@ def results(name: str) -> dict[str, guest.Outcome]:
             guest.build()
             nodes, cpn, mem, _ = TOPOLOGIES[name]
             cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
+            cases += pin_cases.cases(nodes, cpn)
             _results[name] = guest.boot(nodes, cpn, mem, cases)
         except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
             _results[name] = e
