@@ -108,6 +108,8 @@ def script(cases: list[Case]) -> str:
     lines = [
         "#!/bin/sh",
         "export OMP_WAIT_POLICY=passive",
+        # LLVM's OpenMP runtime registers itself in /dev/shm (and aborts without it), as on any real system.
+        "/bin/busybox mkdir -p /dev/shm && mount -t tmpfs shm /dev/shm",
         'thp() { [ -w /sys/kernel/mm/transparent_hugepage/enabled ] && echo "$1" > /sys/kernel/mm/transparent_hugepage/enabled; }',
         "run_case() {",
         "  name=$1; shift",
