@@ -33,7 +33,7 @@ OPTIONAL_TARGETS = {
     "bandwall-pin-probe": "native/pin",
     "pin-probes": "native/pin",
 }
-BOOT_TIMEOUT_S = 240
+BOOT_TIMEOUT_S = 480  # a loaded 2-core host runs the whole batch in 3-5 minutes
 MARK = "@@case "
 
 
