@@ -165,6 +165,27 @@ def test_report_shows_each_thread_on_its_cpu(kind, hostile):
     assert told["KMP_AFFINITY"] == "disabled" and told["OMP_PROC_BIND"] is None
     if hostile:
         assert rec["config"]["user_openmp_env"]["OMP_PROC_BIND"] == "true"
+        # provenance says what the program got of each of the user's variables
+        prov = rec["provenance"]["openmp_env"]
+        assert set(prov) == set(HOSTILE)
+        assert prov["OMP_PROC_BIND"]["action"].startswith("unset for the program")
+        assert prov["KMP_AFFINITY"]["action"].startswith("set to 'disabled' for the program")
+    else:
+        assert rec["provenance"]["openmp_env"] == {}
+
+
+@two_cpus
+def test_users_openmp_variables_reach_the_program_under_every_policy():
+    # a nested OMP_NUM_THREADS is the user's business, not a usage error of compact
+    rec = pin_record(
+        ["--policy", "compact", "--", "sh", "-c", 'echo "$OMP_NUM_THREADS/$OMP_SCHEDULE"'],
+        OMP_NUM_THREADS="2,1",
+        OMP_SCHEDULE="static",
+    )
+    assert rec["result"]["stdout"].strip() == "2,1/static"
+    assert rec["provenance"]["openmp_env"]["OMP_SCHEDULE"]["action"].startswith(
+        "passed to the launched command"
+    )
 
 
 @two_cpus

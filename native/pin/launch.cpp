@@ -28,6 +28,7 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/ompenv.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "pin/bwpin.h"
@@ -74,8 +75,11 @@ std::string plan_cpus(const std::string& cpus, const std::string& policy, int th
     return "none";
   }
   if (!policy.empty()) {
-    if (threads == 0 && std::getenv("OMP_NUM_THREADS"))
-      threads = static_cast<int>(bw::parse_int(env_or_empty("OMP_NUM_THREADS"), "OMP_NUM_THREADS", 1, 1 << 20));
+    if (threads == 0 && policy == "spread" && std::getenv("OMP_NUM_THREADS")) {
+      // Only spread depends on the team size; of a nested list (4,2) the outer level is the team.
+      std::string team = env_or_empty("OMP_NUM_THREADS");
+      threads = static_cast<int>(bw::parse_int(team.substr(0, team.find(',')), "OMP_NUM_THREADS", 1, 1 << 20));
+    }
     auto list = bw::Topology::instance().order(policy, policy == "spread" ? threads : 0, bw::allowed_cpus());
     std::string plain;
     for (int c : list) plain += (plain.empty() ? "" : ",") + std::to_string(c);
@@ -123,6 +127,9 @@ int main(int argc, char** argv) {
     }
     bw::refuse_empty_options(app);
 
+    // The executable's .preinit_array removed the user's OpenMP variables (common/ompenv.hpp); they
+    // are the program's, so they come back before the plan reads them and the program inherits them.
+    bw::restore_openmp_env();
     std::map<std::string, std::string> before;
     for (const char* v : kRuntimeVars)
       if (const char* now = std::getenv(v)) before[v] = now;
@@ -255,8 +262,14 @@ int main(int argc, char** argv) {
     }
     int nthreads = 0;
     if (const char* t = std::getenv("OMP_NUM_THREADS")) nthreads = std::atoi(t);
-    bw::emit(bw::make_record("pin", config, result, validation,
-                             bw::provenance(nthreads, bound, asked, "", bw::json::object(), 1)));
+    bw::json prov = bw::provenance(nthreads, bound, asked, "", bw::json::object(), 1);
+    // What the program got of the user's OpenMP variables: passed on, except those the library replaced.
+    for (auto& [name, value] : told.items())
+      if (prov["openmp_env"].contains(name))
+        prov["openmp_env"][name]["action"] =
+            value.is_null() ? "unset for the program: libbandwall-pin is the only binder (config.openmp_env)"
+                            : "set to '" + value.get<std::string>() + "' for the program (config.openmp_env)";
+    bw::emit(bw::make_record("pin", config, result, validation, prov));
     if (!validation["passed"].get<bool>())
       throw bw::RunError("threads did not stay where they were bound: " + validation["message"].get<std::string>());
     return 0;

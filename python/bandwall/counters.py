@@ -26,7 +26,10 @@ def list_events() -> dict:
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         raise RunFailed(native._last_line(proc.stderr) or f"{EXECUTABLE} --list-events failed")
-    return json.loads(lines[-1])
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError as e:
+        raise RunFailed(f"{EXECUTABLE} --list-events printed a line that is not JSON: {e}") from e
 
 
 def socket_cpus() -> list[int]:
@@ -103,7 +106,12 @@ def _read(path: str) -> dict | None:
             lines = [ln for ln in f if ln.startswith("{")]
     except OSError:
         return None
-    return json.loads(lines[-1]) if lines else None
+    if not lines:
+        return None
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError as e:
+        raise RunFailed(f"{EXECUTABLE} wrote a record that is not JSON ({path!r}): {e}") from e
 
 
 def _finish(rec: dict, p: Plan) -> dict:

@@ -17,8 +17,8 @@ from bandwall.output import (
     refuse_empty,
 )
 from bandwall.registry import commands
-from bandwall.views.engine import engine_line
 from bandwall.views import counters as counters_view
+from bandwall.views.engine import engine_line
 from bandwall.views.stream import csv_rows, render
 
 

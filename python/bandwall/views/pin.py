@@ -46,10 +46,13 @@ def render_compare(con, rec: dict) -> None:
             rows,
         )
     )
-    if r["bound_over_one_cpu"]:
-        con.print(
-            f"bound / one CPU: {r['bound_over_one_cpu']:.2f}x; bound / unbound: {r['bound_over_unbound']:.2f}x"
-        )
+    ratios = [
+        f"{label}: {r[key]:.2f}x"
+        for key, label in (("bound_over_one_cpu", "bound / one CPU"), ("bound_over_unbound", "bound / unbound"))
+        if r.get(key) is not None
+    ]
+    if ratios:
+        con.print("; ".join(ratios))
 
 
 def echo_output(rec: dict, fmt: str) -> None:
