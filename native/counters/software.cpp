@@ -6,6 +6,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 namespace bw::counters {
 
@@ -25,6 +27,12 @@ int open_event(pid_t pid, unsigned long long config, bool user_only) {
   return static_cast<int>(syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
+std::string paranoid() {
+  std::ifstream in("/proc/sys/kernel/perf_event_paranoid");
+  std::string v;
+  return in >> v ? v : "unknown";
+}
+
 }  // namespace
 
 SoftwareCounters::SoftwareCounters(pid_t pid) {
@@ -35,7 +43,7 @@ SoftwareCounters::SoftwareCounters(pid_t pid) {
   for (auto& e : events_) {
     e.fd = open_event(pid, e.config, user_only_);
     // perf_event_paranoid >= 2 refuses kernel-mode counting to unprivileged users: count user
-    // mode only and say so (context switches then read near zero).
+    // mode only and say so (context switches and migrations are then unavailable, see read()).
     if (e.fd < 0 && (errno == EACCES || errno == EPERM) && !user_only_) {
       user_only_ = true;
       e.fd = open_event(pid, e.config, true);
@@ -54,6 +62,13 @@ nlohmann::json SoftwareCounters::read() const {
   for (const auto& e : events_) {
     if (e.fd < 0) {
       out[e.field] = e.error;
+      continue;
+    }
+    if (user_only_ && (e.config == PERF_COUNT_SW_CONTEXT_SWITCHES || e.config == PERF_COUNT_SW_CPU_MIGRATIONS)) {
+      // Both happen in the kernel: counted in user mode only they read 0, which is not a measurement.
+      out[e.field] =
+          "unavailable: perf_event_open refused kernel-mode counting (kernel.perf_event_paranoid=" + paranoid() +
+          "; root or a value of 1 or less counts it)";
       continue;
     }
     unsigned long long v[3] = {0, 0, 0};  // value, time enabled, time running

@@ -48,7 +48,10 @@ def render_compare(con, rec: dict) -> None:
     )
     ratios = [
         f"{label}: {r[key]:.2f}x"
-        for key, label in (("bound_over_one_cpu", "bound / one CPU"), ("bound_over_unbound", "bound / unbound"))
+        for key, label in (
+            ("bound_over_one_cpu", "bound / one CPU"),
+            ("bound_over_unbound", "bound / unbound"),
+        )
         if r.get(key) is not None
     ]
     if ratios:
