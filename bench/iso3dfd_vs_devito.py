@@ -49,7 +49,11 @@ def parse() -> argparse.Namespace:
     p.add_argument("--reference-steps", type=int, default=2, help="steps of the plain reference (default 2)")
     p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
-    p.add_argument("--blocks", default="272x24x128", help="bandwall's cache blocks (default 272x24x128)")
+    p.add_argument(
+        "--blocks",
+        default="272x24x128",
+        help="bandwall's cache blocks n1xn2xn3, or auto or search as bandwall iso3dfd takes them (default 272x24x128)",
+    )
     p.add_argument(
         "--isa", default="auto", help="bandwall's row kernel: auto (default), avx512, avx2 or generic"
     )
@@ -87,7 +91,7 @@ def tool(bindir: str) -> str:
 def bandwall_run(
     exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str, isa: str = "auto"
 ) -> dict:
-    b = blocks.split("x")
+    b = [blocks] * 3 if blocks in ("auto", "search") else blocks.split("x")
     cmd = [
         exe,
         *(str(n + 2 * HALF),) * 3,

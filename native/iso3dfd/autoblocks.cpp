@@ -21,6 +21,10 @@ constexpr double kMargin = 0.05;
 // The smallest y block the model proposes: a block of y rows re-reads 16 halo rows of prev per
 // plane, 67% more rows at 24 and 200% at 8 (measured slower than 24 on a 512 KiB L2, bench/README).
 constexpr std::size_t kMinY = 24;
+// The share of L2 the window of prev may fill: the rest holds next and vel streaming through, the
+// next block's first planes and the prefetchers' lines. Measured with bench/iso3dfd_blocks.py on
+// Zen 5 (1 MiB L2): a window filling 90% of it (y 32) ran 4-6% slower than one filling 40% (y 24).
+constexpr double kL2Share = 0.5;
 // Points per thread of the search grid: 272 x 112 x 32, a few milliseconds per step on one core.
 constexpr double kSearchPointsPerThread = 272.0 * 112 * 32;
 
@@ -52,15 +56,14 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     m.blocks.b2 = std::min<std::size_t>(24, ny);
     m.why = "L2 size unknown (hwloc names none): y block 24";
   } else {
+    const double room = kL2Share * static_cast<double>(l2_bytes);
     std::size_t y = 8;
-    while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}) <= static_cast<double>(l2_bytes))
-      y += 8;
+    while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}) <= room) y += 8;
     const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3});
     m.why = "the window of prev (" + std::to_string(2 * kHalf + kRegisterPlanes) + " planes of " +
             std::to_string(y + 2 * kHalf) + " rows of " + std::to_string(g.n1) + " floats, " +
-            std::to_string(static_cast<long>(window) / 1024) + " KiB) " +
-            (window <= static_cast<double>(l2_bytes) ? "fits" : "does not fit") + " the " + kib(l2_bytes) +
-            " L2 up to y block " + std::to_string(y);
+            std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
+            " half of the " + kib(l2_bytes) + " L2 up to y block " + std::to_string(y);
     if (y < kMinY) {
       y = kMinY;
       m.why += "; raised to " + std::to_string(kMinY) + ", below which the 16 halo rows re-read per plane cost more " +

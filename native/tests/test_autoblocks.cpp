@@ -4,24 +4,26 @@
 
 using namespace bw::iso3dfd;
 
-// The model's y block from the L2 size: the largest multiple of 8 whose window of prev fits, at
-// least 24; given dimensions kept; whole rows along x.
+// The model's y block from the L2 size: the largest multiple of 8 whose window of prev fits half
+// of it, at least 24; given dimensions kept; whole rows along x.
 TEST(AutoBlocks, ModelFollowsTheL2) {
   const Grid g{272, 272, 272};
-  // 18 planes x (y + 16) rows x 272 floats: y = 32 fits 1 MiB (940 KiB), 40 does not.
-  CacheModel big = model_blocks(g, Blocks{}, 32 << 10, 1 << 20);
+  // 18 planes x (y + 16) rows x 272 floats: y = 32 fits half of 2 MiB (940 KiB), 40 does not.
+  CacheModel big = model_blocks(g, Blocks{}, 48 << 10, 2 << 20);
   EXPECT_EQ(big.blocks.b1, 272u);
   EXPECT_EQ(big.blocks.b2, 32u);
   EXPECT_EQ(big.blocks.b3, 128u);
   EXPECT_LE(big.window_bytes, 1 << 20);
   EXPECT_GT(window_bytes(g, Blocks{272, 40, 128}), 1 << 20);
-  // 512 KiB holds only y = 8; the model keeps 24, and says why.
-  CacheModel small = model_blocks(g, Blocks{}, 32 << 10, 512 << 10);
-  EXPECT_EQ(small.blocks.b2, 24u);
-  EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
-  EXPECT_TRUE(small.y_window_in_l1);  // 17 rows of 272 floats: 18 KiB
-  // Shorter rows, larger y blocks; clipped to the interior.
-  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 96u);
+  // Half of 1 MiB (Zen 5) and of 512 KiB (Zen 3) hold only y = 8; the model keeps 24, and says why.
+  for (std::uint64_t l2 : {std::uint64_t{1} << 20, std::uint64_t{512} << 10}) {
+    CacheModel small = model_blocks(g, Blocks{}, 32 << 10, l2);
+    EXPECT_EQ(small.blocks.b2, 24u) << l2;
+    EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
+    EXPECT_TRUE(small.y_window_in_l1);  // 17 rows of 272 floats: 18 KiB
+  }
+  // Shorter rows, larger y blocks (4608 (y + 16) bytes <= 256 KiB up to y 40); clipped to the interior.
+  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 40u);
   EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 24u);
   // Unknown L2: 24; given dimensions stay.
   EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0).blocks.b2, 24u);
