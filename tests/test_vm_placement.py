@@ -265,10 +265,10 @@ def test_iso3dfd_arrays_follow_their_initialisation(name):
 
 
 @needs("bandwall-iso3dfd")
-@pytest.mark.parametrize("n, split", [(128, 0), (160, 1)])
+@pytest.mark.parametrize("n, split", [(128, 0), (160, 1), (272, 1)])
 def test_iso3dfd_first_touch_survives_huge_pages(n, split):
     """Huge pages on, 2 threads one per node: every array half on each node (40-60%), whether the
-    threads' cut falls on a huge-page boundary (128³) or inside one (160³, as at 272³: that page is
+    threads' cut falls on a huge-page boundary (128³) or inside one (160³ and 272³: that page is
     advised to base pages)."""
     rec = ok("2node", f"iso3dfd-huge-{n}")
     pl = rec["placement"]
