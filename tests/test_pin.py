@@ -49,7 +49,7 @@ def probe(kind: str) -> str:
     return str(path)
 
 
-OPENMP_PROBES = ["gcc", "clang", "fortran"]
+OPENMP_PROBES = ["gcc", "cxx", "clang", "fortran"]
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -59,7 +59,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def probe_args(kind: str) -> list[str]:
-    return [probe(kind)] + (["5", "20000"] if kind in ("gcc", "clang") else [])
+    return [probe(kind)] + (["5", "20000"] if kind in ("gcc", "cxx", "clang") else [])
 
 
 @pytest.fixture(autouse=True)

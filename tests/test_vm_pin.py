@@ -1,6 +1,6 @@
 """Pinning proven on the simulated 2-node and 4-node machines: MP_BLIST=1,0 puts OpenMP thread 0 on CPU 1
 and thread 1 on CPU 0, and the topology policies put threads where the topology says, for programs built
-with gcc, clang (LLVM libomp) and gfortran; bandwall-pin's record of where each thread was seen agrees.
+with gcc, g++ (C++), clang (LLVM libomp) and gfortran; bandwall-pin's record of where each thread was seen agrees.
 The cases run in the placement batch (tests/vm/pin_cases.py), one boot per guest."""
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ OPTIONAL_TARGETS = {
     "bandwall-pin-preload": "native/pin",
     "bandwall-pin-probe": "native/pin",
     "pin-probes": "native/pin",
+    "pin-probe-cxx": "native/pin",
 }
 BOOT_TIMEOUT_S = 480  # a loaded 2-core host runs the whole batch in 3-5 minutes
 MARK = "@@case "

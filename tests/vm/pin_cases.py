@@ -1,7 +1,7 @@
 """Pinning cases for the 2-node and 4-node guests, booted with the placement batch (one boot per
 topology): seed 004's MP_BLIST=1,0 preloaded by hand and under bandwall-pin, compact / scatter / spread /
-node:N from the topology, each for OpenMP programs built with gcc (libgomp), clang (LLVM libomp) and
-gfortran. The probes print the CPU each OpenMP thread ended on; bandwall-pin's record says where each
+node:N from the topology, each for OpenMP programs built with gcc (libgomp), g++ (C++, libgomp),
+clang (LLVM libomp) and gfortran. The probes print the CPU each OpenMP thread ended on; bandwall-pin's record says where each
 thread was seen while it ran.
 """
 
@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from vm import guest
 
-PROBES = {"gcc": "bandwall-pin-probe", "clang": "pin-probe-clang", "fortran": "pin-probe-fortran"}
+PROBES = {
+    "gcc": "bandwall-pin-probe",
+    "cxx": "pin-probe-cxx",
+    "clang": "pin-probe-clang",
+    "fortran": "pin-probe-fortran",
+}
 
 
 def bin_path(name: str) -> str:
