@@ -335,21 +335,25 @@ def test_bad_variables_stop_the_program_before_it_starts(env, fragment):
     assert fragment in proc.stderr
 
 
-def test_pinning_report_section_renders_the_compare_result():
+def test_pinning_report_section_renders_both_spin_policies():
     from bandwall.report.sections import pinning
 
-    modes = {
-        name: {"title": name, "cpus": [], "value": v, "rounds": [v], "wall_s": [1.0]}
-        for name, v in (("bound", 2.0), ("one-cpu", 1.0), ("unbound", 1.5))
-    }
-    data = {
-        "modes": modes,
-        "threads": 2,
-        "fom": "time",
-        "fom_unit": "1/s",
-        "bound_over_one_cpu": 2.0,
-        "bound_over_unbound": 2.0 / 1.5,
-    }
+    def result(bound: float, one: float, unbound: float) -> dict:
+        modes = {
+            name: {"title": name, "cpus": [], "value": v, "rounds": [v], "wall_s": [1.0]}
+            for name, v in (("bound", bound), ("one-cpu", one), ("unbound", unbound))
+        }
+        return {
+            "modes": modes,
+            "threads": 2,
+            "fom": "time",
+            "fom_unit": "1/s",
+            "bound_over_one_cpu": bound / one,
+            "bound_over_unbound": bound / unbound if unbound else None,
+        }
+
+    data = {"passive": result(2.0, 1.0, 1.5), "spin": result(2.0, 0.1, 0.0)}
     page = pinning.PinningSection().html(None, data)
-    assert "2.00x" in page and "one-cpu" in page
-    assert [r[0] for r in pinning.rows(data)] == ["bound", "one-cpu", "unbound"]
+    assert "2.00x" in page and "20.00x" in page and "one-cpu" in page
+    assert "n/a" not in pinning.summary(data)  # the spin run's unbound ratio is not quoted
+    assert [r[0] for r in pinning.rows(data["passive"])] == ["bound", "one-cpu", "unbound"]
