@@ -16,6 +16,7 @@ import pytest
 
 from bandwall import cli, native, numacheck
 from bandwall import pin as pinmod
+from bandwall.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE_DIR = REPO / "build" / "py" / "bin"
@@ -262,6 +263,30 @@ def test_compare_runs_three_modes_scored_by_the_regex():
     assert modes["unbound"]["cpus"] == []
     assert all(m["value"] > 0 for m in modes.values())
     assert rec["result"]["threads"] == len(CPUS)
+
+
+@two_cpus
+def test_compare_scores_a_bandwall_record_and_passes_the_skip_mask(run_bandwall):
+    stream = native.executable("bandwall-stream")
+    p = run_bandwall(
+        "pin", "--compare", "--rounds", "1", "--skip", "0x0", "--fom", "record:result.best_GBps",
+        "--format", "json", "--no-store", "--", stream, "--kernel", "triad", "--size", "4M", "--reps", "2",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["result"]["fom"] == "result.best_GBps of the record"
+    assert rec["config"]["skip_mask"] == "0x0"
+    assert all(m["value"] > 0 for m in rec["result"]["modes"].values())
+
+
+@pytest.mark.parametrize(
+    "fom, lower, fragment",
+    [("record:", False, "name a field"), ("record:result..x", False, "name a field"),
+     ("record:result.best_GBps", True, "--lower-is-better goes with")],
+)  # fmt: skip
+def test_record_fom_bad_values(fom, lower, fragment):
+    with pytest.raises(UsageError, match=fragment):
+        numacheck.Fom.parse(fom, lower)
 
 
 @pytest.fixture(scope="module")

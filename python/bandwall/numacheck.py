@@ -103,6 +103,19 @@ class Fom:
     description: str = field(default="")
 
     @staticmethod
+    def parse(text: str, lower_is_better: bool = False) -> Fom:
+        """The --fom option: record:FIELD.PATH (a number of the last JSON record the command prints,
+        as bandwall's executables do: record:result.best_GBps) or a regular expression."""
+        if not text.startswith("record:"):
+            return Fom.from_regex(text, lower_is_better)
+        path = tuple(text[len("record:") :].split("."))
+        if not all(path):
+            raise UsageError(f"--fom {text!r}: name a field after record:, such as record:result.best_GBps")
+        if lower_is_better:
+            raise UsageError("--lower-is-better goes with a --fom regular expression, not with record:")
+        return Fom("record", path=path, unit="as recorded", description=f"{'.'.join(path)} of the record")
+
+    @staticmethod
     def from_regex(text: str, lower_is_better: bool = False) -> Fom:
         try:
             rx = re.compile(text)

@@ -55,7 +55,7 @@ def check(
             f"kernel {argv[0]!r} takes no arguments (got {' '.join(argv[1:])!r}); its options go "
             f"before it, and a command goes after --"
         )
-    fom = numacheck.Fom.from_regex(fom_regex, lower) if fom_regex else None
+    fom = numacheck.Fom.parse(fom_regex, lower) if fom_regex else None
     if not command and len(before) == 1 and before[0] in numacheck.BUILTINS:
         b = numacheck.builtin(before[0], init=init, size=size, reps=reps, grid=parse_grid(grid), iters=iters)
         return [native.executable(b.executable)] + b.args, fom or b.fom, before[0]

@@ -91,6 +91,7 @@ def compare(
     threads: int = 0,
     spin: str | None = None,
     timeout: float | None = None,
+    skip: str | None = None,
 ) -> dict:
     """Runs the three modes `rounds` times, alternating (the starting mode rotates each round), and
     returns a pin-compare record: each mode's figure of merit per round and median, and the ratios."""
@@ -102,7 +103,9 @@ def compare(
     values: dict[str, list[float]] = {m.name: [] for m in modes}
     walls: dict[str, list[float]] = {m.name: [] for m in modes}
     last: dict[str, dict] = {}
-    extra = ["--threads", str(threads)] + (["--spin", spin] if spin else [])
+    extra = (
+        ["--threads", str(threads)] + (["--spin", spin] if spin else []) + (["--skip", skip] if skip else [])
+    )
     for r in range(rounds):
         for i in range(len(modes)):
             mode = modes[(i + r) % len(modes)]
@@ -139,6 +142,7 @@ def compare(
         "rounds": rounds,
         "modes": [m.name for m in modes],
         "spin": last["bound"]["config"]["spin"],
+        "skip_mask": last["bound"]["config"]["skip_mask"],
         "openmp_env": last["bound"]["config"]["openmp_env"],
     }
     rec = {

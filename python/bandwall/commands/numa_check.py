@@ -35,7 +35,8 @@ class TargetCommand(click.Command):
     "fom_regex",
     callback=refuse_empty,
     default=None,
-    help="regular expression whose group 1 (or whole match) in the output is the figure of merit",
+    help="regular expression whose group 1 (or whole match) in the output is the figure of merit, or "
+    "record:FIELD for a number of the JSON record the command prints (record:result.best_GBps)",
 )
 @click.option(
     "--lower-is-better", "lower", is_flag=True, help="the --fom number is a time: smaller is faster"

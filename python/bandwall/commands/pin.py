@@ -50,7 +50,8 @@ from bandwall.views.pin import echo_output, render, render_compare
     "fom_regex",
     callback=refuse_empty,
     default=None,
-    help="--compare: regular expression whose group 1 in the output is the figure of merit (default: wall time)",
+    help="--compare: regular expression whose group 1 in the output is the figure of merit, or record:FIELD "
+    "for a number of the JSON record the command prints (record:result.best_GBps); default: wall time",
 )
 @click.option("--lower-is-better", "lower", is_flag=True, help="the --fom number is a time")
 @click.option(
@@ -92,8 +93,8 @@ def pin_cmd(
     if compare:
         if cpus or policy or report:
             raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --policy and --report")
-        fom = numacheck.Fom.from_regex(fom_regex, lower) if fom_regex else numacheck.Fom.wall()
-        rec = pin.compare(list(command), fom, rounds, threads, spin, timeout)
+        fom = numacheck.Fom.parse(fom_regex, lower) if fom_regex else numacheck.Fom.wall()
+        rec = pin.compare(list(command), fom, rounds, threads, spin, timeout, skip=skip)
         if not no_store:
             store.save(rec, db)
         emit(rec, fmt, lambda con: render_compare(con, rec))
