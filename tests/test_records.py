@@ -4,7 +4,9 @@ records do not, and the numbers of a record are found where compare and the repo
 from __future__ import annotations
 
 import copy
+import json
 import os
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bandwall import native, records
+from bandwall import launchers, native, records
 from bandwall.errors import RunFailed
 
 # A small, fast invocation of each native executable that prints a record.
@@ -23,8 +25,30 @@ SAMPLES = {
     "bandwall-iso3dfd": ["24", "24", "24", "2", "16", "8", "8", "none", "1", "--json"],
     "bandwall-place": ["--size", "2M", "--threads", "1"],
     "bandwall-launch": ["--proc", "0@default", "--", "true"],
+    "bandwall-counters": ["--", "true"],
+    "bandwall-pin": ["--cpus", "0", "--", "true"],
+    "bandwall-pipeline": [
+        "--kernel",
+        "triad",
+        "--cpus",
+        "0",
+        "--engine",
+        "memcpy",
+        "--size",
+        "2M",
+        "--reps",
+        "2",
+    ],
 }
-NOT_RECORD_MAKERS = {"bandwall-native-tests"}
+# MPI executables run on 2 ranks through the launcher the front end would use.
+MPI_SAMPLES = {
+    "bandwall-mpi-stream": ["--kernel", "triad", "--size", "2M", "--reps", "2"],
+    "bandwall-iso3dfd-mpi": ["40", "24", "40", "2", "40", "8", "8", "1"],
+    "bandwall-mpi-pingpong-openmpi": ["--max-size", "64", "--reps", "1", "--max-iterations", "10"],
+    "bandwall-mpi-pingpong-mpich": ["--max-size", "64", "--reps", "1", "--max-iterations", "10"],
+}
+# bandwall-pin-probe is an OpenMP test program: it prints its own line, not a record.
+NOT_RECORD_MAKERS = {"bandwall-native-tests", "bandwall-pin-probe"}
 # What each sample worked on and how often it repeated it: provenance.sizes, provenance.repetitions.
 MIB2 = 2 << 20
 SAMPLE_SIZES = {
@@ -34,6 +58,13 @@ SAMPLE_SIZES = {
     "bandwall-iso3dfd": ({"n1": 24, "n2": 24, "n3": 24}, 2),
     "bandwall-place": ({"a": MIB2, "b": MIB2, "c": MIB2}, 1),
     "bandwall-launch": ({}, 1),
+    "bandwall-counters": ({}, 1),
+    "bandwall-pin": ({}, 1),
+    "bandwall-pipeline": ({"a": MIB2, "b": MIB2, "c": MIB2}, 2),
+    "bandwall-mpi-stream": ({"a": MIB2, "b": MIB2, "c": MIB2}, 2),
+    "bandwall-iso3dfd-mpi": ({"n1": 40, "n2": 24, "n3": 40}, 2),
+    "bandwall-mpi-pingpong-openmpi": ({"buffer": 64}, 1),
+    "bandwall-mpi-pingpong-mpich": ({"buffer": 64}, 1),
 }
 
 
@@ -52,15 +83,31 @@ def _found() -> set[str]:
     }
 
 
-@pytest.mark.parametrize("exe", sorted(set(SAMPLES) | _found()))
+def _mpi_record(exe: str) -> dict:
+    plan = launchers.plan(exe, 2, "mpirun")
+    p = subprocess.run(
+        [*plan.prefix, native.executable(exe), *MPI_SAMPLES[exe]],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **plan.env},
+        timeout=120,
+    )
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    assert p.returncode == 0 and lines, p.stderr[-2000:]
+    return json.loads(lines[-1])
+
+
+@pytest.mark.parametrize("exe", sorted(set(SAMPLES) | set(MPI_SAMPLES) | _found()))
 def test_native_record_fits_the_schema(exe):
     try:
         native.executable(exe)
     except RunFailed:
         pytest.skip(f"{exe} is not built here")
-    if exe not in SAMPLES:
-        pytest.skip(f"no sample invocation of {exe} in this test yet")
-    rec = records.finish(native.run_record(exe, SAMPLES[exe], timeout=120))
+    assert exe in SAMPLES or exe in MPI_SAMPLES, f"{exe} prints records: give it a sample invocation here"
+    if exe in MPI_SAMPLES:
+        rec = records.finish(_mpi_record(exe))
+    else:
+        rec = records.finish(native.run_record(exe, SAMPLES[exe], timeout=120))
     assert records.problems(rec) == []
     assert rec["tool"] and rec["validation"]["passed"] is True
     assert rec["provenance"]["bandwall_version"]
