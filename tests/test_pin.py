@@ -382,3 +382,17 @@ def test_pinning_report_section_renders_both_spin_policies():
     assert "2.00x" in page and "20.00x" in page and "one-cpu" in page
     assert "n/a" not in pinning.summary(data)  # the spin run's unbound ratio is not quoted
     assert [r[0] for r in pinning.rows(data["passive"])] == ["bound", "one-cpu", "unbound"]
+
+
+@two_cpus
+def test_thread_report_fits_the_schema_and_a_broken_one_does_not():
+    from bandwall import records
+
+    rec = pin_record(["--report", "--", *probe_args("gcc")], MP_BLIST="1,0")
+    assert records.problems(rec) == []
+    broken = json.loads(json.dumps(rec))
+    broken["result"]["threads"][0]["cpus_seen"] = {"1": 1.5}  # a share above 1
+    assert records.problems(broken)
+    broken = json.loads(json.dumps(rec))
+    del broken["result"]["threads"][1]["involuntary_switches"]
+    assert records.problems(broken)
