@@ -144,6 +144,7 @@ BAD = [
     (["counters", "--", "/"], 2, "not found or not an executable file"),
     (["counters", "--group", "", "--", "true"], 2, "empty"),
     (["counters"], 2, "Missing argument"),
+    (["counters", "--grup", "MEM", "--", "true"], 2, "no such option '--grup'"),
     (["stream", "--counters", "NOPE", "--no-store"], 2, "unknown counter group 'NOPE'"),
     (["iso3dfd", "--counters", "NOPE", "--no-store", "--no-roofline"], 2, "unknown counter group 'NOPE'"),
     (["iso3dfd", "--counters", "MEM", "--ablation", "--no-store"], 2, "does not go with --ablation"),

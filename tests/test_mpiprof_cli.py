@@ -26,6 +26,7 @@ def c_program(tmp_path_factory):
 BAD = [
     (["mpiprof"], 2, "no command to profile"),
     (["mpiprof", "--", "no-such-mpirun", "-np", "2", "./app"], 2, "'no-such-mpirun' not found"),
+    (["mpiprof", "--bogus", "--", "mpirun", "./app"], 2, "no such option '--bogus'"),
     (["mpiprof", "--", "mpirun.openmpi", "-np", "2", "/bin/true"], 1, "is not an MPI program"),
     (["mpiprof", "--", "/bin/true"], 1, "is not an MPI program"),
     (["mpiprof", "--", "./no-such-app"], 2, "not found"),

@@ -27,6 +27,16 @@ def refuse_empty(ctx, param, value):
     return value
 
 
+def refuse_options_as_command(ctx, param, value):
+    """Click callback of a COMMAND argument taken with ignore_unknown_options: a misspelt option
+    (--grup) would otherwise be read as the command's name."""
+    if value and value[0].startswith("-") and value[0] != "-":
+        raise click.UsageError(
+            f"no such option {value[0]!r} (bandwall's options go before --, the command after it)"
+        )
+    return value
+
+
 format_option = click.option(
     "--format",
     "fmt",

@@ -7,7 +7,14 @@ import sys
 import click
 
 from bandwall import countergroups, counters, store
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import (
+    db_option,
+    emit,
+    format_option,
+    no_store_option,
+    refuse_empty,
+    refuse_options_as_command,
+)
 from bandwall.registry import commands
 from bandwall.views import counters as counters_view
 
@@ -26,7 +33,9 @@ from bandwall.views import counters as counters_view
 @format_option
 @db_option
 @no_store_option
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument(
+    "command", nargs=-1, required=True, type=click.UNPROCESSED, callback=refuse_options_as_command
+)
 def counters_cmd(group, fmt, db, no_store, command):
     """Run COMMAND (after --) and count around it: task clock, page faults, context switches and
     CPU migrations always; the group's hardware events where the PMU has them, otherwise each

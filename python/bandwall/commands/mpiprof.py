@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from bandwall import mpiprof, store
-from bandwall.output import db_option, emit, format_option, no_store_option
+from bandwall.output import db_option, emit, format_option, no_store_option, refuse_options_as_command
 from bandwall.registry import commands
 from bandwall.views import mpi as mpi_views
 
@@ -27,7 +27,7 @@ from bandwall.views import mpi as mpi_views
 @format_option
 @db_option
 @no_store_option
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, callback=refuse_options_as_command)
 def mpiprof_cmd(out, timeout, fmt, db, no_store, command):
     """Run COMMAND (mpirun/mpiexec/srun ... PROGRAM, or the program alone) with the MPI profiler in
     every rank; store the record and print the calls, partners and the text histograms' file."""
