@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -212,3 +214,24 @@ def test_report_section_counts_around_one_stream_run(run_bandwall, tmp_path):
     assert hardware and all(
         isinstance(v, (int, float)) or v.startswith("unavailable: ") for _, _, v in hardware
     )
+
+
+def test_ctrl_c_ends_the_command_and_keeps_its_record(tmp_path):
+    # A terminal's Ctrl-C goes to the whole foreground process group: bandwall, bandwall-counters and
+    # the command. The command ends; bandwall still stores and prints the record of what ran.
+    db = tmp_path / "db.sqlite"
+    p = subprocess.Popen(
+        [native.executable("bandwall"), "counters", "--format", "json", "--db", str(db), "--", "sleep", "30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(1.5)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    rec = json.loads(out)
+    assert rec["result"]["signal"] == signal.SIGINT or rec["result"]["exit_code"] == 130
+    assert 1.0 < rec["result"]["wall_s"] < 30
+    assert rec["id"] >= 1  # stored

@@ -144,14 +144,26 @@ def run(command: list[str], group: str | None = None) -> tuple[dict, int]:
             *(["--events", ",".join(events)] if events else []),
         ]
         try:
-            proc = subprocess.run([*args, "--", *command], stdout=sys.stderr)
+            proc = subprocess.Popen([*args, "--", *command], stdout=sys.stderr)
         except OSError as e:
             raise RunFailed(f"cannot run {EXECUTABLE}: {e.strerror}") from e
+        code = _wait_through_interrupts(proc)
         rec = _read(path)
     if rec is None:
-        error = UsageError if proc.returncode == native.EXIT_USAGE else RunFailed
-        raise error(f"{EXECUTABLE} wrote no record (exit code {proc.returncode})")
-    return records.finish(_finish(rec, p)), proc.returncode
+        error = UsageError if code == native.EXIT_USAGE else RunFailed
+        raise error(f"{EXECUTABLE} wrote no record (exit code {code})")
+    return records.finish(_finish(rec, p)), code
+
+
+def _wait_through_interrupts(proc: subprocess.Popen) -> int:
+    """Waits for bandwall-counters. A Ctrl-C from the terminal reaches the whole foreground group:
+    the command ends, and bandwall-counters (which ignores it, as time(1) does) writes the record of
+    what ran; so bandwall waits on instead of killing it, and returns its exit code (128 + 2)."""
+    while True:
+        try:
+            return proc.wait()
+        except KeyboardInterrupt:
+            continue
 
 
 def around_kernel(p: Plan, run_kernel) -> dict:
