@@ -396,3 +396,14 @@ def test_thread_report_fits_the_schema_and_a_broken_one_does_not():
     broken = json.loads(json.dumps(rec))
     del broken["result"]["threads"][1]["involuntary_switches"]
     assert records.problems(broken)
+
+
+@two_cpus
+def test_likwid_domain_list_places_the_threads():
+    topo = native.run_record("bandwall-topo", [])
+    cores = [core["cpus"][0] for core in topo["result"]["core_list"]]
+    if len(cores) < 2:
+        pytest.skip("needs 2 cores")
+    rec = pin_record(["--cpus", "N:1@N:0", "--report", "--", *probe_args("gcc")])
+    assert rec["config"]["cpus"] == [cores[1], cores[0]]
+    assert program_json(rec)["thread_cpus"] == [cores[1], cores[0]]

@@ -134,6 +134,37 @@ def test_failed_validation_stores_nothing(run_bandwall, tmp_path):
         assert s.list() == []
 
 
+def first_cpu_of_cores() -> list[int]:
+    """likwid's numbering of the node domain: the first hardware thread of each core, in order."""
+    topo = native.run_record("bandwall-topo", [])
+    return [core["cpus"][0] for core in topo["result"]["core_list"]]
+
+
+@pytest.mark.parametrize(
+    "cpus, picks", [("N:1@N:0", [1, 0]), ("E:N:2", [0, 1]), ("S0:0-1", [0, 1]), ("M0:1,0", [1, 0])]
+)
+def test_likwid_domain_lists_pick_the_cpus(run_bandwall, cpus, picks):
+    cores = first_cpu_of_cores()
+    if len(cores) < 2 or len(os.sched_getaffinity(0)) < len(cores):
+        pytest.skip("needs 2 cores, all of them allowed")
+    args = [
+        "--kernel",
+        "triad",
+        "--size",
+        "2M",
+        "--reps",
+        "2",
+        "--cpus",
+        cpus,
+        "--format",
+        "json",
+        "--no-store",
+    ]
+    p = run_bandwall("stream", *args)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["result"]["threads_ran_on"] == [cores[i] for i in picks]
+
+
 BAD = [
     (["--size", "0"], "greater than zero"),
     (["--size=-5"], "negative"),
@@ -147,6 +178,11 @@ BAD = [
     (["--cpus", "3-1"], "descending"),
     (["--cpus", "0,0"], "twice"),
     (["--cpus", "4095"], "not available"),
+    # likwid's thread domains, refused with the list named
+    (["--cpus", "S9:0"], "this machine has 1 socket"),
+    (["--cpus", f"N:{NCPU}"], f"of a domain of {NCPU}"),
+    (["--cpus", "N:0@N:0"], "names CPU"),
+    (["--cpus", "Q0:0"], "unknown CPU domain 'Q'"),
     (["--kernel", "daxpy"], "unknown kernel"),
     (["--stores", "wc"], "'wc' is not one of"),
     (["--bind", "diagonal"], "unknown binding"),

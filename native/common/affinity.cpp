@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/topology.hpp"
 
@@ -17,7 +18,7 @@ Binding resolve_binding(int threads, const std::string& cpu_list, const std::str
   auto allowed = allowed_cpus();
   if (threads < 0) throw UsageError("thread count must be at least 1");
   if (!cpu_list.empty()) {
-    b.cpus = parse_cpu_list(cpu_list);
+    b.cpus = resolve_cpu_list(cpu_list);
     check_cpus_allowed(b.cpus);
     if (threads > static_cast<int>(b.cpus.size()))
       throw UsageError(std::to_string(threads) + " threads asked for but CPU list '" + cpu_list + "' has only " +

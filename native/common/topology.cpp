@@ -240,6 +240,49 @@ std::vector<int> Topology::spread_order(const std::vector<int>& allowed, int n) 
   return out;
 }
 
+std::vector<int> Topology::domain_cpus(char kind, int index) const {
+  hwloc_obj_type_t type = HWLOC_OBJ_MACHINE;
+  std::string what;
+  switch (kind) {
+    case 'N': what = "node"; break;
+    case 'S': type = HWLOC_OBJ_PACKAGE, what = "socket"; break;
+    case 'D': type = HWLOC_OBJ_DIE, what = "die"; break;
+    case 'M': type = HWLOC_OBJ_NUMANODE, what = "NUMA domain"; break;
+    case 'C':  // the last level of data or unified caches
+      what = "last-level cache";
+      type = HWLOC_OBJ_L1CACHE;
+      for (hwloc_obj_type_t t : {HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L5CACHE})
+        if (hwloc_get_nbobjs_by_type(topo_, t) > 0) type = t;
+      break;
+    default: throw UsageError(std::string("unknown CPU domain '") + kind + "' (use N, S, D, M or C)");
+  }
+  // A level the machine does not have (no dies, no caches known) is one domain: the whole machine.
+  const int found = type == HWLOC_OBJ_MACHINE ? 0 : hwloc_get_nbobjs_by_type(topo_, type);
+  const int count = std::max(found, 1);
+  if (index < 0 || index >= count)
+    throw UsageError(std::string("CPU domain ") + kind + std::to_string(index) + ": this machine has " +
+                     std::to_string(count) + " " + what + (count == 1 ? "" : "s") + " (numbered from 0)");
+  hwloc_obj_t domain =
+      found > 0 ? hwloc_get_obj_by_type(topo_, type, static_cast<unsigned>(index)) : hwloc_get_root_obj(topo_);
+  std::vector<std::vector<int>> by_core;  // PUs of each core of the domain, in logical order
+  hwloc_obj_t last_core = nullptr;
+  for (hwloc_obj_t pu = hwloc_get_next_obj_inside_cpuset_by_type(topo_, domain->cpuset, HWLOC_OBJ_PU, nullptr); pu;
+       pu = hwloc_get_next_obj_inside_cpuset_by_type(topo_, domain->cpuset, HWLOC_OBJ_PU, pu)) {
+    hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo_, HWLOC_OBJ_CORE, pu);
+    if (by_core.empty() || !core || core != last_core) by_core.emplace_back();
+    by_core.back().push_back(static_cast<int>(pu->os_index));
+    last_core = core;
+  }
+  std::vector<int> out;
+  for (std::size_t smt = 0;; ++smt) {
+    const std::size_t before = out.size();
+    for (const auto& pus : by_core)
+      if (smt < pus.size()) out.push_back(pus[smt]);
+    if (out.size() == before) break;
+  }
+  return out;
+}
+
 std::vector<int> Topology::order(const std::string& policy, int n, const std::vector<int>& allowed) const {
   const auto colon = policy.find(':');
   const std::string word = policy.substr(0, colon), arg = colon == std::string::npos ? "" : policy.substr(colon + 1);

@@ -50,6 +50,11 @@ class Topology {
   // n CPUs evenly apart in compact order (every P/n-th of the P allowed), as OpenMP's spread; the
   // whole compact order when n is 0 or larger than P.
   std::vector<int> spread_order(const std::vector<int>& allowed, int n) const;
+  // likwid's thread domains: 'N' the whole node, 'S' package, 'D' die, 'M' NUMA node, 'C' last-level
+  // cache, with index the domain's logical index (0 for N). Its CPUs (OS numbers) in likwid's order
+  // within a domain: the first hardware thread of every core, then the second of every core, ...
+  // Throws UsageError when the machine has no such domain.
+  std::vector<int> domain_cpus(char kind, int index) const;
 
   nlohmann::json to_json() const;
 

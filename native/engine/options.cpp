@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/topology.hpp"
 
@@ -18,7 +19,7 @@ constexpr std::uint64_t kBlockUnit = 4096;
 std::vector<int> helper_cpus(const Options& o, const Binding& b) {
   std::vector<int> cpus;
   if (!o.engine_cpus.empty()) {
-    cpus = parse_cpu_list(o.engine_cpus);
+    cpus = resolve_cpu_list(o.engine_cpus);
     check_cpus_allowed(cpus);
   } else {
     for (int c : allowed_cpus())
@@ -72,7 +73,7 @@ Setup resolve(const Options& o) {
   int threads = o.threads.empty() ? 0 : static_cast<int>(parse_int(o.threads, "--threads", 1, 1 << 16));
   if (threads == 0 && o.cpus.empty() && o.engine == "helper") {
     // Without a count, the compute threads take the CPUs the helpers leave.
-    std::vector<int> engine_cpus = o.engine_cpus.empty() ? std::vector<int>{} : parse_cpu_list(o.engine_cpus);
+    std::vector<int> engine_cpus = o.engine_cpus.empty() ? std::vector<int>{} : resolve_cpu_list(o.engine_cpus);
     int allowed = static_cast<int>(allowed_cpus().size());
     threads = std::max(1, o.engine_cpus.empty() ? allowed / 2 : allowed - static_cast<int>(engine_cpus.size()));
   }

@@ -27,6 +27,7 @@
 #include <set>
 
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/ompenv.hpp"
 #include "common/record.hpp"
@@ -63,7 +64,7 @@ std::string env_or_empty(const char* name) {
 std::string plan_cpus(const std::string& cpus, const std::string& policy, int threads) {
   if (!cpus.empty() && !policy.empty()) throw bw::UsageError("--cpus and --policy exclude each other");
   if (!cpus.empty()) {
-    auto list = bw::parse_cpu_list(cpus);
+    auto list = bw::resolve_cpu_list(cpus);
     bw::check_cpus_allowed(list);
     std::string plain;
     for (int c : list) plain += (plain.empty() ? "" : ",") + std::to_string(c);
