@@ -12,6 +12,7 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/policies.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "engine/options.hpp"
@@ -192,7 +193,7 @@ int main(int argc, char** argv) {
     app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot")->capture_default_str();
     app.add_option("--threads", o.threads, "compute threads (default: every CPU of --cpus or --bind)");
     app.add_option("--cpus", o.cpus, "compute CPUs, thread i on the i-th (0-3,8)");
-    app.add_option("--bind", o.bind, "compact, scatter, node:N or none")->capture_default_str();
+    app.add_option("--bind", o.bind, bw::binding_syntax())->capture_default_str();
     app.add_option("--engine", o.engine, "copy engine: dsa, dsa-model, helper, memcpy or none")->capture_default_str();
     app.add_option("--engine-cpus", o.engine_cpus, "helper CPUs (default: the allowed CPUs that do not compute)");
     app.add_option("--engine-mode", o.engine_mode, "copy (into a cached ring) or touch (loads only); default copy");

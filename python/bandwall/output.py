@@ -37,6 +37,12 @@ def refuse_options_as_command(ctx, param, value):
     return value
 
 
+# Help of every --cpus option (lists are resolved natively: common/cpulist.hpp).
+CPUS_HELP = (
+    "CPU of each thread in order: 0-3,8 or 3,2,1,0 (taskset), or likwid's domains S0:0-3, M1:0-1, E:N:4"
+)
+
+
 format_option = click.option(
     "--format",
     "fmt",

@@ -9,7 +9,7 @@ from bandwall import native, records
 
 def topology(source: str | None = None, order: str | None = None, threads: int = 0) -> dict:
     """The topology record of this machine, or of an hwloc synthetic description / XML file;
-    order (compact, scatter, node:N) adds result.order, the CPUs that binding picks."""
+    order (compact, scatter, spread, node:N) adds result.order, the CPUs that binding picks."""
     args: list[str] = []
     if source:
         args += ["--topology", source]

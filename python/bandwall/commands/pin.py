@@ -8,7 +8,7 @@ import click
 
 from bandwall import numacheck, pin, store
 from bandwall.errors import UsageError
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import CPUS_HELP, db_option, emit, format_option, no_store_option, refuse_empty
 from bandwall.registry import commands
 from bandwall.views.pin import echo_output, render, render_compare
 
@@ -16,9 +16,7 @@ from bandwall.views.pin import echo_output, render, render_compare
 @commands.register("pin")
 @click.command("pin", context_settings={"allow_interspersed_args": False})
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND...")
-@click.option(
-    "--cpus", callback=refuse_empty, default=None, help="CPU of each thread in order: 3,2,1,0 or 0-3,8"
-)
+@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
 @click.option(
     "--policy",
     callback=refuse_empty,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from bandwall import store
-from bandwall.output import bind_option, emit, measuring_options, placement_option, refuse_empty
+from bandwall.output import CPUS_HELP, bind_option, emit, measuring_options, placement_option, refuse_empty
 from bandwall.place import place
 from bandwall.registry import commands
 from bandwall.views.place import render
@@ -18,7 +18,7 @@ from bandwall.views.place import render
 @click.option(
     "--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)"
 )
-@click.option("--cpus", callback=refuse_empty, default=None, help="CPU of each thread, in order (e.g. 2,3,0)")
+@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
 @bind_option()
 @click.option("--size", callback=refuse_empty, default="64M", show_default=True, help="bytes per array")
 @click.option(

@@ -6,6 +6,7 @@ import click
 
 from bandwall import engine, store, stream
 from bandwall.output import (
+    CPUS_HELP,
     bind_option,
     counters_option,
     emit,
@@ -31,9 +32,7 @@ from bandwall.views.stream import csv_rows, render
     default=None,
     help="threads (default: every CPU of --cpus or --bind)",
 )
-@click.option(
-    "--cpus", callback=refuse_empty, default=None, help="explicit CPU list, thread i on the i-th CPU (0-3,8)"
-)
+@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
 @bind_option()
 @click.option(
     "--stores",

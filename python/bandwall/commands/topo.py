@@ -23,7 +23,7 @@ from bandwall.views.topo import render
     "--order",
     callback=refuse_empty,
     default=None,
-    help="also print the CPUs a binding policy picks: compact, scatter, node:N",
+    help="also print the CPUs a binding policy picks: compact, scatter, spread, node:N",
 )
 @click.option("--threads", default=0, type=click.IntRange(min=0), help="how many CPUs --order picks (0: all)")
 @format_option
