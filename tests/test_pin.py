@@ -407,3 +407,27 @@ def test_likwid_domain_list_places_the_threads():
     rec = pin_record(["--cpus", "N:1@N:0", "--report", "--", *probe_args("gcc")])
     assert rec["config"]["cpus"] == [cores[1], cores[0]]
     assert program_json(rec)["thread_cpus"] == [cores[1], cores[0]]
+
+
+def test_a_library_that_never_enters_the_program_fails_the_run(run_bandwall):
+    # BANDWALL_PIN_LIB names the library bandwall-pin preloads; a harmless system library stands in
+    # for one the program never runs (setuid programs, programs that clear LD_PRELOAD).
+    libm = next(
+        (p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6") if os.path.exists(p)), None
+    )
+    if libm is None:
+        pytest.skip("no libm.so.6 at the usual paths")
+    p = run_bandwall(
+        "pin",
+        "--cpus",
+        str(CPUS[0]),
+        "--no-store",
+        "--",
+        probe("gcc"),
+        "2",
+        "1000",
+        env={"BANDWALL_PIN_LIB": libm},
+    )
+    assert p.returncode == 1, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert "libbandwall-pin.so did not enter" in lines[-1] and "Traceback" not in p.stderr

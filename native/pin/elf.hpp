@@ -6,10 +6,11 @@
 
 namespace bw::pin {
 
-enum class ExecKind { Dynamic, Static, Script, Unknown };
+enum class ExecKind { Dynamic, Static, Script, Unknown, OtherClass };
 
 // What kind of program path is: an ELF executable with or without an interpreter, a script ("#!"),
-// or none of these (which exec would refuse).
+// a 32-bit ELF (OtherClass: a 64-bit library cannot be preloaded into it), or none of these (which
+// exec would refuse).
 ExecKind exec_kind(const std::string& path);
 
 }  // namespace bw::pin

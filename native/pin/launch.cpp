@@ -166,10 +166,10 @@ int main(int argc, char** argv) {
     spec.argv = command;
     std::string mode = bwpin_config_mode(cfg) == BWPIN_MODE_BIND ? "threads" : "free";
     std::string lib;
-    if (is_static) {
-      notes.push_back("'" + command[0] +
-                      "' is statically linked: the pinning library cannot enter it, so its threads cannot be "
-                      "placed one by one");
+    if (is_static || kind == bw::pin::ExecKind::OtherClass) {
+      notes.push_back("'" + command[0] + "' is " +
+                      (is_static ? "statically linked" : "not a 64-bit program (another ELF class)") +
+                      ": the pinning library cannot enter it, so its threads cannot be placed one by one");
       if (!bound.empty()) {
         std::set<int> uniq(bound.begin(), bound.end());
         spec.cpus.assign(uniq.begin(), uniq.end());
@@ -184,8 +184,11 @@ int main(int argc, char** argv) {
       setenv("LD_PRELOAD", (preload.empty() ? lib : lib + ":" + preload).c_str(), 1);
     }
 
+    // The library writes a line for each thread it binds: with --report they are the record, and
+    // when it binds threads one by one the first line proves it entered the program at all.
+    const bool watch = report || mode == "threads";
     std::string report_path;
-    if (report) {
+    if (watch) {
       char tmpl[] = "/tmp/bandwall-pin-XXXXXX";
       int fd = mkstemp(tmpl);
       if (fd < 0) throw bw::RunError(std::string("cannot create the thread report file: ") + std::strerror(errno));
@@ -208,12 +211,14 @@ int main(int argc, char** argv) {
     }
     auto& r = results.at(0);
     pid_t child = 0;
-    if (report) {
-      // The library's lines carry the child's pid; it is the pid of the first sampled main thread.
+    bool entered = false;
+    if (watch) {
+      // The library's lines carry the pid of the process it entered first (the command itself, or
+      // the shell of a script); lines of the processes that one starts are left out.
       std::ifstream in(report_path);
-      std::string kind;
-      in >> kind >> child;
-      threads_seen.read_library_lines(report_path, child);
+      std::string line_kind;
+      entered = static_cast<bool>(in >> line_kind >> child);
+      if (report) threads_seen.read_library_lines(report_path, child);
       unlink(report_path.c_str());
     }
 
@@ -229,6 +234,11 @@ int main(int argc, char** argv) {
                                    : "exited with code " + std::to_string(r.exit_code)) +
                          (last.empty() ? "" : ": " + last));
     }
+
+    if (mode == "threads" && !entered)
+      throw bw::RunError("libbandwall-pin.so did not enter '" + command[0] +
+                         "': no thread reported binding itself, so its threads ran wherever the scheduler put "
+                         "them (a setuid program, or one that removes LD_PRELOAD before it starts?)");
 
     bw::json user_env = bw::json::object();
     for (auto& [k, v] : before) user_env[k] = v;
