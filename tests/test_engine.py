@@ -223,3 +223,20 @@ def test_report_section_quick(run_bandwall, tmp_path):
     assert rec["tool"] == "engine-sweep" and rec["config"]["engine"] in ("dsa", "helper")
     assert [(r["kernel"], r["cores"]) for r in rec["result"]["rows"]] == [("triad", 1)]
     assert "<img" in (tmp_path / "index.html").read_text()
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs")
+def test_helper_is_unavailable_when_the_process_may_use_one_cpu():
+    import subprocess
+
+    from bandwall import native
+
+    one = str(min(os.sched_getaffinity(0)))
+    p = subprocess.run(
+        ["taskset", "-c", one, native.executable("bandwall-pipeline"), "--list-engines"],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stderr
+    helper = {e["name"]: e for e in json.loads(p.stdout.splitlines()[-1])}["helper"]
+    assert helper["available"] is False and "only one CPU this process may use" in helper["reason"]

@@ -429,3 +429,27 @@ def test_advice_says_when_huge_pages_are_coarser_than_a_threads_part():
     (line,) = numacheck.page_split_advice([fine, coarse])
     assert "2 MiB" in line and "512 KiB" in line
     assert numacheck.page_split_advice([fine, {}]) == []
+
+
+def _topology(source: str) -> dict:
+    nodes = [{"os_index": 0, "cpus": [0, 1]}, {"os_index": 1, "cpus": [2, 3]}]
+    return {"result": {"source": source, "numa_nodes": nodes}}
+
+
+def test_nodes_keep_only_the_cpus_this_process_may_use(monkeypatch):
+    # under taskset -c 1 (or a batch system's cgroup) CPU 0 is not ours: node 0 keeps CPU 1, node 1 none
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1})
+    assert numacheck.nodes_with_cpus(_topology("this machine")) == [(0, [1])]
+    # a described machine (synthetic or XML) is planned whole
+    assert numacheck.nodes_with_cpus(_topology("numa:2 core:2 pu:1")) == [(0, [0, 1]), (1, [2, 3])]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs")
+def test_numa_matrix_under_taskset_uses_the_allowed_cpu(run_bandwall):
+    last = max(os.sched_getaffinity(0))
+    p = run_bandwall(
+        "numa-matrix", "--size", "4M", "--reps", "2", "--format", "json", "--no-store",
+        prefix=["taskset", "-c", str(last)],
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["provenance"]["cpus"] == str(last)

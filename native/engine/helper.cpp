@@ -212,13 +212,23 @@ Ticket HelperQueue::submit(const Request& r) {
   return t;
 }
 
+// The CPUs this process may use (taskset, a cgroup), not the machine's: counted when the program
+// starts, before any of its threads is bound to one of them.
+int cpus_at_start() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                     : static_cast<int>(std::thread::hardware_concurrency());
+}
+const int kCpusAtStart = cpus_at_start();
+
 }  // namespace
 
 Backend helper_backend() {
   return {"helper", "threads on spare cores copy (copy) or load (touch) the next blocks into the shared cache",
           [] {
-            return std::thread::hardware_concurrency() > 1 ? Availability{true, ""}
-                                                           : Availability{false, "only one CPU: no core to spare"};
+            return kCpusAtStart > 1 ? Availability{true, ""}
+                                    : Availability{false, "only one CPU this process may use: no core to spare"};
           },
           [](const Config& c) -> std::unique_ptr<Engine> { return std::make_unique<HelperEngine>(c); }};
 }

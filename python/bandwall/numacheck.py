@@ -13,6 +13,7 @@ and reads records, so it can be tested on synthetic topologies and the launching
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -67,8 +68,17 @@ def plan_commands(topology: dict, target: list[str]) -> list[dict]:
 
 
 def nodes_with_cpus(topology: dict) -> list[tuple[int, list[int]]]:
-    """(OS number, CPUs) of each NUMA node that has CPUs, from a bandwall-topo record."""
-    return [(n["os_index"], list(n["cpus"])) for n in topology["result"]["numa_nodes"] if n["cpus"]]
+    """(OS number, CPUs) of each NUMA node that has CPUs, from a bandwall-topo record: of this
+    machine, only the CPUs this process may use (taskset, numactl, a batch system's cgroup), and
+    only the nodes that keep some; of a described machine (synthetic, XML), all of them."""
+    here = topology["result"].get("source") == "this machine"
+    allowed = os.sched_getaffinity(0) if here else None
+    out = []
+    for n in topology["result"]["numa_nodes"]:
+        cpus = [c for c in n["cpus"] if allowed is None or c in allowed]
+        if cpus:
+            out.append((n["os_index"], cpus))
+    return out
 
 
 def plan(topology: dict) -> list[Mode]:
