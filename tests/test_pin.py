@@ -431,3 +431,17 @@ def test_a_library_that_never_enters_the_program_fails_the_run(run_bandwall):
     assert p.returncode == 1, p.stderr
     lines = p.stderr.strip().splitlines()
     assert "libbandwall-pin.so did not enter" in lines[-1] and "Traceback" not in p.stderr
+
+
+def test_blocktime_uses_one_clock_for_launcher_and_library():
+    # bandwall-pin hands the clock it used to the library, so both compute the same KMP_BLOCKTIME
+    rec = pin_record(["--spin", "5000000", "--", "sh", "-c", 'echo "$KMP_BLOCKTIME $BANDWALL_PIN_MHZ"'])
+    blocktime, mhz = rec["result"]["stdout"].split()
+    assert blocktime == rec["config"]["openmp_env"]["KMP_BLOCKTIME"]
+    assert float(mhz) == pytest.approx(rec["config"]["cpu_mhz"])
+    # preloaded by hand with a given clock: 5000000 cycles at 2000 MHz are 2.5 ms, rounded up to 3
+    proc = by_hand(
+        ["sh", "-c", 'echo "$KMP_BLOCKTIME"'], MP_BIND="yes", MP_SPIN="5000000", BANDWALL_PIN_MHZ="2000"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[-1] == "3"

@@ -14,6 +14,8 @@
  *   BANDWALL_PIN_SKIP      skip mask (hex 0x.. or decimal): bit k set leaves the k-th created thread
  *                          unpinned (likwid-pin -s); it does not take a CPU from the list
  *   BANDWALL_PIN_SPIN      N, -1 or passive: wins over MP_SPIN
+ *   BANDWALL_PIN_MHZ       the CPU clock bandwall-pin turned cycles into KMP_BLOCKTIME with (else the
+ *                          current "cpu MHz" of /proc/cpuinfo)
  *
  * Every function returns 0 (or a count) on success and -1 with errno set on failure: EINVAL for a
  * malformed value (the message buffer then holds one line naming the variable and the value) or an

@@ -134,6 +134,14 @@ static int parse_spin(const char* var, const char* text, struct bwpin_config_s* 
 }
 
 static double cpu_mhz(void) {
+  /* Under bandwall-pin, the clock the launcher used: the current "cpu MHz" drifts with frequency
+   * scaling, and a different KMP_BLOCKTIME here would make the library run the program again. */
+  const char* given = getenv("BANDWALL_PIN_MHZ");
+  if (given && *given) {
+    char* end = NULL;
+    double v = strtod(given, &end);
+    if (end && !*end && v > 0) return v;
+  }
   FILE* f = fopen("/proc/cpuinfo", "r");
   double mhz = 0;
   char line[256];

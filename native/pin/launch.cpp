@@ -149,6 +149,10 @@ int main(int argc, char** argv) {
     int ncpus = bwpin_config_cpus(cfg, &list);
     std::vector<int> bound(list, list + ncpus);
     bwpin_config_apply_env(cfg);
+    if (bwpin_config_mhz(cfg) > 0)  // the library turns cycles into KMP_BLOCKTIME with the same clock
+      setenv("BANDWALL_PIN_MHZ", std::to_string(bwpin_config_mhz(cfg)).c_str(), 1);
+    else
+      unsetenv("BANDWALL_PIN_MHZ");
     bw::json told = bw::json::object();
     for (unsigned i = 0;; ++i) {
       const char *name, *value;
