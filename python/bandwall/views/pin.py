@@ -7,12 +7,16 @@ import sys
 from bandwall import pin
 from bandwall.output import table
 
+# Where the CPUs came from, as the user wrote it: bandwall pin's options travel to the library as
+# BANDWALL_PIN_CPUS; MP_BLIST and MP_BIND are seed 004's variables.
+SOURCES = {"BANDWALL_PIN_CPUS": "--cpus/--policy", "": "no binding"}
+
 
 def render(con, rec: dict) -> None:
     c, r = rec["config"], rec["result"]
     where = ",".join(str(x) for x in c["cpus"]) or "-"
     con.print(
-        f"pin: {' '.join(c['command'])}\n  policy {c['policy']} (from {c['source'] or 'options'}), CPUs {where}, "
+        f"pin: {' '.join(c['command'])}\n  policy {c['policy']} (from {SOURCES.get(c['source'], c['source'])}), CPUs {where}, "
         f"binding {c['mode']}, spin {c['spin']}, exit {r['exit_code']}, wall {r['wall_s']:.3f} s"
     )
     told = ", ".join(f"{k}={'(unset)' if v is None else v}" for k, v in c["openmp_env"].items())
