@@ -94,6 +94,33 @@ def test_synthetic_description():
 
 
 @pytest.mark.parametrize(
+    "cpus, expect",
+    [
+        ("3,2,1,0", [3, 2, 1, 0]),
+        # physical cores first: CPUs of node 0 are 0-7, two hardware threads per core
+        ("M0:0-3", None),
+        ("S0:0-1@S1:0-1", None),
+        ("E:N:2", None),
+    ],
+)
+def test_cpus_show_what_a_list_names_on_a_recorded_machine(cpus, expect):
+    rec = topo_json("--topology", str(TWO_SOCKET), "--cpus", cpus)
+    got = rec["result"]["order"]
+    cores = rec["result"]["core_list"]
+    first = [c["cpus"][0] for c in cores]  # likwid's domain numbering: first hardware thread of each core
+    nodes = {n["os_index"]: n["cpus"] for n in rec["result"]["numa_nodes"]}
+    if expect is not None:
+        assert got == expect
+    elif cpus == "M0:0-3":
+        assert got == [c for c in first if c in nodes[0]][:4]
+    elif cpus == "S0:0-1@S1:0-1":
+        socket1 = set(nodes[2]) | set(nodes[3])
+        assert got == first[:2] + [c for c in first if c in socket1][:2]
+    else:
+        assert got == first[:2]
+
+
+@pytest.mark.parametrize(
     "args, code, fragment",
     [
         (["--order", "spiral"], 2, "unknown binding"),
@@ -104,6 +131,10 @@ def test_synthetic_description():
         (["--format", "yaml"], 2, "yaml"),
         (["--order", ""], 2, "'--order': is empty"),
         (["--topology", ""], 2, "'--topology': is empty"),
+        (["--cpus", ""], 2, "'--cpus': is empty"),
+        (["--cpus", "S0:0", "--order", "compact"], 2, "exclude each other"),
+        (["--topology", str(TWO_SOCKET), "--cpus", "S2:0"], 2, "this machine has 2 sockets"),
+        (["--topology", str(TWO_SOCKET), "--cpus", "M0:8"], 2, "of a domain of 8"),
     ],
 )
 def test_bad_input(args, code, fragment):

@@ -4,6 +4,7 @@
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/policies.hpp"
 #include "common/isa.hpp"
@@ -14,12 +15,13 @@
 int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-topo", [&] {
     CLI::App app{"bandwall-topo: machine topology as a JSON record"};
-    std::string source, order;
+    std::string source, order, cpus;
     int threads = 0;
     bool list = false;
     app.add_option("--topology", source, "hwloc synthetic description or XML file instead of this machine");
     app.add_option("--order", order, "print the CPUs a binding policy picks: " + bw::binding_syntax());
     app.add_option("--threads", threads, "how many CPUs --order picks (0: all)")->check(CLI::NonNegativeNumber);
+    app.add_option("--cpus", cpus, "print the CPUs a CPU list names, thread by thread (0-3,8, S0:0-3, E:N:4:1:2)");
     app.add_flag("--list-policies", list, "print the placement and binding policy tables (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (list) {
@@ -45,6 +47,11 @@ int main(int argc, char** argv) {
       result["order"] = topo.order(order, threads, allowed);
       config["order"] = order;
       config["threads"] = threads;
+    }
+    if (!cpus.empty()) {  // as likwid-pin -p: what a list means here, before anything runs on it
+      if (!order.empty()) throw bw::UsageError("--cpus and --order exclude each other");
+      result["order"] = bw::resolve_cpu_list(cpus, topo);
+      config["cpus"] = cpus;
     }
     auto prov = bw::provenance(0, topo.all_cpus(), "none", "none", bw::json::object(), 0);
     bw::emit(bw::make_record("topo", config, result, {{"passed", true}}, prov));

@@ -7,14 +7,19 @@ from collections.abc import Sequence
 from bandwall import native, records
 
 
-def topology(source: str | None = None, order: str | None = None, threads: int = 0) -> dict:
+def topology(
+    source: str | None = None, order: str | None = None, threads: int = 0, cpus: str | None = None
+) -> dict:
     """The topology record of this machine, or of an hwloc synthetic description / XML file;
-    order (compact, scatter, spread, node:N) adds result.order, the CPUs that binding picks."""
+    order (compact, scatter, spread, node:N) adds result.order, the CPUs that binding picks, and
+    cpus (a CPU list: 0-3,8 or likwid's S0:0-3, E:N:4) the CPUs that list names, thread by thread."""
     args: list[str] = []
     if source:
         args += ["--topology", source]
     if order:
         args += ["--order", order, "--threads", str(threads)]
+    if cpus:
+        args += ["--cpus", cpus]
     return records.finish(native.run_record("bandwall-topo", args))
 
 

@@ -26,14 +26,21 @@ from bandwall.views.topo import render
     help="also print the CPUs a binding policy picks: compact, scatter, spread, node:N",
 )
 @click.option("--threads", default=0, type=click.IntRange(min=0), help="how many CPUs --order picks (0: all)")
+@click.option(
+    "--cpus",
+    callback=refuse_empty,
+    default=None,
+    help="also print the CPUs a CPU list names, thread by thread, as likwid-pin -p does (S0:0-3, E:N:4:1:2)",
+)
 @format_option
-def topo(source, order, threads, fmt):
+def topo(source, order, threads, cpus, fmt):
     """Show the machine: packages, NUMA nodes and distances, cores, caches, counters, DSA."""
-    rec = topology(source, order, threads)
+    rec = topology(source, order, threads, cpus)
 
     def render_all(con):
         render(con, rec)
-        if order:
-            con.print(f"{order} order: {rec['result']['order']}")
+        if order or cpus:
+            picked = ", ".join(map(str, rec["result"]["order"]))
+            con.print(f"{order or cpus}: threads 0, 1, ... on CPUs {picked}", markup=False)
 
     emit(rec, fmt, render_all)
