@@ -445,3 +445,28 @@ def test_blocktime_uses_one_clock_for_launcher_and_library():
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-1] == "3"
+
+
+def test_thread_summary_counts_bound_stayers_and_unbound_wanderers():
+    def t(intended, seen, migrations):
+        return {"cpu_intended": intended, "cpus_seen": seen, "migrations": migrations}
+
+    threads = [
+        t(1, {"1": 1.0}, 1),
+        t(0, {"0": 1.0}, 1),
+        t(None, {"0": 0.5, "1": 0.5}, 4),
+        t(None, {"1": 1.0}, None),
+    ]
+    assert pinmod.thread_summary(threads) == {
+        "bound": 2, "bound_stayed": 2, "unbound": 2, "unbound_wandered": 1, "migrations": 6,
+    }  # fmt: skip
+
+
+@two_cpus
+def test_report_record_carries_the_summary():
+    rec = pin_record(["--report", "--", *probe_args("gcc")], MP_BLIST="1,0")
+    s = rec["result"]["thread_summary"]
+    assert s["bound"] == 2 and s["bound_stayed"] == 2 and s["unbound"] == 0
+    rec = pin_record(["--policy", "none", "--report", "--", *probe_args("gcc")])
+    s = rec["result"]["thread_summary"]
+    assert s["bound"] == 0 and s["unbound"] == len(rec["result"]["threads"]) >= 2

@@ -63,7 +63,25 @@ def pin(
     if not command:
         raise UsageError("no command given (bandwall pin [OPTIONS] -- COMMAND ...)")
     args = launcher_args(**options) + ["--"] + list(command)
-    return records.finish(native.run_record("bandwall-pin", args, env=env, timeout=timeout))
+    rec = records.finish(native.run_record("bandwall-pin", args, env=env, timeout=timeout))
+    if "threads" in rec["result"]:
+        rec["result"]["thread_summary"] = thread_summary(rec["result"]["threads"])
+    return rec
+
+
+def thread_summary(threads: list[dict]) -> dict:
+    """What the thread report says in a few numbers: bound threads and how many were seen only on
+    their CPU; unbound ones (no CPU intended, or skipped) and how many were seen on more than one
+    CPU; migrations of all of them (the kernel's count, the move onto a bound CPU included)."""
+    bound = [t for t in threads if t["cpu_intended"] is not None]
+    unbound = [t for t in threads if t["cpu_intended"] is None]
+    return {
+        "bound": len(bound),
+        "bound_stayed": sum(1 for t in bound if set(t["cpus_seen"]) <= {str(t["cpu_intended"])}),
+        "unbound": len(unbound),
+        "unbound_wandered": sum(1 for t in unbound if len(t["cpus_seen"]) > 1),
+        "migrations": sum(t["migrations"] or 0 for t in threads),
+    }
 
 
 @dataclass(frozen=True)

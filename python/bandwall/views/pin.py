@@ -35,6 +35,18 @@ def render(con, rec: dict) -> None:
                 pin.thread_rows(rec),
             )
         )
+    summary = r.get("thread_summary")
+    if summary:
+        parts = []
+        if summary["bound"]:
+            parts.append(
+                f"{summary['bound_stayed']} of {summary['bound']} bound threads seen only on their CPU"
+            )
+        if summary["unbound"]:
+            parts.append(
+                f"{summary['unbound_wandered']} of {summary['unbound']} unbound threads seen on more than one CPU"
+            )
+        con.print("  " + "; ".join(parts) + f"; {summary['migrations']} migrations in all")
 
 
 def render_compare(con, rec: dict) -> None:
