@@ -52,8 +52,9 @@ void decompose_z(Options& o) {
 
 bool parse_options(int argc, char** argv, int ranks, Options& o) {
   CLI::App app{
-      "bandwall-iso3dfd-mpi: ISO3DFD (seed 000) decomposed in z-slabs over MPI ranks, MPI+OpenMP, halo "
-      "exchange of 8 planes overlapped with the interior update; prints one JSON record from rank 0"};
+      "bandwall-iso3dfd-mpi: ISO3DFD (Intel's NUMA 3DFD article) decomposed in z-slabs over MPI ranks, "
+      "MPI+OpenMP, halo exchange of 8 planes overlapped with the interior update; prints one JSON record from "
+      "rank 0"};
   std::vector<std::string> pos;
   std::string scaling = "strong", pages = "huge";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads]", pos,

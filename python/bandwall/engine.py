@@ -1,4 +1,4 @@
-"""Copy engines (seed 002): which exist here and why the others do not, the pipelined STREAM kernels
+"""Copy engines (Intel's DSA article): which exist here and why the others do not, the pipelined STREAM kernels
 run by bandwall-pipeline, and the choice of strategy.
 
 The strategy `auto` is decided here, from what was measured on this host:
@@ -6,7 +6,7 @@ The strategy `auto` is decided here, from what was measured on this host:
      faster of the two;
   2. otherwise a CPU-only sweep of the kernel: `split` (the core streams src1 itself, the engine
      fetches src2) from the knee of that curve on, where the cores alone nearly saturate memory and
-     an engine fetching everything only queues up behind them (the seed's high core counts);
+     an engine fetching everything only queues up behind them (the DSA article's high core counts);
      `all` below the knee;
   3. otherwise `all`.
 Kernels with one input (copy, scale) have nothing to split: always `all`.

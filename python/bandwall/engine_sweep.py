@@ -1,4 +1,4 @@
-"""The engine sweep (seed 002's table): for each kernel and compute-core count, the CPU-only kernel
+"""The engine sweep (the table of Intel's DSA article): for each kernel and compute-core count, the CPU-only kernel
 against the same kernel pipelined with a copy engine (and, for the helper engine, each number of
 helper cores that fits beside the compute cores), the speed-up, and the fewest cores with the engine
 that reach the CPU-only best ("with the engine, N cores give what the CPU needs M for").

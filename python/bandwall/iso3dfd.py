@@ -1,6 +1,6 @@
 """The ISO3DFD engine from Python: runs bandwall-iso3dfd (one JSON record per run), places each
 run on the roofline of the same cores (the best of bandwall-stream copy and triad, and
-bandwall-peak), and the seed's ablation (serial / first-touch initialisation x static / dynamic
+bandwall-peak), and the NUMA 3DFD article's ablation (serial / first-touch initialisation x static / dynamic
 schedule)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ SCHEDULES = ("static", "dynamic")
 # refines the model's y block by a short measured search.
 AUTO = "auto"
 BLOCK_WORDS = (AUTO, "search")
-# The seed's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
+# The NUMA 3DFD article's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
 ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
 # The memory bound is the best bandwidth of these stream kernels on the same cores.
 ROOFLINE_STREAM_KERNELS = ("copy", "triad")
@@ -192,6 +192,6 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
 
 
 def ablation(grid, iters: int, **options) -> list[dict]:
-    """The seed's four runs (options as in native_args, without init and schedule); placement must
+    """The article's four runs (options as in native_args, without init and schedule); placement must
     leave initialisation to the run (first-touch)."""
     return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ABLATION]

@@ -1,4 +1,4 @@
-"""Flat-MPI bandwidth per node (seed 003): bandwall-mpi-stream at 1..N ranks per node, each rank
+"""Flat-MPI bandwidth per node (the T2K study, University of Tsukuba): bandwall-mpi-stream at 1..N ranks per node, each rank
 running one STREAM kernel on its own core at the same time, the aggregate bandwidth against ranks
 per node, and the knee and surplus cores of bandwall.sweep over that curve."""
 

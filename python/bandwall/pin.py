@@ -1,9 +1,9 @@
 """Pinning unmodified programs: plans a run of bandwall-pin (which preloads libbandwall-pin.so into the
-program and samples where its threads run), and seed 004's experiment, the same command bound one
+program and samples where its threads run), and the experiment of PGI's MP_* variables, the same command bound one
 thread per CPU, with all threads on one CPU, and unbound, scored side by side.
 
 CPU lists and the topology policies are resolved natively (bandwall-pin uses the same parser and the
-same hwloc policy code as the kernels); seed 004's MP_BIND / MP_BLIST / MP_SPIN in the environment are
+same hwloc policy code as the kernels); PGI's MP_BIND / MP_BLIST / MP_SPIN in the environment are
 read by the library itself, so they mean the same under `bandwall pin` and when preloaded by hand.
 """
 
@@ -92,7 +92,7 @@ class Mode:
 
 
 def compare_modes(cpus: list[int], threads: int) -> list[Mode]:
-    """Seed 004's three runs for threads threads on cpus (the CPUs this process may use)."""
+    """The three runs of PGI's MP_BIND experiment for threads threads on cpus (the CPUs this process may use)."""
     bound = cpus[:threads] if threads <= len(cpus) else cpus
     listed = ",".join(str(c) for c in bound)
     return [

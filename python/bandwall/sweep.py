@@ -1,6 +1,6 @@
 """Core sweeps: one STREAM kernel over core counts, the saturation knee (the fewest cores whose
 best bandwidth reaches a share of the curve's best) and the surplus cores beyond it (the
-"necessary and sufficient" cores of the seed on core allocation), and the sweep record."""
+"necessary and sufficient" cores of the T2K study on core allocation), and the sweep record."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from bandwall.views.engine import SWEEP_COLUMNS, render_sweep, sweep_rows
 
 @click.group("engine")
 def engine_group() -> None:
-    """Copy engines (seed 002): DSA where present, helper cores elsewhere."""
+    """Copy engines (as in Intel's DSA article): DSA where present, helper cores elsewhere."""
 
 
 @engine_group.command("list")
@@ -113,7 +113,7 @@ def sweep_cmd(
     db,
     no_store,
 ):
-    """CPU only against engine + CPU over compute cores (and helper cores): the seed's table, the
+    """CPU only against engine + CPU over compute cores (and helper cores): the DSA article's table, the
     heat map of speed-ups and the fewest cores with the engine that reach the CPU-only best."""
     from bandwall import stream
 

@@ -1,4 +1,4 @@
-"""`bandwall iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article, its roofline, and the seed's ablation."""
+"""`bandwall iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article, its roofline, and the article's ablation."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`bandwall pin [OPTIONS] -- COMMAND ...`: runs an unmodified program with its threads bound to CPUs
-(seed 004's MP_BIND / MP_BLIST / MP_SPIN, CPU lists, topology policies) and, with --report, records
-where each thread ran; `--compare` runs seed 004's experiment (bound, one CPU, unbound) side by side."""
+(PGI's MP_BIND / MP_BLIST / MP_SPIN, CPU lists, topology policies) and, with --report, records
+where each thread ran; `--compare` runs PGI's MP_BIND experiment (bound, one CPU, unbound) side by side."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def pin_cmd(
     no_store,
 ):
     """Run COMMAND with its threads bound to CPUs: the main thread on the first CPU of the list, each
-    thread it creates on the next (wrapping around). Seed 004's MP_BIND=yes, MP_BLIST=3,2,1,0 and
+    thread it creates on the next (wrapping around). PGI's MP_BIND=yes, MP_BLIST=3,2,1,0 and
     MP_SPIN=N|-1 are honoured here and when libbandwall-pin.so is preloaded by hand."""
     if not command:
         raise UsageError("no command given (bandwall pin [OPTIONS] -- COMMAND ...)")

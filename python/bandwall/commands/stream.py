@@ -99,7 +99,7 @@ def stream_cmd(
 ):
     """Run one STREAM kernel, validate it and store its record (a failed run stores nothing).
 
-    With --engine the kernel is pipelined (seed 002): the engine brings the next blocks into the
+    With --engine the kernel is pipelined (as in Intel's DSA article): the engine brings the next blocks into the
     cache while the cores compute the current ones."""
     if not no_store:
         store.check(db)

@@ -1,4 +1,4 @@
-"""The heat map of an engine sweep (seed 002's figure): speed-up of engine + CPU over CPU only,
+"""The heat map of an engine sweep (the figure of Intel's DSA article): speed-up of engine + CPU over CPU only,
 compute cores by kernel."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from bandwall.views.engine import heatmap_cells
 
 
 def figure(rec: dict):
-    """The seed's heat map: speed-up of engine + CPU over CPU only, compute cores by kernel."""
+    """The DSA article's heat map: speed-up of engine + CPU over CPU only, compute cores by kernel."""
     cores, labels, values = heatmap_cells(rec["result"]["rows"])
     fig, ax = plots.figure(width=max(4.0, 1.3 * len(labels) + 2), height=max(2.4, 0.45 * len(cores) + 1.2))
     plots.heatmap(ax, values, cores, labels, fmt="{:.2f}", cmap="RdYlGn", label="speed-up (x)")

@@ -1,5 +1,5 @@
-"""Views of engine records: the pipelined run's engine line, the engine sweep's table in the seed's
-shape (CPU only, engine + CPU, speed-up per kernel and core count) and its heat map."""
+"""Views of engine records: the pipelined run's engine line, the engine sweep's table in the shape of
+Intel's DSA article (CPU only, engine + CPU, speed-up per kernel and core count) and its heat map."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Terminal and CSV views of bandwall-iso3dfd records (one run or the seed's four)."""
+"""Terminal and CSV views of bandwall-iso3dfd records (one run or the NUMA 3DFD article's four)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from bandwall import pin
 from bandwall.output import table
 
 # Where the CPUs came from, as the user wrote it: bandwall pin's options travel to the library as
-# BANDWALL_PIN_CPUS; MP_BLIST and MP_BIND are seed 004's variables.
+# BANDWALL_PIN_CPUS; MP_BLIST and MP_BIND are PGI's variables.
 SOURCES = {"BANDWALL_PIN_CPUS": "--cpus/--policy", "": "no binding"}
 
 

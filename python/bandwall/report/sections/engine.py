@@ -1,4 +1,4 @@
-"""Report section `engine`: seed 002's experiment on this machine. CPU only against the kernels
+"""Report section `engine`: the experiment of Intel's DSA article on this machine. CPU only against the kernels
 pipelined with a copy engine (DSA where a work queue is enabled, helper cores otherwise), the
 speed-up heat map, and how many cores the engine saves."""
 

@@ -1,7 +1,7 @@
 """Report section `iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article on this machine — throughput of the
-seed's four variants (serial / first-touch initialisation x static / dynamic schedule), where the
+article's four variants (serial / first-touch initialisation x static / dynamic schedule), where the
 best stands against the memory and in-core bounds of the same cores, and the page map of each
-array (the seed's "memory objects" view)."""
+array (the article's "memory objects" view)."""
 
 from __future__ import annotations
 

@@ -55,7 +55,7 @@ class MpiprofSection:
             ),
             html_table(mpiprof.CALL_COLUMNS, mpiprof.call_rows(rec), caption="MPI calls, summed over ranks"),
             figures(_shares(rec), _sizes(rec), _partners(rec)),
-            note("Text histograms in the seed's format: " + r["text_report"]),
+            note("Text histograms in the format of the T2K study's MPI-PROF: " + r["text_report"]),
         ]
         return "\n".join(parts)
 

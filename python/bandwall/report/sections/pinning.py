@@ -1,7 +1,7 @@
-"""Report section `pinning`: seed 004's experiment on a small built-in OpenMP program (bandwall-pin-probe,
+"""Report section `pinning`: the experiment of PGI's MP_* variables on a small built-in OpenMP program (bandwall-pin-probe,
 compute rounds between barriers): one thread per CPU, every thread on one CPU, and unbound, through
 libbandwall-pin.so, scored by the program's own time. It runs twice: with idle threads sleeping at
-once (passive), which shows what sharing a CPU costs (the seed's 1.8x), and with the seed's default
+once (passive), which shows what sharing a CPU costs (NPB FT's 1.8x under PGI's MP_BLIST), and with PGI's default
 spin of 1000000 cycles (MP_SPIN), which adds what a thread spinning at a barrier costs the thread it
 waits for when both share a CPU."""
 
@@ -21,7 +21,7 @@ COLUMNS = ["mode", "what", "median runs/s", "rounds"]
 # Spin policies compared: (key, --spin word, title)
 SPINS = (
     ("passive", "passive", "idle threads sleep at once (passive)"),
-    ("spin", "1000000", "idle threads spin 1000000 cycles first (seed 004's MP_SPIN default)"),
+    ("spin", "1000000", "idle threads spin 1000000 cycles first (PGI's MP_SPIN default)"),
 )
 
 
@@ -37,7 +37,7 @@ def ratio(value: float | None) -> str:
 
 
 class PinningSection:
-    title = "Pinning (seed 004: bound, one CPU, unbound)"
+    title = "Pinning (PGI's MP_BIND experiment: bound, one CPU, unbound)"
     order = 70
 
     def collect(self, ctx: Context) -> dict:
@@ -77,8 +77,8 @@ def summary(data: dict) -> str:
     passive, spin = data["passive"], data["spin"]
     return (
         f"With idle threads sleeping, one thread per CPU runs {ratio(passive['bound_over_one_cpu'])} as fast "
-        "as every thread on one CPU: what sharing a CPU costs (seed 004: NPB FT 1232 against 684 Mop/s, "
-        f"1.8x); {ratio(passive['bound_over_unbound'])} as fast as unbound. With the seed's default spin the "
+        "as every thread on one CPU: what sharing a CPU costs (PGI's MP_BIND example: NPB FT 1232 against 684 Mop/s, "
+        f"1.8x); {ratio(passive['bound_over_unbound'])} as fast as unbound. With PGI's default spin the "
         f"gap is {ratio(spin['bound_over_one_cpu'])}: a thread spinning at a barrier holds the CPU the "
         "thread it waits for needs (MP_SPIN); bound threads on CPUs of their own lose nothing by spinning."
     )
