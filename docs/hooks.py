@@ -4,12 +4,19 @@
   it when `bandwall` starts), so that mkdocs-click documents every command from the CLI itself.
 - on_page_markdown: replaces `<!-- record-fields -->` with a table of the record's fields, written
   from the JSON schema the tests validate every record against (python/bandwall/schema/).
+- on_config also adds a Markdown preprocessor that runs after mkdocs-click and escapes the
+  placeholders of help texts (`unavailable: <reason>`), which Markdown would otherwise take for
+  HTML tags and drop.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+from markdown.extensions import Extension
+from markdown.preprocessors import Preprocessor
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "python" / "bandwall" / "schema" / "record-v1.json"
@@ -20,7 +27,35 @@ def on_config(config, **kwargs):
     from bandwall import cli
 
     cli._build()
+    config.markdown_extensions.append(PlaceholderExtension())
     return config
+
+
+# <word> or <a few words> outside code, that is no HTML tag a page would use and no autolink.
+PLACEHOLDER = re.compile(
+    r"<(?!/|https?:|!--)(?!(?:a|b|i|em|strong|code|br|p|div|span|img|kbd|sup|sub)\b)([a-z][^<>\n]*)>"
+)
+
+
+class PlaceholderPreprocessor(Preprocessor):
+    def run(self, lines: list[str]) -> list[str]:
+        out, fence = [], False
+        for line in lines:
+            if line.lstrip().startswith(("```", "~~~")):
+                fence = not fence
+            if not fence and "<" in line:
+                parts = re.split(r"(`[^`]*`)", line)
+                line = "".join(
+                    part if part.startswith("`") else PLACEHOLDER.sub(r"&lt;\1&gt;", part) for part in parts
+                )
+            out.append(line)
+        return out
+
+
+class PlaceholderExtension(Extension):
+    def extendMarkdown(self, md):
+        # after mkdocs-click (141), before the fenced code blocks and raw HTML are stashed
+        md.preprocessors.register(PlaceholderPreprocessor(md), "bandwall_placeholders", 100)
 
 
 def _type(node: dict) -> str:
