@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One compute core with a helper core as copy engine, against one and two compute cores CPU only.
 
-Seed 002's one-core case on a machine without DSA: bandwall-pipeline with the helper engine on
+The one-core case of Intel's DSA article on a machine without DSA: bandwall-pipeline with the helper engine on
 CPU 1 computing on CPU 0, against bandwall-stream on CPU 0 alone and on CPUs 0,1. Each round runs
 every program once per kernel, in an order rotated round by round; reported are each program's
 median best GB/s over rounds, the ratios of the medians, and the median of the per-round ratios.

@@ -2,7 +2,7 @@
 """bandwall-iso3dfd against Devito's 16th-order acoustic operator and bandwall's plain reference.
 
 The same equation on the same grid: next = 2*prev - next + vel*lap(prev), lap the 16th-order
-central Laplacian with spacing 50, vel = 1500^2 * 0.002^2 in every point, the seed's source, a
+central Laplacian with spacing 50, vel = 1500^2 * 0.002^2 in every point, the NUMA 3DFD article's source, a
 256^3 interior (272^3 with bandwall's halo), single precision, the same threads pinned the same
 way (one per core, compact). The programs run round by round (bandwall, Devito default, Devito
 with autotune='aggressive', the plain reference), the median of the rounds is kept and the ratios
@@ -135,7 +135,7 @@ class DevitoRun:
         self.u = TimeFunction(name="u", grid=grid, space_order=2 * HALF, time_order=2)
         vel = Function(name="vel", grid=grid, space_order=0)
         vel.data[:] = 2250000.0 * 0.002 * 0.002
-        # The seed's coefficients (Devito divides them by the spacing squared); its c3 differs from
+        # The NUMA 3DFD article's coefficients (Devito divides them by the spacing squared); its c3 differs from
         # the exact 16th-order weight in the fourth digit, so Devito's own laplace would not be the
         # same equation.
         w = np.array(SEED_COEFFICIENTS[:0:-1] + SEED_COEFFICIENTS, dtype=np.float32)
