@@ -159,13 +159,17 @@ def main(argv: list[str]) -> int:
     else:
         for exe in native_executables(bindir):
             ok, text = help_works(exe)
+            page = None
             if ok:
-                natives[exe.name] = help2man_page(exe, __version__, text.splitlines()[0])
+                try:
+                    page = help2man_page(exe, __version__, text.splitlines()[0])
+                except subprocess.CalledProcessError as e:
+                    print(f"gen_man: help2man failed on {exe.name}: {e.stderr.strip()}", file=sys.stderr)
             else:
                 print(
                     f"gen_man: {exe.name} --help fails; its page gives the usage line only", file=sys.stderr
                 )
-                natives[exe.name] = usage_page(exe, __version__, text)
+            natives[exe.name] = page or usage_page(exe, __version__, text)
 
     for name, exe_page in natives.items():
         if name in pages:
