@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_THREADS 256
 #define MAX_CPUS 1024
@@ -28,6 +29,16 @@ static double chain(long n, double a, double b) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+    printf(
+        "bandwall-pin-probe: a small OpenMP program that says where its threads ran\n"
+        "Usage: bandwall-pin-probe [ROUNDS [WORK]]\n\n"
+        "Each thread does ROUNDS rounds (default 200) of WORK multiply-adds (default 200000), separated by\n"
+        "barriers, and notes the CPU it is on in every round. Prints \"time <seconds> s\" and one JSON line:\n"
+        "threads, each thread's CPU at the end, the CPUs each thread was seen on, and the checksum, which it\n"
+        "checks (exit 1 when wrong).\n");
+    return 0;
+  }
   long rounds = argc > 1 ? atol(argv[1]) : 200, work = argc > 2 ? atol(argv[2]) : 200000;
   if (rounds < 1 || work < 1) {
     fprintf(stderr, "bandwall-pin-probe: error: ROUNDS and WORK must be positive whole numbers\n");
