@@ -25,8 +25,8 @@ def test_every_group_file_parses_with_metrics_over_its_own_aliases(name):
         assert es.events and es.metrics
 
 
-def test_the_four_groups_exist():
-    assert {"MEM", "NUMA", "CACHE", "FLOPS_DP"} <= set(countergroups.group_names())
+def test_the_groups_exist():
+    assert {"MEM", "NUMA", "CACHE", "FLOPS_DP", "DEFAULT"} <= set(countergroups.group_names())
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,19 @@ def test_the_four_groups_exist():
         ("zen1_events.json", "FLOPS_DP", "zen"),
         ("zen1_events.json", "CACHE", "amd"),
         ("zen1_events.json", "MEM", None),
+        ("zen1_events.json", "DEFAULT", "papi-presets-perf-cache-misses"),
+        ("zen2_events.json", "NUMA", "zen2"),
+        ("zen2_events.json", "MEM", None),
+        ("zen2_events.json", "DEFAULT", "papi-presets-perf-cache-misses"),
+        ("zen3_events.json", "NUMA", "zen3"),
+        ("zen3_events.json", "MEM", None),
+        ("zen3_events.json", "DEFAULT", "papi-presets-perf-cache-misses"),
+        ("zen4_events.json", "NUMA", "zen4-zen5"),
+        ("zen4_events.json", "MEM", None),
+        ("zen4_events.json", "DEFAULT", "perf-generic"),  # PAPI 7.0 has no Zen 4 presets
+        ("zen5_events.json", "NUMA", "zen4-zen5"),
+        ("zen5_events.json", "MEM", None),
+        ("zen5_events.json", "DEFAULT", "perf-generic"),
     ],
 )
 def test_each_machine_gets_the_event_set_its_papi_lists(fixture, group, eventset):
@@ -115,6 +128,114 @@ def test_zen_flops_and_numa_metrics_from_counts():
     )
     assert hw["remote_share"] == pytest.approx(0.25)
     assert hw["local_GB"] == pytest.approx(0.192)
+
+
+# Counts constructed for the test (no Zen machine's counts were recorded): 3 local DRAM fills for
+# every remote one, 1.2e8 lines in all; on Zen 2 split between demand and L1-prefetch fills.
+ZEN_NUMA_COUNTS = [
+    (
+        "zen2_events.json",
+        {
+            "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_LCL_DRAM": 60_000_000,
+            "HARDWARE_PREFETCH_DATA_CACHE_FILLS:LS_MABRESP_LCL_DRAM": 30_000_000,
+            "DATA_CACHE_REFILLS_FROM_SYSTEM:LS_MABRESP_RMT_DRAM": 20_000_000,
+            "HARDWARE_PREFETCH_DATA_CACHE_FILLS:LS_MABRESP_RMT_DRAM": 10_000_000,
+        },
+    ),
+    (
+        "zen3_events.json",
+        {
+            "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_LCL": 90_000_000,
+            "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:MEM_IO_RMT": 30_000_000,
+        },
+    ),
+    *(
+        (
+            fixture,
+            {
+                "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_NEAR": 90_000_000,
+                "ANY_DATA_CACHE_FILLS_FROM_SYSTEM:DRAM_IO_FAR": 30_000_000,
+            },
+        )
+        for fixture in ("zen4_events.json", "zen5_events.json")
+    ),
+]
+
+
+@pytest.mark.parametrize("fixture,counts", ZEN_NUMA_COUNTS, ids=[f for f, _ in ZEN_NUMA_COUNTS])
+def test_zen_numa_local_and_remote_dram_from_counts(fixture, counts):
+    group = countergroups.load("NUMA")
+    es, _ = countergroups.resolve(group, listing(fixture))
+    names = countergroups.event_names(group, es, [])
+    assert set(names.values()) == set(counts)  # exactly these events are counted
+    assert set(counts) <= countergroups.listed_names(listing(fixture))
+    hw = countergroups.hardware_fields(group, es, "", counts, 2.0, [])
+    assert hw["local_GB"] == pytest.approx(64 * 90_000_000 / 1e9)
+    assert hw["remote_GB"] == pytest.approx(64 * 30_000_000 / 1e9)
+    assert hw["remote_share"] == pytest.approx(0.25)
+    assert {k: hw[k] for k in counts} == counts
+
+
+def test_zen_numa_event_names_are_the_generations_own():
+    """Each generation spells the fill source its own way; a set for one never matches another."""
+    numa = countergroups.load("NUMA")
+    sets = {es.label: set(es.events.values()) for es in numa.eventsets}
+    for fixture, label in (
+        ("zen2_events.json", "zen2"),
+        ("zen3_events.json", "zen3"),
+        ("zen4_events.json", "zen4-zen5"),
+        ("zen5_events.json", "zen4-zen5"),
+    ):
+        names = countergroups.listed_names(listing(fixture))
+        fits = [lab for lab, events in sets.items() if events <= names]
+        assert fits == [label], (fixture, fits)
+
+
+def test_mem_on_zen_says_which_event_each_set_lacks():
+    group = countergroups.load("MEM")
+    for fixture in ("zen2_events.json", "zen3_events.json", "zen4_events.json", "zen5_events.json"):
+        es, reason = countergroups.resolve(group, listing(fixture))
+        assert es is None
+        assert "skylake-sp lacks skx_unc_imc0::UNC_M_CAS_COUNT:RD" in reason
+        assert "broadwell-ep lacks bdx_unc_imc0::UNC_M_CAS_COUNT:RD" in reason
+
+
+# perf stat's hardware events as counted by DEFAULT, constructed: 2e9 cycles, 3e9 instructions,
+# 5e8 branches of which 1e7 mispredicted, 3e6 cache misses.
+DEFAULT_COUNTS = {
+    "CYC": 2_000_000_000,
+    "INS": 3_000_000_000,
+    "BR": 500_000_000,
+    "BRM": 10_000_000,
+    "CM": 3_000_000,
+}
+
+
+@pytest.mark.parametrize("fixture", ["zen1_events.json", "zen3_events.json", "zen4_events.json"])
+def test_default_group_metrics_from_counts(fixture):
+    group = countergroups.load("DEFAULT")
+    es, _ = countergroups.resolve(group, listing(fixture))
+    counts = {es.events[alias]: n for alias, n in DEFAULT_COUNTS.items()}
+    hw = countergroups.hardware_fields(group, es, "", counts, 1.0, [])
+    assert hw["instructions_per_cycle"] == pytest.approx(1.5)
+    assert hw["branch_miss_share"] == pytest.approx(0.02)
+    assert hw["cache_misses_per_kinst"] == pytest.approx(1.0)
+
+
+def test_default_group_without_a_pmu_says_why_for_every_event_and_metric():
+    # What bandwall-counters answers for each event on a machine without a PMU (a KVM guest).
+    group = countergroups.load("DEFAULT")
+    es, _ = countergroups.resolve(group, listing("zen4_events.json"))
+    why = (
+        "unavailable: PAPI_set_opt(PAPI_INHERIT): Event does not exist (perf_event_open of a hardware "
+        "event (instructions): No such file or directory, no hardware PMU is exposed here)"
+    )
+    hw = countergroups.hardware_fields(group, es, "", {ev: why for ev in es.events.values()}, 1.0, [])
+    assert set(hw) == set(es.events.values()) | set(es.metrics)
+    for name in es.events.values():
+        assert hw[name] == why
+    assert hw["instructions_per_cycle"].startswith("unavailable: perf::PERF_COUNT_HW_")
+    assert all("no hardware PMU is exposed here" in hw[m] for m in es.metrics)
 
 
 def test_an_event_papi_refused_makes_the_metrics_that_need_it_unavailable_with_its_reason():

@@ -126,6 +126,32 @@ def test_front_end_counters_record_is_stored_with_the_exit_code(run_bandwall, tm
             assert isinstance(v, float) or v.startswith("unavailable: ")
 
 
+def test_without_a_group_perf_stats_hardware_events_are_counted_or_say_why(run_bandwall):
+    p = run_bandwall("counters", "--format", "json", "--no-store", "--", "true")
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert (rec["config"]["group"], rec["config"]["scope"]) == ("DEFAULT", "task")
+    group = countergroups.load("DEFAULT")
+    sets = {es.label: es for es in group.eventsets}
+    hw = rec["result"]["hardware"]
+    assert set(group.metric_names()) <= set(hw)
+    if rec["config"]["eventset"] is None:  # PAPI lists none of the sets: every metric says why
+        assert all(hw[m].startswith("unavailable: ") for m in group.metric_names()), hw
+        return
+    es = sets[rec["config"]["eventset"]]
+    assert rec["config"]["events"] == list(es.events.values())
+    assert set(hw) == set(es.events.values()) | set(es.metrics)
+    no_pmu = "no hardware PMU" in rec["validation"]["papi"]
+    for name, value in hw.items():
+        if no_pmu:  # this machine when it is a guest without PMU: a reason for every event and metric
+            assert value.startswith("unavailable: ") and "no hardware PMU is exposed here" in value, (
+                name,
+                value,
+            )
+        elif name in es.events.values():
+            assert (isinstance(value, int) and value >= 0) or value.startswith("unavailable: "), (name, value)
+
+
 def test_stream_with_counters_carries_them_in_its_record(run_bandwall):
     p = run_bandwall(
         "stream", "--size", "1M", "--reps", "2", "--counters", "NUMA", "--format", "json", "--no-store"

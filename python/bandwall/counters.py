@@ -18,6 +18,7 @@ from bandwall import countergroups, native, records
 from bandwall.errors import RunFailed, UsageError
 
 EXECUTABLE = "bandwall-counters"
+DEFAULT_GROUP = "DEFAULT"  # perf stat's hardware events: what `bandwall counters` counts without --group
 
 
 def list_events() -> dict:
@@ -129,12 +130,13 @@ def check_command(name: str) -> None:
 
 
 def run(command: list[str], group: str | None = None) -> tuple[dict, int]:
-    """Counts around command; returns (record, the command's exit code). The command's stdout goes
-    to stderr so that the record alone is on stdout; its stderr stays live."""
+    """Counts around command (group DEFAULT when none is given); returns (record, the command's exit
+    code). The command's stdout goes to stderr so that the record alone is on stdout; its stderr
+    stays live."""
     if not command:
         raise UsageError("no command to count (bandwall counters [--group NAME] -- COMMAND ...)")
     check_command(command[0])
-    p = plan(group)
+    p = plan(group or DEFAULT_GROUP)
     events = p.papi_names()
     with _record_file() as path:
         args = [

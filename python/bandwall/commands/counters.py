@@ -27,7 +27,8 @@ from bandwall.views import counters as counters_view
     "--group",
     callback=refuse_empty,
     default=None,
-    help=f"counter group of PAPI events and metrics ({', '.join(countergroups.group_names())}); "
+    help=f"counter group of PAPI events and metrics ({', '.join(countergroups.group_names())}; "
+    f"default {counters.DEFAULT_GROUP}: cycles, instructions, branches, branch and cache misses); "
     "software events are always counted",
 )
 @format_option
@@ -38,8 +39,9 @@ from bandwall.views import counters as counters_view
 )
 def counters_cmd(group, fmt, db, no_store, command):
     """Run COMMAND (after --) and count around it: task clock, page faults, context switches and
-    CPU migrations always; the group's hardware events where the PMU has them, otherwise each
-    reads "unavailable: <reason>". The command's output goes to stderr, the record to stdout;
+    CPU migrations always; the group's hardware events where the PMU has them (without --group,
+    perf stat's: cycles, instructions, branches, branch misses, cache misses), otherwise each reads
+    "unavailable: <reason>". The command's output goes to stderr, the record to stdout;
     bandwall exits with the command's exit code."""
     if not no_store:
         store.check(db)
