@@ -163,34 +163,51 @@ def test_export_table_has_the_rows_of_list_oldest_first(filled, run_bandwall, tm
     assert table_ids(text) == sorted(by_id) and "\x1b[" not in text  # plain text in a file
 
 
-@pytest.mark.parametrize(
-    "args, fragment",
-    [
-        (["show", "999"], "no record with id 999"),
-        (["show", "abc"], "'abc' is not a record id"),
-        (["show", "0"], "'0' is not a record id"),
-        (["show", "--", "-3"], "'-3' is not a record id"),
-        (["compare", "1"], "Missing argument"),
-        (["compare", "1", "999"], "no record with id 999"),
-        (["list", "--format", "yaml"], "'yaml' is not one of"),
-        (["list", "--limit", "0"], "0"),
-        (["export", "--format", "yaml"], "'yaml' is not one of"),
-        (["export", "--out", ""], "'--out': is empty"),
-        (["export", "--tool", ""], "'--tool': is empty"),
-        (["list", "--tool", ""], "'--tool': is empty"),
-        (["export", "--out", "/nonexistent/folder/x.jsonl"], "cannot write"),
-        (["frobnicate"], "No such command"),
-    ],
-)
-def test_bad_input(filled, run_bandwall, args, fragment):
+# (arguments, exit code, message): "{db}" is the filled database, "{nodir}" a database in a folder
+# that does not exist, "{nofile}" a database file that does not exist in an existing folder, "{out}"
+# a file to export to.
+BAD = [
+    (["show", "999", "--db", "{db}"], 2, "no record with id 999"),
+    (["show", "abc", "--db", "{db}"], 2, "'abc' is not a record id"),
+    (["show", "0", "--db", "{db}"], 2, "'0' is not a record id"),
+    (["show", "--db", "{db}", "--", "-3"], 2, "'-3' is not a record id"),
+    (["compare", "1", "--db", "{db}"], 2, "Missing argument"),
+    (["compare", "1", "999", "--db", "{db}"], 2, "no record with id 999"),
+    (["list", "--format", "yaml", "--db", "{db}"], 2, "'yaml' is not one of"),
+    (["list", "--limit", "0", "--db", "{db}"], 2, "0"),
+    (["export", "--format", "yaml", "--db", "{db}"], 2, "'yaml' is not one of"),
+    (["export", "--out", "", "--db", "{db}"], 2, "'--out': is empty"),
+    (["export", "--tool", "", "--db", "{db}"], 2, "'--tool': is empty"),
+    (["list", "--tool", "", "--db", "{db}"], 2, "'--tool': is empty"),
+    (["export", "--out", "/nonexistent/folder/x.jsonl", "--db", "{db}"], 2, "cannot write"),
+    (["frobnicate", "--db", "{db}"], 2, "No such command"),
+    (["list", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["list", "--format", "json", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["show", "1", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["compare", "1", "2", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["export", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["export", "--out", "{out}", "--db", "{nodir}"], 2, "does not exist: no folder"),
+    (["list", "--db", "{nofile}"], 2, "does not exist"),
+    (["show", "1", "--db", "{nofile}"], 2, "does not exist"),
+    (["compare", "1", "2", "--db", "{nofile}"], 2, "does not exist"),
+    (["export", "--out", "{out}", "--db", "{nofile}"], 2, "does not exist"),
+]
+
+
+@pytest.mark.parametrize("args, code, fragment", BAD, ids=[" ".join(a) for a, _, _ in BAD])
+def test_bad_input(filled, run_bandwall, tmp_path, args, code, fragment):
     path, _ = filled
-    proc = (
-        run_bandwall("db", *args, "--db", path)
-        if args[0] != "show" or args[1] != "--"
-        else run_bandwall("db", "show", "--db", path, *args[1:])
-    )
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    where = {
+        "{db}": str(path),
+        "{nodir}": str(tmp_path / "no" / "such" / "x.db"),
+        "{nofile}": str(tmp_path / "none.db"),
+        "{out}": str(tmp_path / "out.jsonl"),
+    }
+    before = sorted(tmp_path.rglob("*"))
+    proc = run_bandwall("db", *[where.get(a, a) for a in args])
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
     assert fragment in lines[0]
-    assert "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert sorted(tmp_path.rglob("*")) == before  # nothing created: no database, folder or export

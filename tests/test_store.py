@@ -83,6 +83,14 @@ def newer_version(path, make_record):
     con.close()
 
 
+def missing_folder(path, make_record):
+    path.parent.rmdir()  # a named database in a folder that does not exist: refused, nothing made
+
+
+def missing_file(path, make_record):
+    pass  # a named database that does not exist: reading it (bandwall db) is refused
+
+
 def directory(path, make_record):
     path.mkdir()
     (path / "inside.txt").write_text("keep me")
@@ -135,13 +143,15 @@ REFUSALS = [
     (fifo, "not a regular file"),
     (unreadable, ("Permission denied", "not readable")),
     (locked, "locked by another process"),
+    (missing_folder, "does not exist: no folder"),
+    (missing_file, "does not exist"),
 ]
 DB_LIST = ["db", "list"]
 # Every case through `db list`; a few through a writer (report) and `db export` as well.
 CASES = [(b, f, DB_LIST) for b, f in REFUSALS] + [
     (b, f, cmd)
     for b, f in REFUSALS
-    if b in (corrupt, newer_version, locked, unreadable)
+    if b in (corrupt, newer_version, locked, unreadable, missing_folder)
     for cmd in (["db", "export"], ["report", "--sections", "topology", "--quick"])
 ]
 
@@ -212,6 +222,7 @@ def fake_natives(folder: Path, log: Path) -> dict:
         (corrupt, "not an SQLite file"),
         (newer_version, "store version 2"),
         (foreign, "not a bandwall database"),
+        (missing_folder, "does not exist: no folder"),
     ],
     ids=lambda v: getattr(v, "__name__", ""),
 )
@@ -259,9 +270,14 @@ def test_empty_database_path_is_refused_not_read_as_the_default(tmp_path, run_ba
     assert not default.exists()
 
 
-def test_check_refuses_what_could_not_be_written(tmp_path, make_record):
-    store.check(tmp_path / "new" / "deeper" / "bandwall.db")  # nothing yet: fine, and nothing made
+def test_check_refuses_what_could_not_be_written(tmp_path, make_record, monkeypatch):
+    with pytest.raises(StoreError, match="does not exist: no folder"):
+        store.check(tmp_path / "new" / "deeper" / "bandwall.db")  # a named path: its folder must exist
     assert not (tmp_path / "new").exists()
+    monkeypatch.delenv("BANDWALL_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    store.check()  # the default database's folder is made when a record is stored: fine, nothing made
+    assert not (tmp_path / "data").exists()
     blocker = tmp_path / "file.txt"
     blocker.write_text("keep")
     with pytest.raises(StoreError, match="cannot open database"):
@@ -309,7 +325,7 @@ for i in range(n):
 
 
 def test_two_processes_writing_at_once_lose_nothing(tmp_path, make_record):
-    path, n = tmp_path / "new" / "shared.db", 60  # the database does not exist yet: both create it
+    path, n = tmp_path / "shared.db", 60  # the database does not exist yet: both create it
     procs = []
     for me, other in (("a", "b"), ("b", "a")):
         p = subprocess.Popen(
@@ -345,17 +361,39 @@ def test_default_path_is_in_the_user_data_directory(tmp_path, monkeypatch, make_
     assert store.default_path() == tmp_path / "env.db"
 
 
-def test_reading_a_missing_database_creates_nothing(tmp_path, run_bandwall):
-    path = tmp_path / "absent" / "none.db"
-    proc = run_bandwall("db", "list", "--format", "json", "--db", path)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == []
-    assert not path.parent.exists()
+def test_reading_a_missing_database_is_refused_and_creates_nothing(tmp_path, run_bandwall, monkeypatch):
+    for path, fragment in (
+        (tmp_path / "absent" / "none.db", f"does not exist: no folder {str(tmp_path / 'absent')!r}"),
+        (tmp_path / "none.db", "does not exist"),
+    ):
+        proc = run_bandwall("db", "list", "--format", "json", "--db", path)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stdout
+        assert proc.stderr.strip().splitlines() == [f"bandwall: error: database {str(path)!r} {fragment}"]
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.delenv("BANDWALL_DB")  # the default database, before anything was stored
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    proc = run_bandwall("db", "list")
+    assert proc.returncode == 2 and "does not exist: no record was stored yet" in proc.stderr
+    assert not (tmp_path / "data").exists()
+    # The library still reads a database that is not there yet as empty, for callers that ask.
+    with store.Store(tmp_path / "none.db", readonly=True) as s:
+        assert s.count() == 0
+    assert list(tmp_path.iterdir()) == []
 
 
-def test_writing_creates_the_folder_and_refuses_a_file_in_its_way(tmp_path, make_record):
-    rid = store.save(make_record(), tmp_path / "a" / "b" / "x.db")
-    assert rid == 1
+def test_writing_makes_only_the_default_folder_and_refuses_a_file_in_its_way(
+    tmp_path, make_record, monkeypatch
+):
+    with pytest.raises(StoreError, match="does not exist: no folder"):
+        store.save(make_record(), tmp_path / "a" / "b" / "x.db")
+    assert not (tmp_path / "a").exists()
+    monkeypatch.setenv("BANDWALL_DB", str(tmp_path / "env" / "x.db"))  # named too
+    with pytest.raises(StoreError, match="does not exist: no folder"):
+        store.save(make_record())
+    monkeypatch.delenv("BANDWALL_DB")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert store.save(make_record()) == 1
+    assert (tmp_path / "data" / "bandwall" / "bandwall.db").is_file()
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(StoreError, match="Not a directory"):
         store.save(make_record(), tmp_path / "file" / "x.db")

@@ -2,7 +2,9 @@
 
 A database that is corrupt, foreign, of another version, not a regular file, unreadable or locked
 for longer than the busy timeout is refused with one line (StoreError, exit 2) and never written
-to: every check only reads, and a file is created only where nothing exists yet. Writers take an
+to: every check only reads, and a file is created only where nothing exists yet. A database the
+user names (--db, $BANDWALL_DB) must be in a folder that exists: bandwall makes only the folder of
+its default database, so a mistyped path is refused instead of growing folders. Writers take an
 immediate transaction and wait for each other up to the busy timeout ($BANDWALL_DB_TIMEOUT
 seconds, default 30), so two processes adding records at once lose nothing.
 """
@@ -45,6 +47,10 @@ def default_path() -> Path:
     env = os.environ.get("BANDWALL_DB")
     if env:
         return Path(env)
+    return _data_dir_path()
+
+
+def _data_dir_path() -> Path:
     return Path(platformdirs.user_data_dir("bandwall")) / "bandwall.db"
 
 
@@ -71,15 +77,21 @@ class Store:
     """Records in one SQLite file. Use as a context manager or call close().
 
     readonly=True never creates or writes anything; a database that does not exist yet then reads
-    as an empty store.
+    as an empty store, unless must_exist refuses it (what `bandwall db` does: listing a mistyped
+    path is an error, not an empty answer). A path given here or in $BANDWALL_DB whose folder does
+    not exist is refused: only the default database's folder is made.
     """
 
-    def __init__(self, path: str | os.PathLike | None = None, readonly: bool = False):
+    def __init__(
+        self, path: str | os.PathLike | None = None, readonly: bool = False, must_exist: bool = False
+    ):
         self.path = Path(path) if path else default_path()
         self.readonly = readonly
         self.timeout = busy_timeout()
         self.name = repr(str(self.path))
         fresh = self.fresh = self._inspect()
+        if fresh and not self.path.exists():
+            self._refuse_missing(must_exist and readonly)
         if fresh and readonly:
             self.conn = sqlite3.connect(":memory:", isolation_level=None)
             self._create()
@@ -135,6 +147,18 @@ class Store:
         if head != SQLITE_MAGIC:
             raise StoreError(f"database {self.name} is not an SQLite file (corrupt or another kind of file)")
         return False
+
+    def _refuse_missing(self, must_exist: bool) -> None:
+        """For a database file that does not exist: refuses a named path in a missing folder, and
+        any missing database when must_exist."""
+        folder = self.path.absolute().parent
+        default = self.path.absolute() == _data_dir_path().absolute()
+        if not default and not folder.is_dir():
+            raise StoreError(f"database {self.name} does not exist: no folder {str(folder)!r}")
+        if must_exist:
+            raise StoreError(
+                f"database {self.name} does not exist" + (": no record was stored yet" if default else "")
+            )
 
     def _create(self) -> None:
         try:
@@ -264,8 +288,8 @@ class Store:
 def check(db: str | os.PathLike | None = None) -> None:
     """Refuses (StoreError, exit 2) a database that could not take a record, before a command spends
     a run on it: whatever opening refuses (corrupt, foreign, another version, locked, not a regular
-    file, unreadable), a database or folder that cannot be written, and a folder that cannot be
-    made. Only reads: creates nothing."""
+    file, unreadable, a named path in a folder that does not exist), a database or folder that
+    cannot be written, and a default folder that cannot be made. Only reads: creates nothing."""
     with Store(db, readonly=True) as s:
         path, name, fresh = s.path, s.name, s.fresh
     if not fresh and not os.access(path, os.W_OK):

@@ -54,7 +54,8 @@ def db() -> None:
 
 
 def _open(path) -> Store:
-    return Store(path, readonly=True)
+    """The database to read, which must exist: a mistyped --db is refused, not read as empty."""
+    return Store(path, readonly=True, must_exist=True)
 
 
 def headline(record: dict) -> str:
