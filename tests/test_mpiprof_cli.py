@@ -35,6 +35,17 @@ BAD = [
     (["mpi-rails"], 2, "no mpiprof record in the database"),
     (["mpi-rails", "--id", "7"], 2, "no record with id 7"),
     (["mpi-pingpong", "--mpi", "lam"], 2, "'lam' is not one of"),
+    # --max-size is checked before mpirun starts (the executable's refusal would come as mpirun's
+    # banner of dashes); messages go 1, 4, 16, ... bytes up to it, so below 1 byte is min > max.
+    (["mpi-pingpong", "--max-size", "0"], 2, "'0' must be between 1 byte and 1G"),
+    (["mpi-pingpong", "--max-size", "0.5"], 2, "'0.5' must be between 1 byte and 1G"),
+    (["mpi-pingpong", "--max-size", "-1"], 2, "'-1' is negative"),
+    (["mpi-pingpong", "--max-size=-4K"], 2, "'-4K' is negative"),
+    (["mpi-pingpong", "--max-size", "2G"], 2, "'2G' must be between 1 byte and 1G"),
+    (["mpi-pingpong", "--max-size", "lots"], 2, "'lots' is not a size"),
+    (["mpi-pingpong", "--max-size", "1e3"], 2, "'1e3' is not a size"),
+    (["mpi-pingpong", "--max-size", ""], 2, "'--max-size': is empty"),
+    (["mpi-pingpong", "--db", "/no/such/dir/x.db"], 2, "does not exist: no folder '/no/such/dir'"),
 ]
 
 
@@ -48,6 +59,9 @@ def test_bad_input(run_bandwall, tmp_path, args, code, fragment):
     assert p.returncode == code, p.stderr
     assert fragment in p.stderr
     assert "Traceback" not in p.stderr
+    if args[0] == "mpi-pingpong":  # refused before anything ran: one line, nothing launched
+        assert len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert "----" not in p.stderr and p.stdout == ""
 
 
 def test_no_profiler_for_the_programs_mpi(run_bandwall, tmp_path, c_program):

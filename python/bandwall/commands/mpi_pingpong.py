@@ -5,9 +5,20 @@ from __future__ import annotations
 import click
 
 from bandwall import mpi, pingpong, store
+from bandwall.errors import UsageError
 from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
 from bandwall.registry import commands
 from bandwall.views import mpi as mpi_views
+
+
+def _max_size(ctx, param, value):
+    """--max-size refused before anything is launched: empty, not a size, or outside 1 byte..1G."""
+    value = refuse_empty(ctx, param, value)
+    try:
+        pingpong.check_max_size(value)
+    except UsageError as e:
+        raise click.BadParameter(str(e).removeprefix("--max-size "), ctx, param) from e
+    return value
 
 
 @commands.register("mpi-pingpong")
@@ -19,7 +30,13 @@ from bandwall.views import mpi as mpi_views
     default=None,
     help="MPI implementation (default: the first built)",
 )
-@click.option("--max-size", callback=refuse_empty, default="4M", show_default=True, help="largest message")
+@click.option(
+    "--max-size",
+    callback=_max_size,
+    default="4M",
+    show_default=True,
+    help="largest message, 1 byte to 1G (sizes go 1, 4, 16, ... bytes up to it)",
+)
 @click.option(
     "--reps",
     type=click.IntRange(min=1),
