@@ -196,7 +196,7 @@ def test_command_on_one_node_cannot_judge_but_succeeds(tmp_path):
             db=tmp_path / "db.sqlite",
         )
     )
-    assert rec["tool"] == "numa-check" and rec["validation"]["passed"]
+    assert rec["tool"] == "numa-check" and rec["validation"]["checked"] is False
     r = rec["result"]
     assert r["nodes"] == 1 and r["judgeable"] is False and "cannot judge" in r["verdict"]
     assert list(r["modes"]) == ["all"] and len(r["modes"]["all"]["rounds"]) == 2

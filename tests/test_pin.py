@@ -160,7 +160,7 @@ def test_report_shows_each_thread_on_its_cpu(kind, hostile):
         assert t["cpus_seen"] == {str(cpu): 1.0}
         assert t["samples"] >= 1
         assert t["voluntary_switches"] is not None and t["involuntary_switches"] is not None
-    assert rec["validation"]["passed"]
+    assert rec["validation"]["checked"] is True and rec["validation"]["passed"] is True
     # What the runtimes were told, and what of the user's environment was replaced.
     told = rec["config"]["openmp_env"]
     assert told["KMP_AFFINITY"] == "disabled" and told["OMP_PROC_BIND"] is None

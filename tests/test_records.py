@@ -109,7 +109,10 @@ def test_native_record_fits_the_schema(exe):
     else:
         rec = records.finish(native.run_record(exe, SAMPLES[exe], timeout=120))
     assert records.problems(rec) == []
-    assert rec["tool"] and rec["validation"]["passed"] is True
+    v = rec["validation"]
+    # No record says passed without having checked; one that checks nothing says so.
+    assert (v["checked"], v["passed"]) in ((True, True), (False, records.NOT_APPLICABLE)), v
+    assert v["method"], v
     assert rec["provenance"]["bandwall_version"]
     sizes, repetitions = SAMPLE_SIZES[exe]
     assert rec["provenance"]["sizes"] == sizes and rec["provenance"]["repetitions"] == repetitions

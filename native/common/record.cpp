@@ -17,6 +17,9 @@
 #ifndef BANDWALL_GIT_REV
 #define BANDWALL_GIT_REV "unknown"
 #endif
+#ifndef BANDWALL_COMPILER
+#define BANDWALL_COMPILER "unknown compiler"
+#endif
 #ifndef BANDWALL_CXX_FLAGS
 #define BANDWALL_CXX_FLAGS ""
 #endif
@@ -40,7 +43,7 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
   p["arch"] = u.machine;
   p["cpu_model"] = Topology::instance().cpu_model();
   p["topology_digest"] = Topology::instance().digest();
-  p["compiler"] = std::string("g++ ") + __VERSION__;
+  p["compiler"] = compiler_id();
   p["flags"] = BANDWALL_CXX_FLAGS;
   p["git_revision"] = BANDWALL_GIT_REV;
   p["date"] = utc_now();
@@ -52,6 +55,16 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
   p["repetitions"] = repetitions;
   p["openmp_env"] = openmp_env_record();
   return p;
+}
+
+const char* compiler_id() { return BANDWALL_COMPILER; }
+
+json validation_checked(bool passed, std::string method) {
+  return {{"checked", true}, {"passed", passed}, {"method", std::move(method)}};
+}
+
+json validation_not_applicable(std::string why) {
+  return {{"checked", false}, {"passed", "not applicable"}, {"method", std::move(why)}};
 }
 
 json make_record(const std::string& tool, json config, json result, json validation, json prov) {

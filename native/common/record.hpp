@@ -18,6 +18,17 @@ inline constexpr int kSchemaVersion = 1;
 json provenance(int threads, const std::vector<int>& cpus, const std::string& binding, const std::string& placement,
                 json sizes, long repetitions);
 
+// The validation part of a record: what it says it checked, and nothing more.
+//   validation_checked(passed, method): something was compared (method says what and against
+//     what); passed says whether it agreed.
+//   validation_not_applicable(why): nothing was compared (a description, a count of events);
+//     checked false, passed "not applicable", method says why.
+json validation_checked(bool passed, std::string method);
+json validation_not_applicable(std::string why);
+
+// The compiler that built this binary, from the build's own compiler identification.
+const char* compiler_id();
+
 json make_record(const std::string& tool, json config, json result, json validation, json prov);
 
 // Prints the record on stdout as one line of JSON.

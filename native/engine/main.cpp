@@ -37,8 +37,7 @@ int run(const Options& o) {
   Setup s = resolve(o);
   const stream::Kernel& k = *s.plan.kernel;
   const int threads = s.binding.threads;
-  Placement placement = Placement::parse(o.placement);
-  placement.pages = parse_pages(o.pages);
+  Placement placement = o.memory.resolve();
   const int arrays = int(k.uses_a) + int(k.uses_b) + int(k.uses_c);
   const std::size_t n = s.n, bytes = n * sizeof(double);
   check_fits_in_memory(
@@ -165,7 +164,10 @@ int run(const Options& o) {
   json checks = json::object();
   for (auto& a : v.arrays)
     checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
-  json validation = {{"passed", true}, {"epsilon", stream::kEpsilon}, {"arrays", checks}};
+  json validation = validation_checked(
+      true, "every element of the written array (dot: the sum) against its exact value, relative error below epsilon");
+  validation["epsilon"] = stream::kEpsilon;
+  validation["arrays"] = checks;
   if (k.writes == 0)
     validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
   json page_maps = json::object(), sizes = json::object(), huge = json::object();
@@ -191,11 +193,10 @@ int main(int argc, char** argv) {
     CLI::App app{"bandwall-pipeline: a STREAM kernel pipelined with a copy engine, one JSON record"};
     Options o;
     app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot")->capture_default_str();
-    app.add_option("--threads", o.threads, "compute threads (default: every CPU of --cpus or --bind)");
-    app.add_option("--cpus", o.cpus, "compute CPUs, thread i on the i-th (0-3,8)");
-    app.add_option("--bind", o.bind, bw::binding_syntax())->capture_default_str();
+    bw::add_thread_options(app, o.threads);
     app.add_option("--engine", o.engine, "copy engine: dsa, dsa-model, helper, memcpy or none")->capture_default_str();
-    app.add_option("--engine-cpus", o.engine_cpus, "helper CPUs (default: the allowed CPUs that do not compute)");
+    app.add_option("--engine-cpus", o.engine_cpus,
+                   std::string("helper CPUs (default: the allowed CPUs that do not compute); ") + bw::cpus_help());
     app.add_option("--engine-mode", o.engine_mode, "copy (into a cached ring) or touch (loads only); default copy");
     app.add_option("--queue-depth", o.depth, "blocks in flight per thread and input (default 2 for triad, else 4)");
     app.add_option("--block", o.block, "block size, a multiple of 4 KiB")->capture_default_str();
@@ -204,9 +205,7 @@ int main(int argc, char** argv) {
     app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
     app.add_option("--size", o.size, "bytes per array with units; default 4x the LLC of the compute CPUs");
     app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
-    app.add_option("--placement", o.placement, "first-touch, serial, bind:N, interleave[:L] or preferred:N")
-        ->capture_default_str();
-    app.add_option("--pages", o.pages, "huge, base or system")->capture_default_str();
+    bw::add_memory_options(app, o.memory);
     app.add_flag("--list-engines", o.list_engines, "print the engines and whether each is available (JSON)");
     try {
       app.parse(argc, argv);

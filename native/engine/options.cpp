@@ -70,14 +70,14 @@ Setup resolve(const Options& o) {
     throw UsageError(o.engine + " copies blocks into the cache; it has no touch mode");
   s.plan.kind = s.engine_mode == "copy" ? engine::Kind::Copy : engine::Kind::Fill;
 
-  int threads = o.threads.empty() ? 0 : static_cast<int>(parse_int(o.threads, "--threads", 1, 1 << 16));
-  if (threads == 0 && o.cpus.empty() && o.engine == "helper") {
+  int threads = o.threads.count();
+  if (threads == 0 && o.threads.cpus.empty() && o.engine == "helper") {
     // Without a count, the compute threads take the CPUs the helpers leave.
     std::vector<int> engine_cpus = o.engine_cpus.empty() ? std::vector<int>{} : resolve_cpu_list(o.engine_cpus);
     int allowed = static_cast<int>(allowed_cpus().size());
     threads = std::max(1, o.engine_cpus.empty() ? allowed / 2 : allowed - static_cast<int>(engine_cpus.size()));
   }
-  s.binding = resolve_binding(threads, o.cpus, o.bind);
+  s.binding = resolve_binding(threads, o.threads.cpus, o.threads.bind);
   if (o.engine == "helper")
     s.engine_cpus = helper_cpus(o, s.binding);
   else if (!o.engine_cpus.empty())

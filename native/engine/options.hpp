@@ -7,13 +7,15 @@
 #include <vector>
 
 #include "common/affinity.hpp"
+#include "common/harness.hpp"
 #include "engine/pipeline.hpp"
 
 namespace bw::pipeline {
 
 struct Options {
-  std::string kernel = "triad", threads, cpus, bind = "compact", stores = "nt", size, reps = "20";
-  std::string placement = "first-touch", pages = "system";
+  std::string kernel = "triad", stores = "nt", size, reps = "20";
+  ThreadOptions threads;  // the compute threads
+  MemoryOptions memory;
   std::string engine = "helper", engine_cpus, engine_mode, depth, block = "1M", strategy = "all";
   bool list_engines = false;
 };

@@ -1,44 +1,18 @@
 #include "engine/pipeline.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "common/errors.hpp"
 #include "stream/runner.hpp"
-#include "stream/simd.hpp"
+#include "stream/kernels.hpp"
 
 namespace bw::pipeline {
 namespace {
 
-using V = simd::VecD;
-constexpr std::size_t L = V::lanes;
-constexpr std::size_t kUnroll = 4;  // as the stream dot kernel
-
 double* array(const stream::Arrays& x, char c) { return c == 'a' ? x.a : c == 'b' ? x.b : x.c; }
 void set_array(stream::Arrays& x, char c, double* p) { (c == 'a' ? x.a : c == 'b' ? x.b : x.c) = p; }
-
-// The stream dot kernel's order of operations, resumable across blocks: a scalar head up to the
-// alignment of a, groups of kUnroll vectors into kUnroll accumulators, then (last block only)
-// single vectors into the first accumulator and a scalar tail into the head's sum.
-struct DotAcc {
-  double sum = 0.0;
-  V::T acc[kUnroll];
-  DotAcc() {
-    for (auto& v : acc) v = V::zero();
-  }
-  void scalar(const double* a, const double* b, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  }
-  void body(const double* a, const double* b, std::size_t n, bool last) {
-    std::size_t i = 0;
-    for (; i + kUnroll * L <= n; i += kUnroll * L)
-      for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::fma(V::load(a + i + u * L), V::load(b + i + u * L), acc[u]);
-    if (!last) return;
-    for (; i + L <= n; i += L) acc[0] = V::fma(V::load(a + i), V::load(b + i), acc[0]);
-    scalar(a + i, b + i, n - i);
-  }
-  double total() const { return sum + V::sum(V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3]))); }
-};
 
 }  // namespace
 
@@ -87,13 +61,16 @@ double run_chunk(const Plan& p, const stream::Arrays& x, std::size_t begin, std:
   // a for dot) is computed directly, so every block starts where the CPU-only kernel's vectors do.
   const double* al = array(x, k.writes ? k.writes : 'a');
   std::size_t h = begin;
-  while (h < end && !simd::aligned(al + h)) ++h;
-  DotAcc dot;
+  const std::uintptr_t vec_bytes = static_cast<std::uintptr_t>(stream::vector_bits() / 8);
+  while (h < end && reinterpret_cast<std::uintptr_t>(al + h) % vec_bytes != 0) ++h;
+  // The dot of the active stream variant, in its own order of operations (stream/kernels.hpp).
+  const stream::DotSteps& dot = stream::dot_steps();
+  stream::DotState sum;
   if (h > begin) {
     if (k.writes)
       fn(x, begin, h, stream::kScalar);
     else
-      dot.scalar(x.a + begin, x.b + begin, h - begin);
+      dot.scalar(sum, x.a + begin, x.b + begin, h - begin);
   }
   const std::size_t nblocks = (end - h + B - 1) / B;
   auto first = [&](std::size_t b) { return h + b * B; };
@@ -108,7 +85,7 @@ double run_chunk(const Plan& p, const stream::Arrays& x, std::size_t begin, std:
     if (k.writes)
       fn(y, 0, n, stream::kScalar);
     else
-      dot.body(y.a, y.b, n, b + 1 == nblocks);
+      dot.body(sum, y.a, y.b, n, b + 1 == nblocks);
   };
   std::vector<engine::Ticket> tickets(eng.size() * D);
   auto submit = [&](std::size_t b) {
@@ -136,7 +113,7 @@ double run_chunk(const Plan& p, const stream::Arrays& x, std::size_t begin, std:
     times->blocks += nblocks;
     times->direct_blocks += direct;
   }
-  return k.writes ? 0.0 : dot.total();
+  return k.writes ? 0.0 : dot.total(sum);
 }
 
 }  // namespace bw::pipeline

@@ -14,18 +14,14 @@
 namespace bw::iso3dfd {
 namespace {
 
-const RowVariant*& active() {
-  static const RowVariant* v = find_row_variant("auto");
-  return v;
-}
+const RowVariant* active() { return &row_dispatch().active(); }
 
 }  // namespace
 
 std::string select_isa(const std::string& isa) {
-  const RowVariant* v = find_row_variant(isa);
-  if (!v) throw std::invalid_argument(row_variant_refusal(isa));
-  active() = v;
-  return v->isa;
+  const RowVariant* v = row_dispatch().find(isa);
+  if (!v) throw std::invalid_argument(row_dispatch().refusal(isa));
+  return row_dispatch().select(isa).isa;
 }
 
 std::string kernel_isa() { return active()->isa; }

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +
                                                    "x" + std::to_string(o.grid.n3) +
                                                    (o.verify ? " with --verify" : ""));
-    bw::Binding binding = bw::resolve_binding(o.threads, "", o.affinity);
+    bw::Binding binding = o.thread_options.resolve();
     std::vector<int> cpus = bw::apply_binding(binding);
     const int threads = binding.threads;
     const Blocks& r = o.blocks_requested;
@@ -115,6 +115,9 @@ int main(int argc, char** argv) {
     if (!check.after_last_step(f, coefficients())) throw bw::RunError(check.failure_message());
     if (o.json) {
       bw::json rec = make_iso_record(o, threads, cpus, binding.policy, seconds, cpu, norm, v, page_map, huge);
+      if (!v.checked && check.checked())
+        rec["validation"] = bw::validation_checked(
+            check.passed(), "self-check: sampled points of the last step recomputed with the scalar formula");
       rec["validation"]["self_check"] = check.to_json();
       rec["placement"]["page_split"] = split.to_json();
       rec["config"]["blocks"] = json::array({o.blocks.b1, o.blocks.b2, o.blocks.b3});

@@ -49,9 +49,9 @@ bool parse_options(int argc, char** argv, Options& o) {
               pages = "huge", isa = "auto";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
                  "grid with halo, steps, cache blocks (each a number, auto: from this CPU's caches, or search: "
-                 "refined by a short measured search), "
-                 "compact|scatter|none, threads")
+                 "refined by a short measured search), a binding policy (as --bind), threads (as --threads)")
       ->required();
+  add_thread_options(app, o.thread_options);
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
   app.add_option("--placement", placement, placement_syntax());
@@ -74,12 +74,20 @@ bool parse_options(int argc, char** argv, Options& o) {
                     block(pos[6], "n3_block", "n3", o.grid.n3)};
   o.blocks_requested = o.blocks;
   o.block_search = pos[4] == "search" || pos[5] == "search" || pos[6] == "search";
+  ThreadOptions& t = o.thread_options;
   if (pos.size() >= 8) {
-    o.affinity = pos[7];
-    if (o.affinity != "compact" && o.affinity != "scatter" && o.affinity != "none")
-      throw UsageError("unknown affinity '" + o.affinity + "' (use compact, scatter or none)");
+    if (app.count("--bind") || app.count("--cpus"))
+      throw UsageError("the affinity is given twice: as the 8th argument ('" + pos[7] + "') and as --bind or --cpus");
+    if (pos[7].empty()) throw UsageError("affinity '' is empty (use a binding policy: " + binding_syntax() + ")");
+    t.bind = pos[7];
   }
-  if (pos.size() == 9) o.threads = static_cast<int>(parse_int(pos[8], "nb_threads", 1, 4096));
+  if (pos.size() == 9) {
+    if (app.count("--threads"))
+      throw UsageError("the thread count is given twice: as the 9th argument ('" + pos[8] + "') and as --threads");
+    t.threads = std::to_string(parse_int(pos[8], "nb_threads", 1, 4096));
+  }
+  t.resolve();  // a bad list or policy is refused here, before anything is allocated
+  o.affinity = t.cpus.empty() ? t.bind : "list";
 
   if (init != "first-touch" && init != "serial")
     throw UsageError("unknown init '" + init + "' (use first-touch or serial)");

@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "common/harness.hpp"
 #include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 
@@ -16,10 +17,12 @@ struct Options {
   int iterations = 0;
   Blocks blocks;  // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
   Blocks blocks_requested;
-  bool block_search = false;         // "search" in a block argument: time candidates before choosing
-  std::string affinity = "compact";  // compact, scatter or none
-  int threads = 0;                   // 0: one per CPU this process may use
-  bool serial_init = false;          // --init serial (or --placement serial)
+  bool block_search = false;  // "search" in a block argument: time candidates before choosing
+  // --threads/--cpus/--bind (common/harness.hpp); the seed's positional [affinity] [nb_threads]
+  // fill --bind and --threads. affinity is what the record calls the binding asked for.
+  ThreadOptions thread_options;
+  std::string affinity = "compact";
+  bool serial_init = false;  // --init serial (or --placement serial)
   std::string init = "first-touch";
   Schedule schedule = Schedule::Static;
   Placement placement;

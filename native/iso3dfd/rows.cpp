@@ -4,7 +4,7 @@
 
 #include <utility>
 
-#include "common/isa.hpp"
+#include "common/dispatch.hpp"
 
 namespace bw::iso3dfd {
 
@@ -16,8 +16,8 @@ extern const RowVariant kRowsAvx2;
 #endif
 extern const RowVariant kRowsGeneric;
 
-const std::vector<const RowVariant*>& row_variants() {
-  static const std::vector<const RowVariant*> all = {
+Dispatch<RowVariant>& row_dispatch() {
+  static Dispatch<RowVariant> d({
 #ifdef BANDWALL_ROWS_AVX512
       &kRowsAvx512,
 #endif
@@ -25,42 +25,38 @@ const std::vector<const RowVariant*>& row_variants() {
       &kRowsAvx2,
 #endif
       &kRowsGeneric,
-  };
-  return all;
+  });
+  return d;
 }
 
-namespace {
+const std::vector<const RowVariant*>& row_variants() { return row_dispatch().variants(); }
 
-std::vector<std::string> built_names() {
-  std::vector<std::string> names;
-  for (const RowVariant* v : row_variants()) names.push_back(v->isa);
-  return names;
-}
+const RowVariant* find_row_variant(const std::string& isa) { return row_dispatch().find(isa); }
 
-}  // namespace
-
-const RowVariant* find_row_variant(const std::string& isa) {
-  const std::string name = choose_isa(isa, built_names());
-  for (const RowVariant* v : row_variants())
-    if (name == v->isa) return v;
-  return nullptr;
-}
-
-IncoreBound incore_bound(const RowVariant& v) {
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu) {
   const RowCounts& c = v.counts;
-  const CorePorts& p = v.ports;
   IncoreBound b;
-  if (p.loads <= 0) return b;
+  if (c.loads <= 0) {
+    b.unavailable = std::string("the ") + v.isa + " row kernel is left to the compiler; its operations are not counted";
+    return b;
+  }
+  const auto ports = ports_at(v.lanes * 32, &b.unavailable, cpu);
+  if (!ports) return b;
+  const Ports& p = *ports;
+  b.ports = p;
   const std::pair<const char*, double> limits[] = {
       {"load ports", c.loads / p.loads},
       {"FMA pipes", c.fmas / p.fma},
       {"add pipes", c.adds / p.add},
       {"FP pipes (FMAs, adds and shuffles)", (c.fmas + c.adds + c.shuffles) / p.fp}};
   for (const auto& [name, cycles] : limits)
-    if (cycles > b.cycles_per_vector) b = IncoreBound{cycles, name};
+    if (cycles > b.cycles_per_vector) {
+      b.cycles_per_vector = cycles;
+      b.bound_by = name;
+    }
   return b;
 }
 
-std::string row_variant_refusal(const std::string& isa) { return isa_refusal(isa, built_names()); }
+std::string row_variant_refusal(const std::string& isa) { return row_dispatch().refusal(isa); }
 
 }  // namespace bw::iso3dfd

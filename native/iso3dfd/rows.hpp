@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/dispatch.hpp"
+#include "common/machine.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 
 namespace bw::iso3dfd {
@@ -30,13 +32,6 @@ struct RowCounts {
   double loads = 0, fmas = 0, adds = 0, shuffles = 0;
 };
 
-// The core's throughput for them, per cycle: vector loads, FMA pipes, add pipes, FP pipes in all
-// (shuffles share them); source says which micro-architecture the figures are from.
-struct CorePorts {
-  double loads = 0, fma = 0, add = 0, fp = 0;
-  const char* source = "";
-};
-
 struct RowVariant {
   const char* isa;     // avx512, avx2 or generic (common/isa.hpp's names)
   int lanes;           // floats per vector
@@ -47,19 +42,23 @@ struct RowVariant {
   const RowShape* shapes;
   int nshapes;
   RowCounts counts;  // per output vector of shapes[0]; all zero: not counted (generic)
-  CorePorts ports;
   std::span<const RowShape> shape_list() const { return {shapes, static_cast<std::size_t>(nshapes)}; }
 };
 
-// The in-core bound of a variant from its counts and ports: cycles per output vector (the
-// busiest of load ports, FMA pipes, add pipes and all FP pipes) and which of them it is.
+// The in-core bound of a variant on this CPU, from its counts and the ports of this CPU's machine
+// model at the variant's vector width (common/machine.hpp): cycles per output vector (the busiest
+// of load ports, FMA pipes, add pipes and all FP pipes) and which of them it is. cycles_per_vector
+// is 0 when there is no bound, and unavailable says why (no counts, or no model of this CPU).
 struct IncoreBound {
   double cycles_per_vector = 0;
-  std::string bound_by;
+  std::string bound_by, unavailable;
+  Ports ports;
 };
-IncoreBound incore_bound(const RowVariant& v);
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid());
 
-// The variants built into this binary, best first (generic is always there).
+// The dispatch of the row kernels (common/dispatch.hpp): the variants built into this binary, best
+// first (generic is always there), and the one active now.
+Dispatch<RowVariant>& row_dispatch();
 const std::vector<const RowVariant*>& row_variants();
 
 // The variant named isa if it is built in and this CPU can run it, otherwise nullptr; "auto"

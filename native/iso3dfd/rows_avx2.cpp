@@ -37,7 +37,6 @@ constinit const RowVariant kRowsAvx2{
     "8-float vectors aligned to the row; x neighbours by vperm2f128 + vpalignr; 2 planes x 2 vectors in registers",
     kShapes,
     static_cast<int>(std::size(kShapes)),
-    counts<2, 2>(),
-    {2, 2, 2, 4, "AMD Zen 2/3: two 256-bit loads, two FMA and two FP-add pipes per cycle"}};
+    counts<2, 2>()};
 
 }  // namespace bw::iso3dfd

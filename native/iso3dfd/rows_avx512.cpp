@@ -37,7 +37,6 @@ constinit const RowVariant kRowsAvx512{
     "16-float vectors aligned to the row; x neighbours by valignd; 1 plane x 4 vectors in registers",
     kShapes,
     static_cast<int>(std::size(kShapes)),
-    counts<1, 4>(),
-    {2, 2, 2, 4, "AMD Zen 5: two 512-bit loads, two FMA and two FP-add pipes per cycle"}};
+    counts<1, 4>()};
 
 }  // namespace bw::iso3dfd

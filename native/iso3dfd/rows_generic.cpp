@@ -29,6 +29,6 @@ constexpr RowShape kShapes[] = {{1, 1, &box}};
 
 extern const RowVariant kRowsGeneric;
 constinit const RowVariant kRowsGeneric{
-    "generic", 1, "plain loops vectorised by the compiler (omp simd) for the build's -march", kShapes, 1, {}, {}};
+    "generic", 1, "plain loops vectorised by the compiler (omp simd) for the build's -march", kShapes, 1, {}};
 
 }  // namespace bw::iso3dfd

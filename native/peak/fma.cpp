@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/errors.hpp"
-#include "common/isa.hpp"
+#include "common/dispatch.hpp"
 
 namespace bw::peak {
 
@@ -26,25 +26,8 @@ extern const Variant kPeakGeneric;
 
 namespace {
 
-std::vector<std::string> built_names() {
-  std::vector<std::string> names;
-  for (const Variant* v : variants()) names.push_back(v->isa);
-  return names;
-}
-
-const Variant*& active() {
-  static const Variant* v = find_variant("auto");
-  return v;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
-
-const std::vector<const Variant*>& variants() {
-  static const std::vector<const Variant*> all = {
+Dispatch<Variant>& dispatch() {
+  static Dispatch<Variant> d({
 #ifdef BANDWALL_PEAK_AVX512
       &kPeakAvx512,
 #endif
@@ -52,23 +35,23 @@ const std::vector<const Variant*>& variants() {
       &kPeakAvx2,
 #endif
       &kPeakGeneric,
-  };
-  return all;
+  });
+  return d;
 }
 
-const Variant* find_variant(const std::string& isa) {
-  const std::string name = choose_isa(isa, built_names());
-  for (const Variant* v : variants())
-    if (name == v->isa) return v;
-  return nullptr;
+const Variant* active() { return &dispatch().active(); }
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string select_isa(const std::string& isa) {
-  const Variant* v = find_variant(isa);
-  if (!v) throw UsageError(isa_refusal(isa, built_names()));
-  active() = v;
-  return v->isa;
-}
+}  // namespace
+
+const std::vector<const Variant*>& variants() { return dispatch().variants(); }
+
+const Variant* find_variant(const std::string& isa) { return dispatch().find(isa); }
+
+std::string select_isa(const std::string& isa) { return dispatch().select(isa).isa; }
 
 const Variant& variant() { return *active(); }
 

@@ -111,7 +111,8 @@ int main(int argc, char** argv) {
     bw::json result = {{"processes", processes}, {"wall_s", wall}};
     std::string policies;
     for (auto& p : procs) policies += (policies.empty() ? "" : " ") + p;
-    bw::emit(bw::make_record("launch", config, result, {{"passed", true}},
+    bw::emit(bw::make_record("launch", config, result,
+                             bw::validation_not_applicable("launches processes; each process checks its own answer"),
                              bw::provenance(0, bw::allowed_cpus(), "launch", policies, bw::json::object(), 1)));
     return 0;
   });

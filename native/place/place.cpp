@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
                        {"bytes_per_array", bytes},
                        {"arrays", names},
                        {"touch", touch_mode}};
-    bw::json validation = {{"passed", complete}};
+    bw::json validation = bw::validation_checked(complete, "every touched page of every array is found on a NUMA node");
     if (!complete) validation["message"] = "touched pages are missing from the page map";
     bw::json sizes = bw::json::object();
     for (auto& name : names) sizes[name] = bytes;

@@ -108,21 +108,39 @@ double nstream(const Arrays& x, std::size_t begin, std::size_t end, double s) {
   return 0.0;
 }
 
-// Four accumulators per unrolled block hide the add latency; a does the aligning.
-double dot(const Arrays& x, std::size_t begin, std::size_t end, double) {
-  const double* __restrict a = x.a;
-  const double* __restrict b = x.b;
-  double sum = 0.0;
-  std::size_t i = begin, h = head_end(a, begin, end);
-  for (; i < h; ++i) sum += a[i] * b[i];
+// The dot kernel in steps (kernels.hpp, DotSteps), which the pipeline also takes block by block:
+// four accumulators per unrolled block hide the add latency; a does the aligning.
+void dot_scalar(DotState& s, const double* a, const double* b, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) s.sum += a[i] * b[i];
+}
+
+void dot_body(DotState& s, const double* a, const double* b, std::size_t n, bool last) {
   V::T acc[kUnroll];
-  for (auto& v : acc) v = V::zero();
-  for (; i + kUnroll * L <= end; i += kUnroll * L)
+  for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::load(s.acc + u * L);
+  std::size_t i = 0;
+  for (; i + kUnroll * L <= n; i += kUnroll * L)
     for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::fma(V::load(a + i + u * L), V::load(b + i + u * L), acc[u]);
-  for (; i + L <= end; i += L) acc[0] = V::fma(V::load(a + i), V::load(b + i), acc[0]);
-  for (; i < end; ++i) sum += a[i] * b[i];
-  V::T total = V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3]));
-  return sum + V::sum(total);
+  if (last) {
+    for (; i + L <= n; i += L) acc[0] = V::fma(V::load(a + i), V::load(b + i), acc[0]);
+    for (; i < n; ++i) s.sum += a[i] * b[i];
+  }
+  for (std::size_t u = 0; u < kUnroll; ++u) V::store(s.acc + u * L, acc[u]);
+}
+
+double dot_total(const DotState& s) {
+  V::T acc[kUnroll];
+  for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::load(s.acc + u * L);
+  return s.sum + V::sum(V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3])));
+}
+
+constexpr DotSteps kDotSteps{dot_scalar, dot_body, dot_total};
+
+double dot(const Arrays& x, std::size_t begin, std::size_t end, double) {
+  const std::size_t h = head_end(x.a, begin, end);
+  DotState s;
+  dot_scalar(s, x.a + begin, x.b + begin, h - begin);
+  dot_body(s, x.a + h, x.b + h, end - h, true);
+  return dot_total(s);
 }
 
 // Compile-time constant: no code of a variant file may run before the CPU is known to have its

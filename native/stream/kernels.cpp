@@ -4,7 +4,7 @@
 #include "stream/kernels.hpp"
 
 #include "common/errors.hpp"
-#include "common/isa.hpp"
+#include "common/dispatch.hpp"
 
 namespace bw::stream {
 
@@ -18,21 +18,8 @@ extern const Variant kStreamGeneric;
 
 namespace {
 
-std::vector<std::string> built_names() {
-  std::vector<std::string> names;
-  for (const Variant* v : variants()) names.push_back(v->isa);
-  return names;
-}
-
-const Variant*& active() {
-  static const Variant* v = find_variant("auto");
-  return v;
-}
-
-}  // namespace
-
-const std::vector<const Variant*>& variants() {
-  static const std::vector<const Variant*> all = {
+Dispatch<Variant>& dispatch() {
+  static Dispatch<Variant> d({
 #ifdef BANDWALL_STREAM_AVX512
       &kStreamAvx512,
 #endif
@@ -40,25 +27,23 @@ const std::vector<const Variant*>& variants() {
       &kStreamAvx2,
 #endif
       &kStreamGeneric,
-  };
-  return all;
+  });
+  return d;
 }
 
-const Variant* find_variant(const std::string& isa) {
-  const std::string name = choose_isa(isa, built_names());
-  for (const Variant* v : variants())
-    if (name == v->isa) return v;
-  return nullptr;
-}
+const Variant* active() { return &dispatch().active(); }
 
-std::string select_isa(const std::string& isa) {
-  const Variant* v = find_variant(isa);
-  if (!v) throw UsageError(isa_refusal(isa, built_names()));
-  active() = v;
-  return v->isa;
-}
+}  // namespace
+
+const std::vector<const Variant*>& variants() { return dispatch().variants(); }
+
+const Variant* find_variant(const std::string& isa) { return dispatch().find(isa); }
+
+std::string select_isa(const std::string& isa) { return dispatch().select(isa).isa; }
 
 const char* isa() { return active()->isa; }
+
+const DotSteps& dot_steps() { return active()->dot; }
 
 int vector_bits() { return active()->vector_bits; }
 

@@ -39,6 +39,20 @@ struct Kernel {
   ScalarFn reference;
 };
 
+// The dot kernel's order of operations, resumable across blocks: the pipeline computes a chunk block
+// by block and must give the same sum, bit for bit, as the dot kernel of the same variant (a scalar
+// head, groups of four vectors into four accumulators, then on the last block single vectors into the
+// first accumulator and a scalar tail). The state holds the accumulators of any vector width.
+struct DotState {
+  double sum = 0.0;
+  alignas(64) double acc[4 * 8] = {};
+};
+struct DotSteps {
+  void (*scalar)(DotState& s, const double* a, const double* b, std::size_t n);
+  void (*body)(DotState& s, const double* a, const double* b, std::size_t n, bool last);
+  double (*total)(const DotState& s);
+};
+
 // One instruction set's table. A plain array: a variant is initialised at compile time
 // (constinit), since no code of its file may run at start-up on a CPU that lacks its instructions.
 struct Variant {
@@ -46,6 +60,7 @@ struct Variant {
   int vector_bits;  // width of the vectors its chunk functions use
   const Kernel* table;
   int nkernels;
+  DotSteps dot;
   std::span<const Kernel> kernel_list() const { return {table, static_cast<std::size_t>(nkernels)}; }
 };
 
@@ -67,6 +82,9 @@ std::string kernel_names();
 
 // The kernel called name; UsageError listing the known names otherwise.
 const Kernel& find_kernel(std::string_view name);
+
+// The chosen variant's dot steps (for a dot computed block by block).
+const DotSteps& dot_steps();
 
 // The chosen variant's instruction set (avx512, avx2, generic) and vector width in bits.
 const char* isa();

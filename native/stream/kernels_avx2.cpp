@@ -8,6 +8,6 @@ namespace bw::stream {
 
 extern const Variant kStreamAvx2;
 constinit const Variant kStreamAvx2{"avx2", 8 * static_cast<int>(simd::kVecBytes), kTable,
-                                    static_cast<int>(std::size(kTable))};
+                                    static_cast<int>(std::size(kTable)), kDotSteps};
 
 }  // namespace bw::stream

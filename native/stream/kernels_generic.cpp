@@ -6,6 +6,6 @@ namespace bw::stream {
 
 extern const Variant kStreamGeneric;
 constinit const Variant kStreamGeneric{"generic", 8 * static_cast<int>(simd::kVecBytes), kTable,
-                                       static_cast<int>(std::size(kTable))};
+                                       static_cast<int>(std::size(kTable)), kDotSteps};
 
 }  // namespace bw::stream

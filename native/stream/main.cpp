@@ -9,6 +9,7 @@
 #include "common/affinity.hpp"
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/harness.hpp"
 #include "common/isa.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
@@ -20,10 +21,9 @@
 namespace {
 
 struct Options {
-  std::string kernel = "triad", threads, cpus, bind = "compact", stores = "nt", size, reps = "20";
-  std::string placement = "first-touch";
-  std::string pages = "system";
-  std::string isa = "auto";
+  std::string kernel = "triad", stores = "nt", size, reps = "20", isa = "auto";
+  bw::ThreadOptions threads;
+  bw::MemoryOptions memory;
   bool list = false;
 };
 
@@ -46,11 +46,9 @@ int run(const Options& o) {
   if (o.stores != "nt" && o.stores != "regular")
     throw bw::UsageError("unknown store kind '" + o.stores + "' (use nt or regular)");
   const bool nt = o.stores == "nt" && k.writes != 0;
-  int threads = o.threads.empty() ? 0 : static_cast<int>(bw::parse_int(o.threads, "--threads", 1, 1 << 16));
   int reps = static_cast<int>(bw::parse_int(o.reps, "--reps", 1, 1 << 24));
-  bw::Placement placement = bw::Placement::parse(o.placement);
-  placement.pages = bw::parse_pages(o.pages);
-  bw::Binding binding = bw::resolve_binding(threads, o.cpus, o.bind);
+  bw::Placement placement = o.memory.resolve();
+  bw::Binding binding = o.threads.resolve();
   std::vector<int> cpus = binding.cpus.empty() ? bw::allowed_cpus() : binding.cpus;
 
   const int arrays = int(k.uses_a) + int(k.uses_b) + int(k.uses_c);
@@ -124,7 +122,10 @@ int run(const Options& o) {
   bw::json checks = bw::json::object();
   for (auto& a : v.arrays)
     checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
-  bw::json validation = {{"passed", true}, {"epsilon", kEpsilon}, {"arrays", checks}};
+  bw::json validation = bw::validation_checked(
+      true, "every element of the written array (dot: the sum) against its exact value, relative error below epsilon");
+  validation["epsilon"] = kEpsilon;
+  validation["arrays"] = checks;
   if (k.writes == 0)
     validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
   bw::json page_maps = bw::json::object(), sizes = bw::json::object(), huge = bw::json::object();
@@ -152,16 +153,12 @@ int main(int argc, char** argv) {
     CLI::App app{"bandwall-stream: one STREAM kernel, one JSON record"};
     Options o;
     app.add_option("--kernel", o.kernel, bw::stream::kernel_names())->capture_default_str();
-    app.add_option("--threads", o.threads, "threads (default: every CPU of --cpus or --bind)");
-    app.add_option("--cpus", o.cpus, "explicit CPU list, thread i on the i-th CPU (0-3,8)");
-    app.add_option("--bind", o.bind, bw::binding_syntax())->capture_default_str();
+    bw::add_thread_options(app, o.threads);
     app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
     app.add_option("--size", o.size, "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs used");
     app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
-    app.add_option("--placement", o.placement, bw::placement_syntax())->capture_default_str();
-    app.add_option("--pages", o.pages, "huge (transparent huge pages asked for), base (4 KiB pages) or system")
-        ->capture_default_str();
-    app.add_option("--isa", o.isa, bw::isa_syntax())->capture_default_str();
+    bw::add_memory_options(app, o.memory);
+    bw::add_isa_option(app, o.isa);
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list) {

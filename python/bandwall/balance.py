@@ -103,7 +103,7 @@ def balance_record(stream_rec: dict, peak_rec: dict) -> dict:
         "tool": "balance",
         "config": config,
         "result": result,
-        "validation": {"passed": records.passed(stream_rec) and records.passed(peak_rec)},
+        "validation": records.of_parts([stream_rec, peak_rec], "runs (stream and FMA peak)"),
         "provenance": dict(stream_rec["provenance"]),
     }
     return records.finish(rec)

@@ -20,7 +20,7 @@ import socket
 import subprocess
 from functools import lru_cache
 
-from bandwall import native, records
+from bandwall import native, records, topo
 from bandwall.errors import RunFailed, UsageError
 
 EXECUTABLE = "bandwall-pipeline"
@@ -150,7 +150,7 @@ def run(kernel: str, engine: str = "helper", strategy: str = "auto", db=None, **
     if strategy == "auto":
         threads = options.get("threads")
         if threads is None and options.get("cpus"):
-            threads = len(native_cpu_list(options["cpus"]))
+            threads = len(topo.resolve_cpus(options["cpus"]))
         chosen, reason = choose_strategy(kernel, threads or 1, db)
     rec = native.run_record(EXECUTABLE, pipeline_args(kernel, engine, chosen, **options))
     rec = records.finish(rec)
@@ -162,20 +162,6 @@ def run(kernel: str, engine: str = "helper", strategy: str = "auto", db=None, **
     if engine.startswith("dsa"):
         rec["config"]["dsa_hardware_verified"] = False
     return rec
-
-
-def native_cpu_list(text: str) -> list[int]:
-    """A CPU list as the native tools read it: 0-3,8 or 1-7:2 (for counting the compute threads)."""
-    out: list[int] = []
-    for item in text.split(","):
-        rng, _, step = item.partition(":")
-        lo, _, hi = rng.partition("-")
-        try:
-            a, b, s = int(lo), int(hi or lo), int(step or 1)
-        except ValueError as e:
-            raise UsageError(f"CPU list {text!r} is malformed at {item!r}") from e
-        out += list(range(a, b + 1, max(1, s)))
-    return out
 
 
 def allowed_cpus() -> list[int]:

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bandwall import engine, records, stream
+from bandwall import engine, records, stream, topo
 from bandwall.errors import UsageError
 
 DEFAULT_KERNELS = ("triad", "scale", "dot")
-
-
-def cpu_list(cpus: Sequence[int]) -> str:
-    return ",".join(str(c) for c in cpus)
 
 
 def plan(
@@ -71,7 +67,7 @@ def run(
         for n in sorted({n for n, _ in pairs} | set(cores)):
             if on_step:
                 on_step(f"{k}: CPU only on {n} cores")
-            cpu_only[n] = keep(stream.run(k, cpus=cpu_list(allowed[:n]), **common))
+            cpu_only[n] = keep(stream.run(k, cpus=topo.cpu_list(allowed[:n]), **common))
         for n, h in pairs:
             ks = strategies if engine.inputs(k) > 1 else ["all"]
             for strat in ks:
@@ -79,9 +75,9 @@ def run(
                     on_step(
                         f"{k}: {n} cores + {engine_name}" + (f" on {h} cores" if h else "") + f", {strat}"
                     )
-                eng_opts = dict(cpus=cpu_list(allowed[:n]), **common, **extra)
+                eng_opts = dict(cpus=topo.cpu_list(allowed[:n]), **common, **extra)
                 if h:
-                    eng_opts["engine_cpus"] = cpu_list(allowed[n : n + h])
+                    eng_opts["engine_cpus"] = topo.cpu_list(allowed[n : n + h])
                 rec = keep(engine.run(k, engine_name, strat, **eng_opts))
                 base = cpu_only[n]["result"]["best_GBps"]
                 got = rec["result"]["best_GBps"]
@@ -182,7 +178,7 @@ def sweep_record(
         "tool": "engine-sweep",
         "config": cfg,
         "result": result,
-        "validation": {"passed": all(records.passed(r) for r in recs), "points_validated": len(recs)},
+        "validation": records.of_parts(recs, "points"),
         "provenance": dict(last["provenance"]),
     }
     return records.finish(rec)

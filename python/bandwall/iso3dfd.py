@@ -11,7 +11,6 @@ from bandwall.errors import BandwallError, UsageError
 
 TOOL = "bandwall-iso3dfd"
 HALF_LENGTH = 8
-BINDINGS = ("compact", "scatter", "none")
 INITS = ("first-touch", "serial")
 SCHEDULES = ("static", "dynamic")
 # --blocks auto: the native tool chooses the blocks from a model of the CPU's caches; search: and
@@ -55,6 +54,7 @@ def native_args(
     blocks=None,
     threads: int | str | None = None,
     bind: str = "compact",
+    cpus: str | None = None,
     init: str = "first-touch",
     schedule: str = "static",
     placement: str = "first-touch",
@@ -68,9 +68,11 @@ def native_args(
     tool chooses them for the CPU it runs on). threads may be a placeholder such as
     bandwall-launch's "{ncpus}"."""
     blocks = (blocks or AUTO,) * 3 if blocks in (None, *BLOCK_WORDS) else blocks
-    args = [*grid, iters, *blocks, bind]
+    args = [*grid, iters, *blocks, "--bind", bind]
+    if cpus is not None:
+        args += ["--cpus", cpus]
     if threads is not None:
-        args.append(threads)
+        args += ["--threads", threads]
     args += ["--init", init, "--schedule", schedule, "--placement", placement, "--json"]
     if verify:
         args.append("--verify")
@@ -127,6 +129,7 @@ class Roofline:
                 peak = native.run_record("bandwall-peak", where)
                 out["peak_gflops_sp"] = float(peak["result"]["total_gflops_sp"])
                 out["peak_lanes_sp"] = int(peak["result"]["lanes_sp"])
+                out["peak_fma_per_cycle"] = peak["config"].get("fma_per_cycle", "unavailable: not recorded")
             except (BandwallError, KeyError, TypeError, ValueError) as e:
                 out["incore"] = f"unavailable: bandwall-peak: {e}"
             self._cache[key] = out
@@ -176,17 +179,23 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     from the native record's incore_model) times the clock the FMA peak implies (total single
     precision GFlop/s / (2 flops x lanes x FMA pipes x threads))."""
     if "points_per_cycle_per_core" not in model:
-        return {"ports": model.get("unavailable", "unavailable: the run has no in-core model")}
+        why = model.get("unavailable", "the run has no in-core model")
+        return {"ports": why if why.startswith("unavailable") else f"unavailable: {why}"}
     if "peak_gflops_sp" not in ceilings or "peak_lanes_sp" not in ceilings:
         return {"ports": "unavailable: no FMA peak to derive the clock from"}
-    ghz = ceilings["peak_gflops_sp"] / (
-        2 * ceilings["peak_lanes_sp"] * model["ports_per_cycle"]["fma"] * threads
-    )
+    fma = ceilings.get("peak_fma_per_cycle")
+    if not isinstance(fma, (int, float)) or fma <= 0:
+        return {"ports": f"unavailable: FMAs per cycle of the peak's vectors: {fma}"}
+    # The clock: the peak's own vectors and this CPU's FMAs per cycle at their width (its machine
+    # model's row), so a 512-bit peak on a core that splits 512-bit operations is not read as half
+    # the clock.
+    ghz = ceilings["peak_gflops_sp"] / (2 * ceilings["peak_lanes_sp"] * fma * threads)
     bound = model["points_per_cycle_per_core"] * threads * ghz * 1e3
     return {
         "port_bound_mpoints_per_s": bound,
         "percent_of_port_bound": 100.0 * mp / bound if bound > 0 else None,
         "port_bound_by": model["bound_by"],
+        "microarch": model.get("microarch", {}).get("name", "unknown"),
         "core_ghz_from_peak": ghz,
     }
 

@@ -39,7 +39,8 @@ def refuse_options_as_command(ctx, param, value):
 
 # Help of every --cpus option (lists are resolved natively: common/cpulist.hpp).
 CPUS_HELP = (
-    "CPU of each thread in order: 0-3,8 or 3,2,1,0 (taskset), or likwid's domains S0:0-3, M1:0-1, E:N:4"
+    "CPU of each thread in order (wins over --bind): 0-3,8 or 3,2,1,0 (taskset), or likwid-pin's domains "
+    "S0:0-3, M1:0-1, N:0-7, C0:0-1 joined with @, and E:N:4:1:2 expressions"
 )
 
 
@@ -134,6 +135,19 @@ def bind_option(default: str = "compact"):
     """--bind: a row of the native binding table."""
     rows = lambda: policies.syntax("binding")  # noqa: E731
     return table_option("--bind", default, "thread binding", rows, "bandwall-topo --list-policies")
+
+
+def thread_options(f):
+    """--threads, --cpus and --bind, with one meaning in every command that places threads: --cpus
+    (read by the one native parser) wins over --bind, --threads caps the list or sizes the policy."""
+    f = bind_option()(f)
+    f = click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)(f)
+    return click.option(
+        "--threads",
+        type=click.IntRange(min=1),
+        default=None,
+        help="threads (default: every CPU of --cpus or --bind)",
+    )(f)
 
 
 def measuring_options(f):

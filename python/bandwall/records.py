@@ -57,8 +57,41 @@ def finish(record: dict, **extra_provenance) -> dict:
     return validate(record)
 
 
+NOT_APPLICABLE = "not applicable"
+
+
+def checked(passed: bool, method: str, **details) -> dict:
+    """A validation part that compared something (method: what, against what)."""
+    return {"checked": True, "passed": bool(passed), "method": method, **details}
+
+
+def not_applicable(why: str) -> dict:
+    """A validation part of a record that compares nothing: it never says passed."""
+    return {"checked": False, "passed": NOT_APPLICABLE, "method": why}
+
+
+def of_parts(parts: list[dict], what: str) -> dict:
+    """The validation of a record made of other records: checked when every part checked something,
+    passed when every part passed; otherwise not applicable, naming how many parts checked."""
+    n = len(parts)
+    done = [p for p in parts if p.get("validation", {}).get("checked") is True]
+    if n and len(done) == n:
+        return checked(
+            all(passed(p) for p in parts), f"each of the {n} {what} checked its own answer", parts_checked=n
+        )
+    return not_applicable(f"{len(done)} of the {n} {what} checked an answer")
+
+
 def passed(record: dict) -> bool:
-    return bool(record.get("validation", {}).get("passed"))
+    """True only for a record that checked something and found it right."""
+    v = record.get("validation", {})
+    return v.get("checked") is True and v.get("passed") is True
+
+
+def failed(record: dict) -> bool:
+    """True for a record that checked something and found it wrong."""
+    v = record.get("validation", {})
+    return v.get("checked") is True and v.get("passed") is False
 
 
 def numbers(data, prefix: str = "") -> dict[str, float]:

@@ -119,10 +119,7 @@ def sweep_record(
         "tool": "sweep",
         "config": cfg,
         "result": result,
-        "validation": {
-            "passed": all(records.passed(r) for r in point_records),
-            "points_validated": len(point_records),
-        },
+        "validation": records.of_parts(point_records, "points"),
         "provenance": prov,
     }
     return records.finish(rec)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from bandwall import native, records
 
@@ -21,6 +22,18 @@ def topology(
     if cpus:
         args += ["--cpus", cpus]
     return records.finish(native.run_record("bandwall-topo", args))
+
+
+@lru_cache(maxsize=64)
+def _resolved(text: str) -> tuple[int, ...]:
+    return tuple(topology(cpus=text)["result"]["order"])
+
+
+def resolve_cpus(text: str) -> list[int]:
+    """The CPUs a CPU list names, thread by thread, read by the one native parser (common/cpulist.hpp,
+    through bandwall-topo --cpus): taskset's 0-3,8, likwid-pin's S0:0-1@S1:0-1 and E:N:4:1:2 alike.
+    A bad list raises UsageError with the parser's own message."""
+    return list(_resolved(text))
 
 
 def cpu_list(cpus: Sequence[int]) -> str:

@@ -6,13 +6,12 @@ import click
 
 from bandwall import balance, store
 from bandwall.output import (
-    CPUS_HELP,
-    bind_option,
     emit,
     isa_option,
     kernel_option,
     measuring_options,
     refuse_empty,
+    thread_options,
 )
 from bandwall.registry import commands
 from bandwall.views.balance import APP_COLUMNS, app_rows, render
@@ -21,9 +20,7 @@ from bandwall.views.balance import APP_COLUMNS, app_rows, render
 @commands.register("balance")
 @click.command("balance")
 @kernel_option()
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="threads (default: every CPU)")
-@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
-@bind_option()
+@thread_options
 @click.option(
     "--size", callback=refuse_empty, default=None, help="bytes per stream array (default 4x the LLC)"
 )

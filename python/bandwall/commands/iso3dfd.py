@@ -14,6 +14,7 @@ from bandwall.output import (
     pages_option,
     placement_option,
     refuse_empty,
+    thread_options,
 )
 from bandwall.registry import commands
 from bandwall.views import counters as counters_view
@@ -39,14 +40,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="cache blocks n1xn2xn3; auto: chosen from this CPU's caches; search: the same, refined by a short "
     "measured search (config.blocks_choice says why; with --ranks: whole rows x 24 x 128)",
 )
-@click.option("--threads", default=None, type=int, help="OpenMP threads (default: every CPU available)")
-@click.option(
-    "--bind",
-    default="compact",
-    show_default=True,
-    type=click.Choice(iso3dfd.BINDINGS),
-    help="thread placement (the article's affinity word)",
-)
+@thread_options
 @click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @placement_option()
@@ -99,6 +93,7 @@ def iso3dfd_cmd(
     iters,
     blocks,
     threads,
+    cpus,
     bind,
     init,
     schedule,
@@ -123,6 +118,10 @@ def iso3dfd_cmd(
     if not no_store:
         store.check(db)
     if ranks is not None:
+        if cpus is not None or bind != "compact":
+            raise UsageError(
+                "with --ranks, --rank-bind places each rank and its threads; --cpus and --bind place the threads of one process"
+            )
         counts = iso3dfd_mpi.parse_ranks(ranks)
         recs = [
             iso3dfd_mpi.run(
@@ -150,7 +149,14 @@ def iso3dfd_cmd(
         )
         return
     common = dict(
-        blocks=blk, threads=threads, bind=bind, placement=placement, verify=verify, pages=pages, isa=isa
+        blocks=blk,
+        threads=threads,
+        bind=bind,
+        cpus=cpus,
+        placement=placement,
+        verify=verify,
+        pages=pages,
+        isa=isa,
     )
     if ablation and counters:
         raise UsageError("--counters counts one run; it does not go with --ablation")

@@ -6,8 +6,6 @@ import click
 
 from bandwall import engine, store, stream
 from bandwall.output import (
-    CPUS_HELP,
-    bind_option,
     counters_option,
     emit,
     isa_option,
@@ -16,6 +14,7 @@ from bandwall.output import (
     pages_option,
     placement_option,
     refuse_empty,
+    thread_options,
 )
 from bandwall.registry import commands
 from bandwall.views import counters as counters_view
@@ -26,14 +25,7 @@ from bandwall.views.stream import csv_rows, render
 @commands.register("stream")
 @click.command("stream")
 @kernel_option()
-@click.option(
-    "--threads",
-    type=click.IntRange(min=1),
-    default=None,
-    help="threads (default: every CPU of --cpus or --bind)",
-)
-@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
-@bind_option()
+@thread_options
 @click.option(
     "--stores",
     default="nt",
@@ -68,7 +60,7 @@ from bandwall.views.stream import csv_rows, render
     "--engine-cpus",
     callback=refuse_empty,
     default=None,
-    help="helper CPUs (default: the CPUs that do not compute)",
+    help="helper CPUs, in the syntax of --cpus (default: the CPUs that do not compute)",
 )
 @click.option(
     "--engine-mode",

@@ -197,7 +197,7 @@ def csv_row(section: str, status: str, record_id: int | None, rec: dict) -> list
         metric,
         "" if value is None else value,
         unit,
-        records.passed(rec),
+        rec.get("validation", {}).get("passed", ""),
         prov.get("host", ""),
         prov.get("date", ""),
     ]

@@ -1,0 +1,50 @@
+// Per-CPU machine models: one data row per micro-architecture with what its cores issue per cycle
+// (vector loads, FMAs, FP adds, FP operations in all) at each vector width, chosen from CPUID's
+// vendor, family and model. The in-core bounds of the kernels (iso3dfd's port bound, the clock the
+// FMA peak implies) are computed from these rows; a CPU no row knows gets no bound and says why.
+// Adding a CPU is adding a row to machine.cpp's table.
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/record.hpp"
+
+namespace bw {
+
+// Operations of one vector width a core issues per cycle. A 512-bit operation that a core splits
+// into two 256-bit halves (AMD Zen 4) counts half as many per cycle as its 256-bit one.
+struct Ports {
+  double loads = 0, fma = 0, add = 0, fp = 0;
+  bool known() const { return loads > 0; }
+};
+
+struct Microarch {
+  std::string_view name;    // "AMD Zen 4"
+  std::string_view vendor;  // CPUID vendor string: AuthenticAMD, GenuineIntel
+  int family;               // CPUID family (base + extended)
+  int model_lo, model_hi;   // CPUID model (base + extended), inclusive
+  Ports p256, p512;         // per cycle at 256 and 512 bits (p512 unknown: no AVX-512)
+  std::string_view note;    // how 512-bit operations are executed, and the source of the figures
+};
+
+// What CPUID says of this CPU.
+struct CpuId {
+  std::string vendor;
+  int family = 0, model = 0;
+};
+CpuId cpuid();
+
+// The row of a CPU (this one by default); nullptr when no row knows it.
+const Microarch* find_microarch(const CpuId& id);
+const Microarch* this_microarch();
+
+// The ports of this CPU at a vector width (256 or 512; narrower widths use the 256-bit row), or
+// nullopt with why in *reason.
+std::optional<Ports> ports_at(int vector_bits, std::string* reason, const CpuId& id = cpuid());
+
+// For records: {"name", "vendor", "family", "model", "note"} of this CPU's row, or
+// {"unavailable": why, "vendor", "family", "model"} when no row knows it.
+json microarch_json(const CpuId& id = cpuid());
+
+}  // namespace bw
