@@ -19,7 +19,7 @@ import json
 import statistics
 import subprocess
 
-from bandwall import native
+from bandwall.core import native
 
 
 def parse() -> argparse.Namespace:

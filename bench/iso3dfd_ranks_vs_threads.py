@@ -21,7 +21,8 @@ import statistics
 import subprocess
 import sys
 
-from bandwall import launchers, native
+from bandwall.core import native
+from bandwall.mpi import launchers
 
 
 def parse() -> argparse.Namespace:

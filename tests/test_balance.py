@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from bandwall import balance, records
+from bandwall.core import records
+from bandwall.kernels import balance
 
 PEAK = {
     "per_core_gflops_dp": 40.0,
@@ -56,7 +57,7 @@ def test_balance_record_schema(make_record):
 
 
 def test_balance_end_to_end(run_bandwall, tmp_path):
-    from bandwall.store import Store
+    from bandwall.core.store import Store
 
     db = str(tmp_path / "b.db")
     p = run_bandwall(
@@ -121,7 +122,7 @@ def test_balance_bad_input(run_bandwall, args, fragment):
 def test_peak_bad_input_native(args, fragment):
     import subprocess
 
-    from bandwall import native
+    from bandwall.core import native
 
     p = subprocess.run([native.executable(balance.PEAK_EXECUTABLE), *args], capture_output=True, text=True)
     assert p.returncode == 2 and p.stdout == "", p.stderr

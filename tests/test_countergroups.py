@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import countergroups
+from bandwall.counters import groups as countergroups
 
 FIXTURES = Path(__file__).parent / "fixtures" / "counters"
 

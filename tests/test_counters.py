@@ -13,7 +13,8 @@ import time
 
 import pytest
 
-from bandwall import countergroups, native
+from bandwall.core import native
+from bandwall.counters import groups as countergroups
 
 SOFTWARE = ("task_clock_s", "page_faults", "context_switches", "cpu_migrations")
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from bandwall import store
+from bandwall.core import store
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from bandwall import engine, records
-from bandwall.store import Store
+from bandwall.core import records
+from bandwall.core.store import Store
+from bandwall.engine import pipeline as engine
 
 NCPU = len(os.sched_getaffinity(0))
 SMALL = ["--size", "4M", "--reps", "2"]
@@ -158,7 +159,7 @@ def test_engine_sweep_summary_counts_cores():
             "speedup": None,
         },
     ]
-    from bandwall import engine_sweep
+    from bandwall.engine import engine_sweep
 
     (s,) = engine_sweep.summary(rows)
     assert (s["cpu_best_cores"], s["engine_cores"], s["engine_helpers"]) == (3, 1, 1)
@@ -229,7 +230,7 @@ def test_report_section_quick(run_bandwall, tmp_path):
 def test_helper_is_unavailable_when_the_process_may_use_one_cpu():
     import subprocess
 
-    from bandwall import native
+    from bandwall.core import native
 
     one = str(min(os.sched_getaffinity(0)))
     p = subprocess.run(

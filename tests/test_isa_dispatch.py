@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import pytest
 
-from bandwall import native, records
+from bandwall.core import native, records
 
 ISAS = [i for i in native.ISAS if i != "auto"]
 

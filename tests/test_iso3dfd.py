@@ -11,8 +11,9 @@ import subprocess
 import pytest
 
 import thp
-from bandwall import iso3dfd, native, records
-from bandwall.store import Store
+from bandwall.core import native, records
+from bandwall.core.store import Store
+from bandwall.kernels import iso3dfd
 
 SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
@@ -250,7 +251,7 @@ def fake_record(make_record):
 def fake_ceilings(monkeypatch, stream_GBps: dict, calls: list | None = None):
     """native.run_record answering bandwall-stream with stream_GBps[kernel] (a missing kernel fails)
     and bandwall-peak with 244 GFlops single precision."""
-    from bandwall.errors import RunFailed
+    from bandwall.core.errors import RunFailed
 
     def fake(name, args, **kw):
         if calls is not None:
@@ -327,7 +328,7 @@ def test_roofline_quick_mode_runs_short_stream_kernels(monkeypatch, fake_record)
 
 
 def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):
-    from bandwall.errors import RunFailed
+    from bandwall.core.errors import RunFailed
 
     def missing(name, args, **kw):
         raise RunFailed(f"native executable {name!r} not found")
@@ -421,3 +422,24 @@ def test_bad_input_native(args, fragment):
 def test_bad_fault_variable_is_refused():
     proc = tool(37, 29, 41, 3, 13, 7, 9, env={FAULT_ENV: "yes"})
     assert proc.returncode == 2 and f"{FAULT_ENV}='yes' must be 0 or 1" in proc.stderr
+
+
+def _cpuinfo(field: str) -> str | None:
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == field:
+                return value.strip()
+    return None
+
+
+def test_the_record_names_this_cpus_machine_model(run_bandwall, tmp_path):
+    """The in-core model is this CPU's row (CPUID family and model as /proc/cpuinfo gives them), and the
+    roofline's clock comes from the FMAs per cycle of the peak's own vector width on that row."""
+    rec = cli_json(run_bandwall, *SMALL, "--db", tmp_path / "m.db")
+    m = rec["result"]["incore_model"]["microarch"]
+    assert m["family"] == int(_cpuinfo("cpu family")) and m["model"] == int(_cpuinfo("model"))
+    assert m["vendor"] == _cpuinfo("vendor_id")
+    if "name" not in m:
+        assert m["unavailable"].startswith("no machine model")
+        assert "port_bound_mpoints_per_s" not in rec["result"].get("roofline", {})

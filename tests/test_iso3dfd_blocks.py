@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from bandwall import iso3dfd, native, records
+from bandwall.core import native, records
+from bandwall.kernels import iso3dfd
 
 GRID = [37, 29, 41]
 

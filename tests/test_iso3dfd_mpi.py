@@ -12,8 +12,10 @@ import subprocess
 
 import pytest
 
-from bandwall import iso3dfd_mpi, launchers, mpi, native
-from bandwall.errors import Unavailable
+from bandwall.core import native
+from bandwall.core.errors import Unavailable
+from bandwall.mpi import flavours as mpi
+from bandwall.mpi import iso3dfd_mpi, launchers
 from conftest import run
 
 # 32 interior planes: 16 per rank on 2 ranks (boundary slabs and an interior), 8 on 4 (the halo

@@ -7,7 +7,8 @@ import io
 import pytest
 from rich.console import Console
 
-from bandwall import iso3dfd, records
+from bandwall.core import records
+from bandwall.kernels import iso3dfd
 from bandwall.report import Context, load_sections, sections
 
 

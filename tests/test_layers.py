@@ -1,5 +1,5 @@
 """The import contract of pyproject.toml ([tool.importlinter]): commands > report > views > output >
-domain > base, every module in a layer. It holds on the source tree, and breaks on an upward import
+pinning | numa | mpi | engine (independent) > kernels > counters > core, every module in a layer. It holds on the source tree, and breaks on an upward import
 or a module left out of the layers (proven on a copy of the package with one line added)."""
 
 from __future__ import annotations
@@ -45,12 +45,15 @@ def test_the_source_keeps_its_layers():
 @pytest.mark.parametrize(
     "module, upward",
     [
-        ("stream.py", "bandwall.commands.stream"),  # domain -> command
-        ("sweep.py", "bandwall.report.plots"),  # domain -> view
-        ("numacheck.py", "bandwall.views.numacheck"),  # domain -> view
+        ("kernels/stream.py", "bandwall.commands.stream"),  # domain -> command
+        ("kernels/sweep.py", "bandwall.report.plots"),  # domain -> view
+        ("numa/numa_check.py", "bandwall.views.numa_check"),  # domain -> view
         ("views/iso3dfd.py", "bandwall.commands.iso3dfd"),  # view -> command
         ("report/sections/placement.py", "bandwall.commands.numa_check"),  # report -> command
-        ("records.py", "bandwall.stream"),  # base -> domain
+        ("core/records.py", "bandwall.kernels.stream"),  # core -> kernels
+        ("counters/events.py", "bandwall.kernels.iso3dfd"),  # counters -> kernels
+        ("pinning/pin.py", "bandwall.numa.numa_check"),  # sibling -> sibling (independent)
+        ("engine/pipeline.py", "bandwall.mpi.launchers"),  # sibling -> sibling (independent)
     ],
 )
 def test_an_upward_import_breaks_the_contract(package_copy, module, upward):

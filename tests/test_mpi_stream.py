@@ -9,7 +9,10 @@ import os
 
 import pytest
 
-from bandwall import mpi, mpistream, native, sweep
+from bandwall.core import native
+from bandwall.kernels import sweep
+from bandwall.mpi import flavours as mpi
+from bandwall.mpi import mpi_stream
 
 SIZE = "2M"
 REPS = 3
@@ -17,7 +20,7 @@ REPS = 3
 
 def built() -> bool:
     try:
-        native.executable(mpistream.TOOL)
+        native.executable(mpi_stream.TOOL)
         return True
     except Exception:
         return False
@@ -25,7 +28,7 @@ def built() -> bool:
 
 pytestmark = pytest.mark.skipif(
     not built(),
-    reason=f"{mpistream.TOOL} is not built: no MPI found at build time "
+    reason=f"{mpi_stream.TOOL} is not built: no MPI found at build time "
     f"(apt-get install {mpi.flavours.get('openmpi').packages})",
 )
 
@@ -52,7 +55,7 @@ def point_record(ranks: int, gbps: float, make_record) -> dict:
 def test_knee_of_a_curve_flat_beyond_8_of_16(make_record):
     """Seed 003's T2K node: bandwidth stops growing at 8 processes of 16."""
     curve = {n: 5.0 * min(n, 8) for n in range(1, 17)}
-    rec = mpistream.sweep_record("triad", [point_record(n, g, make_record) for n, g in curve.items()])
+    rec = mpi_stream.sweep_record("triad", [point_record(n, g, make_record) for n, g in curve.items()])
     r = rec["result"]
     assert r["points"][0] == {"ranks": 1, "best_GBps": 5.0, "median_GBps": 5.0}
     assert r["knee_ranks"] == 8 and r["surplus_cores"] == 8
@@ -62,7 +65,7 @@ def test_knee_of_a_curve_flat_beyond_8_of_16(make_record):
 
 def test_every_rank_runs_on_its_own_core_at_once():
     cpus = len(os.sched_getaffinity(0))
-    rec = mpistream.run("triad", 2, launcher="mpirun", size=SIZE, reps=REPS)
+    rec = mpi_stream.run("triad", 2, launcher="mpirun", size=SIZE, reps=REPS)
     assert rec["tool"] == "mpi-stream" and rec["validation"]["passed"]
     parts = rec["result"]["ranks"]
     assert [p["rank"] for p in parts] == [0, 1]
@@ -105,7 +108,7 @@ def test_sweep_command_stores_points_and_knee(run_bandwall, tmp_path):
 
 
 def test_srun_runs_the_ranks(slurm_cluster):
-    rec = mpistream.run("triad", 2, launcher="srun", size=SIZE, reps=REPS, env=slurm_cluster.env)
+    rec = mpi_stream.run("triad", 2, launcher="srun", size=SIZE, reps=REPS, env=slurm_cluster.env)
     assert rec["config"]["launcher"]["name"] == "srun"
     assert rec["config"]["ranks"] == 2 and rec["validation"]["passed"]
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import mpi, records
+from bandwall.core import records
+from bandwall.mpi import flavours as mpi
 
 HERE = Path(__file__).parent / "mpi"
 TOOLS = {

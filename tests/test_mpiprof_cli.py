@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import mpi
+from bandwall.mpi import flavours as mpi
 
 HERE = Path(__file__).parent / "mpi"
 ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import numacheck
-from bandwall.errors import RunFailed, UsageError
+from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core.fom import Fom
+from bandwall.numa import numa_check
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -119,7 +120,7 @@ def test_builtin_iso3dfd_runs_the_blocks_of_bandwall_iso3dfd():
 
 def test_one_node_plan_has_only_the_default_mode():
     topo = {"result": {"numa_nodes": [{"os_index": 0, "cpus": [0, 1]}]}}
-    assert [m.name for m in numacheck.plan(topo)] == ["all"]
+    assert [m.name for m in numa_check.plan(topo)] == ["all"]
 
 
 ALL_MODES = ("all", "node0", "per-node", "interleave")
@@ -145,17 +146,17 @@ ALL_MODES = ("all", "node0", "per-node", "interleave")
     ],
 )
 def test_verdict(values, best, judged_cost, advice_word):
-    v = numacheck.verdict(values, 2)
+    v = numa_check.verdict(values, 2)
     assert v["judgeable"] and v["best_mode"] == best
     assert v["numa_cost"] == pytest.approx(judged_cost)
     assert any(advice_word in a for a in v["advice"])
     assert ("slower than one node" in v["verdict"]) == (
-        values["all"] < values["node0"] * (1 - numacheck.NOISE)
+        values["all"] < values["node0"] * (1 - numa_check.NOISE)
     )
 
 
 def test_verdict_cannot_judge_one_node():
-    v = numacheck.verdict({"all": 10.0}, 1)
+    v = numa_check.verdict({"all": 10.0}, 1)
     assert v["judgeable"] is False and "1 NUMA node" in v["verdict"] and v["advice"] == []
 
 
@@ -166,18 +167,16 @@ def test_fom_kinds():
         "wall_s": 0.5,
         "stdout": 'time: 2.0 sec\n{"result": {"best_GBps": 12.5}}\n',
     }
-    assert numacheck.Fom.wall().value(proc) == pytest.approx(2.0)
-    assert numacheck.builtin("stream").fom.value(proc) == 12.5
-    assert numacheck.Fom.from_regex(r"time: ([0-9.]+)", lower_is_better=True).value(proc) == pytest.approx(
-        0.5
-    )
-    assert numacheck.Fom.from_regex(r"time: [0-9.]+").regex.pattern == r"time: [0-9.]+"
+    assert Fom.wall().value(proc) == pytest.approx(2.0)
+    assert numa_check.builtin("stream").fom.value(proc) == 12.5
+    assert Fom.from_regex(r"time: ([0-9.]+)", lower_is_better=True).value(proc) == pytest.approx(0.5)
+    assert Fom.from_regex(r"time: [0-9.]+").regex.pattern == r"time: [0-9.]+"
     with pytest.raises(UsageError):
-        numacheck.Fom.from_regex("(")
+        Fom.from_regex("(")
     with pytest.raises(RunFailed):
-        numacheck.Fom.from_regex("nothing ([0-9]+)").value(proc)
+        Fom.from_regex("nothing ([0-9]+)").value(proc)
     # per-node modes add up the processes' throughputs
-    assert numacheck.Fom.wall().mode_value([proc, dict(proc, wall_s=0.25)]) == pytest.approx(6.0)
+    assert Fom.wall().mode_value([proc, dict(proc, wall_s=0.25)]) == pytest.approx(6.0)
 
 
 def test_command_on_one_node_cannot_judge_but_succeeds(tmp_path):
@@ -338,14 +337,14 @@ LAUNCH_BAD = [
 
 @pytest.mark.parametrize("args, code, fragment", LAUNCH_BAD, ids=[" ".join(a) for a, _, _ in LAUNCH_BAD])
 def test_launcher_bad_input(args, code, fragment):
-    from bandwall import native
+    from bandwall.core import native
 
     proc = subprocess.run([native.executable("bandwall-launch"), *args], capture_output=True, text=True)
     assert proc.returncode == code and fragment in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_launcher_runs_processes_at_once_with_their_cpus():
-    from bandwall import native
+    from bandwall.core import native
 
     cpu = os.sched_getaffinity(0)
     first = min(cpu)
@@ -382,11 +381,11 @@ def test_placement_section_renders_a_two_node_machine():
         "fom": "iso3dfd",
         "nodes": 2,
         "modes": {
-            m: {"title": numacheck.MODE_TITLES[m], "procs": ["0-1@bind:0"], "value": v}
+            m: {"title": numa_check.MODE_TITLES[m], "procs": ["0-1@bind:0"], "value": v}
             for m, v in zip(ALL_MODES, (2765, 2948, 5682, 4000))
         },
     }
-    check.update(numacheck.verdict({m: check["modes"][m]["value"] for m in ALL_MODES}, 2))
+    check.update(numa_check.verdict({m: check["modes"][m]["value"] for m in ALL_MODES}, 2))
     data = {
         "check": check,
         "quick": False,
@@ -414,7 +413,7 @@ def test_placement_section_renders_a_two_node_machine():
 
 
 def test_advice_says_when_huge_pages_are_coarser_than_a_threads_part():
-    from bandwall import numacheck
+    from bandwall.numa import numa_check
 
     coarse = {
         "placement": {
@@ -426,9 +425,9 @@ def test_advice_says_when_huge_pages_are_coarser_than_a_threads_part():
         }
     }
     fine = {"placement": {"page_split": {"mode": "huge pages whole to one thread"}}}
-    (line,) = numacheck.page_split_advice([fine, coarse])
+    (line,) = numa_check.page_split_advice([fine, coarse])
     assert "2 MiB" in line and "512 KiB" in line
-    assert numacheck.page_split_advice([fine, {}]) == []
+    assert numa_check.page_split_advice([fine, {}]) == []
 
 
 def _topology(source: str) -> dict:
@@ -439,9 +438,9 @@ def _topology(source: str) -> dict:
 def test_nodes_keep_only_the_cpus_this_process_may_use(monkeypatch):
     # under taskset -c 1 (or a batch system's cgroup) CPU 0 is not ours: node 0 keeps CPU 1, node 1 none
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1})
-    assert numacheck.nodes_with_cpus(_topology("this machine")) == [(0, [1])]
+    assert numa_check.nodes_with_cpus(_topology("this machine")) == [(0, [1])]
     # a described machine (synthetic or XML) is planned whole
-    assert numacheck.nodes_with_cpus(_topology("numa:2 core:2 pu:1")) == [(0, [0, 1]), (1, [2, 3])]
+    assert numa_check.nodes_with_cpus(_topology("numa:2 core:2 pu:1")) == [(0, [0, 1]), (1, [2, 3])]
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs 2 CPUs")

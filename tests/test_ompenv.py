@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from bandwall import native
+from bandwall.core import native
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 HOSTILE = {

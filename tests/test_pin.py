@@ -14,9 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import cli, native, numacheck
-from bandwall import pin as pinmod
-from bandwall.errors import UsageError
+from bandwall import cli
+from bandwall.core import native
+from bandwall.core.errors import UsageError
+from bandwall.core.fom import Fom
+from bandwall.pinning import pin as pinmod
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE_DIR = REPO / "build" / "py" / "bin"
@@ -255,7 +257,7 @@ def test_mp_spin_by_hand_reaches_gnu_openmp():
 
 @two_cpus
 def test_compare_runs_three_modes_scored_by_the_regex():
-    fom = numacheck.Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
+    fom = Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
     rec = pinmod.compare([probe("gcc"), "20", "20000"], fom, rounds=1)
     modes = rec["result"]["modes"]
     assert set(modes) == {"bound", "one-cpu", "unbound"}
@@ -286,7 +288,7 @@ def test_compare_scores_a_bandwall_record_and_passes_the_skip_mask(run_bandwall)
 )  # fmt: skip
 def test_record_fom_bad_values(fom, lower, fragment):
     with pytest.raises(UsageError, match=fragment):
-        numacheck.Fom.parse(fom, lower)
+        Fom.parse(fom, lower)
 
 
 @pytest.fixture(scope="module")
@@ -386,7 +388,7 @@ def test_pinning_report_section_renders_both_spin_policies():
 
 @two_cpus
 def test_thread_report_fits_the_schema_and_a_broken_one_does_not():
-    from bandwall import records
+    from bandwall.core import records
 
     rec = pin_record(["--report", "--", *probe_args("gcc")], MP_BLIST="1,0")
     assert records.problems(rec) == []

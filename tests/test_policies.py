@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bandwall import policies
+from bandwall.core import policies
 
 PLACEMENTS = policies.table()["placement"]
 BINDINGS = policies.table()["binding"]

@@ -14,8 +14,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from bandwall import launchers, native, records
-from bandwall.errors import RunFailed
+from bandwall.core import native, records
+from bandwall.core.errors import RunFailed
+from bandwall.mpi import launchers
 
 # A small, fast invocation of each native executable that prints a record.
 SAMPLES = {

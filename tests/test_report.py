@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import cli, store, sweep
-from bandwall.errors import RunFailed, Unavailable
+from bandwall import cli
+from bandwall.core import store
+from bandwall.core.errors import RunFailed, Unavailable
+from bandwall.kernels import sweep
 from bandwall.report import Context, load_sections, registry, render
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -218,7 +220,12 @@ def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_recor
                 ),
                 make_record(
                     "sweep",
-                    result={"best_GBps": 31.25, "best_cores": 3, "knee_cores": 2},
+                    result={
+                        "best_GBps": 31.25,
+                        "best_cores": 3,
+                        "knee_cores": 2,
+                        "points": [{"cores": 3, "best_GBps": 31.25}],
+                    },
                     config={"kernel": "copy", "cores": [1, 2, 3, 4]},
                 ),
                 make_record(
@@ -266,7 +273,10 @@ def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_recor
         "cores",
         "cores",
     )
-    assert int(topo["value"]) == doc["sections"]["topology"]["data"]["cores"] and topo["passed"] == "True"
+    assert (
+        int(topo["value"]) == doc["sections"]["topology"]["data"]["cores"]
+        and topo["passed"] == "not applicable"
+    )
     assert topo["threads"] == ""  # topo runs no threads
     assert (st["name"], st["threads"], st["metric"], float(st["value"]), st["unit"], st["passed"]) == (
         "triad",
@@ -300,7 +310,13 @@ def test_csv_format_keeps_failed_and_stopped_sections_records(tmp_path, capsys, 
 
     fake(
         Recording(
-            [make_record("peak", result={"total_gflops_dp": 96.0}, config={"isa": "avx2", "threads": 2})],
+            [
+                make_record(
+                    "peak",
+                    result={"total_gflops_dp": 96.0, "total_gflops_sp": 192.0},
+                    config={"isa": "avx2", "threads": 2},
+                )
+            ],
             then=KeyboardInterrupt(),
         )
     )

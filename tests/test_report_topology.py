@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import pytest
 from rich.console import Console
 
-from bandwall import topo
+from bandwall.core import topo
 from bandwall.report import Context, load_sections, plots, sections
 from bandwall.report.sections import topology as section_mod
 

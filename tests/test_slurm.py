@@ -1,5 +1,5 @@
 """The one-node Slurm the test session brings up: srun places tasks, and MPI programs built with each
-implementation wire up under srun through the plugin bandwall.mpi names for it."""
+implementation wire up under srun through the plugin bandwall.mpi.flavours names for it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from bandwall import mpi
+from bandwall.mpi import flavours as mpi
 
 HELLO = r"""
 #include <mpi.h>

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import store
-from bandwall.errors import RunFailed, StoreError, UsageError
+from bandwall.core import store
+from bandwall.core.errors import RunFailed, StoreError, UsageError
 
 
 def good_db(path: Path, make_record, n: int = 3) -> Path:
@@ -312,7 +312,7 @@ def test_a_writer_waits_for_a_short_lock(tmp_path, make_record, monkeypatch):
 
 WRITER = """
 import json, os, sys, time
-from bandwall import store
+from bandwall.core import store
 path, name, n, ready, other = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 record = json.loads(sys.stdin.read())
 open(ready, "w").close()

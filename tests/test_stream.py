@@ -9,8 +9,9 @@ import subprocess
 import pytest
 
 import thp
-from bandwall import native, records, stream
-from bandwall.store import Store
+from bandwall.core import native, records
+from bandwall.core.store import Store
+from bandwall.kernels import stream
 
 SMALL = ["--size", "1M", "--reps", "3"]
 NCPU = len(os.sched_getaffinity(0))

@@ -12,9 +12,10 @@ import time
 
 import pytest
 
-from bandwall import records, sweep
-from bandwall.errors import UsageError
-from bandwall.store import Store
+from bandwall.core import records
+from bandwall.core.errors import UsageError
+from bandwall.core.store import Store
+from bandwall.kernels import sweep
 
 NCPU = len(os.sched_getaffinity(0))
 

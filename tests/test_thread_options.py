@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from bandwall import policies, topo
+from bandwall.core import policies, topo
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 needs_two = pytest.mark.skipif(len(ALLOWED) < 2, reason="needs 2 CPUs this process may use")

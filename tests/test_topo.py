@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import records
+from bandwall.core import records
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TWO_SOCKET = FIXTURES / "two-socket-4numa-smt.xml"  # 2 packages x 2 NUMA nodes x 4 cores x 2 threads

@@ -8,6 +8,7 @@
 // "unavailable: <reason>"). The exit code is the command's (128 + signal when it was killed), so
 // the record is written to --output when the caller needs the command's stdout apart.
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -37,7 +38,7 @@ std::vector<std::string> split_events(const std::string& list) {
 
 struct Options {
   std::string events, output;
-  bool list = false;
+  bool list = false, help = false;
   std::vector<std::string> command;
 };
 
@@ -59,10 +60,19 @@ Options parse(int argc, char** argv) {
       o.output = value("--output");
     else if (a == "--list-events")
       o.list = true;
-    else if (a == "-h" || a == "--help")
-      throw bw::UsageError(
-          "usage: bandwall-counters [--events E1,E2,...] [--output FILE] -- COMMAND [ARGS...] | --list-events");
-    else
+    else if (a == "-h" || a == "--help") {
+      std::puts(
+          "bandwall-counters: count software and hardware events around a command, one JSON record\n\n"
+          "Usage: bandwall-counters [--events E1,E2,...] [--output FILE] -- COMMAND [ARGS...]\n"
+          "       bandwall-counters --list-events\n\n"
+          "Options:\n"
+          "  --events LIST   PAPI event names to count (each unavailable one says why in the record)\n"
+          "  --output FILE   write the record to FILE instead of standard output\n"
+          "  --list-events   print the PAPI events this machine offers (JSON) and exit\n"
+          "  -h, --help      print this help and exit");
+      o.help = true;
+      return o;
+    } else
       throw bw::UsageError("unknown option '" + a + "' (usage: bandwall-counters [--events LIST] -- COMMAND ...)");
   }
   for (++i; i < argc; ++i) o.command.push_back(argv[i]);
@@ -110,6 +120,7 @@ int run(const Options& o) {
 int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-counters", [&] {
     Options o = parse(argc, argv);
+    if (o.help) return 0;
     if (o.list) {
       bw::emit(bw::counters::list_events());
       return 0;

@@ -16,8 +16,8 @@
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "engine/options.hpp"
+#include "stream/record.hpp"
 #include "stream/runner.hpp"
-#include "stream/stats.hpp"
 
 namespace {
 
@@ -92,13 +92,6 @@ int run(const Options& o) {
   stream::Validation v = stream::validate(k, x, n, s.reps, threads, sum);
   if (!v.passed) throw RunError("validation of pipelined " + std::string(k.name) + " failed: " + v.message);
 
-  const std::size_t dropped = s.reps > 1 ? 1 : 0;
-  stream::Stats st = stream::time_stats(times, dropped);
-  const double moved = static_cast<double>(n) * k.bytes_per_element;
-  const double wa = (!s.plan.nt && k.writes != 0) ? k.write_allocate_bytes_per_element : 0.0;
-  const double moved_wa = static_cast<double>(n) * (k.bytes_per_element + wa);
-  const double flops = static_cast<double>(n) * k.flops_per_element;
-
   engine::QueueStats q;
   std::size_t blocks = 0, direct = 0;
   for (std::size_t t = 0; t < lanes.size(); ++t) {
@@ -121,38 +114,10 @@ int run(const Options& o) {
                         {"blocks", blocks},
                         {"direct_blocks", direct},
                         {"info", eng->info()}};
-  json result = {
-      {"best_GBps", stream::giga_per_s(moved, st.best_s)},
-      {"median_GBps", stream::giga_per_s(moved, st.median_s)},
-      {"avg_GBps", stream::giga_per_s(moved, st.avg_s)},
-      {"min_GBps", stream::giga_per_s(moved, st.worst_s)},
-      {"max_GBps", stream::giga_per_s(moved, st.best_s)},
-      {"best_GFlops", stream::giga_per_s(flops, st.best_s)},
-      {"times_s", times},
-      {"dropped_reps", dropped},
-      {"bytes_per_element", k.bytes_per_element},
-      {"flops_per_element", k.flops_per_element},
-      {"write_allocate_bytes_per_element", k.write_allocate_bytes_per_element},
-      {"traffic",
-       {{"write_allocate_counted_in_GBps", false},
-        {"write_allocate_occurs", wa > 0},
-        {"without_write_allocate", {{"bytes_per_rep", moved}, {"best_GBps", stream::giga_per_s(moved, st.best_s)}}},
-        {"with_write_allocate",
-         {{"bytes_per_rep", moved_wa}, {"best_GBps", stream::giga_per_s(moved_wa, st.best_s)}}}}},
-      {"threads_ran_on", seen},
-      {"engine", engine_result}};
-  json config = {{"kernel", k.name},
-                 {"formula", k.formula},
-                 {"size_per_array_bytes", bytes},
-                 {"elements", n},
-                 {"arrays", arrays},
-                 {"stores", s.plan.nt ? "nt" : "regular"},
-                 {"stores_requested", o.stores},
-                 {"reps", s.reps},
-                 {"threads", threads},
-                 {"isa", stream::isa()},
-                 {"size_default", o.size.empty()},
-                 {"pipelined", true},
+  json result = stream::bandwidth_result(k, n, times, s.reps > 1 ? 1 : 0, s.plan.nt, seen);
+  result["engine"] = engine_result;
+  json config = stream::kernel_config(k, n, arrays, s.plan.nt, o.stores, s.reps, threads, o.size.empty());
+  config.update({{"pipelined", true},
                  {"engine", o.engine},
                  {"engine_cpus", s.engine_cpus},
                  {"engine_mode", s.engine_mode},
@@ -160,29 +125,9 @@ int run(const Options& o) {
                  {"strategy", s.plan.strategy == Strategy::Split ? "split" : "all"},
                  {"queue_depth", s.plan.depth},
                  {"queue_depth_default", s.depth_default},
-                 {"block_bytes", s.plan.block_elems * sizeof(double)}};
-  json checks = json::object();
-  for (auto& a : v.arrays)
-    checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
-  json validation = validation_checked(
-      true, "every element of the written array (dot: the sum) against its exact value, relative error below epsilon");
-  validation["epsilon"] = stream::kEpsilon;
-  validation["arrays"] = checks;
-  if (k.writes == 0)
-    validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
-  json page_maps = json::object(), sizes = json::object(), huge = json::object();
-  for (auto& [name, buf] : buffers) {
-    page_maps[std::string(1, name)] = page_map(buf.data(), buf.bytes(), 4096);
-    huge[std::string(1, name)] = huge_page_share(buf.data(), buf.bytes());
-    sizes[std::string(1, name)] = bytes;
-  }
-  auto rec = make_record("stream", config, result, validation,
-                         provenance(threads, s.binding.cpus, s.binding.policy, placement.str(), sizes, s.reps));
-  rec["placement"] = {{"policy", placement.str()},
-                      {"pages", to_string(placement.pages)},
-                      {"huge_page_share", huge},
-                      {"page_map", page_maps}};
-  emit(rec);
+                 {"block_bytes", s.plan.block_elems * sizeof(double)}});
+  emit(
+      stream::make_stream_record(config, result, stream::validation_json(k, v), buffers, s.binding, placement, s.reps));
   return 0;
 }
 
@@ -192,9 +137,9 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-pipeline", [&] {
     CLI::App app{"bandwall-pipeline: a STREAM kernel pipelined with a copy engine, one JSON record"};
     Options o;
-    app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot")->capture_default_str();
+    app.add_option("--kernel", o.kernel, "the STREAM kernel: " + bw::stream::kernel_names())->capture_default_str();
     bw::add_thread_options(app, o.threads);
-    app.add_option("--engine", o.engine, "copy engine: dsa, dsa-model, helper, memcpy or none")->capture_default_str();
+    app.add_option("--engine", o.engine, "copy engine: dsa, helper, memcpy or none")->capture_default_str();
     app.add_option("--engine-cpus", o.engine_cpus,
                    std::string("helper CPUs (default: the allowed CPUs that do not compute); ") + bw::cpus_help());
     app.add_option("--engine-mode", o.engine_mode, "copy (into a cached ring) or touch (loads only); default copy");
@@ -207,14 +152,7 @@ int main(int argc, char** argv) {
     app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
     bw::add_memory_options(app, o.memory);
     app.add_flag("--list-engines", o.list_engines, "print the engines and whether each is available (JSON)");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list_engines) {
       bw::emit(engine_table());
       return 0;

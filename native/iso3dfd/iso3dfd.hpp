@@ -16,6 +16,12 @@ namespace bw::iso3dfd {
 
 inline constexpr int kHalf = 8;  // HALF_LENGTH
 inline constexpr std::size_t kMinDim = 2 * kHalf + 1;
+// Largest dimension accepted: keeps every index product far from 64-bit overflow.
+inline constexpr long kMaxDim = 1L << 20;
+
+// A grid dimension from the command line (n1, n2 or n3): UsageError, naming it, when it is not a
+// whole number from kMinDim to kMaxDim.
+std::size_t parse_dimension(const std::string& text, const char* name);
 
 // Accounting per interior point and step, kept beside the kernel (all reports derive from it).
 //  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 x 8 = 56),

@@ -10,16 +10,6 @@ namespace bw::iso3dfd::mpi {
 
 namespace {
 
-constexpr long kMaxDim = 1L << 20;
-
-std::size_t dimension(const std::string& text, const char* name) {
-  long v = parse_int(text, name, 0, kMaxDim);
-  if (v < static_cast<long>(kMinDim))
-    throw UsageError(std::string(name) + " '" + text + "' is below the minimum " + std::to_string(kMinDim) +
-                     " (the halo of 8 on each side and one interior point)");
-  return static_cast<std::size_t>(v);
-}
-
 std::size_t block(const std::string& text, const char* name) {
   long v = parse_int(text, name, 0, kMaxDim);
   if (v == 0) throw UsageError(std::string(name) + " must be at least 1 (blocks of zero points do not exist)");
@@ -71,20 +61,12 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
                "when it differs)");
   bool no_overlap = false;
   app.add_flag("--no-overlap", no_overlap, "exchange the halo after the whole update instead of during it");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    app.exit(e);
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_empty_options(app);
+  if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 8)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
   o.ranks = ranks;
-  o.grid = Grid{dimension(pos[0], "n1"), dimension(pos[1], "n2"), dimension(pos[2], "n3")};
+  o.grid = Grid{parse_dimension(pos[0], "n1"), parse_dimension(pos[1], "n2"), parse_dimension(pos[2], "n3")};
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block"), block(pos[5], "n2_block"), block(pos[6], "n3_block")};
   if (pos.size() == 8) o.threads = static_cast<int>(parse_int(pos[7], "nb_threads", 1, 4096));

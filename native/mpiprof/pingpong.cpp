@@ -46,14 +46,7 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps, "repetitions of each size (the best is kept)")->check(CLI::PositiveNumber);
     app.add_option("--max-iterations", max_iters, "round trips per repetition at most (fewer for large sizes)")
         ->check(CLI::PositiveNumber);
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (size != 2) throw bw::UsageError("needs exactly 2 ranks, got " + std::to_string(size));
     std::uint64_t top = bw::parse_size(max_size, "--max-size");
     if (top < 1 || top > (1u << 30)) throw bw::UsageError("--max-size must be between 1 and 1G");

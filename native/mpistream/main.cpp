@@ -38,16 +38,7 @@ bool parse(int argc, char** argv, Options& o) {
   app.add_option("--reps", o.reps, "repetitions (the first is dropped)");
   app.add_option("--bind", o.bind, "core (default: one CPU per rank, spread over NUMA nodes), numa or none");
   app.add_option("--pages", o.pages, "huge, base or system (default)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    app.exit(e);
-    return false;
-  } catch (const CLI::ParseError& e) {
-    throw bw::UsageError(e.what());
-  }
-  bw::refuse_empty_options(app);
-  return true;
+  return bw::parse_command_line(app, argc, argv);
 }
 
 std::string hostname() {

@@ -103,10 +103,6 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-pin", [&] {
     int split = 1;
     while (split < argc && std::strcmp(argv[split], "--") != 0) ++split;
-    if (split >= argc - 1)
-      throw bw::UsageError(
-          "usage: bandwall-pin [--cpus LIST | --policy P] [--skip MASK] [--spin S] [--report] -- COMMAND [ARGS...]");
-    std::vector<std::string> command(argv + split + 1, argv + argc);
     CLI::App app{"bandwall-pin: run a program with its threads bound to CPUs, and say where they ran"};
     std::string cpus, policy, skip, spin;
     int threads = 0, interval_ms = 10;
@@ -119,14 +115,12 @@ int main(int argc, char** argv) {
     app.add_option("--spin", spin, "cycles idle threads spin at barriers before sleeping, -1 (forever) or passive");
     app.add_flag("--report", report, "sample where every thread runs and record it");
     app.add_option("--interval", interval_ms, "milliseconds between samples")->check(CLI::Range(1, 10000));
-    try {
-      app.parse(split, argv);
-    } catch (const CLI::CallForHelp& e) {
-      return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-      throw bw::UsageError(e.what());
-    }
-    bw::refuse_empty_options(app);
+    app.footer("After the options: -- COMMAND [ARGS...], the program to run.");
+    if (!bw::parse_command_line(app, split, argv)) return 0;
+    if (split >= argc - 1)
+      throw bw::UsageError(
+          "usage: bandwall-pin [--cpus LIST | --policy P] [--skip MASK] [--spin S] [--report] -- COMMAND [ARGS...]");
+    std::vector<std::string> command(argv + split + 1, argv + argc);
 
     // The executable's .preinit_array removed the user's OpenMP variables (common/ompenv.hpp); they
     // are the program's, so they come back before the plan reads them and the program inherits them.

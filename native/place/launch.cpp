@@ -60,9 +60,6 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-launch", [&] {
     int split = 1;
     while (split < argc && std::strcmp(argv[split], "--") != 0) ++split;
-    if (split >= argc - 1)
-      throw bw::UsageError("usage: bandwall-launch --proc CPUS@POLICY [--proc ...] -- COMMAND [ARGS...]");
-    std::vector<std::string> command(argv + split + 1, argv + argc);
     CLI::App app{"bandwall-launch: run a command as processes bound to CPUs and NUMA memory policies"};
     std::vector<std::string> procs;
     bool usage_errors = false;
@@ -70,7 +67,11 @@ int main(int argc, char** argv) {
         ->required();
     app.add_flag("--usage-errors", usage_errors,
                  "a process exiting 2 (refusing its arguments) makes the launcher exit 2 with its message");
+    app.footer("After the options: -- COMMAND [ARGS...], the command every process runs.");
     if (!bw::parse_command_line(app, split, argv)) return 0;
+    if (split >= argc - 1)
+      throw bw::UsageError("usage: bandwall-launch --proc CPUS@POLICY [--proc ...] -- COMMAND [ARGS...]");
+    std::vector<std::string> command(argv + split + 1, argv + argc);
     std::vector<bw::ProcSpec> specs;
     for (std::size_t i = 0; i < procs.size(); ++i) specs.push_back(parse_proc(procs[i], command, i));
     bw::restore_openmp_env();  // the user's OpenMP settings are for the command, not for bandwall

@@ -15,8 +15,8 @@
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "stream/kernels.hpp"
+#include "stream/record.hpp"
 #include "stream/runner.hpp"
-#include "stream/stats.hpp"
 
 namespace {
 
@@ -81,67 +81,10 @@ int run(const Options& o) {
   Validation v = validate(k, x, n, reps, binding.threads, sum);
   if (!v.passed) throw bw::RunError("validation of " + std::string(k.name) + " failed: " + v.message);
 
-  const std::size_t dropped = reps > 1 ? 1 : 0;
-  Stats st = time_stats(times, dropped);
-  const double moved = static_cast<double>(n) * k.bytes_per_element;
-  const double wa = (!nt && k.writes != 0) ? k.write_allocate_bytes_per_element : 0.0;
-  const double moved_wa = static_cast<double>(n) * (k.bytes_per_element + wa);
-  const double flops = static_cast<double>(n) * k.flops_per_element;
-
-  bw::json result = {
-      {"best_GBps", giga_per_s(moved, st.best_s)},
-      {"median_GBps", giga_per_s(moved, st.median_s)},
-      {"avg_GBps", giga_per_s(moved, st.avg_s)},
-      {"min_GBps", giga_per_s(moved, st.worst_s)},
-      {"max_GBps", giga_per_s(moved, st.best_s)},
-      {"best_GFlops", giga_per_s(flops, st.best_s)},
-      {"times_s", times},
-      {"dropped_reps", dropped},
-      {"bytes_per_element", k.bytes_per_element},
-      {"flops_per_element", k.flops_per_element},
-      {"write_allocate_bytes_per_element", k.write_allocate_bytes_per_element},
-      {"traffic",
-       {{"write_allocate_counted_in_GBps", false},
-        {"write_allocate_occurs", wa > 0},
-        {"without_write_allocate", {{"bytes_per_rep", moved}, {"best_GBps", giga_per_s(moved, st.best_s)}}},
-        {"with_write_allocate", {{"bytes_per_rep", moved_wa}, {"best_GBps", giga_per_s(moved_wa, st.best_s)}}}}},
-      {"threads_ran_on", seen}};
-  bw::json config = {{"kernel", k.name},
-                     {"formula", k.formula},
-                     {"size_per_array_bytes", bytes},
-                     {"elements", n},
-                     {"arrays", arrays},
-                     {"stores", nt ? "nt" : "regular"},
-                     {"stores_requested", o.stores},
-                     {"reps", reps},
-                     {"threads", binding.threads},
-                     {"isa", isa()},
-                     {"isa_requested", o.isa},
-                     {"vector_bits", vector_bits()},
-                     {"size_default", o.size.empty()}};
-  bw::json checks = bw::json::object();
-  for (auto& a : v.arrays)
-    checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
-  bw::json validation = bw::validation_checked(
-      true, "every element of the written array (dot: the sum) against its exact value, relative error below epsilon");
-  validation["epsilon"] = kEpsilon;
-  validation["arrays"] = checks;
-  if (k.writes == 0)
-    validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
-  bw::json page_maps = bw::json::object(), sizes = bw::json::object(), huge = bw::json::object();
-  for (auto& [name, buf] : buffers) {
-    page_maps[std::string(1, name)] = bw::page_map(buf.data(), buf.bytes(), 4096);
-    huge[std::string(1, name)] = bw::huge_page_share(buf.data(), buf.bytes());
-    sizes[std::string(1, name)] = bytes;
-  }
-
-  auto rec =
-      bw::make_record("stream", config, result, validation,
-                      bw::provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
-  rec["placement"] = {{"policy", placement.str()},
-                      {"pages", bw::to_string(placement.pages)},
-                      {"huge_page_share", huge},
-                      {"page_map", page_maps}};
+  bw::json config = kernel_config(k, n, arrays, nt, o.stores, reps, binding.threads, o.size.empty());
+  config["isa_requested"] = o.isa;
+  bw::json result = bandwidth_result(k, n, times, reps > 1 ? 1 : 0, nt, seen);
+  auto rec = make_stream_record(config, result, validation_json(k, v), buffers, binding, placement, reps);
   bw::emit(rec);
   return 0;
 }

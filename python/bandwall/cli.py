@@ -8,8 +8,8 @@ import click
 
 from bandwall import __version__
 from bandwall.commands import load_all
-from bandwall.errors import BandwallError
-from bandwall.registry import commands
+from bandwall.core.errors import BandwallError
+from bandwall.core.registry import commands
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -13,8 +13,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall import native, policies, stream
-from bandwall.errors import BandwallError
+from bandwall.core import native, policies
+from bandwall.core.errors import BandwallError
+from bandwall.kernels import stream
 
 FORMATS = ("table", "json", "csv")
 
@@ -148,6 +149,18 @@ def thread_options(f):
         default=None,
         help="threads (default: every CPU of --cpus or --bind)",
     )(f)
+
+
+def plot_option(against: str):
+    """--plot FILE: the bandwidth curve against `against` (cores, ranks) as an image."""
+    return click.option(
+        "--plot",
+        "plot_file",
+        callback=refuse_empty,
+        type=click.Path(dir_okay=False),
+        default=None,
+        help=f"write the bandwidth-against-{against} plot (PNG, SVG or PDF by extension)",
+    )
 
 
 def measuring_options(f):

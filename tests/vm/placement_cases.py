@@ -2,7 +2,7 @@
 per test session (results() is cached), and the expectations the tests hold them to.
 
 Cases run bandwall-place (arrays under each policy, touched from bound threads), numa-check's modes
-as planned by bandwall.numacheck for a synthetic copy of the guest's topology and launched by
+as planned by bandwall.numa.numa_check for a synthetic copy of the guest's topology and launched by
 bandwall-launch, and bandwall-stream / bandwall-iso3dfd when they are in the tree.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bandwall import numacheck, numamatrix
+from bandwall.numa import numa_check, numa_matrix
 from vm import guest, pin_cases
 
 MIB = 1 << 20
@@ -72,7 +72,7 @@ def synthetic_order(name: str, policy: str) -> list[int]:
 def launch_cases(name: str) -> list[guest.Case]:
     """numa-check's modes for a command that reports its own placement (bandwall-place)."""
     cases = []
-    for mode in numacheck.plan(synthetic_topology(name)):
+    for mode in numa_check.plan(synthetic_topology(name)):
         argv = [
             bin_path("bandwall-launch"),
             *mode.launcher_args(),
@@ -87,10 +87,10 @@ def builtin_cases(name: str) -> list[guest.Case]:
     """numa-check's per-node mode and direct placements for the built-in kernels in the tree."""
     nodes, cpn = TOPOLOGIES[name][:2]
     every = ",".join(str(c) for c in range(nodes * cpn))
-    per_node = next(m for m in numacheck.plan(synthetic_topology(name)) if m.name == "per-node")
+    per_node = next(m for m in numa_check.plan(synthetic_topology(name)) if m.name == "per-node")
     cases: list[guest.Case] = []
     if "bandwall-stream" in guest.targets():
-        st = numacheck.builtin("stream", size="16M", reps=2)
+        st = numa_check.builtin("stream", size="16M", reps=2)
         cases += [
             guest.Case(
                 "stream-first-touch",
@@ -163,7 +163,7 @@ def builtin_cases(name: str) -> list[guest.Case]:
             ),
             *[
                 guest.Case(f"matrix-{i}-{j}", [bin_path("bandwall-stream"), *args], thp="never")
-                for (i, j), args in numamatrix.cell_args(synthetic_topology(name), size="8M", reps=2)
+                for (i, j), args in numa_matrix.cell_args(synthetic_topology(name), size="8M", reps=2)
             ],
             guest.Case(
                 "stream-per-node",
@@ -179,7 +179,7 @@ def builtin_cases(name: str) -> list[guest.Case]:
         ]
     if "bandwall-iso3dfd" in guest.targets():
         grid = ["96", "96", "160", "1", "96", "16", "16", "compact", str(nodes * cpn)]
-        iso = numacheck.builtin("iso3dfd", grid=(64, 64, 96), iters=1)
+        iso = numa_check.builtin("iso3dfd", grid=(64, 64, 96), iters=1)
         cases += [
             guest.Case(
                 "iso3dfd-first-touch",

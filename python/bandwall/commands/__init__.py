@@ -1,4 +1,4 @@
-"""Subcommands: each module registers its click command with bandwall.registry.commands."""
+"""Subcommands: each module registers its click command with bandwall.core.registry.commands."""
 
 import importlib
 import pkgutil

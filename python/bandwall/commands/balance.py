@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-from bandwall import balance, store
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.kernels import balance
 from bandwall.output import (
     emit,
     isa_option,
@@ -13,7 +15,6 @@ from bandwall.output import (
     refuse_empty,
     thread_options,
 )
-from bandwall.registry import commands
 from bandwall.views.balance import APP_COLUMNS, app_rows, render
 
 

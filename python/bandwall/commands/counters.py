@@ -6,7 +6,10 @@ import sys
 
 import click
 
-from bandwall import countergroups, counters, store
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.counters import events as counters
+from bandwall.counters import groups as countergroups
 from bandwall.output import (
     db_option,
     emit,
@@ -15,7 +18,6 @@ from bandwall.output import (
     refuse_empty,
     refuse_options_as_command,
 )
-from bandwall.registry import commands
 from bandwall.views import counters as counters_view
 
 

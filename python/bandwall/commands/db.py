@@ -11,11 +11,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall import records
-from bandwall.errors import UsageError
+from bandwall.core import records
+from bandwall.core.errors import UsageError
+from bandwall.core.registry import commands
+from bandwall.core.store import Store
 from bandwall.output import console, emit, flatten, fmt_cell, format_option, refuse_empty, table
-from bandwall.registry import commands
-from bandwall.store import Store
 
 db_path_option = click.option(
     "--db",

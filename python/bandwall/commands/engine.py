@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import click
 
-from bandwall import engine, engine_sweep, store, sweep
-from bandwall.errors import UsageError
+from bandwall.core import store
+from bandwall.core.errors import UsageError
+from bandwall.core.registry import commands
+from bandwall.engine import engine_sweep
+from bandwall.engine import pipeline as engine
+from bandwall.kernels import sweep
 from bandwall.output import (
     console,
     db_option,
@@ -16,7 +20,6 @@ from bandwall.output import (
     refuse_empty,
     table,
 )
-from bandwall.registry import commands
 from bandwall.report import engine_plot, sweep_plot
 from bandwall.views.engine import SWEEP_COLUMNS, render_sweep, sweep_rows
 
@@ -30,7 +33,7 @@ def engine_group() -> None:
 @format_option
 def list_cmd(fmt):
     """The engines, whether each can run here, and why not."""
-    rows = engine.engines()
+    rows = engine.public_engines()
     emit(
         rows,
         fmt,
@@ -115,7 +118,7 @@ def sweep_cmd(
 ):
     """CPU only against engine + CPU over compute cores (and helper cores): the DSA article's table, the
     heat map of speed-ups and the fewest cores with the engine that reach the CPU-only best."""
-    from bandwall import stream
+    from bandwall.kernels import stream
 
     names = [k.strip() for k in kernels.split(",") if k.strip()]
     for k in names:
@@ -123,14 +126,7 @@ def sweep_cmd(
             raise UsageError(f"unknown kernel {k!r} (known: {', '.join(stream.kernel_names())})")
     counts = sweep.parse_cores(cores)
     helper_counts = _ints(helpers, "--helpers")
-    if not no_store:
-        store.check(db)
-    ids: list[int] = []
-
-    def keep(rec: dict) -> None:
-        if not no_store:
-            ids.append(store.save(rec, db))
-
+    keep = store.Series(db, no_store)
     strategies = ["all", "split"] if strategy == "both" else [strategy]
     err = console(stderr=True)
     rows, recs = engine_sweep.run(
@@ -158,7 +154,7 @@ def sweep_cmd(
             "engine": engine_name,
             "strategies": strategies,
         },
-        ids,
+        keep.ids,
     )
     if not no_store:
         rec["id"] = store.save(rec, db)

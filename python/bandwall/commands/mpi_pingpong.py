@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import click
 
-from bandwall import mpi, pingpong, store
-from bandwall.errors import UsageError
+from bandwall.core import store
+from bandwall.core.errors import UsageError
+from bandwall.core.registry import commands
+from bandwall.mpi import flavours as mpi
+from bandwall.mpi import mpi_pingpong
 from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
-from bandwall.registry import commands
 from bandwall.views import mpi as mpi_views
 
 
@@ -15,7 +17,7 @@ def _max_size(ctx, param, value):
     """--max-size refused before anything is launched: empty, not a size, or outside 1 byte..1G."""
     value = refuse_empty(ctx, param, value)
     try:
-        pingpong.check_max_size(value)
+        mpi_pingpong.check_max_size(value)
     except UsageError as e:
         raise click.BadParameter(str(e).removeprefix("--max-size "), ctx, param) from e
     return value
@@ -58,12 +60,12 @@ def mpi_pingpong_cmd(impl, max_size, reps, max_iterations, fmt, db, no_store):
     """Bounce messages of 1 byte to --max-size between two ranks; one-way latency and bandwidth."""
     if not no_store:
         store.check(db)
-    rec = pingpong.run(impl, max_size=max_size, reps=reps, max_iterations=max_iterations)
+    rec = mpi_pingpong.run(impl, max_size=max_size, reps=reps, max_iterations=max_iterations)
     if not no_store:
         rec["id"] = store.save(rec, db)
     emit(
         rec,
         fmt,
         lambda con: mpi_views.pingpong_record(con, rec),
-        lambda: (pingpong.COLUMNS, pingpong.rows(rec)),
+        lambda: (mpi_pingpong.COLUMNS, mpi_pingpong.rows(rec)),
     )

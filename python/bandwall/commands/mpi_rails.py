@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import click
 
-from bandwall import rails, store
-from bandwall.errors import UsageError
+from bandwall.core import store
+from bandwall.core.errors import UsageError
+from bandwall.core.registry import commands
+from bandwall.mpi import mpi_rails
 from bandwall.output import db_option, emit, format_option, refuse_empty
-from bandwall.registry import commands
 from bandwall.views import mpi as mpi_views
 
 
@@ -75,11 +76,11 @@ def mpi_rails_cmd(record_id, pingpong_id, latency, bandwidth, max_rails, stripe_
         )
     rec = _latest(db, "mpiprof", record_id)
     if latency is not None:
-        rail = rails.Rail(latency * 1e-6, bandwidth * 1e9, "command line")
+        rail = mpi_rails.Rail(latency * 1e-6, bandwidth * 1e9, "command line")
     else:
-        rail = rails.rail_from_pingpong(_latest(db, "mpi-pingpong", pingpong_id))
-    advice = rails.advise(
-        rec, rail, max_rails=max_rails, stripe_min=rails.parse_size(stripe_min), tolerance=tolerance
+        rail = mpi_rails.rail_from_pingpong(_latest(db, "mpi-pingpong", pingpong_id))
+    advice = mpi_rails.advise(
+        rec, rail, max_rails=max_rails, stripe_min=mpi_rails.parse_size(stripe_min), tolerance=tolerance
     )
     advice["profile_id"] = rec.get("id")
     emit(

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 import click
 
-from bandwall import launchers, mpistream, store, sweep
-from bandwall.output import db_option, emit, format_option, no_store_option, pages_option, refuse_empty
-from bandwall.registry import commands
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.kernels import sweep
+from bandwall.mpi import launchers, mpi_stream
+from bandwall.output import (
+    db_option,
+    emit,
+    format_option,
+    no_store_option,
+    pages_option,
+    plot_option,
+    refuse_empty,
+)
 from bandwall.report import sweep_plot
 from bandwall.views import mpi_stream as view
 
@@ -32,7 +42,7 @@ from bandwall.views import mpi_stream as view
     "--bind",
     default="core",
     show_default=True,
-    type=click.Choice(mpistream.BINDINGS),
+    type=click.Choice(mpi_stream.BINDINGS),
     help="core: one CPU per rank, spread over NUMA nodes",
 )
 @click.option("--stores", default="nt", show_default=True, type=click.Choice(["nt", "regular"]))
@@ -41,14 +51,7 @@ from bandwall.views import mpi_stream as view
 )
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--knee-share", type=float, default=sweep.DEFAULT_KNEE_SHARE, show_default=True)
-@click.option(
-    "--plot",
-    "plot_file",
-    callback=refuse_empty,
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="write the bandwidth-against-ranks plot (PNG, SVG or PDF by extension)",
-)
+@plot_option("ranks")
 @pages_option("system")
 @format_option
 @db_option
@@ -60,18 +63,11 @@ def mpi_stream_cmd(
     every point and the sweep record with its knee."""
     sweep.check_share(knee_share)
     ranks = sweep.parse_cores(counts)
-    if not no_store:
-        store.check(db)
-    ids: list[int] = []
-
-    def keep(rec: dict) -> None:
-        if not no_store:
-            ids.append(store.save(rec, db))
-
-    recs = mpistream.run_points(
+    keep = store.Series(db, no_store)
+    recs = mpi_stream.run_points(
         kernel, ranks, keep, launcher=launcher, stores=stores, size=size, reps=reps, bind=bind, pages=pages
     )
-    rec = mpistream.sweep_record(kernel, recs, knee_share, ids)
+    rec = mpi_stream.sweep_record(kernel, recs, knee_share, keep.ids)
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import mpiprof, store
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.mpi import mpiprof
 from bandwall.output import db_option, emit, format_option, no_store_option, refuse_options_as_command
-from bandwall.registry import commands
 from bandwall.views import mpi as mpi_views
 
 
@@ -16,7 +17,7 @@ from bandwall.views import mpi as mpi_views
     "--out",
     type=click.Path(file_okay=False),
     default=None,
-    help="folder of the profiles (default: $BANDWALL_MPIPROF_REPORTS or the user data folder)",
+    help="folder of the profiles (default: $BANDWALL_MPIPROF_DIR or the user data folder)",
 )
 @click.option(
     "--timeout",

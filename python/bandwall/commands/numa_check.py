@@ -2,7 +2,7 @@
 or any command: all nodes as the OS places memory, one node only, one process per node, and
 interleaved memory; then a verdict on whether NUMA costs the program speed and what to do.
 
-The plan comes from bandwall.numacheck; each mode is one run of bandwall-launch, which binds the
+The plan comes from bandwall.numa.numa_check; each mode is one run of bandwall-launch, which binds the
 processes natively and times them. Rounds alternate the modes (a b c d, a b c d, ...) and each
 mode's figure of merit is the median over rounds.
 """
@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import click
 
-from bandwall import numacheck, numatarget, store
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.core.topo import topology
+from bandwall.numa import numa_check, numa_target
 from bandwall.output import emit, measuring_options, refuse_empty
-from bandwall.registry import commands
-from bandwall.topo import topology
-from bandwall.views import numacheck as view
+from bandwall.views import numa_check as view
 
 
 class TargetCommand(click.Command):
@@ -71,7 +72,7 @@ class TargetCommand(click.Command):
 @click.option("--plan", "plan_only", is_flag=True, help="print the modes and their processes without running")
 @measuring_options
 @click.pass_context
-def numa_check(ctx, plan_only, fmt, db, no_store, **request):
+def numa_check_cmd(ctx, plan_only, fmt, db, no_store, **request):
     """Does NUMA cost this program speed? Runs KERNEL (stream, iso3dfd) or -- COMMAND on all nodes, on
     one node, as one process per node and with interleaved memory, and says what to do.
 
@@ -79,14 +80,14 @@ def numa_check(ctx, plan_only, fmt, db, no_store, **request):
     processes are summed as throughput of the whole machine. In COMMAND's arguments {cpus}, {ncpus}
     and {rank} become each process's CPU list, CPU count and index (e.g. OMP_NUM_THREADS-style
     thread counts)."""
-    argv, fom, builtin_name = numatarget.check(
+    argv, fom, builtin_name = numa_target.check(
         after_dashes=ctx.meta.get("numa_check.after_dashes"), **request
     )
     if not plan_only and not no_store:
         store.check(db)
     topo = topology()
     if plan_only:
-        plan = numacheck.plan_commands(topo, argv)
+        plan = numa_check.plan_commands(topo, argv)
         emit(
             plan,
             fmt,
@@ -94,7 +95,7 @@ def numa_check(ctx, plan_only, fmt, db, no_store, **request):
             lambda: (view.PLAN_COLUMNS, view.plan_rows(plan)),
         )
         return
-    rec = numacheck.run(argv, fom, request["rounds"], topo, builtin_name, request["timeout"])
+    rec = numa_check.run(argv, fom, request["rounds"], topo, builtin_name, request["timeout"])
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: view.render(con, rec))

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import click
 
-from bandwall import numacheck, pin, store
-from bandwall.errors import UsageError
+from bandwall.core import store
+from bandwall.core.errors import UsageError
+from bandwall.core.fom import Fom
+from bandwall.core.registry import commands
 from bandwall.output import CPUS_HELP, db_option, emit, format_option, no_store_option, refuse_empty
-from bandwall.registry import commands
+from bandwall.pinning import pin
 from bandwall.views.pin import echo_output, render, render_compare
 
 
@@ -91,7 +93,7 @@ def pin_cmd(
     if compare:
         if cpus or policy or report:
             raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --policy and --report")
-        fom = numacheck.Fom.parse(fom_regex, lower) if fom_regex else numacheck.Fom.wall()
+        fom = Fom.parse(fom_regex, lower) if fom_regex else Fom.wall()
         rec = pin.compare(list(command), fom, rounds, threads, spin, timeout, skip=skip)
         if not no_store:
             store.save(rec, db)

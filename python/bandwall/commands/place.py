@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import store
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.numa.place import place
 from bandwall.output import CPUS_HELP, bind_option, emit, measuring_options, placement_option, refuse_empty
-from bandwall.place import place
-from bandwall.registry import commands
 from bandwall.views.place import render
 
 

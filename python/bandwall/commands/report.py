@@ -17,9 +17,9 @@ from pathlib import Path
 import click
 
 from bandwall import __version__
-from bandwall.errors import BandwallError, RunFailed, UsageError
+from bandwall.core.errors import BandwallError, RunFailed, UsageError
+from bandwall.core.registry import commands
 from bandwall.output import FORMATS, db_option, no_store_option, refuse_empty
-from bandwall.registry import commands
 
 
 def pick_sections(available: list[tuple[str, object]], wanted: str | None) -> list[tuple[str, object]]:
@@ -155,8 +155,8 @@ def report(out, quick, threads, wanted, fmt, db, no_store):
     """Characterise this machine: a terminal summary, an HTML page and report.json under --out."""
     from rich.console import Console
 
+    from bandwall.core.store import Store
     from bandwall.report import FAILED, SIGNAL_EXITS, Context, load_sections, render, terminal
-    from bandwall.store import Store
 
     chosen = pick_sections(load_sections(), wanted)
     threads = allowed_threads(threads)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import click
 
-from bandwall import engine, store, stream
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.engine import pipeline as engine
+from bandwall.kernels import stream
 from bandwall.output import (
     counters_option,
     emit,
@@ -16,7 +19,6 @@ from bandwall.output import (
     refuse_empty,
     thread_options,
 )
-from bandwall.registry import commands
 from bandwall.views import counters as counters_view
 from bandwall.views.engine import engine_line
 from bandwall.views.stream import csv_rows, render

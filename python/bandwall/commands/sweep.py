@@ -5,9 +5,18 @@ from __future__ import annotations
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bandwall import store, stream, sweep
-from bandwall.output import bind_option, console, emit, measuring_options, placement_option, refuse_empty
-from bandwall.registry import commands
+from bandwall.core import store
+from bandwall.core.registry import commands
+from bandwall.kernels import stream, sweep
+from bandwall.output import (
+    bind_option,
+    console,
+    emit,
+    measuring_options,
+    placement_option,
+    plot_option,
+    refuse_empty,
+)
 from bandwall.report import sweep_plot
 from bandwall.views.sweep import csv_rows, render
 
@@ -38,29 +47,15 @@ from bandwall.views.sweep import csv_rows, render
     show_default=True,
     help="the knee is the fewest cores reaching this share of the best bandwidth",
 )
-@click.option(
-    "--plot",
-    "plot_file",
-    callback=refuse_empty,
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="write the bandwidth-against-cores plot (PNG, SVG or PDF by extension)",
-)
+@plot_option("cores")
 @measuring_options
 def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, plot_file, fmt, db, no_store):
     """Run KERNEL on 1..N cores; store every point as it finishes, then the sweep record."""
     sweep.check_share(knee_share)
     counts = sweep.parse_cores(cores)
-    if not no_store:
-        store.check(db)
+    keep = store.Series(db, no_store)
     stream.check_kernel(kernel)
-    finished: list[dict] = []
-    ids: list[int] = []
-
-    def keep(rec: dict) -> None:
-        finished.append(rec)
-        if not no_store:
-            ids.append(store.save(rec, db))
+    finished = keep.records
 
     options = dict(bind=bind, placement=placement, stores=stores, size=size, reps=reps)
     progress = Progress(
@@ -78,7 +73,7 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
             keep(stream.run(kernel, threads=n, **options))
             progress.advance(task)
     rec = sweep.sweep_record(
-        kernel, finished, knee_share, config={"bind": bind, "placement": placement}, point_ids=ids
+        kernel, finished, knee_share, config={"bind": bind, "placement": placement}, point_ids=keep.ids
     )
     if not no_store:
         rec["id"] = store.save(rec, db)

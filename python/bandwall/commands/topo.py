@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from bandwall.core.registry import commands
+from bandwall.core.topo import topology
 from bandwall.output import emit, format_option, refuse_empty
-from bandwall.registry import commands
-from bandwall.topo import topology
 from bandwall.views.topo import render
 
 

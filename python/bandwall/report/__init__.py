@@ -5,7 +5,7 @@ A section is an object with:
   order: int            position (lower first)
   collect(ctx) -> dict  runs its measurements (storing records through ctx.save), returns its data
                         (JSON-serialisable: it goes into report.json); raises
-                        bandwall.errors.Unavailable("reason") when it cannot run here
+                        bandwall.core.errors.Unavailable("reason") when it cannot run here
   terminal(ctx, data)   prints its summary on ctx.console (rich)
   html(ctx, data) -> str  an HTML fragment; plots embedded with bandwall.report.plots.img_tag(fig),
                         tables with bandwall.report.render.html_table(...)
@@ -31,8 +31,8 @@ from typing import Any, Callable, Optional
 
 from rich.console import Console
 
-from bandwall.errors import BandwallError, Unavailable
-from bandwall.registry import Registry
+from bandwall.core.errors import BandwallError, Unavailable
+from bandwall.core.registry import Registry
 
 registry: Registry = Registry("report section")
 
@@ -46,7 +46,7 @@ class Context:
     out: Path
     console: Console
     threads: int  # the most threads any section uses (CPUs available)
-    store: Optional[Any] = None  # bandwall.store.Store, or None with --no-store
+    store: Optional[Any] = None  # bandwall.core.store.Store, or None with --no-store
     results: dict = field(default_factory=dict)  # name -> data of the sections collected so far
     record_ids: list = field(default_factory=list)
     records: list = field(default_factory=list)  # every record the report made, stored or not
@@ -105,7 +105,7 @@ def collect(ctx: Context, name: str, section: Any) -> Outcome:
     """Runs one section's collect(). Unavailable marks it unavailable; any other error marks it
     failed (the report goes on and exits 1; BANDWALL_DEBUG=1 shows the traceback of an
     unexpected error instead). An interrupt stops the report: KeyboardInterrupt, and errors whose
-    exit code is a signal's (130 SIGINT, 143 SIGTERM, as bandwall.sweep.Interrupted) pass through."""
+    exit code is a signal's (130 SIGINT, 143 SIGTERM, as bandwall.kernels.sweep.Interrupted) pass through."""
     out = Outcome(name, getattr(section, "title", name))
     first_id, first_record = len(ctx.record_ids), len(ctx.records)
     start = time.monotonic()

@@ -22,8 +22,8 @@ from typing import Any, Callable
 import jinja2
 from markupsafe import Markup
 
-from bandwall import records
-from bandwall.errors import UsageError
+from bandwall.core import records
+from bandwall.core.errors import UsageError
 from bandwall.report import FAILED, OK, Context, Outcome
 
 REPORT_FORMAT = 1

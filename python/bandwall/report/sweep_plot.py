@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bandwall.errors import UsageError
+from bandwall.core.errors import UsageError
 from bandwall.report import plots
 
 

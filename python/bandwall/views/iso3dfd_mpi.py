@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bandwall import iso3dfd_mpi
+from bandwall.mpi import iso3dfd_mpi
 from bandwall.output import table
 from bandwall.views.iso3dfd import page_map_text
 

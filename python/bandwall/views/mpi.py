@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bandwall import mpiprof, pingpong
+from bandwall.mpi import mpi_pingpong, mpiprof
 from bandwall.output import table
 
 
@@ -32,7 +32,7 @@ def pingpong_record(con, rec: dict) -> None:
         f"[bold]mpi-pingpong[/bold] {rec['config']['mpi_library']}: latency {r['latency_us']:.2f} us, "
         f"bandwidth {r['bandwidth_GBps']:.2f} GB/s"
     )
-    con.print(table("One-way latency and bandwidth", pingpong.COLUMNS, pingpong.rows(rec)))
+    con.print(table("One-way latency and bandwidth", mpi_pingpong.COLUMNS, mpi_pingpong.rows(rec)))
 
 
 ADVICE_COLUMNS = ["rails", "point-to-point s", "collectives s", "total s"]

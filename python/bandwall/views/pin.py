@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from bandwall import pin
 from bandwall.output import table
+from bandwall.pinning import pin
 
 # Where the CPUs came from, as the user wrote it: bandwall pin's options travel to the library as
 # BANDWALL_PIN_CPUS; MP_BLIST and MP_BIND are PGI's variables.

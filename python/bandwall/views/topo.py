@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bandwall.core.topo import cpu_list
 from bandwall.output import table
-from bandwall.topo import cpu_list
 
 
 def render(con, rec: dict) -> None:

@@ -3,7 +3,8 @@ bandwidth / peak) and what that leaves applications that need more bytes per flo
 
 from __future__ import annotations
 
-from bandwall import balance, records, stream
+from bandwall.core import records
+from bandwall.kernels import balance, stream
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note

@@ -4,7 +4,7 @@ the MEM group's DRAM bandwidth per socket where the PMU offers it, otherwise its
 
 from __future__ import annotations
 
-from bandwall import stream
+from bandwall.kernels import stream
 from bandwall.output import table
 from bandwall.report import Context, sections
 from bandwall.report.render import facts, html_table, note

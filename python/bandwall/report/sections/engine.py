@@ -4,8 +4,9 @@ speed-up heat map, and how many cores the engine saves."""
 
 from __future__ import annotations
 
-from bandwall import engine, engine_sweep
-from bandwall.errors import Unavailable
+from bandwall.core.errors import Unavailable
+from bandwall.engine import engine_sweep
+from bandwall.engine import pipeline as engine
 from bandwall.output import table
 from bandwall.report import Context, engine_plot, plots, sections
 from bandwall.report.render import facts, html_table, note

@@ -5,7 +5,7 @@ array (the article's "memory objects" view)."""
 
 from __future__ import annotations
 
-from bandwall import iso3dfd
+from bandwall.kernels import iso3dfd
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.iso3dfd import ARRAYS, COLUMNS, page_map_rows, render, row

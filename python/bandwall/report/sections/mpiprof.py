@@ -4,8 +4,10 @@ stored mpiprof record, or from a short profiled run of bandwall's own ping-pong.
 
 from __future__ import annotations
 
-from bandwall import mpi, mpiprof, native
-from bandwall.errors import Unavailable
+from bandwall.core import native
+from bandwall.core.errors import Unavailable
+from bandwall.mpi import flavours as mpi
+from bandwall.mpi import mpiprof
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, figures, html_table, note

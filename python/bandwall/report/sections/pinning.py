@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 
-from bandwall import native, numacheck, pin
-from bandwall.errors import Unavailable
+from bandwall.core import native
+from bandwall.core.errors import Unavailable
+from bandwall.core.fom import Fom
 from bandwall.output import table
+from bandwall.pinning import pin
 from bandwall.report import Context, sections
 from bandwall.report.render import facts, html_table, note
 
@@ -44,7 +46,7 @@ class PinningSection:
         if len(os.sched_getaffinity(0)) < 2:
             raise Unavailable("one CPU only: binding threads apart needs two")
         plan = QUICK if ctx.quick else FULL
-        fom = numacheck.Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
+        fom = Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
         out = {}
         for key, spin, _ in SPINS:
             ctx.step(f"pin --compare on the OpenMP probe, spin {spin}")

@@ -5,13 +5,15 @@ serial initialisation and of stream."""
 
 from __future__ import annotations
 
-from bandwall import iso3dfd, native, numacheck, numamatrix, stream
+from bandwall.core import native
+from bandwall.core.topo import topology
+from bandwall.kernels import iso3dfd, stream
+from bandwall.numa import numa_check, numa_matrix
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
-from bandwall.topo import topology
-from bandwall.views import numacheck as numacheck_view
-from bandwall.views import numamatrix as numamatrix_view
+from bandwall.views import numa_check as numacheck_view
+from bandwall.views import numa_matrix as numamatrix_view
 from bandwall.views.place import page_map_rows
 
 QUICK = {"grid": (144, 144, 144), "iters": 3, "rounds": 1, "size": "64M", "reps": 3}
@@ -26,13 +28,13 @@ class PlacementSection:
         p = QUICK if ctx.quick else FULL
         topo = topology()
         ctx.step("numa-check of iso3dfd: all nodes, one node, a process per node, interleaved")
-        b = numacheck.builtin("iso3dfd", grid=p["grid"], iters=p["iters"])
-        check = numacheck.run(
+        b = numa_check.builtin("iso3dfd", grid=p["grid"], iters=p["iters"])
+        check = numa_check.run(
             [native.executable(b.executable)] + b.args, b.fom, p["rounds"], topo, "iso3dfd", None
         )
         ctx.save(check)
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
-        matrix = numamatrix.measure(topo, "triad", p["size"], p["reps"], 1)
+        matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], 1)
         ctx.save(matrix)
         objects = {}
         for init in ("first-touch", "serial"):

@@ -3,7 +3,7 @@ compact binding and first-touch placement), with the knee and the surplus cores 
 
 from __future__ import annotations
 
-from bandwall import stream, sweep
+from bandwall.kernels import stream, sweep
 from bandwall.output import table
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note

@@ -3,7 +3,7 @@ counters and DSA work queues of the machine (bandwall topo), drawn as a diagram 
 
 from __future__ import annotations
 
-from bandwall import topo
+from bandwall.core import topo
 from bandwall.report import Context, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views import topo as topo_view

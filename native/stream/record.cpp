@@ -1,0 +1,80 @@
+#include "stream/record.hpp"
+
+#include "stream/stats.hpp"
+
+namespace bw::stream {
+
+json bandwidth_result(const Kernel& k, std::size_t n, const std::vector<double>& times, std::size_t dropped, bool nt,
+                      const std::vector<int>& threads_ran_on) {
+  const Stats st = time_stats(times, dropped);
+  const double moved = static_cast<double>(n) * k.bytes_per_element;
+  const double wa = (!nt && k.writes != 0) ? k.write_allocate_bytes_per_element : 0.0;
+  const double moved_wa = static_cast<double>(n) * (k.bytes_per_element + wa);
+  const double flops = static_cast<double>(n) * k.flops_per_element;
+  return {{"best_GBps", giga_per_s(moved, st.best_s)},
+          {"median_GBps", giga_per_s(moved, st.median_s)},
+          {"avg_GBps", giga_per_s(moved, st.avg_s)},
+          {"min_GBps", giga_per_s(moved, st.worst_s)},
+          {"max_GBps", giga_per_s(moved, st.best_s)},
+          {"best_GFlops", giga_per_s(flops, st.best_s)},
+          {"times_s", times},
+          {"dropped_reps", dropped},
+          {"bytes_per_element", k.bytes_per_element},
+          {"flops_per_element", k.flops_per_element},
+          {"write_allocate_bytes_per_element", k.write_allocate_bytes_per_element},
+          {"traffic",
+           {{"write_allocate_counted_in_GBps", false},
+            {"write_allocate_occurs", wa > 0},
+            {"without_write_allocate", {{"bytes_per_rep", moved}, {"best_GBps", giga_per_s(moved, st.best_s)}}},
+            {"with_write_allocate", {{"bytes_per_rep", moved_wa}, {"best_GBps", giga_per_s(moved_wa, st.best_s)}}}}},
+          {"threads_ran_on", threads_ran_on}};
+}
+
+json kernel_config(const Kernel& k, std::size_t n, int arrays, bool nt, const std::string& stores_requested, int reps,
+                   int threads, bool size_default) {
+  return {{"kernel", k.name},
+          {"formula", k.formula},
+          {"size_per_array_bytes", n * sizeof(double)},
+          {"elements", n},
+          {"arrays", arrays},
+          {"stores", nt ? "nt" : "regular"},
+          {"stores_requested", stores_requested},
+          {"reps", reps},
+          {"threads", threads},
+          {"isa", isa()},
+          {"vector_bits", vector_bits()},
+          {"size_default", size_default}};
+}
+
+json validation_json(const Kernel& k, const Validation& v) {
+  json checks = json::object();
+  for (const auto& a : v.arrays)
+    checks[std::string(1, a.name)] = {{"expected", a.expected}, {"avg_rel_error", a.avg_rel_error}, {"wrong", a.wrong}};
+  json validation = validation_checked(
+      v.passed,
+      "every element of the written array (dot: the sum) against its exact value, relative error below epsilon");
+  validation["epsilon"] = kEpsilon;
+  validation["arrays"] = checks;
+  if (k.writes == 0)
+    validation["dot"] = {{"expected", v.dot_expected}, {"got", v.dot_got}, {"rel_error", v.dot_rel_error}};
+  return validation;
+}
+
+json make_stream_record(json config, json result, json validation, const std::map<char, Buffer>& buffers,
+                        const Binding& binding, const Placement& placement, int reps) {
+  json page_maps = json::object(), sizes = json::object(), huge = json::object();
+  for (const auto& [name, buf] : buffers) {
+    page_maps[std::string(1, name)] = page_map(buf.data(), buf.bytes(), 4096);
+    huge[std::string(1, name)] = huge_page_share(buf.data(), buf.bytes());
+    sizes[std::string(1, name)] = buf.bytes();
+  }
+  json rec = make_record("stream", std::move(config), std::move(result), std::move(validation),
+                         provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
+  rec["placement"] = {{"policy", placement.str()},
+                      {"pages", to_string(placement.pages)},
+                      {"huge_page_share", huge},
+                      {"page_map", page_maps}};
+  return rec;
+}
+
+}  // namespace bw::stream

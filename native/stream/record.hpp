@@ -1,0 +1,32 @@
+// The parts of a STREAM record that bandwall-stream and bandwall-pipeline both write: bandwidth
+// statistics with the traffic accounting, the kernel's configuration, the validation, and the
+// record itself with the page map of every array.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/affinity.hpp"
+#include "common/placement.hpp"
+#include "common/record.hpp"
+#include "stream/kernels.hpp"
+#include "stream/runner.hpp"
+
+namespace bw::stream {
+
+// result: bandwidth best/median/avg/min/max, GFlop/s, times, and the traffic with and without
+// write-allocate (counted only for regular stores of a kernel that writes).
+json bandwidth_result(const Kernel& k, std::size_t n, const std::vector<double>& times, std::size_t dropped, bool nt,
+                      const std::vector<int>& threads_ran_on);
+
+// config: the kernel, sizes, stores, repetitions, threads and the instruction set that ran.
+json kernel_config(const Kernel& k, std::size_t n, int arrays, bool nt, const std::string& stores_requested, int reps,
+                   int threads, bool size_default);
+
+json validation_json(const Kernel& k, const Validation& v);
+
+// The whole record (tool "stream"), with placement.page_map and huge_page_share of every array.
+json make_stream_record(json config, json result, json validation, const std::map<char, Buffer>& buffers,
+                        const Binding& binding, const Placement& placement, int reps);
+
+}  // namespace bw::stream

@@ -1,0 +1,75 @@
+// The per-CPU machine models: the row CPUID names, how 512-bit operations are counted, and what a
+// CPU no row knows gets (no bound, and why); the row kernel's port bound follows the row.
+#include <gtest/gtest.h>
+
+#include "common/machine.hpp"
+#include "iso3dfd/rows.hpp"
+
+namespace {
+
+using bw::CpuId;
+
+const CpuId kZen2{"AuthenticAMD", 0x17, 0x31};
+const CpuId kZen3{"AuthenticAMD", 0x19, 0x01};
+const CpuId kZen4{"AuthenticAMD", 0x19, 0x11};  // the EPYC 9004 family 25 model 17
+const CpuId kZen5{"AuthenticAMD", 0x1a, 0x02};
+const CpuId kSkx{"GenuineIntel", 6, 0x55};
+const CpuId kSpr{"GenuineIntel", 6, 0x8f};
+const CpuId kUnknown{"GenuineIntel", 6, 0x99};
+
+TEST(Machine, RowsAreChosenFromVendorFamilyAndModel) {
+  EXPECT_EQ(bw::find_microarch(kZen2)->name, "AMD Zen 2");
+  EXPECT_EQ(bw::find_microarch(kZen3)->name, "AMD Zen 3");
+  EXPECT_EQ(bw::find_microarch(kZen4)->name, "AMD Zen 4");
+  EXPECT_EQ(bw::find_microarch(kZen5)->name, "AMD Zen 5");
+  EXPECT_EQ(bw::find_microarch(kSkx)->name, "Intel Skylake-SP");
+  EXPECT_EQ(bw::find_microarch(kSpr)->name, "Intel Sapphire Rapids");
+  EXPECT_EQ(bw::find_microarch(kUnknown), nullptr);
+  EXPECT_EQ(bw::find_microarch(CpuId{"HygonGenuine", 0x18, 0x01}), nullptr);
+}
+
+TEST(Machine, Zen4SplitsAndZen5RunsFullWidth512BitOperations) {
+  std::string why;
+  const auto z4 = bw::ports_at(512, &why, kZen4), z4n = bw::ports_at(256, &why, kZen4);
+  const auto z5 = bw::ports_at(512, &why, kZen5);
+  ASSERT_TRUE(z4 && z4n && z5);
+  EXPECT_DOUBLE_EQ(z4->fma * 2, z4n->fma);  // a 512-bit FMA takes both 256-bit pipes
+  EXPECT_DOUBLE_EQ(z4->loads * 2, z4n->loads);
+  EXPECT_DOUBLE_EQ(z5->fma, 2);
+  EXPECT_DOUBLE_EQ(z5->loads, 2);
+}
+
+TEST(Machine, NoRowOrNoWidthGivesNoPortsAndSaysWhy) {
+  std::string why;
+  EXPECT_FALSE(bw::ports_at(512, &why, kZen2));
+  EXPECT_NE(why.find("AMD Zen 2 has no 512-bit row"), std::string::npos) << why;
+  EXPECT_FALSE(bw::ports_at(256, &why, kUnknown));
+  EXPECT_NE(why.find("no machine model for GenuineIntel family 0x6 model 0x99"), std::string::npos) << why;
+  const bw::json j = bw::microarch_json(kUnknown);
+  EXPECT_TRUE(j.contains("unavailable"));
+  EXPECT_EQ(bw::microarch_json(kZen4)["name"], "AMD Zen 4");
+}
+
+TEST(Machine, RowKernelBoundFollowsTheCpusRow) {
+  for (const bw::iso3dfd::RowVariant* v : bw::iso3dfd::row_variants()) {
+    SCOPED_TRACE(v->isa);
+    if (v->counts.loads <= 0) {
+      const auto b = bw::iso3dfd::incore_bound(*v, kZen5);
+      EXPECT_EQ(b.cycles_per_vector, 0);
+      EXPECT_NE(b.unavailable.find("not counted"), std::string::npos);
+      continue;
+    }
+    const auto unknown = bw::iso3dfd::incore_bound(*v, kUnknown);
+    EXPECT_EQ(unknown.cycles_per_vector, 0);
+    EXPECT_NE(unknown.unavailable.find("no machine model"), std::string::npos);
+    const auto z5 = bw::iso3dfd::incore_bound(*v, kZen5);
+    ASSERT_GT(z5.cycles_per_vector, 0);
+    if (v->lanes == 16) {  // AVX-512: Zen 4 issues half as many of each per cycle as Zen 5
+      const auto z4 = bw::iso3dfd::incore_bound(*v, kZen4);
+      EXPECT_DOUBLE_EQ(z4.cycles_per_vector, 2 * z5.cycles_per_vector);
+      EXPECT_FALSE(bw::iso3dfd::incore_bound(*v, kZen2).unavailable.empty());
+    }
+  }
+}
+
+}  // namespace

@@ -1,0 +1,89 @@
+"""Finding and running the native executables, which print one JSON record each."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from bandwall.core.errors import RunFailed, UsageError
+
+EXIT_USAGE = 2
+# The instruction sets of the kernels with run-time dispatch (bandwall-iso3dfd's rows, bandwall-stream,
+# bandwall-peak): auto picks the best this CPU runs; the executables refuse the others with exit 2.
+ISAS = ("auto", "avx512", "avx2", "generic")
+
+
+def executable(name: str) -> str:
+    """Path of a native executable: $BANDWALL_BINDIR, next to the Python interpreter, then PATH."""
+    candidates = []
+    if os.environ.get("BANDWALL_BINDIR"):
+        candidates.append(Path(os.environ["BANDWALL_BINDIR"]) / name)
+    candidates.append(Path(sys.executable).parent / name)
+    for c in candidates:
+        if c.is_file() and os.access(c, os.X_OK):
+            return str(c)
+    found = shutil.which(name)
+    if found:
+        return found
+    raise RunFailed(f"native executable {name!r} not found (run the set-up: ./bootstrap report)")
+
+
+def run_record(
+    name: str,
+    args: list[str],
+    env: dict[str, str] | None = None,
+    prefix: list[str] | None = None,
+    timeout: float | None = None,
+) -> dict:
+    """Runs a native executable and returns the JSON record it printed.
+
+    Exit 2 from the executable becomes UsageError, any other failure RunFailed, each with the
+    executable's own one-line message.
+    """
+    cmd = (prefix or []) + [executable(name)] + [str(a) for a in args]
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise RunFailed(f"{name} did not finish within {timeout:.0f} s") from e
+    except OSError as e:
+        raise RunFailed(f"cannot run {name}: {e.strerror}") from e
+    message = _last_line(proc.stderr) or f"{name} exited with code {proc.returncode}"
+    if proc.returncode == EXIT_USAGE:
+        raise UsageError(message)
+    if proc.returncode != 0:
+        if proc.returncode < 0:
+            message = f"{name} was killed by signal {-proc.returncode}"
+        raise RunFailed(message)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise RunFailed(f"{name} printed no record")
+    try:
+        return json.loads(lines[-1])
+    except json.JSONDecodeError as e:
+        raise RunFailed(f"{name} printed a malformed record: {e}") from e
+
+
+def table(name: str, flag: str) -> list | dict:
+    """The JSON table a native executable prints for flag (bandwall-stream --list-kernels,
+    bandwall-topo --list-policies): where kernels and policies are declared."""
+    try:
+        out = subprocess.run([executable(name), flag], capture_output=True, text=True, check=True).stdout
+        return json.loads(out)
+    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
+        raise RunFailed(f"cannot read the table of {name} {flag}: {e}") from e
+
+
+def _last_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    line = lines[-1]
+    # Native messages read "bandwall-x: error: ..."; keep only the message.
+    return line.split(": error: ", 1)[-1]

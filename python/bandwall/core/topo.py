@@ -1,0 +1,48 @@
+"""The machine as bandwall-topo reads it with hwloc, and the one CPU-list formatter of the front end."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from bandwall.core import native, records
+
+
+def topology(
+    source: str | None = None, order: str | None = None, threads: int = 0, cpus: str | None = None
+) -> dict:
+    """The topology record of this machine, or of an hwloc synthetic description / XML file;
+    order (compact, scatter, spread, node:N) adds result.order, the CPUs that binding picks, and
+    cpus (a CPU list: 0-3,8 or likwid's S0:0-3, E:N:4) the CPUs that list names, thread by thread."""
+    args: list[str] = []
+    if source:
+        args += ["--topology", source]
+    if order:
+        args += ["--order", order, "--threads", str(threads)]
+    if cpus:
+        args += ["--cpus", cpus]
+    return records.finish(native.run_record("bandwall-topo", args))
+
+
+@lru_cache(maxsize=64)
+def _resolved(text: str) -> tuple[int, ...]:
+    return tuple(topology(cpus=text)["result"]["order"])
+
+
+def resolve_cpus(text: str) -> list[int]:
+    """The CPUs a CPU list names, thread by thread, read by the one native parser (common/cpulist.hpp,
+    through bandwall-topo --cpus): taskset's 0-3,8, likwid-pin's S0:0-1@S1:0-1 and E:N:4:1:2 alike.
+    A bad list raises UsageError with the parser's own message."""
+    return list(_resolved(text))
+
+
+def cpu_list(cpus: Sequence[int]) -> str:
+    """[0, 1, 2, 3, 8] -> '0-3,8': runs of consecutive CPUs as ranges, in the order given."""
+    out, i = [], 0
+    while i < len(cpus):
+        j = i
+        while j + 1 < len(cpus) and cpus[j + 1] == cpus[j] + 1:
+            j += 1
+        out.append(str(cpus[i]) if i == j else f"{cpus[i]}-{cpus[j]}")
+        i = j + 1
+    return ",".join(out)

@@ -1,0 +1,1 @@
+"""Copy engines and the pipelined STREAM kernels, and the engine sweep."""

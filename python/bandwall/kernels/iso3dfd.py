@@ -1,0 +1,206 @@
+"""The ISO3DFD engine from Python: runs bandwall-iso3dfd (one JSON record per run), places each
+run on the roofline of the same cores (the best of bandwall-stream copy and triad, and
+bandwall-peak), and the NUMA 3DFD article's ablation (serial / first-touch initialisation x static / dynamic
+schedule)."""
+
+from __future__ import annotations
+
+from bandwall.core import native, records
+from bandwall.core.errors import BandwallError, UsageError
+from bandwall.counters import events as counters_mod
+
+TOOL = "bandwall-iso3dfd"
+HALF_LENGTH = 8
+INITS = ("first-touch", "serial")
+SCHEDULES = ("static", "dynamic")
+# --blocks auto: the native tool chooses the blocks from a model of the CPU's caches; search: and
+# refines the model's y block by a short measured search.
+AUTO = "auto"
+BLOCK_WORDS = (AUTO, "search")
+# The NUMA 3DFD article's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
+ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
+# The memory bound is the best bandwidth of these stream kernels on the same cores.
+ROOFLINE_STREAM_KERNELS = ("copy", "triad")
+# Repetitions of each of them in quick mode (the first is dropped); the executable's default otherwise.
+QUICK_STREAM_REPS = 3
+
+
+def parse_dims(text: str, what: str) -> tuple[int, int, int]:
+    """'272x272x272' -> (272, 272, 272); range checks are the native tool's."""
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"{what} {text!r} is not three whole numbers like 272x272x272")
+    return tuple(int(p) for p in parts)  # type: ignore[return-value]
+
+
+def parse_blocks(text: str):
+    """'auto' (chosen by bandwall-iso3dfd from the caches of the CPU it runs on), 'search' (the same,
+    refined by a short measured search) or three whole numbers."""
+    word = text.strip().lower()
+    return word if word in BLOCK_WORDS else parse_dims(text, "blocks")
+
+
+def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Whole rows along x, 24 rows in y (the window of 19 planes of prev around the two planes the
+    kernel computes together then fits in a 1 MiB L2 for rows of 272) and long streams in z (the
+    halo of a block is re-read once per block)."""
+    n1, n2, n3 = grid
+    return n1, min(24, n2), min(128, n3)
+
+
+def native_args(
+    grid,
+    iters: int,
+    blocks=None,
+    threads: int | str | None = None,
+    bind: str = "compact",
+    cpus: str | None = None,
+    init: str = "first-touch",
+    schedule: str = "static",
+    placement: str = "first-touch",
+    verify: bool = False,
+    kernel: str = "optimised",
+    pages: str | None = None,
+    isa: str | None = None,
+) -> list[str]:
+    """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
+    built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
+    tool chooses them for the CPU it runs on). threads may be a placeholder such as
+    bandwall-launch's "{ncpus}"."""
+    blocks = (blocks or AUTO,) * 3 if blocks in (None, *BLOCK_WORDS) else blocks
+    args = [*grid, iters, *blocks, "--bind", bind]
+    if cpus is not None:
+        args += ["--cpus", cpus]
+    if threads is not None:
+        args += ["--threads", threads]
+    args += ["--init", init, "--schedule", schedule, "--placement", placement, "--json"]
+    if verify:
+        args.append("--verify")
+    if kernel != "optimised":
+        args += ["--kernel", kernel]
+    if pages is not None:
+        args += ["--pages", pages]
+    if isa is not None:
+        args += ["--isa", isa]
+    return [str(a) for a in args]
+
+
+def run(grid, iters: int, env: dict | None = None, counters: str | None = None, **options) -> dict:
+    """One run of the native engine (options as in native_args); returns its record (validated,
+    not yet stored). counters names a counter group to count around it (the record's `counters`
+    part)."""
+    args = native_args(grid, iters, **options)
+    if counters is None:
+        return records.finish(native.run_record(TOOL, args, env=env))
+    plan = counters_mod.plan(counters)
+    rec = counters_mod.around_kernel(
+        plan, lambda prefix: native.run_record(TOOL, args, env=env, prefix=prefix)
+    )
+    return records.finish(rec)
+
+
+class Roofline:
+    """The two ceilings of a set of cores, measured once per set and reused."""
+
+    def __init__(self, quick: bool = False):
+        self.quick = quick
+        self._cache: dict[tuple, dict] = {}
+
+    def ceilings(self, threads: int, cpus: str, binding: str) -> dict:
+        key = (threads, cpus if binding != "none" else "")
+        if key not in self._cache:
+            where = ["--threads", str(threads)] + (["--cpus", cpus] if binding != "none" and cpus else [])
+            reps = ["--reps", str(QUICK_STREAM_REPS)] if self.quick else []
+            out: dict = {}
+            measured: dict[str, float] = {}
+            failures: list[str] = []
+            for kernel in ROOFLINE_STREAM_KERNELS:
+                try:
+                    stream = native.run_record("bandwall-stream", ["--kernel", kernel, *where, *reps])
+                    measured[kernel] = float(stream["result"]["best_GBps"])
+                except (BandwallError, KeyError, TypeError, ValueError) as e:
+                    failures.append(f"{kernel}: {e}")
+            if measured:
+                best = max(measured, key=measured.__getitem__)
+                out.update(stream_best_GBps=measured[best], stream_kernel=best, stream_kernels_GBps=measured)
+            else:
+                out["memory"] = f"unavailable: bandwall-stream {failures[0]}"
+            try:
+                peak = native.run_record("bandwall-peak", where)
+                out["peak_gflops_sp"] = float(peak["result"]["total_gflops_sp"])
+                out["peak_lanes_sp"] = int(peak["result"]["lanes_sp"])
+                out["peak_fma_per_cycle"] = peak["config"].get("fma_per_cycle", "unavailable: not recorded")
+            except (BandwallError, KeyError, TypeError, ValueError) as e:
+                out["incore"] = f"unavailable: bandwall-peak: {e}"
+            self._cache[key] = out
+        return self._cache[key]
+
+    def place(self, rec: dict) -> dict:
+        """Adds result.roofline to rec: per cent of the memory bound (the best stream GB/s of copy and
+        triad / bytes per point; stream_kernel names the kernel that gave it) and of the in-core bound
+        (FMA peak / flops per point), with the inputs."""
+        r = rec["result"]
+        prov = rec["provenance"]
+        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"])
+        roof: dict = {
+            "bytes_per_point": r["bytes_per_point"],
+            "flops_per_point": r["flops_per_point"],
+            "cpus": prov["cpus"],
+        }
+        mp = float(r["mpoints_per_s"])
+        if "stream_best_GBps" in c:
+            bound = c["stream_best_GBps"] * 1e3 / r["bytes_per_point"]
+            roof.update(
+                stream_best_GBps=c["stream_best_GBps"],
+                memory_bound_mpoints_per_s=bound,
+                percent_of_memory_bound=100.0 * mp / bound if bound > 0 else None,
+            )
+            for key in ("stream_kernel", "stream_kernels_GBps"):
+                if key in c:
+                    roof[key] = c[key]
+        else:
+            roof["memory"] = c["memory"]
+        if "peak_gflops_sp" in c:
+            bound = c["peak_gflops_sp"] * 1e3 / r["flops_per_point"]
+            roof.update(
+                peak_gflops_sp=c["peak_gflops_sp"],
+                incore_bound_mpoints_per_s=bound,
+                percent_of_incore_bound=100.0 * mp / bound if bound > 0 else None,
+            )
+        else:
+            roof["incore"] = c["incore"]
+        roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
+        r["roofline"] = roof
+        return records.validate(rec)
+
+
+def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
+    """The row kernel's own in-core bound: its points per cycle per core (load ports and FP pipes,
+    from the native record's incore_model) times the clock the FMA peak implies (total single
+    precision GFlop/s / (2 flops x lanes x FMA pipes x threads))."""
+    if "points_per_cycle_per_core" not in model:
+        why = model.get("unavailable", "the run has no in-core model")
+        return {"ports": why if why.startswith("unavailable") else f"unavailable: {why}"}
+    if "peak_gflops_sp" not in ceilings or "peak_lanes_sp" not in ceilings:
+        return {"ports": "unavailable: no FMA peak to derive the clock from"}
+    fma = ceilings.get("peak_fma_per_cycle")
+    if not isinstance(fma, (int, float)) or fma <= 0:
+        return {"ports": f"unavailable: FMAs per cycle of the peak's vectors: {fma}"}
+    # The clock: the peak's own vectors and this CPU's FMAs per cycle at their width (its machine
+    # model's row), so a 512-bit peak on a core that splits 512-bit operations is not read as half
+    # the clock.
+    ghz = ceilings["peak_gflops_sp"] / (2 * ceilings["peak_lanes_sp"] * fma * threads)
+    bound = model["points_per_cycle_per_core"] * threads * ghz * 1e3
+    return {
+        "port_bound_mpoints_per_s": bound,
+        "percent_of_port_bound": 100.0 * mp / bound if bound > 0 else None,
+        "port_bound_by": model["bound_by"],
+        "microarch": model.get("microarch", {}).get("name", "unknown"),
+        "core_ghz_from_peak": ghz,
+    }
+
+
+def ablation(grid, iters: int, **options) -> list[dict]:
+    """The article's four runs (options as in native_args, without init and schedule); placement must
+    leave initialisation to the run (first-touch)."""
+    return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ABLATION]

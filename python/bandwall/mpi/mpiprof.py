@@ -1,0 +1,117 @@
+"""`bandwall mpiprof`: runs an unmodified MPI program under its launcher with
+libbandwall-mpiprof preloaded in every rank, and turns the report rank 0 wrote at MPI_Finalize
+into a stored record (text histograms beside it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import platformdirs
+
+from bandwall.core import native, records
+from bandwall.core.errors import RunFailed, UsageError
+from bandwall.mpi import flavours as mpi
+
+
+def reports_dir() -> Path:
+    """Where profiles are written: $BANDWALL_MPIPROF_DIR, else mpiprof/ in the user data folder."""
+    env = os.environ.get("BANDWALL_MPIPROF_DIR")
+    return Path(env) if env else Path(platformdirs.user_data_dir("bandwall")) / "mpiprof"
+
+
+def plan(command: list[str], out_dir: Path) -> tuple[list[str], dict[str, str], str]:
+    """The command to run (launcher options added), extra environment, and the MPI implementation.
+
+    The library matches the program's libmpi (ldd); a program linking none is refused before it
+    runs (RunFailed: it would never reach MPI_Finalize, so no report would come)."""
+    if not command:
+        raise UsageError(
+            "no command to profile: give it after --, e.g. bandwall mpiprof -- mpirun -np 4 ./app"
+        )
+    first = mpi.resolve(command[0])
+    if first is None:
+        raise UsageError(f"launcher or program {command[0]!r} not found")
+    kind = mpi.launcher_kind(first)
+    program = first if kind is None else mpi.find_program(command[1:])
+    impl = mpi.linked_impl(program) if program and mpi.is_elf(program) else None
+    if program and mpi.is_elf(program) and impl is None:
+        raise RunFailed(f"{program!r} is not an MPI program (it links no MPI library): nothing to profile")
+    if impl is None:
+        impl = kind if kind in mpi.flavours else None
+    if impl is None:
+        avail = mpi.available()
+        if not avail:
+            raise UsageError(mpi.NO_MPI)
+        impl = avail[0]
+    lib = mpi.profiler_library(impl)
+    env = {"LD_PRELOAD": str(lib), "BANDWALL_MPIPROF_DIR": str(out_dir)}
+    if kind is None:  # a singleton: the program itself, no launcher
+        return list(command), env, impl
+    return [command[0], *mpi.pass_env(kind, env), *command[1:]], {}, impl
+
+
+def run(command: list[str], out: str | None = None, timeout: float | None = None) -> dict:
+    """Profiles command; returns the finished record (result.text_report names the text file)."""
+    base = Path(out) if out else reports_dir()
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        out_dir = Path(tempfile.mkdtemp(prefix="run-", dir=base))
+    except OSError as e:
+        raise UsageError(f"cannot create the report folder in {str(base)!r}: {e.strerror}") from e
+    cmd, extra_env, impl = plan(command, out_dir)
+    env = dict(os.environ)
+    env.update(extra_env)
+    try:
+        # The program's own output goes to stderr: stdout carries the record.
+        proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=_stderr_fd(), timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise RunFailed(f"{command[0]} did not finish within {timeout:.0f} s") from e
+    except OSError as e:
+        raise UsageError(f"cannot run {command[0]!r}: {e.strerror}") from e
+    if proc.returncode != 0:
+        raise RunFailed(f"{' '.join(command)} exited with code {proc.returncode}")
+    found = sorted(out_dir.glob("mpiprof-*.json"))
+    if not found:
+        raise RunFailed(
+            f"no profile: the program never reached MPI_Finalize under the {mpi.flavours.get(impl).title} "
+            f"profiler (not an MPI program, or linked with another MPI)"
+        )
+    try:
+        rec = json.loads(found[-1].read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise RunFailed(f"the profile {str(found[-1])!r} is unreadable: {e}") from e
+    topo = native.run_record("bandwall-topo", [])
+    rec["provenance"]["topology_digest"] = topo["provenance"]["topology_digest"]
+    rec["config"]["command"] = list(command)
+    return records.finish(rec)
+
+
+def _stderr_fd():
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL
+
+
+def call_rows(rec: dict) -> list[list]:
+    r = rec["result"]
+    total = sum(c["time_s"] for c in r["calls"]) or 1.0
+    rows = []
+    for c in sorted(r["calls"], key=lambda c: -c["time_s"]):
+        avg = c["bytes"] / c["count"] if c["count"] else 0
+        rows.append(
+            [c["name"], c["count"], c["bytes"], round(avg), c["time_s"] * 1e6, 100.0 * c["time_s"] / total]
+        )
+    return rows
+
+
+CALL_COLUMNS = ["call", "count", "bytes", "avg size", "time us", "time %"]
+
+
+def csv_rows(recs: list[dict]) -> tuple[list[str], list[list]]:
+    return ["id", *CALL_COLUMNS], [[rec.get("id", "")] + row for rec in recs for row in call_rows(rec)]

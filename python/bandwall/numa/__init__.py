@@ -1,0 +1,1 @@
+"""NUMA placement: the numa-check experiment, the placement matrix, page placement."""

@@ -1,0 +1,1 @@
+"""Pinning the threads of unmodified programs (bandwall-pin and its library)."""
