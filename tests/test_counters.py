@@ -232,12 +232,15 @@ def test_report_section_counts_around_one_stream_run(run_bandwall, tmp_path):
         "report", "--sections", "counters", "--quick", "--no-store", "--out", tmp_path, "--format", "json"
     )
     assert p.returncode == 0, p.stderr
-    doc = json.loads((tmp_path / "report.json").read_text())
-    sec = doc["sections"]["counters"]
-    assert sec["status"] == "ok", sec
-    names = {row[1]: row[2] for row in sec["data"]["rows"]}
+    *recs, report = json.loads(p.stdout)  # the report's records, the report record last
+    sec = report["result"]["sections"][0]
+    assert sec["name"] == "counters" and sec["status"] == "ok", sec
+    from bandwall.views.counters import rows
+
+    (rec,) = recs
+    names = {row[1]: row[2] for row in rows(rec["counters"])}
     assert names["page_faults"] > 0 and names["task_clock_s"] > 0
-    hardware = [row for row in sec["data"]["rows"] if row[0] == "hardware"]
+    hardware = [row for row in rows(rec["counters"]) if row[0] == "hardware"]
     assert hardware and all(
         isinstance(v, (int, float)) or v.startswith("unavailable: ") for _, _, v in hardware
     )

@@ -31,19 +31,22 @@ def section(monkeypatch):
 def test_section_collects_renders_and_draws(section, tmp_path):
     out = io.StringIO()
     ctx = Context(quick=True, out=tmp_path, console=Console(file=out, width=140), threads=1)
-    data = section.collect(ctx)
-    recs = data["records"]
+    section.collect(ctx)
+    data = section.build(ctx, ctx.records)
+    recs = data["records"]  # the median run of each variant
     assert [(r["config"]["init"], r["config"]["schedule"]) for r in recs] == iso3dfd.ABLATION
-    assert len(ctx.records) == 4
-    for r in recs:
+    assert len(ctx.records) == 4 * 3  # three rounds, the variants alternating
+    assert [row[:2] for row in data["spreads"]] == [list(v) for v in iso3dfd.ABLATION]
+    assert all("3 rounds" in row[2] for row in data["spreads"])
+    for r in ctx.records:
         records.validate(r)
         roof = r["result"]["roofline"]
         assert roof["memory_bound_mpoints_per_s"] == pytest.approx(1000.0)
         assert roof["incore_bound_mpoints_per_s"] == pytest.approx(2000.0)
         assert roof["percent_of_memory_bound"] == pytest.approx(r["result"]["mpoints_per_s"] / 10)
     # Every run checks itself; one is also verified against the plain reference.
-    assert all(r["validation"]["checked"] is True for r in recs)
-    assert sum(1 for r in recs if "max_abs_error" in r["validation"]) == 1
+    assert all(r["validation"]["checked"] is True for r in ctx.records)
+    assert sum(1 for r in ctx.records if "max_abs_error" in r["validation"]) == 1 == len(data["checked"])
     section.terminal(ctx, data)
     assert "first-touch" in out.getvalue() and "serial" in out.getvalue()
     page = section.html(ctx, data)

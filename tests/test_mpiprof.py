@@ -334,12 +334,25 @@ def test_report_section(run_bandwall, tmp_path):
     if not mpi.available():
         pytest.skip("bandwall was built without MPI")
     out = tmp_path / "rep"
-    p = run_bandwall("report", "--sections", "mpiprof", "--no-store", "--out", out, env=ENV, timeout=300)
+    p = run_bandwall(
+        "report",
+        "--sections",
+        "mpiprof",
+        "--no-store",
+        "--out",
+        out,
+        "--format",
+        "json",
+        env=ENV,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
-    doc = json.loads((out / "report.json").read_text())
-    sec = doc["sections"]["mpiprof"]
+    *recs, report = json.loads(p.stdout)  # the report's records, the report record last
+    sec = report["result"]["sections"][0]
     assert sec["status"] == "ok", sec.get("reason")
-    rec = sec["data"]["record"]
+    rec = recs[-1]
+    assert "libbandwall-mpiprof: wrote" in rec["result"]["output"]  # the program's output, kept in the record
+    assert "libbandwall-mpiprof" not in p.stderr
     assert rec["tool"] == "mpiprof" and rec["config"]["ranks"] == 2
     by = calls(rec)
     assert by["MPI_Send"]["count"] == by["MPI_Recv"]["count"] > 0

@@ -1,9 +1,11 @@
 """`bandwall report`: sections from the registry, unavailable and failed sections, the terminal
-summary, one self-contained HTML page and report.json; the topology section and the plot helpers."""
+summary, one self-contained HTML page, the report record and --from-db; the topology section and
+the plot helpers."""
 
 from __future__ import annotations
 
 import base64
+import copy
 import csv
 import io
 import json
@@ -58,6 +60,8 @@ class FakeSection:
     def collect(self, ctx):
         if self.raises:
             raise self.raises
+
+    def build(self, ctx, recs):
         return {"answer": 42}
 
     def terminal(self, ctx, data):
@@ -81,9 +85,25 @@ def fake(monkeypatch):
     return add
 
 
+def report_of(stdout: str) -> tuple[list[dict], dict]:
+    """The records a report printed with --format json, and its report record (the last)."""
+    recs = json.loads(stdout)
+    assert recs[-1]["tool"] == "report"
+    return recs[:-1], recs[-1]
+
+
+def sections_of(report: dict) -> dict[str, dict]:
+    return {s["name"]: s for s in report["result"]["sections"]}
+
+
+def stored_report(db) -> dict:
+    with store.Store(db, readonly=True) as s:
+        return s.list(tool="report", limit=1)[0]
+
+
 def test_topology_report_is_one_self_contained_page(tmp_path, run_bandwall):
     out = tmp_path / "rep"
-    proc = run_bandwall("report", "--sections", "topology", "--no-store", "--out", out)
+    proc = run_bandwall("report", "--sections", "topology", "--no-store", "--out", out, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     page = (out / "index.html").read_text()
     assert "http" not in page.lower()
@@ -101,14 +121,17 @@ def test_topology_report_is_one_self_contained_page(tmp_path, run_bandwall):
         head, data = src.split(",", 1)
         assert head == "data:image/png;base64"
         assert base64.b64decode(data).startswith(PNG_MAGIC)
-    doc = json.loads((out / "report.json").read_text())
-    topo = doc["sections"]["topology"]
-    assert topo["status"] == "ok" and topo["record_ids"] == [] and doc["record_ids"] == []
-    assert len(topo["data"]["numa_nodes"]) >= 1 and topo["data"]["cores"] >= 1
-    assert doc["sections_run"] == ["topology"] and doc["quick"] is False
-    assert doc["threads"] == len(os.sched_getaffinity(0))
-    assert doc["cpu_model"] == topo["data"]["cpu_model"]
-    assert "topology" in " ".join(parts.text).lower()
+    assert not (out / "report.json").exists()  # the records are the report's only data
+    recs, report = report_of(proc.stdout)
+    topo = sections_of(report)["topology"]
+    assert topo["status"] == "ok" and topo["record_ids"] == [] and "id" not in report
+    assert [r["tool"] for r in recs] == ["topo"] and len(recs[0]["result"]["numa_nodes"]) >= 1
+    assert report["config"]["sections"] == ["topology"] and report["config"]["quick"] is False
+    assert report["config"]["threads"] == len(os.sched_getaffinity(0))
+    assert report["provenance"]["topology_digest"] == recs[0]["provenance"]["topology_digest"]
+    text = " ".join(parts.text)
+    assert "topology" in text.lower() and "What to do on this machine" in text
+    assert "does not matter here" in text or "NUMA placement" in text
 
 
 def test_report_stores_its_records(tmp_path, run_bandwall):
@@ -128,27 +151,28 @@ def test_report_stores_its_records(tmp_path, run_bandwall):
         "json",
     )
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads(proc.stdout)
-    assert doc == json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert doc["quick"] is True and doc["threads"] == 1 and doc["store"] == str(db)
+    recs, report = report_of(proc.stdout)
+    assert report["config"]["quick"] is True and report["config"]["threads"] == 1
     with store.Store(db, readonly=True) as s:
         stored = s.list(oldest_first=True)
-    assert [r["id"] for r in stored] == doc["record_ids"] == doc["sections"]["topology"]["record_ids"]
-    assert [r["tool"] for r in stored] == ["topo"]
-    assert stored[0]["result"]["numa_nodes"] == doc["sections"]["topology"]["data"]["numa_nodes"]
+    assert [r["tool"] for r in stored] == ["topo", "report"]
+    assert [r["id"] for r in recs] == [stored[0]["id"]] == sections_of(report)["topology"]["record_ids"]
+    assert report["id"] == stored[1]["id"] and stored[1]["result"] == report["result"]
+    assert stored[0]["result"]["numa_nodes"] == recs[0]["result"]["numa_nodes"]
 
 
 def test_unavailable_section_is_shown_and_the_report_goes_on(tmp_path, capsys, fake):
     fake(FakeSection(Unavailable("no widget on this machine")))
     out = tmp_path / "rep"
-    code, stdout, stderr = inproc(capsys, "report", "--sections", "fake,topology", "--no-store", "--out", out)
+    db = tmp_path / "u.db"
+    code, stdout, stderr = inproc(capsys, "report", "--sections", "fake,topology", "--db", db, "--out", out)
     assert code == 0, stderr
-    doc = json.loads((out / "report.json").read_text())
-    assert list(doc["sections"]) == ["fake", "topology"]  # the registry's order (fake: order 5)
-    assert doc["sections"]["fake"]["status"] == "unavailable"
-    assert doc["sections"]["fake"]["reason"] == "no widget on this machine"
-    assert doc["sections"]["fake"]["data"] == {}
-    assert doc["sections"]["topology"]["status"] == "ok"
+    secs = sections_of(stored_report(db))
+    assert list(secs) == ["fake", "topology"]  # the registry's order (fake: order 5)
+    assert secs["fake"]["status"] == "unavailable"
+    assert secs["fake"]["reason"] == "no widget on this machine"
+    assert secs["fake"]["record_ids"] == []
+    assert secs["topology"]["status"] == "ok"
     page_text = " ".join(PageParts((out / "index.html").read_text()).text)
     assert "unavailable: no widget on this machine" in page_text
     assert "unavailable: no widget on this machine" in stdout
@@ -159,8 +183,6 @@ def test_a_section_that_works_is_printed_and_rendered(tmp_path, capsys, fake):
     code, stdout, _ = inproc(capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path)
     assert code == 0
     assert "the answer is 42" in stdout
-    doc = json.loads((tmp_path / "report.json").read_text())
-    assert doc["sections"]["fake"]["data"] == {"answer": 42}
     assert '<td class="num">42</td>' in (tmp_path / "index.html").read_text()
 
 
@@ -174,15 +196,14 @@ def test_a_section_that_works_is_printed_and_rendered(tmp_path, capsys, fake):
 )
 def test_failed_section_keeps_the_report_and_exits_1(tmp_path, capsys, fake, section, reason):
     fake(section)
-    code, _, stderr = inproc(
+    code, stdout, stderr = inproc(
         capsys, "report", "--sections", "topology,fake", "--no-store", "--out", tmp_path, "--format", "json"
     )
     assert code == 1
     assert stderr.strip().splitlines()[-1].startswith("bandwall: error: 1 section(s) failed: fake")
-    doc = json.loads((tmp_path / "report.json").read_text())
-    assert doc["sections"]["fake"]["status"] == "failed"
-    assert doc["sections"]["fake"]["reason"] == reason
-    assert doc["sections"]["topology"]["status"] == "ok"
+    secs = sections_of(report_of(stdout)[1])
+    assert secs["fake"]["status"] == "failed" and secs["fake"]["reason"] == reason
+    assert secs["topology"]["status"] == "ok"
     assert f"failed: {reason}" in " ".join(PageParts((tmp_path / "index.html").read_text()).text)
 
 
@@ -195,10 +216,12 @@ class Recording(FakeSection):
 
     def collect(self, ctx):
         for r in self.recs:
-            ctx.save(r)
+            ctx.save(copy.deepcopy(r))
         if self.then:
             raise self.then
-        return {"answer": len(self.recs)}
+
+    def build(self, ctx, recs):
+        return {"answer": len(recs)}
 
 
 def csv_rows(text: str) -> list[dict]:
@@ -251,8 +274,6 @@ def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_recor
     )
     assert code == 0, stderr
     rows = csv_rows(stdout)
-    doc = json.loads((out / "report.json").read_text())  # written as with --format json
-    assert list(doc["sections"]) == ["topology", "fake"]
     assert "Fake widget" in " ".join(PageParts((out / "index.html").read_text()).text)
     assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
         ("topology", "ok", "topo"),
@@ -262,21 +283,14 @@ def test_csv_format_prints_one_row_per_record(tmp_path, capsys, fake, make_recor
     ]
     if stored:
         with store.Store(db, readonly=True) as s:
-            stored_ids = [r["id"] for r in s.list(oldest_first=True)]
-        assert [int(r["record_id"]) for r in rows] == doc["record_ids"] == stored_ids
-        assert [int(r["record_id"]) for r in rows[1:]] == doc["sections"]["fake"]["record_ids"]
+            stored_recs = s.list(oldest_first=True)
+        assert [int(r["record_id"]) for r in rows] == [r["id"] for r in stored_recs[:-1]]
+        assert [int(r["record_id"]) for r in rows[1:]] == sections_of(stored_recs[-1])["fake"]["record_ids"]
     else:
-        assert [r["record_id"] for r in rows] == ["", "", "", ""] and doc["record_ids"] == []
+        assert [r["record_id"] for r in rows] == ["", "", "", ""]
     topo, st, sw, iso = rows
-    assert (topo["name"], topo["metric"], topo["unit"]) == (
-        doc["sections"]["topology"]["data"]["cpu_model"],
-        "cores",
-        "cores",
-    )
-    assert (
-        int(topo["value"]) == doc["sections"]["topology"]["data"]["cores"]
-        and topo["passed"] == "not applicable"
-    )
+    assert (topo["metric"], topo["unit"], topo["passed"]) == ("cores", "cores", "not applicable")
+    assert int(topo["value"]) >= 1
     assert topo["threads"] == ""  # topo runs no threads
     assert (st["name"], st["threads"], st["metric"], float(st["value"]), st["unit"], st["passed"]) == (
         "triad",
@@ -334,13 +348,16 @@ def test_csv_format_keeps_failed_and_stopped_sections_records(tmp_path, capsys, 
     )
     assert code == 130
     rows = csv_rows(stdout)
-    doc = json.loads((tmp_path / "b" / "report.json").read_text())
-    assert list(doc["sections"]) == ["topology"]
+    report = stored_report(tmp_path / "s.db")
+    assert list(sections_of(report)) == ["topology"] and report["result"]["stopped"].startswith(
+        "stopped by SIGINT"
+    )
     assert [(r["section"], r["section_status"], r["tool"]) for r in rows] == [
         ("topology", "ok", "topo"),
         ("fake", "stopped", "peak"),
     ]
-    assert [int(r["record_id"]) for r in rows] == doc["record_ids"]
+    with store.Store(tmp_path / "s.db", readonly=True) as s:
+        assert [int(r["record_id"]) for r in rows] == [r["id"] for r in s.list(oldest_first=True)[:-1]]
     assert (rows[1]["name"], rows[1]["metric"], float(rows[1]["value"]), rows[1]["unit"]) == (
         "avx2",
         "total_gflops_dp",
@@ -383,7 +400,13 @@ def test_sections_come_from_the_registry_in_order():
     orders = [getattr(s, "order", 100) for _, s in loaded]
     assert orders == sorted(orders)
     for _, s in loaded:
-        assert callable(s.collect) and callable(s.terminal) and callable(s.html) and s.title
+        assert (
+            callable(s.collect)
+            and callable(s.build)
+            and callable(s.terminal)
+            and callable(s.html)
+            and s.title
+        )
 
 
 def test_save_without_a_store_keeps_the_record(tmp_path, make_record):
@@ -398,7 +421,7 @@ def test_save_without_a_store_keeps_the_record(tmp_path, make_record):
     assert ctx.record_ids == [rid] and len(ctx.records) == 2
 
 
-def test_report_json_has_no_nan_and_plain_types():
+def test_json_output_has_no_nan_and_plain_types():
     import numpy as np
 
     doc = render.plain({"a": np.float64(1.5), "b": float("nan"), "c": np.arange(3), "d": {1: (4,)}})
@@ -437,8 +460,81 @@ def test_interrupt_keeps_finished_sections_and_their_records(tmp_path, capsys, f
         .splitlines()[-1]
         .startswith(f"bandwall: error: stopped by {signame} after 1 of 2 sections")
     )
-    doc = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert list(doc["sections"]) == ["topology"] and doc["stopped"].startswith(f"stopped by {signame}")
+    report = stored_report(db)
+    assert list(sections_of(report)) == ["topology"] and report["result"]["stopped"].startswith(
+        f"stopped by {signame}"
+    )
     with store.Store(db, readonly=True) as s:
-        assert [r["id"] for r in s.list()] == doc["record_ids"] != []
+        assert [r["tool"] for r in s.list(oldest_first=True)] == ["topo", "report"]
     assert signal.getsignal(signal.SIGTERM) == handler  # the report's SIGTERM handler is gone
+
+
+def test_from_db_rebuilds_the_page_from_the_records(tmp_path, capsys, fake, make_record):
+    fake(Recording([make_record("stream", config={"kernel": "triad", "threads": 2})]))
+    db = tmp_path / "f.db"
+    code, first, stderr = inproc(
+        capsys,
+        "report",
+        "--sections",
+        "topology,fake",
+        "--db",
+        db,
+        "--out",
+        tmp_path / "a",
+        "--format",
+        "json",
+    )
+    assert code == 0, stderr
+    recs, report = report_of(first)
+    with store.Store(db, readonly=True) as s:
+        count = s.count()
+    code, again, stderr = inproc(
+        capsys, "report", "--from-db", "--db", db, "--out", tmp_path / "b", "--format", "json"
+    )
+    assert code == 0, stderr
+    assert json.loads(again) == [*recs, report]  # the same records, the same report record
+    with store.Store(db, readonly=True) as s:
+        assert s.count() == count  # nothing run, nothing stored
+    code, table, stderr = inproc(capsys, "report", "--from-db", "--db", db, "--out", tmp_path / "c")
+    assert code == 0, stderr
+    assert f"rebuilt from report record {report['id']}" in table and "the answer is 1" in table
+    assert table.index("What to do on this machine") < table.index("Fake widget")
+    page = " ".join(PageParts((tmp_path / "c" / "index.html").read_text()).text)
+    assert "What to do on this machine" in page and "Fake widget" in page
+
+
+def _empty_file(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _stream_only(path: Path, make_record) -> None:
+    with store.Store(path) as s:
+        s.add(make_record())
+
+
+@pytest.mark.parametrize(
+    "prepare, args, fragment",
+    [
+        (None, [], "does not exist"),
+        (_empty_file, [], "has no records at all (run bandwall report first)"),
+        (_stream_only, [], "has no report record among its records"),
+        (
+            _stream_only,
+            ["--quick"],
+            "--from-db runs nothing and reads the stored report as it was: drop --quick",
+        ),
+        (_stream_only, ["--sections", "topology"], "drop --sections"),
+        (_stream_only, ["--no-store"], "drop --no-store"),
+    ],
+)
+def test_from_db_bad_input(tmp_path, run_bandwall, make_record, prepare, args, fragment):
+    db = tmp_path / "x.db"
+    if prepare is _stream_only:
+        prepare(db, make_record)
+    elif prepare is not None:
+        prepare(db)
+    proc = run_bandwall("report", "--from-db", "--db", db, "--out", tmp_path / "rep", *args)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and fragment in lines[0], proc.stderr
+    assert proc.stdout == "" and not (tmp_path / "rep").exists()

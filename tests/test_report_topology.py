@@ -57,7 +57,8 @@ def test_spans_of_a_cache_shared_by_non_adjacent_cores():
 
 def test_section_collects_prints_and_renders(ctx, section):
     sec = section
-    data = sec.collect(ctx)
+    sec.collect(ctx)
+    data = sec.build(ctx, ctx.records)
     assert len(ctx.records) == 1 and ctx.records[0]["tool"] == "topo"
     assert data == ctx.records[0]["result"]
     sec.terminal(ctx, data)

@@ -55,8 +55,15 @@ def plan(command: list[str], out_dir: Path) -> tuple[list[str], dict[str, str], 
     return [command[0], *mpi.pass_env(kind, env), *command[1:]], {}, impl
 
 
-def run(command: list[str], out: str | None = None, timeout: float | None = None) -> dict:
-    """Profiles command; returns the finished record (result.text_report names the text file)."""
+OUTPUT_KEPT = 4096  # characters of a captured program's output kept in its record
+
+
+def run(
+    command: list[str], out: str | None = None, timeout: float | None = None, capture: bool = False
+) -> dict:
+    """Profiles command; returns the finished record (result.text_report names the text file).
+    The program's own output goes to stderr, or with capture into the record (result.output, its
+    last OUTPUT_KEPT characters, stdout and stderr merged), so a caller's terminal stays its own."""
     base = Path(out) if out else reports_dir()
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -68,13 +75,24 @@ def run(command: list[str], out: str | None = None, timeout: float | None = None
     env.update(extra_env)
     try:
         # The program's own output goes to stderr: stdout carries the record.
-        proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, stdout=_stderr_fd(), timeout=timeout)
+        proc = subprocess.run(
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE if capture else _stderr_fd(),
+            stderr=subprocess.STDOUT if capture else None,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired as e:
         raise RunFailed(f"{command[0]} did not finish within {timeout:.0f} s") from e
     except OSError as e:
         raise UsageError(f"cannot run {command[0]!r}: {e.strerror}") from e
+    output = proc.stdout.decode(errors="replace")[-OUTPUT_KEPT:] if capture else None
     if proc.returncode != 0:
-        raise RunFailed(f"{' '.join(command)} exited with code {proc.returncode}")
+        last = output.strip().splitlines()[-1:] if output else []
+        raise RunFailed(
+            f"{' '.join(command)} exited with code {proc.returncode}" + (f": {last[0]}" if last else "")
+        )
     found = sorted(out_dir.glob("mpiprof-*.json"))
     if not found:
         raise RunFailed(
@@ -88,6 +106,8 @@ def run(command: list[str], out: str | None = None, timeout: float | None = None
     topo = native.run_record("bandwall-topo", [])
     rec["provenance"]["topology_digest"] = topo["provenance"]["topology_digest"]
     rec["config"]["command"] = list(command)
+    if output is not None:
+        rec["result"]["output"] = output
     return records.finish(rec)
 
 

@@ -1,5 +1,5 @@
-"""The report's files: one self-contained HTML page (DIR/index.html) and DIR/report.json; and
-report_csv(), the report's records as CSV (one row per record, for a spreadsheet).
+"""The report's file: one self-contained HTML page (DIR/index.html); and report_csv(), the report's
+records as CSV (one row per record, for a spreadsheet). The records are the report's only data.
 
 Sections build their HTML fragments with html_table(), facts() and note() (which escape what they
 show), bandwall.report.plots.img_tag() and figures() (plots side by side); the page puts them in the template templates/report.html.j2,
@@ -25,8 +25,6 @@ from markupsafe import Markup
 from bandwall.core import records
 from bandwall.core.errors import UsageError
 from bandwall.report import FAILED, OK, Context, Outcome
-
-REPORT_FORMAT = 1
 
 
 def html_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> str:
@@ -77,7 +75,10 @@ def section_html(ctx: Context, section: Any, outcome: Outcome) -> str:
     return note(f"{outcome.status}: {outcome.reason}", "warn" if outcome.status != FAILED else "bad")
 
 
-def page(ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], meta: dict) -> str:
+def page(
+    ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], meta: dict, first: dict
+) -> str:
+    """The page: first (a block of name, title and body: the recommendations) then each section."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("bandwall.report", "templates"),
         autoescape=True,
@@ -95,16 +96,17 @@ def page(ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], m
         }
         for (_, s), o in zip(chosen, outcomes)
     ]
-    return env.get_template("report.html.j2").render(meta=meta, sections=blocks, record_ids=ctx.record_ids)
-
-
-def report_json(ctx: Context, outcomes: list[Outcome], meta: dict) -> dict:
-    return {
-        "report_format": REPORT_FORMAT,
-        **meta,
-        "sections": {o.name: o.to_json() for o in outcomes},
-        "record_ids": list(ctx.record_ids),
+    head = {
+        "status": OK,
+        "reason": "",
+        "seconds": 0.0,
+        "record_ids": [],
+        **first,
+        "body": Markup(first["body"]),
     }
+    return env.get_template("report.html.j2").render(
+        meta=meta, sections=[head, *blocks], record_ids=ctx.record_ids
+    )
 
 
 CSV_COLUMNS = [
@@ -206,15 +208,10 @@ def csv_row(section: str, status: str, record_id: int | None, rec: dict) -> list
 def report_csv(ctx: Context, outcomes: list[Outcome], stopped_section: str | None = None) -> str:
     """One row per record of the report, in the order it made them (CSV_COLUMNS). The records of a
     section a signal stopped (stopped_section: its name) follow with section_status "stopped"."""
-    rows = []
-    for o in outcomes:
-        for i, rec in enumerate(o.records):
-            rows.append(csv_row(o.name, o.status, o.record_ids[i] if i < len(o.record_ids) else None, rec))
+    rows = [csv_row(o.name, o.status, rec.get("id"), rec) for o in outcomes for rec in o.records]
     if stopped_section is not None:
-        done, done_ids = sum(len(o.records) for o in outcomes), sum(len(o.record_ids) for o in outcomes)
-        ids = ctx.record_ids[done_ids:]
-        for i, rec in enumerate(ctx.records[done:]):
-            rows.append(csv_row(stopped_section, STOPPED, ids[i] if i < len(ids) else None, rec))
+        done = sum(len(o.records) for o in outcomes)
+        rows += [csv_row(stopped_section, STOPPED, rec.get("id"), rec) for rec in ctx.records[done:]]
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(CSV_COLUMNS)

@@ -109,11 +109,13 @@ def header(con: Console, meta: dict) -> None:
         ),
         highlight=False,
     )
+    if meta.get("rebuilt"):
+        con.print(meta["rebuilt"], highlight=False, markup=False)
     if meta.get("stopped"):
         con.print(f"[bold red]{meta['stopped']}[/]", highlight=False)
 
 
-def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html: Path, data: Path) -> None:
+def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html: Path) -> None:
     t = Table(title="Sections", title_justify="left")
     for c in ("section", "status", "time", "records"):
         t.add_column(c, justify="right" if c == "time" else "left")
@@ -127,7 +129,12 @@ def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html
     con.print()
     con.print(t)
     con.print(f"HTML page:   {html}", highlight=False)
-    con.print(f"data:        {data}", highlight=False)
+    if meta.get("report_id") is not None:
+        con.print(
+            f"report:      record {meta['report_id']} (bandwall report --from-db --db {meta['store']} "
+            "rebuilds this page)",
+            highlight=False,
+        )
     if ctx.record_ids:
         con.print(
             f"records:     {len(ctx.record_ids)} stored in {meta['store']} "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bandwall.core import records
 from bandwall.kernels import balance, stream
 from bandwall.output import table
-from bandwall.report import Context, plots, sections
+from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.balance import APP_COLUMNS, app_rows, summary_lines
 
@@ -22,7 +22,7 @@ class BalanceSection:
     title = "Machine balance (bytes per flop)"
     order = 25
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         s = _best_stream_record(ctx)
         if s is None:
             ctx.step(f"stream triad on {ctx.threads} cores")
@@ -31,13 +31,16 @@ class BalanceSection:
         ctx.step("FMA peak, double and single precision")
         p = balance.run_peak(threads=ctx.threads, **(QUICK_PEAK if ctx.quick else {}))
         ctx.save(p)
-        rec = balance.balance_record(s, p)
-        ctx.save(rec)
+        ctx.save(balance.balance_record(s, p))
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        rec = last_of(recs, "balance")
+        c = rec["config"]
         return {
             **rec["result"],
-            "kernel": s["config"]["kernel"],
-            "stream_threads": s["config"]["threads"],
-            "isa": p["config"]["isa"],
+            "kernel": c["kernel"],
+            "stream_threads": c["stream_threads"],
+            "isa": c["isa"],
         }
 
     def terminal(self, ctx: Context, data: dict) -> None:

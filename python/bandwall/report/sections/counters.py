@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bandwall.kernels import stream
 from bandwall.output import table
-from bandwall.report import Context, sections
+from bandwall.report import Context, last_of, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.counters import rows
 
@@ -17,12 +17,14 @@ class CountersSection:
     title = "Counters around a stream run"
     order = 30
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         ctx.step(f"stream triad on {ctx.threads} cores, counting group {GROUP}")
-        rec = stream.run("triad", threads=ctx.threads, reps=5 if ctx.quick else 20, counters=GROUP)
-        ctx.save(rec)
+        ctx.save(stream.run("triad", threads=ctx.threads, reps=5 if ctx.quick else 20, counters=GROUP))
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        rec = last_of(recs, "stream")
         return {
-            "group": GROUP,
+            "group": rec["counters"].get("group", GROUP),
             "eventset": rec["counters"].get("eventset"),
             "threads": rec["config"]["threads"],
             "best_GBps": rec["result"]["best_GBps"],

@@ -8,12 +8,12 @@ from bandwall.core.errors import Unavailable
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
 from bandwall.output import table
-from bandwall.report import Context, engine_plot, plots, sections
+from bandwall.report import Context, engine_plot, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.engine import SWEEP_COLUMNS, sweep_rows
 
 QUICK_KERNELS = ("triad",)
-QUICK_REPS = 3
+QUICK_REPS = 4  # 3 timed (the first is dropped)
 FULL_REPS = 10
 
 
@@ -21,7 +21,7 @@ class EngineSection:
     title = "Copy-engine pipelining (CPU only against engine + CPU)"
     order = 60
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         here = engine.availability()
         name = "dsa" if here.get("dsa") == "available" else "helper"
         if here.get(name) != "available":
@@ -54,13 +54,18 @@ class EngineSection:
             ids,
         )
         ctx.save(rec)
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        rec = last_of(recs, "engine-sweep")
+        c = rec["config"]
         cut = ""
         if ctx.quick:
             cut = (
-                f"quick: triad only, 1 compute core, strategy all, {reps} repetitions "
-                f"(full: triad, scale and dot on 1..{ctx.threads} cores, both strategies, {FULL_REPS} repetitions)"
+                f"quick: {', '.join(c['kernels'])} only, {c['cores'][-1]} compute core(s), strategy "
+                f"{', '.join(c['strategies'])}, {c['reps']} repetitions (full: triad, scale and dot on "
+                f"1..{ctx.threads} cores, both strategies, {FULL_REPS} repetitions)"
             )
-        return {"record": rec, "engine": name, "engines_here": here, "cut": cut}
+        return {"record": rec, "engine": c["engine"], "engines_here": c.get("engines_here", {}), "cut": cut}
 
     def terminal(self, ctx: Context, data: dict) -> None:
         rec = data["record"]

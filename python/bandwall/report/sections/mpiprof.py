@@ -9,7 +9,7 @@ from bandwall.core.errors import Unavailable
 from bandwall.mpi import flavours as mpi
 from bandwall.mpi import mpiprof
 from bandwall.output import table
-from bandwall.report import Context, plots, sections
+from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, figures, html_table, note
 
 
@@ -22,6 +22,7 @@ def _small_run() -> dict:
     return mpiprof.run(
         [*mpi.launcher(impl, 2), exe, "--max-size", "64K", "--reps", "1", "--max-iterations", "100"],
         timeout=120,
+        capture=True,
     )
 
 
@@ -29,15 +30,19 @@ class MpiprofSection:
     title = "MPI communication profile"
     order = 80
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         stored = ctx.store.list(tool="mpiprof", limit=1) if ctx.store is not None else []
         if stored:
-            rec = stored[0]
+            ctx.use(stored[0])
         else:
             ctx.step("profiling bandwall's MPI ping-pong on 2 ranks")
-            rec = _small_run()
-            rec["id"] = ctx.save(rec)
-        return {"record": rec}
+            ctx.save(_small_run())
+        pingpong = ctx.store.list(tool="mpi-pingpong", limit=1) if ctx.store is not None else []
+        if pingpong:  # a rail model for the advice on rails
+            ctx.use(pingpong[0])
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        return {"record": last_of(recs, "mpiprof")}
 
     def terminal(self, ctx: Context, data: dict) -> None:
         rec = data["record"]

@@ -14,12 +14,13 @@ from bandwall.core.errors import Unavailable
 from bandwall.core.fom import Fom
 from bandwall.output import table
 from bandwall.pinning import pin
-from bandwall.report import Context, sections
+from bandwall.report import Context, of_tool, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.report.spread import NOISE, Spread
 
-FULL = {"rounds": 3, "args": ["60", "200000"]}
-QUICK = {"rounds": 1, "args": ["20", "100000"]}
-COLUMNS = ["mode", "what", "median runs/s", "rounds"]
+FULL = {"rounds": 5, "args": ["60", "200000"]}
+QUICK = {"rounds": 3, "args": ["20", "100000"]}
+COLUMNS = ["mode", "what", "median runs/s", "min", "max", "rounds"]
 # Spin policies compared: (key, --spin word, title)
 SPINS = (
     ("passive", "passive", "idle threads sleep at once (passive)"),
@@ -29,26 +30,31 @@ SPINS = (
 
 def rows(data: dict) -> list[list]:
     return [
-        [name, m["title"], m["value"], " ".join(f"{v:.3g}" for v in m["rounds"])]
+        [name, m["title"], m["value"], min(m["rounds"]), max(m["rounds"]), len(m["rounds"])]
         for name, m in data["modes"].items()
     ]
 
 
-def ratio(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2f}x"
+def ratio(r: dict, a: str, b: str) -> str:
+    """How mode a compares with mode b: their ratio when their rounds do not overlap, else noise."""
+    sa, sb = (Spread.of(r["modes"][m]["rounds"]) for m in (a, b))
+    return (
+        f"{sa.ratio(sb):.2f}x as fast as"
+        if sa.apart_from(sb)
+        else f"({NOISE}) {sa.ratio(sb):.2f}x as fast as"
+    )
 
 
 class PinningSection:
     title = "Pinning (PGI's MP_BIND experiment: bound, one CPU, unbound)"
     order = 70
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         if len(os.sched_getaffinity(0)) < 2:
             raise Unavailable("one CPU only: binding threads apart needs two")
         plan = QUICK if ctx.quick else FULL
         fom = Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
-        out = {}
-        for key, spin, _ in SPINS:
+        for _, spin, _ in SPINS:
             ctx.step(f"pin --compare on the OpenMP probe, spin {spin}")
             rec = pin.compare(
                 [native.executable("bandwall-pin-probe"), *plan["args"]],
@@ -58,8 +64,12 @@ class PinningSection:
                 timeout=60,
             )
             ctx.save(rec)
-            out[key] = rec["result"]
-        return out
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        found = of_tool(recs, "pin-compare")
+        if len(found) != len(SPINS):
+            raise KeyError(f"{len(SPINS)} pin-compare records expected, {len(found)} found")
+        return {key: rec["result"] for (key, _, _), rec in zip(SPINS, found)}
 
     def terminal(self, ctx: Context, data: dict) -> None:
         for key, _, title in SPINS:
@@ -78,11 +88,12 @@ class PinningSection:
 def summary(data: dict) -> str:
     passive, spin = data["passive"], data["spin"]
     return (
-        f"With idle threads sleeping, one thread per CPU runs {ratio(passive['bound_over_one_cpu'])} as fast "
-        "as every thread on one CPU: what sharing a CPU costs (PGI's MP_BIND example: NPB FT 1232 against 684 Mop/s, "
-        f"1.8x); {ratio(passive['bound_over_unbound'])} as fast as unbound. With PGI's default spin the "
-        f"gap is {ratio(spin['bound_over_one_cpu'])}: a thread spinning at a barrier holds the CPU the "
-        "thread it waits for needs (MP_SPIN); bound threads on CPUs of their own lose nothing by spinning."
+        f"With idle threads sleeping, one thread per CPU runs {ratio(passive, 'bound', 'one-cpu')} every "
+        "thread on one CPU: what sharing a CPU costs (PGI's MP_BIND example: NPB FT 1232 against 684 Mop/s, "
+        f"1.8x); {ratio(passive, 'bound', 'unbound')} unbound. With PGI's default spin it runs "
+        f"{ratio(spin, 'bound', 'one-cpu')} every thread on one CPU: a thread spinning at a barrier holds "
+        "the CPU the thread it waits for needs (MP_SPIN); bound threads on CPUs of their own lose nothing "
+        f"by spinning. A ratio marked {NOISE} is within the spread of the rounds: not a finding."
     )
 
 

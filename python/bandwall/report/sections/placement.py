@@ -10,13 +10,13 @@ from bandwall.core.topo import topology
 from bandwall.kernels import iso3dfd, stream
 from bandwall.numa import numa_check, numa_matrix
 from bandwall.output import table
-from bandwall.report import Context, plots, sections
+from bandwall.report import Context, last_of, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views import numa_check as numacheck_view
 from bandwall.views import numa_matrix as numamatrix_view
 from bandwall.views.place import page_map_rows
 
-QUICK = {"grid": (144, 144, 144), "iters": 3, "rounds": 1, "size": "64M", "reps": 3}
+QUICK = {"grid": (144, 144, 144), "iters": 3, "rounds": 3, "size": "64M", "reps": 4}
 FULL = {"grid": (272, 272, 272), "iters": 5, "rounds": 3, "size": "256M", "reps": 5}
 
 
@@ -24,7 +24,7 @@ class PlacementSection:
     title = "NUMA placement: numa-check, node matrix, memory objects"
     order = 40
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         p = QUICK if ctx.quick else FULL
         topo = topology()
         ctx.step("numa-check of iso3dfd: all nodes, one node, a process per node, interleaved")
@@ -36,19 +36,22 @@ class PlacementSection:
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
         matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], 1)
         ctx.save(matrix)
-        objects = {}
         for init in ("first-touch", "serial"):
             ctx.step(f"page map of iso3dfd with {init} initialisation")
-            rec = iso3dfd.run(p["grid"], p["iters"], threads=ctx.threads, init=init)
-            ctx.save(rec)
-            objects[f"iso3dfd, {init}"] = rec["placement"]["page_map"]
+            ctx.save(iso3dfd.run(p["grid"], p["iters"], threads=ctx.threads, init=init))
         ctx.step("page map of stream triad (first-touch)")
-        st = stream.run("triad", placement="first-touch", size=p["size"], reps=2)
-        ctx.save(st)
-        objects["stream triad, first-touch"] = st["placement"]["page_map"]
+        ctx.save(stream.run("triad", placement="first-touch", size=p["size"], reps=2))
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        objects = {
+            f"iso3dfd, {r['config']['init']}": r["placement"]["page_map"] for r in of_tool(recs, "iso3dfd")
+        }
+        for r in of_tool(recs, "stream"):
+            objects[f"stream {r['config']['kernel']}, first-touch"] = r["placement"]["page_map"]
+        p = QUICK if ctx.quick else FULL
         return {
-            "check": check["result"],
-            "matrix": matrix["result"],
+            "check": last_of(recs, "numa-check")["result"],
+            "matrix": last_of(recs, "numa-matrix")["result"],
             "objects": objects,
             "quick": ctx.quick,
             "params": {k: list(v) if isinstance(v, tuple) else v for k, v in p.items()},

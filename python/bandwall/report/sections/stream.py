@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from bandwall.kernels import stream, sweep
 from bandwall.output import table
-from bandwall.report import Context, plots, sections
+from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
+from bandwall.report.spread import Spread
 
 QUICK_KERNELS = ("triad",)
 QUICK_REPS = 5
@@ -15,7 +16,7 @@ BIND = "compact"
 
 
 def _cut(ctx: Context, kernels: list[str], reps: int) -> str:
-    if not ctx.quick:
+    if not ctx.quick or set(kernels) >= set(stream.kernel_names()):
         return ""
     skipped = [k for k in stream.kernel_names() if k not in kernels]
     return (
@@ -28,11 +29,10 @@ class StreamSection:
     title = "STREAM bandwidth, knee and surplus cores"
     order = 20
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         kernels = [k for k in stream.kernel_names() if not ctx.quick or k in QUICK_KERNELS]
         reps = QUICK_REPS if ctx.quick else FULL_REPS
         cores = list(range(1, ctx.threads + 1))
-        sweeps = []
         for k in kernels:
             recs, ids = [], []
             for n in cores:
@@ -42,25 +42,29 @@ class StreamSection:
                 recs.append(rec)
                 if rid is not None:
                     ids.append(rid)
-            srec = sweep.sweep_record(
-                k, recs, config={"bind": BIND, "placement": "first-touch"}, point_ids=ids
+            ctx.save(
+                sweep.sweep_record(k, recs, config={"bind": BIND, "placement": "first-touch"}, point_ids=ids)
             )
-            ctx.save(srec)
-            sweeps.append(
-                {
-                    "kernel": k,
-                    **srec["result"],
-                    "stores": srec["config"]["stores"],
-                    "size_per_array_bytes": srec["config"]["size_per_array_bytes"],
-                }
-            )
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        sweeps = [
+            {
+                "kernel": s["config"]["kernel"],
+                **s["result"],
+                "stores": s["config"]["stores"],
+                "size_per_array_bytes": s["config"]["size_per_array_bytes"],
+                "spreads": [Spread.of_stream(p).text() for p in _points(s, recs)],
+            }
+            for s in of_tool(recs, "sweep")
+        ]
         top = max(sweeps, key=lambda s: s["best_GBps"])
+        first = of_tool(recs, "sweep")[0]["config"]
         return {
             "sweeps": sweeps,
-            "reps": reps,
-            "bind": BIND,
-            "knee_share": sweep.DEFAULT_KNEE_SHARE,
-            "cut": _cut(ctx, kernels, reps),
+            "reps": first["reps"],
+            "bind": first.get("bind", BIND),
+            "knee_share": first.get("knee_share", sweep.DEFAULT_KNEE_SHARE),
+            "cut": _cut(ctx, [s["kernel"] for s in sweeps], first["reps"]),
             "best": {"kernel": top["kernel"], "cores": top["best_cores"], "GBps": top["best_GBps"]},
         }
 
@@ -78,6 +82,14 @@ class StreamSection:
                 ", ".join(f"{p['best_GBps']:.1f}" for p in s["points"]),
             ]
             for s in data["sweeps"]
+        ]
+
+    @staticmethod
+    def spread_rows(data: dict) -> list[list]:
+        return [
+            [s["kernel"], p["cores"], text]
+            for s in data["sweeps"]
+            for p, text in zip(s["points"], s["spreads"])
         ]
 
     COLUMNS = [
@@ -101,6 +113,7 @@ class StreamSection:
                 f"cores reaching {data['knee_share']:.0%} of the best",
             )
         )
+        ctx.console.print(table("Spread of each point", SPREAD_COLUMNS, self.spread_rows(data)))
         if data["cut"]:
             ctx.console.print(data["cut"])
 
@@ -126,8 +139,24 @@ class StreamSection:
         if data["cut"]:
             parts.append(note(data["cut"], "warn"))
         parts.append(html_table(self.COLUMNS, self.rows(data), caption="Core sweeps"))
+        parts.append(html_table(SPREAD_COLUMNS, self.spread_rows(data), caption="Spread of each point"))
         parts.append(plot(data))
         return "\n".join(parts)
+
+
+SPREAD_COLUMNS = ["kernel", "cores", "GB/s: median (min, max, timed repetitions)"]
+
+
+def _points(sweep_rec: dict, recs: list[dict]) -> list[dict]:
+    """The stream records of a sweep's points, in its points' order: by id when stored, else the
+    section's stream records of its kernel."""
+    ids = sweep_rec["result"].get("point_record_ids")
+    by_id = {r["id"]: r for r in recs if r.get("id") is not None}
+    if ids and all(i in by_id for i in ids):
+        found = [by_id[i] for i in ids]
+    else:
+        found = [r for r in of_tool(recs, "stream") if r["config"]["kernel"] == sweep_rec["config"]["kernel"]]
+    return sorted(found, key=lambda r: r["config"]["threads"])
 
 
 def plot(data: dict) -> str:

@@ -4,7 +4,7 @@ counters and DSA work queues of the machine (bandwall topo), drawn as a diagram 
 from __future__ import annotations
 
 from bandwall.core import topo
-from bandwall.report import Context, plots, sections
+from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views import topo as topo_view
 
@@ -145,11 +145,12 @@ class TopologySection:
     title = "Topology"
     order = 10
 
-    def collect(self, ctx: Context) -> dict:
+    def collect(self, ctx: Context) -> None:
         ctx.step("reading the machine with hwloc")
-        rec = topo.topology()
-        ctx.save(rec)
-        return rec["result"]
+        ctx.save(topo.topology())
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        return last_of(recs, "topo")["result"]
 
     def terminal(self, ctx: Context, data: dict) -> None:
         topo_view.render(ctx.console, {"result": data})

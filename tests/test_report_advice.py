@@ -1,0 +1,220 @@
+"""The report's first section: figures with their spread, and each recommendation read from
+synthetic records (knee found, no knee, within noise, efficiency flags, STREAM never compute-bound,
+history of earlier reports)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bandwall.report import advice, record
+from bandwall.report.advice import Evidence, Line
+from bandwall.report.spread import NOISE, Spread, compare
+
+
+@pytest.fixture
+def stream_rec(make_record):
+    def make(
+        kernel="triad", threads=1, median=20.0, lo=None, hi=None, rid=None, section_extra=None, **config
+    ):
+        rec = make_record(
+            "stream",
+            result={
+                "best_GBps": hi if hi is not None else median,
+                "median_GBps": median,
+                "min_GBps": lo if lo is not None else median,
+                "max_GBps": hi if hi is not None else median,
+                "dropped_reps": 1,
+                "bytes_per_element": 16.0 if kernel == "dot" else 24.0,
+                "flops_per_element": 0.0 if kernel == "copy" else 2.0,
+            },
+            config={"kernel": kernel, "threads": threads, "reps": 5, **config},
+        )
+        if rid is not None:
+            rec["id"] = rid
+        return rec
+
+    return make
+
+
+def sweep_of(make_record, kernel, points, share=0.95):
+    return make_record(
+        "sweep",
+        result={"points": [{"cores": p["config"]["threads"]} for p in points]},
+        config={"kernel": kernel, "knee_share": share},
+    )
+
+
+@pytest.mark.parametrize(
+    "a, b, apart",
+    [
+        ((10, 9, 11), (20, 19, 21), True),
+        ((10, 9, 11), (10.5, 10, 12), False),
+        ((10, 9, 11), (11.5, 11, 12), False),  # touching ranges: within noise
+        ((10, 10, 10), (10.1, 10.1, 10.1), True),
+    ],
+)
+def test_spread_apart_only_when_ranges_do_not_overlap(a, b, apart):
+    sa, sb = Spread(*a, rounds=3), Spread(*b, rounds=3)
+    assert sa.apart_from(sb) is apart and sb.apart_from(sa) is apart
+    assert (NOISE in compare(sa, sb, "a", "b")) is not apart
+
+
+def test_spread_text_says_when_rounds_are_too_few():
+    assert "too few rounds" in Spread.of([1.0, 2.0]).text()
+    assert Spread.of([3.0, 1.0, 2.0], "GB/s").text() == "2.00 GB/s (min 1.00, max 3.00, 3 rounds)"
+
+
+@pytest.mark.parametrize(
+    "points, expect",
+    [
+        # cores -> (median, min, max): the knee is the fewest cores reaching 95% or within noise of the best
+        ({1: (20, 19, 21), 2: (30, 29, 31), 4: (31, 30, 32)}, (2, 4)),  # knee found
+        ({1: (10, 9, 11), 2: (20, 19, 21), 4: (40, 39, 41)}, (4, 4)),  # no knee: rising to the end
+        ({1: (20, 15, 25), 2: (22, 18, 24)}, (1, 2)),  # within noise: the fewer cores
+        ({1: (30, 29, 31), 2: (20, 19, 21)}, (1, 1)),  # more cores slower
+    ],
+)
+def test_knee(points, expect):
+    spreads = {n: Spread(*v, rounds=4) for n, v in points.items()}
+    assert advice.knee(spreads, 0.95) == expect
+
+
+def test_cores_rule_names_the_knee_surplus_and_flags_efficiency(stream_rec, make_record):
+    pts = [stream_rec(threads=1, median=20, lo=19, hi=21), stream_rec(threads=2, median=21, lo=20, hi=22)]
+    sweep = sweep_of(make_record, "triad", pts)
+    lines = advice.cores(Evidence({"stream": [*pts, sweep]}))
+    knee, eff = lines
+    assert "1 core reaches the bandwidth (the knee): use 1 per memory-bound process" in knee.verdict
+    assert "1 surplus core" in knee.verdict
+    assert knee.fix.startswith("OMP_NUM_THREADS=1 ")
+    assert "95% of this machine's best triad bandwidth" in knee.threshold
+    assert eff.flag and eff.measured.startswith("0.53") and "below 0.8" in eff.verdict
+
+
+def test_cores_rule_without_a_knee_uses_every_core(stream_rec, make_record):
+    pts = [stream_rec(threads=1, median=10, lo=9, hi=11), stream_rec(threads=2, median=19, lo=18.5, hi=19.5)]
+    knee, eff = advice.cores(Evidence({"stream": [*pts, sweep_of(make_record, "triad", pts)]}))
+    assert knee.verdict.startswith("no knee") and "OMP_NUM_THREADS=2" in knee.fix
+    assert not eff.flag and "at or above 0.8" in eff.verdict
+
+
+@pytest.mark.parametrize(
+    "gbps, gflops, ceiling, peak, expect",
+    [
+        (20.0, 1.7, 20.0, 25.0, "memory"),  # STREAM triad at the ceiling
+        (20.0, 1.7, 20.0, 1.0, "memory"),  # a peak measured far too low: still memory
+        (2.0, 0.17, 20.0, 25.0, "memory"),  # a slow STREAM run (other load): still memory
+        (4.0, 20.0, 20.0, 25.0, "compute"),  # a dense kernel near the FMA peak
+    ],
+)
+def test_bound_against_measured_ceilings(gbps, gflops, ceiling, peak, expect):
+    assert advice.bound(gbps, gflops, ceiling, peak)[0] == expect
+
+
+@pytest.mark.parametrize("peak", [0.5, 5.0, 25.0, 400.0])  # 0.5: below what STREAM computed
+@pytest.mark.parametrize("kernel, median", [("triad", 20.0), ("dot", 5.0), ("copy", 0.3)])
+def test_stream_is_never_called_compute_bound(stream_rec, make_record, kernel, median, peak):
+    recs = [
+        stream_rec("triad", threads=2, median=20.0, lo=19, hi=21),
+        stream_rec(kernel, threads=1, median=median, lo=median * 0.9, hi=median * 1.1),
+        make_record(
+            "peak", result={"total_gflops_dp": peak, "total_gflops_sp": 2 * peak}, config={"isa": "avx2"}
+        ),
+    ]
+    lines = advice.roofline(Evidence({"stream": recs}))
+    assert lines and all(line.verdict.startswith("memory-bound") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "bound_rounds, unbound_rounds, expect, flagged",
+    [
+        ([10, 10.5, 11], [10.2, 10.8, 11.5], NOISE, False),
+        ([20, 21, 22], [10, 11, 12], "bind: threads left to the scheduler run at 0.52", True),
+        ([10, 11, 12], [20, 21, 22], "binding costs here", False),
+    ],
+)
+def test_binding_rule(make_record, bound_rounds, unbound_rounds, expect, flagged):
+    modes = {
+        "bound": {"rounds": bound_rounds},
+        "one-cpu": {"rounds": [5, 6, 7]},
+        "unbound": {"rounds": unbound_rounds},
+    }
+    rec = make_record("pin-compare", result={"modes": modes, "fom_unit": "1/s"}, config={"spin": "passive"})
+    line = advice.binding(Evidence({"pinning": [rec]}))[0]
+    assert expect in line.verdict and line.flag is flagged
+
+
+def test_one_numa_node_says_placement_does_not_matter(make_record):
+    topo = make_record("topo", result={"numa_nodes": [{"os_index": 0, "cpus": [0, 1]}]}, config={})
+    (line,) = advice.placement(Evidence({"topology": [topo]}))
+    assert line.verdict.startswith("does not matter here") and "one NUMA node" in line.verdict
+
+
+def test_remote_bandwidth_below_08_is_flagged(make_record):
+    topo = make_record("topo", result={"numa_nodes": [{"cpus": [0]}, {"cpus": [1]}]}, config={})
+    mat = make_record("numa-matrix", result={"matrix": [[20.0, 10.0], [10.0, 20.0]]}, config={})
+    lines = advice.placement(Evidence({"topology": [topo], "placement": [mat]}))
+    (eff,) = [x for x in lines if x.topic.startswith("NUMA efficiency")]
+    assert eff.flag and eff.measured == "0.50" and "numactl --localalloc" in eff.fix
+
+
+@pytest.mark.parametrize(
+    "avx512, avx2, expect_fix",
+    [
+        ([10.0, 10.2, 10.4], [12.0, 12.2, 12.4], "bandwall stream --kernel dot --isa avx2"),
+        ([10.0, 11.0, 12.0], [10.5, 11.5, 12.5], ""),  # within noise: no fix
+    ],
+)
+def test_isa_variant_per_kernel(stream_rec, avx512, avx2, expect_fix):
+    recs = [
+        stream_rec("dot", threads=2, median=m, isa=isa, isa_requested=isa)
+        for isa, values in (("avx512", avx512), ("avx2", avx2))
+        for m in values
+    ]
+    (line,) = advice.isa(Evidence({"variants": recs}))
+    assert line.fix == expect_fix
+    assert (NOISE in line.verdict) is (not expect_fix)
+
+
+def test_line_round_trips_through_json():
+    line = Line("t", "m", "th", "v", "fix", "ev", True, Spread(1.0, 0.5, 2.0, 3, "GB/s"))
+    assert Line.from_json(line.to_json()) == line
+
+
+def _report(make_record, rid, value, digest="0123456789abcdef"):
+    rec = make_record(
+        "report",
+        result={"advice": [Line("cores (triad)", "", "", "", value=value).to_json()]},
+        topology_digest=digest,
+    )
+    if rid is not None:
+        rec["id"] = rid
+    return rec
+
+
+@pytest.mark.parametrize(
+    "before, now, changed",
+    [
+        (Spread(20, 19, 21, 4, "GB/s"), Spread(30, 29, 31, 4, "GB/s"), True),
+        (Spread(20, 19, 21, 4, "GB/s"), Spread(20.5, 19.5, 21.5, 4, "GB/s"), False),
+    ],
+)
+def test_history_shows_only_changes_beyond_noise(make_record, before, now, changed):
+    hist = record.history([Line("cores (triad)", "", "", "", value=now)], [_report(make_record, 7, before)])
+    assert ("1.50x" in hist[0]) is changed
+    assert NOISE in hist[-1]
+
+
+def test_history_of_the_same_topology_only(tmp_path, make_record):
+    from bandwall.core.store import Store
+
+    with Store(tmp_path / "h.db") as s:
+        a = s.add(_report(make_record, None, Spread(1, 1, 1, 3)))
+        s.add(_report(make_record, None, Spread(1, 1, 1, 3), digest="ffffffffffffffff"))
+        c = s.add(_report(make_record, None, Spread(1, 1, 1, 3)))
+        assert [r["id"] for r in record.earlier(s, "0123456789abcdef", None)] == [c, a]
+        assert [r["id"] for r in record.earlier(s, "0123456789abcdef", c)] == [a]
+
+
+def test_every_rule_returns_nothing_without_its_records():
+    assert advice.recommend(Evidence({})) == []
