@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import copy
 import os
+import signal
 import subprocess
 import sys
 
 import pytest
+
+# A shell without job control starts background jobs (`cmd &`, nohup, some CI runners) with SIGINT
+# ignored, and an ignored signal stays ignored in every child: the tests that press Ctrl-C on a
+# bandwall command would then see it run on to its end. The tests send SIGINT as a terminal does,
+# so they start from the terminal's disposition.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def run(
@@ -38,8 +46,11 @@ def run_bandwall():
 
 @pytest.fixture(autouse=True)
 def _private_store(tmp_path_factory, monkeypatch):
-    """Records a test stores without --db go to a throw-away database, never the user's."""
+    """Records a test stores without --db go to a throw-away database, never the user's (nor its
+    cache of measured variant choices)."""
     monkeypatch.setenv("BANDWALL_DB", str(tmp_path_factory.mktemp("store") / "bandwall.db"))
+    # variant choices measured on a CPU the table does not know: cached for this session only
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 SAMPLE_PROVENANCE = {

@@ -8,8 +8,6 @@ import platform
 from functools import lru_cache
 from importlib import resources
 
-import jsonschema
-
 from bandwall import __version__
 from bandwall.core.errors import RunFailed
 
@@ -24,7 +22,9 @@ def schema() -> dict:
 
 
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
+def _validator():
+    import jsonschema  # on first use: most commands print --help or fail on input before storing
+
     cls = jsonschema.validators.validator_for(schema())
     cls.check_schema(schema())
     return cls(schema())

@@ -10,23 +10,37 @@ Every section draws with these helpers so the page looks of one piece:
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 from collections.abc import Sequence
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 
 DPI = 110
 # Colours in the order sections should use them for series (colour-blind-safe, Okabe–Ito).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
+@functools.cache
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, imported on the first plot: importing it takes
+    seconds, and every bandwall command (even --help) loads this module."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
+def __getattr__(name: str):
+    if name == "plt":
+        return _pyplot()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def figure(width: float = 6.4, height: float = 3.6, ncols: int = 1, nrows: int = 1):
     """A new figure and its axes in the house style: light grid, no top/right frame."""
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), squeeze=False, layout="constrained")
+    fig, axes = _pyplot().subplots(nrows, ncols, figsize=(width, height), squeeze=False, layout="constrained")
     for ax in axes.flat:
         ax.grid(True, color="#dddddd", linewidth=0.6)
         ax.set_axisbelow(True)
@@ -44,7 +58,7 @@ def img_tag(fig, alt: str = "") -> str:
             buf, format="png", dpi=DPI, bbox_inches="tight", pad_inches=0.08, metadata={"Software": None}
         )
     finally:
-        plt.close(fig)
+        _pyplot().close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     return f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt, quote=True)}">'
 
@@ -67,7 +81,7 @@ def heatmap(
     import numpy as np
 
     data = np.array([[np.nan if v is None else float(v) for v in row] for row in values], dtype=float)
-    cmap_obj = plt.get_cmap(cmap + ("_r" if reverse else ""))
+    cmap_obj = _pyplot().get_cmap(cmap + ("_r" if reverse else ""))
     im = ax.imshow(data, cmap=cmap_obj, aspect="auto")
     ax.grid(False)
     ax.set_xticks(range(len(col_labels)), [str(c) for c in col_labels])
