@@ -538,3 +538,31 @@ def test_from_db_bad_input(tmp_path, run_bandwall, make_record, prepare, args, f
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and fragment in lines[0], proc.stderr
     assert proc.stdout == "" and not (tmp_path / "rep").exists()
+
+
+def _sweep_section(make_record, gbps: float) -> Recording:
+    def point(threads):
+        res = {"best_GBps": gbps, "median_GBps": gbps, "min_GBps": gbps * 0.98, "max_GBps": gbps * 1.02}
+        res.update(dropped_reps=1, bytes_per_element=24.0, flops_per_element=2.0)
+        return make_record("stream", result=res, config={"kernel": "triad", "threads": threads, "reps": 5})
+
+    points = [{"cores": n, "best_GBps": gbps, "median_GBps": gbps} for n in (1, 2)]
+    result = {"points": points, "knee_cores": 1, "surplus_cores": 1, "best_GBps": gbps, "best_cores": 1}
+    sweep = make_record("sweep", result=result, config={"kernel": "triad", "knee_share": 0.95})
+    return Recording([point(1), point(2), sweep])
+
+
+@pytest.mark.parametrize("second, changed", [(40.0, True), (20.1, False)])
+def test_history_of_earlier_reports_shows_changes_beyond_noise(
+    tmp_path, capsys, fake, make_record, second, changed
+):
+    db = tmp_path / "h.db"
+    fake(_sweep_section(make_record, 20.0))
+    code, first, _ = inproc(capsys, "report", "--sections", "fake", "--db", db, "--out", tmp_path / "a")
+    assert code == 0 and "history:" not in first, first
+    fake(_sweep_section(make_record, second))
+    code, out, _ = inproc(capsys, "report", "--sections", "fake", "--db", db, "--out", tmp_path / "b")
+    assert code == 0
+    history = stored_report(db)["result"]["history"]
+    assert "history: " in out and history and ("2.00x" in " ".join(history)) is changed
+    assert "no difference beyond noise" in history[-1]
