@@ -139,7 +139,9 @@ def cores(ev: Evidence) -> list[Line]:
                 "process; "
                 f"{most - k} surplus core{'s' if most - k > 1 else ''}: leave them free or give them other work"
             )
-            if sp[k].apart_from(sp[most]) and sp[most].median < sp[k].median:
+            if not sp[k].apart_from(sp[most]):
+                verdict += f"; {k} against {most} cores: {NOISE}, so the fewer cores are kept"
+            elif sp[most].median < sp[k].median:
                 verdict += f"; on {most} cores it runs slower than on {k} ({compare(sp[most], sp[k], f'{most} cores', f'{k} cores')})"
         lines.append(
             Line(
