@@ -1,0 +1,172 @@
+"""The search of bandwall tune: coordinate descent from the model's guess, each line of candidates
+(the current configuration with one knob varied) raced in rotated rounds, halved after the first
+round, and the candidates dropped as soon as the leader is apart from them beyond the spread
+measured in the same run; then a final race of the leading configurations. Never the full grid.
+
+Pure: it measures through a `Trials` object (python/bandwall/tune/trials.py) and reads the space
+(python/bandwall/tune/space.py), so synthetic cost surfaces test it without running anything.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+
+MIN_ROUNDS = 2  # rounds before two candidates may be called apart
+MAX_ROUNDS = 5  # rounds of a line's race before its survivors are called indistinguishable
+FINAL_ROUNDS = 15  # rounds of the final race (equal configurations would otherwise take the budget)
+Z = 2.0  # standard errors between two configurations called apart
+MAX_PASSES = 3  # passes of coordinate descent over the knobs
+FINALISTS = 5  # configurations in the final race
+
+
+class OutOfBudget(Exception):
+    """The trials ran out of runs or time; the search ends with what it measured."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    median: float
+    min: float
+    max: float
+    rounds: int
+    sd: float = 0.0  # sample standard deviation of the rounds
+
+    @property
+    def spread(self) -> float:
+        """The relative standard deviation of the rounds (0 for one round)."""
+        return self.sd / self.median if self.median > 0 else 0.0
+
+
+def stats(rates: list[float]) -> Stats:
+    sd = statistics.stdev(rates) if len(rates) > 1 else 0.0
+    return Stats(statistics.median(rates), min(rates), max(rates), len(rates), sd)
+
+
+def apart(a: Stats, b: Stats, noise: float) -> bool:
+    """True when a is faster than b beyond the spread measured in the same run: both measured at
+    least MIN_ROUNDS times, and their medians differ by more than Z standard errors of the
+    difference, from noise (the run's pooled relative standard deviation, never less than the
+    two configurations' own): more rounds resolve a smaller difference, as racing does."""
+    if a.rounds < MIN_ROUNDS or b.rounds < MIN_ROUNDS:
+        return False
+    sd = max(noise, a.spread, b.spread) * a.median
+    return a.median - b.median > Z * sd * math.sqrt(1 / a.rounds + 1 / b.rounds)
+
+
+@dataclass
+class Outcome:
+    best: dict | None  # the configuration chosen
+    tied: list[dict] = field(default_factory=list)  # others indistinguishable from it (cheaper first)
+    why: str = ""  # how the best was chosen
+    stopped: str = "converged"  # converged, budget, interrupted
+
+
+class Search:
+    """space: key(), canonical(), guess(), lines(current), cost(); trials: stats(), failed(),
+    measure(), measured(), noise()."""
+
+    def __init__(self, space, trials):
+        self.space, self.trials = space, trials
+
+    def run(self) -> Outcome:
+        stopped = "converged"
+        try:
+            self._descend()
+            self._final()
+        except OutOfBudget:
+            stopped = "budget"
+        except KeyboardInterrupt:
+            stopped = "interrupted"
+        out = self._decide([c for c in self.trials.measured()])
+        out.stopped = stopped
+        return out
+
+    # -- the walk ------------------------------------------------------------------------------
+
+    def _descend(self) -> None:
+        current = self.space.guess()
+        for _ in range(MAX_PASSES):
+            changed = False
+            for i in range(len(self.space.knobs)):
+                line = self.space.line(current, i)
+                if len(line) < 2:
+                    continue
+                alive = self.race(line)
+                if not alive:
+                    continue
+                winner = self._decide(alive).best
+                if winner is not None and self.space.key(winner) != self.space.key(current):
+                    current, changed = winner, True
+            if not changed:
+                return
+
+    def _final(self) -> None:
+        ranked = self._ranked(self.trials.measured()) or [self.space.guess()]
+        if len(ranked) == 1 and self.trials.stats(ranked[0]) is None:  # a space of one configuration
+            self.race(ranked)
+        if len(ranked) > 1:
+            self.race(ranked[:FINALISTS], FINAL_ROUNDS)
+
+    def race(self, candidates: list[dict], rounds: int = MAX_ROUNDS) -> list[dict]:
+        """Measures the candidates in rounds, the order rotated each round (a configuration's
+        earlier rounds, stored or from another line, count), halves a line of four or more after the
+        first round, and drops those the leader is apart from; returns the survivors, best first."""
+        alive = self._unique(candidates)
+        for r in range(rounds):
+            for c in alive[r % len(alive) :] + alive[: r % len(alive)]:
+                st = self.trials.stats(c)
+                if not self.trials.failed(c) and (st is None or st.rounds <= r):
+                    self.trials.measure(c)
+            alive = self._ranked(alive)
+            if not alive:
+                return []
+            if r == 0 and len(alive) >= 4:
+                alive = alive[: (len(alive) + 1) // 2]
+            if r + 1 >= MIN_ROUNDS:
+                lead = self.trials.stats(alive[0])
+                noise = self.trials.noise()
+                alive = [c for c in alive if not apart(lead, self.trials.stats(c), noise)]
+            if len(alive) == 1:
+                break
+        return alive
+
+    # -- choosing ------------------------------------------------------------------------------
+
+    def _decide(self, configs: list[dict]) -> Outcome:
+        """The leader by median, then the cheapest of those it is not apart from (each measured at
+        least MIN_ROUNDS times): fewer cores, simpler binding (the space's cost order), the faster
+        where they cost the same."""
+        ranked = self._ranked(configs)
+        if not ranked:
+            return Outcome(None, why="no configuration ran")
+        lead = self.trials.stats(ranked[0])
+        if lead.rounds < MIN_ROUNDS:
+            return Outcome(ranked[0], why=f"the fastest measured, in {lead.rounds} round(s)")
+        noise = self.trials.noise()
+        tied = [
+            c
+            for c in ranked
+            if self.trials.stats(c).rounds >= MIN_ROUNDS and not apart(lead, self.trials.stats(c), noise)
+        ]
+        tied.sort(key=lambda c: (self.space.cost(c), -self.trials.stats(c).median))
+        best = tied[0]
+        if len(tied) == 1:
+            return Outcome(best, why="apart from every other configuration beyond the measured spread")
+        why = (
+            f"{len(tied)} configurations within the measured spread "
+            f"(standard deviation {100 * max(noise, lead.spread):.1f}%); the cheapest of them"
+        )
+        return Outcome(best, tied[1:], why)
+
+    def _ranked(self, configs: list[dict]) -> list[dict]:
+        ok = [c for c in self._unique(configs) if not self.trials.failed(c) and self.trials.stats(c)]
+        return sorted(ok, key=lambda c: (-self.trials.stats(c).median, self.space.cost(c)))
+
+    def _unique(self, configs: list[dict]) -> list[dict]:
+        seen: dict[str, dict] = {}
+        for c in configs:
+            c = self.space.canonical(c)
+            seen.setdefault(self.space.key(c), c)
+        return list(seen.values())

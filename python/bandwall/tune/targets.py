@@ -1,0 +1,286 @@
+"""What bandwall tune runs: a STREAM kernel, the ISO3DFD engine, the copy-engine pipeline, or a
+user's unmodified program under bandwall-pin, each with its space of knobs (built from the tables,
+python/bandwall/tune/space.py), one trial (one run, its rate and the record's summary) and the
+command lines of a configuration (python/bandwall/tune/command.py)."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+
+from bandwall.core import native, records
+from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core.fom import Fom
+from bandwall.engine import pipeline
+from bandwall.kernels import iso3dfd, stream
+from bandwall.output import PAGES
+from bandwall.pinning import pin
+from bandwall.tune import command, guide
+from bandwall.tune.space import (
+    Knob,
+    Machine,
+    Space,
+    bindings,
+    fold_bindings,
+    placements,
+    thread_counts,
+)
+
+PIPELINE = "pipeline"
+ISO3DFD = "iso3dfd"
+QUEUE_DEPTHS = (1, 2, 4, 8)
+BLOCKS = ("256K", "512K", "1M", "2M", "4M")
+ONE_NODE = "one NUMA node: every placement puts every page on node 0"
+
+
+def names() -> list[str]:
+    """The built-in targets: each STREAM kernel, iso3dfd and the pipeline."""
+    return [*stream.kernel_names(), ISO3DFD, PIPELINE]
+
+
+def first(guess, values) -> tuple:
+    """values with the guess first: the default is the cheapest choice of a knob."""
+    return (guess, *[v for v in values if v != guess])
+
+
+@dataclass
+class Target:
+    name: str
+    unit: str
+    options: dict = field(default_factory=dict)  # what the user fixed: sizes, kernel, command
+    notes: list[str] = field(default_factory=list)  # how the space was pruned
+    guide_runs: int = 0
+
+    def space(self, m: Machine, db, keep) -> Space:
+        raise NotImplementedError
+
+    def run(self, options: dict) -> tuple[float, dict]:
+        raise NotImplementedError
+
+    def commands(self, options: dict) -> dict:
+        raise NotImplementedError
+
+    def _common(
+        self, m: Machine, threads: tuple[int, ...], guess_threads: int, why: str
+    ) -> tuple[list, dict]:
+        knobs = [
+            Knob("threads", threads, guess_threads, why, costs=True),
+            Knob("bind", bindings(m), "compact", "the binding policies of bandwall-topo --list-policies"),
+        ]
+        left: dict = {}
+        places = placements(m)
+        if places:
+            knobs.append(
+                Knob("placement", first("first-touch", places), "first-touch", "the placement table")
+            )
+        else:
+            left["placement"] = ONE_NODE
+        return knobs, left
+
+
+def _summary(rec: dict, *fields: str) -> dict:
+    """What a trial keeps of a kernel's record: a few result fields, what ran, its provenance."""
+    out = {f: rec["result"][f] for f in fields if f in rec["result"]}
+    out["isa"] = rec["config"].get("isa")
+    out["cpus"] = rec["provenance"].get("cpus")
+    out["provenance"] = rec["provenance"]
+    out["validation"] = rec["validation"]
+    return {k: v for k, v in out.items() if v is not None}
+
+
+class StreamTarget(Target):
+    """A STREAM kernel: rate best_GBps."""
+
+    def space(self, m: Machine, db, keep) -> Space:
+        counts = thread_counts(len(m.cpus))
+        knee, why, self.guide_runs = guide.knee(
+            self.name, counts, m.digest, db, self.options.get("size"), keep
+        )
+        kept = guide.prune_threads(counts, knee)
+        self.notes.append(f"threads: {why}" + (f"; kept {list(kept)}" if kept != counts else ""))
+        knobs, left = self._common(m, kept, kept[0] if knee else kept[-1], why)
+        knobs += [
+            Knob("pages", first("system", PAGES), "system", "page sizes"),
+            Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
+            Knob("stores", stream.STORES, stream.STORES[0], "the kernel's store kinds"),
+        ]
+        fixed = {"kernel": self.name, "size": self.options.get("size"), "reps": self.options.get("reps")}
+        return Space(self.name, knobs, fixed, lambda c: fold_bindings(m, c), left)
+
+    def run(self, o: dict) -> tuple[float, dict]:
+        rec = stream.run(
+            o["kernel"],
+            threads=o["threads"],
+            bind=o["bind"],
+            placement=o.get("placement"),
+            pages=o["pages"],
+            isa=o["isa"],
+            stores=o["stores"],
+            size=o.get("size"),
+            reps=o.get("reps"),
+        )
+        return rec["result"]["best_GBps"], _summary(rec, "best_GBps", "median_GBps")
+
+    def commands(self, o: dict) -> dict:
+        return command.builtin(["stream", "--kernel", o["kernel"]], o, ("size", "reps"))
+
+
+class Iso3dfdTarget(Target):
+    """The ISO3DFD engine: rate mpoints_per_s; blocks x and z are the model's, y is searched."""
+
+    def space(self, m: Machine, db, keep) -> Space:
+        grid, iters = self.options["grid"], self.options["iters"]
+        model = records.finish(native.run_record(iso3dfd.TOOL, iso3dfd.native_args(grid, 0)))
+        self.guide_runs = 1
+        ys, y0, why = guide.y_blocks(model, grid[1])
+        self.notes.append(f"y blocks: {why}")
+        bx, _, bz = model["config"]["blocks"]
+        counts = thread_counts(len(m.cpus))
+        knobs, left = self._common(m, counts, counts[-1], "every count up to this process's CPUs")
+        knobs += [
+            Knob("pages", first("huge", PAGES), "huge", "page sizes"),
+            Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
+            Knob("yblock", first(y0, ys), y0, why),
+        ]
+        fixed = {"grid": list(grid), "iters": iters, "xblock": bx, "zblock": bz}
+        return Space(ISO3DFD, knobs, fixed, lambda c: fold_bindings(m, c), left)
+
+    def run(self, o: dict) -> tuple[float, dict]:
+        rec = iso3dfd.run(
+            tuple(o["grid"]),
+            o["iters"],
+            blocks=(o["xblock"], o["yblock"], o["zblock"]),
+            threads=o["threads"],
+            bind=o["bind"],
+            placement=o.get("placement", "first-touch"),
+            pages=o["pages"],
+            isa=o["isa"],
+        )
+        if not records.passed(rec):
+            raise RunFailed("iso3dfd did not validate")
+        return rec["result"]["mpoints_per_s"], _summary(rec, "mpoints_per_s", "gflops")
+
+    def commands(self, o: dict) -> dict:
+        grid = "x".join(map(str, o["grid"]))
+        blocks = f"{o['xblock']}x{o['yblock']}x{o['zblock']}"
+        head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--blocks", blocks]
+        return command.builtin(head, o, ())
+
+
+class PipelineTarget(Target):
+    """A STREAM kernel pipelined with a copy engine (Intel's DSA article): rate best_GBps."""
+
+    def space(self, m: Machine, db, keep) -> Space:
+        kernel = self.options["kernel"]
+        engines = tuple(e["name"] for e in pipeline.public_engines() if e["available"])
+        counts = thread_counts(len(m.cpus))
+        helper = "helper" in engines and len(counts) > 1
+        counts = counts[:-1] if helper else counts
+        knobs, left = self._common(m, counts, counts[-1], "every count, leaving one CPU to the helper")
+        strategies = tuple(s for s in pipeline.STRATEGIES if s != "auto")
+        if pipeline.inputs(kernel) < 2:
+            strategies = strategies[:1]
+            left["strategy"] = f"{kernel} reads one array: nothing to split"
+        knobs += [
+            Knob("engine", first("helper", engines) if helper else engines, "helper", "available engines")
+        ]
+        if len(strategies) > 1:
+            knobs.append(Knob("strategy", strategies, strategies[0], "the DSA article's two strategies"))
+        knobs += [
+            Knob("queue_depth", first(2, QUEUE_DEPTHS), 2, "blocks in flight per thread"),
+            Knob("block", first("1M", BLOCKS), "1M", "block sizes around the executable's 1M"),
+        ]
+        fixed = {"kernel": kernel, "size": self.options.get("size"), "reps": self.options.get("reps")}
+        if len(strategies) == 1:
+            fixed["strategy"] = strategies[0]
+
+        def canon(c: dict) -> dict:
+            c = fold_bindings(m, c)
+            if c.get("engine") == "none":  # no engine: nothing is queued or split
+                c.update(queue_depth=2, **({"strategy": strategies[0]} if "strategy" in c else {}))
+            return c
+
+        return Space(PIPELINE, knobs, fixed, canon, left)
+
+    def run(self, o: dict) -> tuple[float, dict]:
+        rec = pipeline.run(
+            o["kernel"],
+            o["engine"],
+            o["strategy"],
+            threads=o["threads"],
+            bind=o["bind"],
+            placement=o.get("placement"),
+            queue_depth=o["queue_depth"],
+            block=o["block"],
+            size=o.get("size"),
+            reps=o.get("reps"),
+        )
+        return rec["result"]["best_GBps"], _summary(rec, "best_GBps", "median_GBps")
+
+    def commands(self, o: dict) -> dict:
+        head = ["stream", "--kernel", o["kernel"], "--engine", o["engine"], "--strategy", o["strategy"]]
+        head += ["--queue-depth", str(o["queue_depth"]), "--block", o["block"]]
+        return command.builtin(head, o, ("size", "reps"))
+
+
+class CommandTarget(Target):
+    """A user's unmodified program under bandwall-pin; rate: the figure of merit (pin --compare's)."""
+
+    def space(self, m: Machine, db, keep) -> Space:
+        counts = thread_counts(len(m.cpus))
+        knobs = [
+            Knob("threads", counts, counts[-1], "every count up to this process's CPUs", costs=True),
+            Knob("bind", bindings(m), "compact", "the binding policies bandwall-pin applies"),
+        ]
+        left: dict = {}
+        places = placements(m, without=("serial",))
+        if not places:
+            left["placement"] = ONE_NODE
+        elif not shutil.which("numactl"):
+            left["placement"] = "numactl is not installed"
+        else:
+            knobs.append(Knob("placement", first("first-touch", places), "first-touch", "numactl"))
+        fixed = {"command": list(self.options["command"]), "fom": self.options["fom"].description}
+        return Space("command", knobs, fixed, lambda c: fold_bindings(m, c), left)
+
+    def run(self, o: dict) -> tuple[float, dict]:
+        fom: Fom = self.options["fom"]
+        args = pin.launcher_args(bind=o["bind"], threads=o["threads"]) + ["--", *o["command"]]
+        prefix = command.numactl(o.get("placement"))
+        rec = native.run_record(
+            "bandwall-pin", args, prefix=prefix or None, timeout=self.options.get("timeout")
+        )
+        rec = records.finish(rec)
+        res = rec["result"]
+        rate = fom.value({"stdout": res["stdout"], "wall_s": res["wall_s"], "rank": 0, "proc": "trial"})
+        out = {"wall_s": res["wall_s"], "cpus": rec["config"].get("cpus"), "provenance": rec["provenance"]}
+        out["validation"] = records.not_applicable("a user's program: its figure of merit is not checked")
+        return rate, out
+
+    def commands(self, o: dict) -> dict:
+        return command.for_program(o, self.options["machine"])
+
+
+def make(words: list[str], m: Machine, **options) -> Target:
+    """The target the arguments name: one built-in name, else a command."""
+    if len(words) == 1 and words[0] in names():
+        word = words[0]
+        for k in ("fom", "lower"):
+            if options.get(k):
+                raise UsageError(
+                    f"--{k.replace('lower', 'lower-is-better')} goes with a command (-- CMD ARGS)"
+                )
+        if word == ISO3DFD:
+            grid = iso3dfd.parse_dims(options["grid"], "grid")
+            return Iso3dfdTarget(word, "MPoints/s", {"grid": grid, "iters": options["iters"]})
+        if word == PIPELINE:
+            stream.check_kernel(options["kernel"])
+            return PipelineTarget(word, "GB/s", {k: options[k] for k in ("kernel", "size", "reps")})
+        return StreamTarget(word, "GB/s", {k: options[k] for k in ("size", "reps")})
+    if not words:
+        raise UsageError(f"name a kernel ({', '.join(names())}) or a command after -- ")
+    fom = Fom.parse(options["fom"], options.get("lower", False)) if options.get("fom") else Fom.wall()
+    if options.get("lower") and not options.get("fom"):
+        raise UsageError("--lower-is-better goes with --fom")
+    opts = {"command": list(words), "fom": fom, "timeout": options.get("timeout"), "machine": m}
+    return CommandTarget("command", fom.unit, opts)

@@ -1,0 +1,219 @@
+"""bandwall tune through the command line: bad input as a table, a user's program that fails on some
+configurations, a figure of merit that never matches, resuming from stored trials, Ctrl-C keeping
+the finished trials and printing the best so far, a stored knee pruning thread counts, and a tiny
+real run of a kernel whose record fits the schema."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bandwall.core import records, topo
+from bandwall.core.store import Store
+
+NCPU = len(os.sched_getaffinity(0))
+# A program whose figure of merit is 10 x its OpenMP threads, exactly (no noise).
+BY_THREADS = ["sh", "-c", 'echo "rate $((OMP_NUM_THREADS * 10))"']
+FOM = ["--fom", r"rate ([0-9]+)"]
+
+
+def _trials(db: str) -> list[dict]:
+    try:
+        with Store(db, readonly=True) as s:
+            return s.list("tune-trial")
+    except Exception:  # not created yet
+        return []
+
+
+BAD = [
+    ([], 2, "name a kernel"),
+    (["triad", "--budget", "0"], 2, "--budget 0 must be at least 1 run"),
+    (["triad", "--time", "0"], 2, "--time 0.0 must be more than 0 seconds"),
+    (["triad", "--budget", "many"], 2, "not a valid integer"),
+    (["triad", "--space", "threads,warp"], 2, "'warp' is not a knob of triad"),
+    (["triad", "--space", "threads,,bind"], 2, "name knobs separated by commas"),
+    (["triad", "--fom", "x"], 2, "--fom goes with a command"),
+    (["--lower-is-better", "--", "true"], 2, "--lower-is-better goes with --fom"),
+    (["--fom", "(", "--", "true"], 2, "is not a regular expression"),
+    (["iso3dfd", "--grid", "12x12"], 2, "not three whole numbers"),
+    (["pipeline", "--kernel", "daxpy"], 2, "unknown kernel 'daxpy'"),
+    (
+        ["--fom", "never ([0-9]+)", "--", "echo", "hi"],
+        1,
+        "gave a rate: --fom 'never ([0-9]+)' matched nothing",
+    ),
+    (
+        ["--budget", "2", "--", "false"],
+        1,
+        "no configuration of command gave a rate: 'false' exited with code 1",
+    ),
+]
+
+
+@pytest.mark.parametrize("args, code, message", BAD)
+def test_bad_input(run_bandwall, tmp_path, args, code, message):
+    p = run_bandwall("tune", *args, "--db", str(tmp_path / "t.db"))
+    assert p.returncode == code, p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert message in last and "Traceback" not in p.stderr, p.stderr
+
+
+@pytest.mark.skipif(NCPU < 2, reason="needs two thread counts")
+def test_a_program_failing_on_some_configurations_is_recorded_and_the_search_goes_on(run_bandwall, tmp_path):
+    db = str(tmp_path / "t.db")
+    prog = ["sh", "-c", 'test "$OMP_NUM_THREADS" -ge 2 || exit 3; echo "rate 7"']
+    p = run_bandwall("tune", *FOM, "--budget", "8", "--format", "json", "--db", db, "--", *prog)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)["result"]
+    failed = [t for t in r["trials"] if "failure" in t]
+    assert failed and all(t["config"]["threads"] == 1 for t in failed)
+    assert "exited with code 3" in failed[0]["failure"]
+    assert r["best"]["config"]["threads"] >= 2
+    stored = _trials(db)
+    assert len(stored) == r["runs"] and any("failure" in t["result"] for t in stored)
+
+
+@pytest.mark.skipif(NCPU < 2, reason="needs two thread counts")
+def test_the_record_names_the_best_and_the_commands_and_a_second_tune_resumes(run_bandwall, tmp_path):
+    db = str(tmp_path / "t.db")
+    args = ["tune", *FOM, "--space", "threads", "--format", "json", "--db", db, "--", *BY_THREADS]
+    first = run_bandwall(*args)
+    assert first.returncode == 0, first.stderr
+    rec = json.loads(first.stdout)
+    assert records.problems(rec) == []
+    r = rec["result"]
+    assert r["best"]["config"] == {"threads": NCPU} and r["best"]["median"] == 10 * NCPU
+    assert r["space_size"] == NCPU and r["surplus_cores"] == 0 and r["runs"] == len(_trials(db))
+    assert f"--threads {NCPU}" in r["command"]["bandwall"]
+    assert f"OMP_NUM_THREADS={NCPU}" in r["command"]["plain"] and "OMP_PLACES=" in r["command"]["plain"]
+    second = run_bandwall(*args)
+    assert second.returncode == 0, second.stderr
+    again = json.loads(second.stdout)["result"]
+    assert again["resumed_trials"] == r["runs"] and again["runs"] == 0
+    assert again["best"]["config"] == r["best"]["config"]
+
+
+@pytest.mark.skipif(NCPU < 2, reason="needs two trials before the interrupted one")
+def test_ctrl_c_keeps_the_finished_trials_and_prints_the_best_so_far(tmp_path):
+    db = str(tmp_path / "t.db")
+    # The third run of the program marks that it started, then waits to be interrupted (shell
+    # builtins only: the pin library is preloaded into every program the shell starts).
+    script = (
+        f"n=0; [ -f {tmp_path}/count ] && read n < {tmp_path}/count; n=$((n+1)); echo $n > {tmp_path}/count; "
+        f"if [ $n -ge 3 ]; then : > {tmp_path}/blocked; exec sleep 600; fi; "
+        'echo "rate $((OMP_NUM_THREADS * 10))"'
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "bandwall",
+        "tune",
+        *FOM,
+        "--format",
+        "json",
+        "--db",
+        db,
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (tmp_path / "blocked").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, proc.communicate()[1]
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    r = json.loads(out)["result"]
+    assert f"interrupted after {r['runs']} runs" in err and "Traceback" not in err
+    assert r["stopped"] == "interrupted" and r["runs"] >= 2 and r["best"]["rounds"] >= 1
+    assert len(_trials(db)) == r["runs"]
+
+
+@pytest.mark.skipif(NCPU < 2, reason="needs two thread counts to prune")
+def test_a_stored_knee_prunes_thread_counts(run_bandwall, make_record, tmp_path):
+    db = str(tmp_path / "t.db")
+    digest = topo.topology()["provenance"]["topology_digest"]
+    points = [{"cores": n, "best_GBps": 10.0 * min(n, NCPU), "median_GBps": 9.0} for n in range(1, NCPU + 1)]
+    sweep = make_record(
+        "sweep",
+        result={"points": points, "knee_cores": NCPU, "surplus_cores": 0, "best_GBps": 10.0 * NCPU},
+        config={"kernel": "triad"},
+        topology_digest=digest,
+    )
+    with Store(db) as s:
+        s.add(sweep)
+    p = run_bandwall(
+        "tune",
+        "triad",
+        "--space",
+        "threads",
+        "--size",
+        "1M",
+        "--reps",
+        "2",
+        "--budget",
+        "2",
+        "--format",
+        "json",
+        "--db",
+        db,
+    )
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["config"]["knobs"]["threads"] == [NCPU]
+    assert any("knee at" in n for n in rec["config"]["notes"])
+
+
+def test_a_tiny_kernel_tune_stores_schema_valid_records(run_bandwall, tmp_path):
+    db = str(tmp_path / "t.db")
+    p = run_bandwall(
+        "tune", "triad", "--size", "1M", "--reps", "2", "--budget", "3", "--format", "json", "--db", db
+    )
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    r = rec["result"]
+    assert r["runs"] == 3 and r["stopped"] == "budget"
+    assert set(r["best"]) == {"config", "median", "min", "max", "rounds"}
+    assert r["command"]["bandwall"].startswith("bandwall stream --kernel triad")
+    with Store(db, readonly=True) as s:
+        assert len(s.list("tune-trial")) == 3 and len(s.list("tune")) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: r.pop("best"),
+        lambda r: r["best"].pop("rounds"),
+        lambda r: r.update(trials=[{"config": {}}]),
+        lambda r: r.update(command={}),
+        lambda r: r.update(surplus_cores=-1),
+    ],
+)
+def test_the_schema_holds_the_tune_result(make_record, change):
+    result = {
+        "best": {"config": {"threads": 2}, "median": 5.0, "min": 4.0, "max": 6.0, "rounds": 3},
+        "trials": [{"config": {"threads": 2}, "rates": [4.0, 5.0, 6.0], "median": 5.0, "rounds": 3}],
+        "space_size": 4,
+        "runs": 3,
+        "surplus_cores": 0,
+        "command": {"bandwall": "bandwall stream --threads 2"},
+    }
+    rec = make_record("tune", result=result)
+    assert records.problems(rec) == []
+    change(rec["result"])
+    assert records.problems(rec)
