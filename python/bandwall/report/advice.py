@@ -61,6 +61,10 @@ class Evidence:
     def section(self, name: str) -> list[dict]:
         return self.sections.get(name, [])
 
+    def home_of(self, rec: dict) -> list[dict]:
+        """The records of the section rec belongs to."""
+        return next((recs for recs in self.sections.values() if any(r is rec for r in recs)), [])
+
 
 Rule = Callable[[Evidence], list[Line]]
 RULES: list[Rule] = []
@@ -96,7 +100,7 @@ def sweep_points(ev: Evidence, sweep: dict) -> list[dict]:
     if wanted and all(i in by_id for i in wanted):
         found = [by_id[i] for i in wanted]
     else:
-        home = next((recs for recs in ev.sections.values() if any(r is sweep for r in recs)), [])
+        home = ev.home_of(sweep)
         found = [
             r
             for r in home
@@ -504,7 +508,7 @@ def pages(ev: Evidence) -> list[Line]:
 def copy_engine(ev: Evidence) -> list[Line]:
     lines = []
     for sw in ev.all("engine-sweep"):
-        home = next((recs for recs in ev.sections.values() if any(r is sw for r in recs)), [])
+        home = ev.home_of(sw)
         streams = [r for r in home if r.get("tool") == "stream"]
         for kernel in sw["config"]["kernels"]:
             cpu = [r for r in streams if r["config"]["kernel"] == kernel and "engine" not in r["config"]]
