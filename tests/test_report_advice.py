@@ -218,3 +218,44 @@ def test_history_of_the_same_topology_only(tmp_path, make_record):
 
 def test_every_rule_returns_nothing_without_its_records():
     assert advice.recommend(Evidence({})) == []
+
+
+@pytest.mark.parametrize(
+    "cpu, engine, verdict, fix",
+    [
+        ((20, 19, 21), (10, 9, 11), "does not pay", "leave the copy engine off (the default)"),
+        ((20, 19, 21), (26, 25, 27), "pays: helper engine, strategy split", "--strategy split"),
+        ((20, 18, 22), (21, 19, 23), NOISE, ""),
+    ],
+)
+def test_copy_engine_rule(stream_rec, make_record, cpu, engine, verdict, fix):
+    plain = stream_rec(median=cpu[0], lo=cpu[1], hi=cpu[2])
+    piped = stream_rec(median=engine[0], lo=engine[1], hi=engine[2], engine="helper", strategy="split")
+    sweep = make_record("engine-sweep", result={"rows": []}, config={"kernels": ["triad"]})
+    (line,) = advice.copy_engine(Evidence({"engine": [plain, piped, sweep]}))
+    assert verdict in line.verdict and fix in line.fix and (fix != "" or line.fix == "")
+
+
+def test_stencil_below_08_of_its_bound_is_flagged(make_record):
+    def run(init, mp):
+        roof = {
+            "memory_bound_mpoints_per_s": 1000.0,
+            "port_bound_mpoints_per_s": 300.0,
+            "stream_best_GBps": 16.0,
+        }
+        return make_record(
+            "iso3dfd",
+            result={"mpoints_per_s": mp, "roofline": roof},
+            config={"init": init, "schedule": "static"},
+        )
+
+    recs = [run("first-touch", v) for v in (150, 160, 170)] + [run("serial", v) for v in (100, 105, 110)]
+    (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
+    assert line.flag and "53% of its tightest bound (in-core (ports))" in line.verdict
+    assert line.fix == "bandwall iso3dfd --init first-touch --schedule static --blocks search"
+
+
+def test_rails_without_a_rail_model_says_how_to_get_one(make_record):
+    prof = make_record("mpiprof", result={"calls": []}, config={"program": "./app", "ranks": 4})
+    (line,) = advice.rails(Evidence({"mpiprof": [prof]}))
+    assert line.fix == "bandwall mpi-pingpong && bandwall mpi-rails"
