@@ -10,8 +10,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <set>
-#include <sstream>
 
 #include "common/errors.hpp"
 
@@ -78,43 +76,6 @@ std::uint64_t parse_size(std::string_view text, std::string_view what) {
   }
   throw UsageError(std::string(what) + " " + in_quotes(text) + " has an unknown unit " + in_quotes(unit) +
                    " (use K, M, G or T)");
-}
-
-std::vector<int> parse_cpu_list(std::string_view text) {
-  if (text.empty()) throw UsageError("CPU list is empty");
-  std::vector<int> cpus;
-  std::set<int> seen;
-  std::string s(text);
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) throw UsageError("CPU list " + in_quotes(text) + " has an empty item");
-    std::string range = item;
-    long stride = 1;
-    if (auto colon = item.find(':'); colon != std::string::npos) {
-      range = item.substr(0, colon);
-      stride = to_long(item.substr(colon + 1), "CPU list stride in " + in_quotes(text));
-      if (stride < 1) throw UsageError("CPU list " + in_quotes(text) + " has a stride below 1");
-    }
-    long lo, hi;
-    if (auto dash = range.find('-'); dash != std::string::npos && dash > 0) {
-      lo = to_long(range.substr(0, dash), "CPU in list " + in_quotes(text) + ":");
-      hi = to_long(range.substr(dash + 1), "CPU in list " + in_quotes(text) + ":");
-    } else {
-      lo = hi = to_long(range, "CPU in list " + in_quotes(text) + ":");
-    }
-    if (lo < 0 || hi < 0) throw UsageError("CPU list " + in_quotes(text) + " has a negative CPU");
-    if (hi < lo) throw UsageError("CPU list " + in_quotes(text) + " has a descending range " + in_quotes(range));
-    if (hi > 65535)
-      throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(hi) + ", beyond any machine");
-    for (long c = lo; c <= hi; c += stride) {
-      if (!seen.insert(static_cast<int>(c)).second)
-        throw UsageError("CPU list " + in_quotes(text) + " names CPU " + std::to_string(c) + " twice");
-      cpus.push_back(static_cast<int>(c));
-    }
-  }
-  if (s.back() == ',') throw UsageError("CPU list " + in_quotes(text) + " has an empty item");
-  return cpus;
 }
 
 long parse_int(std::string_view text, std::string_view what, long lo, long hi) {

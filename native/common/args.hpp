@@ -1,4 +1,4 @@
-// Parsing of the inputs every executable shares: sizes with units, CPU lists, counts.
+// Parsing of the inputs every executable shares: sizes with units, counts (CPU lists: common/cpulist.hpp).
 // Each parser throws bw::UsageError with a message that names the offending text.
 #pragma once
 #include <cstddef>
@@ -15,10 +15,6 @@ namespace bw {
 
 // "512M", "2G", "64k", "1.5GiB", "1000000" (bytes). Units are binary (K = 1024).
 std::uint64_t parse_size(std::string_view text, std::string_view what = "size");
-
-// A taskset/likwid style list: "0-3,8", "0,2,4", "1-7:2" (stride). Sorted order is kept as written
-// (MP_BLIST semantics: position i is thread i). Duplicates are refused.
-std::vector<int> parse_cpu_list(std::string_view text);
 
 // A whole number in [lo, hi]; what names the option in the message.
 long parse_int(std::string_view text, std::string_view what, long lo, long hi);

@@ -7,7 +7,6 @@
  * differ from MP_BLIST's (repeated CPUs, wrap-around, blocks of threads per place).
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "bwpin.h"
+#include "common/cpulist.h"
 
 #define MAX_VARS 8
 #define DEFAULT_SPIN 1000000LL
@@ -70,40 +70,25 @@ static void format_allowed(const cpu_set_t* set, char* out, size_t len) {
   }
 }
 
-/* "3,2,1,0": decimal CPU numbers, repeats allowed, each one the process may run on. */
+/* A CPU list (common/cpulist.h: taskset's forms; repeats allowed, as MP_BLIST's 0,0), each CPU one
+ * the process may run on. likwid's domains need the machine's topology, which the library does not
+ * load inside the program: bandwall pin --cpus resolves them and passes plain numbers. */
 static int parse_list(const char* var, const char* text, int** out, int* count, char* msg, size_t len) {
-  static const char* hint = "expected CPU numbers separated by commas, such as 3,2,1,0";
-  if (!*text) return fail(msg, len, "%s is empty (%s)", var, hint);
-  int n = 1;
-  for (const char* p = text; *p; ++p) n += *p == ',';
-  int* cpus = malloc(sizeof *cpus * (size_t)n);
-  if (!cpus) return errno = ENOMEM, -1;
+  int* cpus = NULL;
+  int n = 0;
+  if (bw_cpulist_parse(text, var, NULL, BW_CPULIST_REPEATS, &cpus, &n, msg, len) != 0) return -1;
   cpu_set_t allowed;
   if (allowed_set(&allowed) != 0) {
     free(cpus);
     return fail(msg, len, "cannot read this process's CPU set: %s", strerror(errno));
   }
-  const char* p = text;
   for (int i = 0; i < n; ++i) {
-    const char* start = p;
-    while (isdigit((unsigned char)*p)) ++p;
-    if (p == start || (*p && *p != ',')) {
-      free(cpus);
-      if (p == start && (*p == ',' || !*p))
-        return fail(msg, len, "%s='%s': empty item at position %d (%s)", var, text, i + 1, hint);
-      return fail(msg, len, "%s='%s': item %d is not a CPU number (%s)", var, text, i + 1, hint);
-    }
-    errno = 0;
-    long cpu = strtol(start, NULL, 10);
-    if (errno || cpu >= CPU_SETSIZE || !CPU_ISSET((int)cpu, &allowed)) {
-      char shown[256];
-      format_allowed(&allowed, shown, sizeof shown);
-      free(cpus);
-      return fail(msg, len, "%s='%s': CPU %.*s is not one this process may run on (allowed: %s)", var, text,
-                  (int)(p - start), start, shown);
-    }
-    cpus[i] = (int)cpu;
-    if (*p == ',') ++p;
+    if (cpus[i] < CPU_SETSIZE && CPU_ISSET(cpus[i], &allowed)) continue;
+    char shown[256];
+    format_allowed(&allowed, shown, sizeof shown);
+    int cpu = cpus[i];
+    free(cpus);
+    return fail(msg, len, "%s='%s': CPU %d is not one this process may run on (allowed: %s)", var, text, cpu, shown);
   }
   *out = cpus;
   *count = n;

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bwpin.h"
+#include "common/cpulist.h"
 
 #define MAX_THREADS 4096
 #define PREFIX "libbandwall-pin: "
@@ -161,17 +162,15 @@ static void undo_runtime_binding(void) {
   char* p = strstr(buf, "Cpus_allowed_list:");
   if (!p) return;
   p += strlen("Cpus_allowed_list:");
+  p += strspn(p, " \t");
+  p[strcspn(p, "\n")] = '\0';
+  int *cpus = NULL, count = 0;
+  if (bw_cpulist_parse(p, "Cpus_allowed_list", NULL, 0, &cpus, &count, NULL, 0) != 0) return;
   cpu_set_t parent, now;
   CPU_ZERO(&parent);
-  while (*p && *p != '\n') {
-    while (*p == ' ' || *p == '\t' || *p == ',') ++p;
-    char* end;
-    long lo = strtol(p, &end, 10), hi = lo;
-    if (end == p) break;
-    p = end;
-    if (*p == '-') hi = strtol(p + 1, &p, 10);
-    for (long c = lo; c <= hi && c < CPU_SETSIZE; ++c) CPU_SET((int)c, &parent);
-  }
+  for (int i = 0; i < count; ++i)
+    if (cpus[i] < CPU_SETSIZE) CPU_SET(cpus[i], &parent);
+  free(cpus);
   if (sched_getaffinity(0, sizeof now, &now) != 0) return;
   cpu_set_t both;
   CPU_AND(&both, &parent, &now);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/ompenv.hpp"
 #include "common/placement.hpp"
@@ -34,7 +35,7 @@ bw::ProcSpec parse_proc(const std::string& text, const std::vector<std::string>&
   bw::ProcSpec spec;
   std::vector<int> shown;
   if (cpus != "all") {
-    spec.cpus = bw::parse_cpu_list(cpus);
+    spec.cpus = bw::resolve_cpu_list(cpus);
     bw::check_cpus_allowed(spec.cpus);
     shown = spec.cpus;
   } else {

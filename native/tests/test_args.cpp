@@ -21,17 +21,6 @@ TEST(ParseSize, RefusesBadText) {
     EXPECT_THROW(bw::parse_size(bad), UsageError) << bad;
 }
 
-TEST(ParseCpuList, RangesStridesAndOrder) {
-  EXPECT_EQ(bw::parse_cpu_list("0-3,8"), (std::vector<int>{0, 1, 2, 3, 8}));
-  EXPECT_EQ(bw::parse_cpu_list("3,2,1,0"), (std::vector<int>{3, 2, 1, 0}));
-  EXPECT_EQ(bw::parse_cpu_list("0-7:2"), (std::vector<int>{0, 2, 4, 6}));
-}
-
-TEST(ParseCpuList, RefusesMalformed) {
-  for (const char* bad : {"", ",", "1,,2", "a", "3-1", "-1", "1-", "0,0", "1,", "0-3:0", "99999999"})
-    EXPECT_THROW(bw::parse_cpu_list(bad), UsageError) << bad;
-}
-
 TEST(ParseInt, Range) {
   EXPECT_EQ(bw::parse_int("7", "n", 1, 10), 7);
   EXPECT_THROW(bw::parse_int("0", "n", 1, 10), UsageError);
