@@ -95,7 +95,8 @@ def record(m, target, sp, trials: Trials, outcome, budget, seconds, distinct: in
         "resumed_trials": trials.resumed,
         "guide_runs": target.guide_runs,
         "exhaustive_runs": distinct * EXHAUSTIVE_ROUNDS,
-        "surplus_cores": max(0, len(m.cpus) - threads),
+        # the helper engine computes on the CPUs the threads leave (bandwall-pipeline's default)
+        "surplus_cores": 0 if full.get("engine") == "helper" else max(0, len(m.cpus) - threads),
         "stopped": outcome.stopped,
         "command": target.commands(full),
     }
