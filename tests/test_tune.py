@@ -14,8 +14,10 @@ import time
 
 import pytest
 
-from bandwall.core import records, topo
+from bandwall.core import policies, records, topo
 from bandwall.core.store import Store
+from bandwall.tune import command
+from bandwall.tune.space import Machine, bindings, placements
 
 NCPU = len(os.sched_getaffinity(0))
 # A program whose figure of merit is 10 x its OpenMP threads, exactly (no noise).
@@ -217,3 +219,42 @@ def test_the_schema_holds_the_tune_result(make_record, change):
     assert records.problems(rec) == []
     change(rec["result"])
     assert records.problems(rec)
+
+
+def _two_nodes(cpus=(0, 1, 2, 3)) -> Machine:
+    rec = topo.topology()
+    rec["result"]["numa_nodes"] = [{"os_index": 0, "cpus": [0, 1]}, {"os_index": 1, "cpus": [2, 3]}]
+    return Machine(tuple(cpus), rec)
+
+
+def test_on_two_nodes_the_space_takes_the_node_policies_from_the_tables():
+    m = _two_nodes()
+    table = policies.table()
+    words = [r["name"] for r in table["binding"] if r["syntax"] == r["name"]]
+    assert set(words) | {"node:0", "node:1"} == set(bindings(m))
+    places = placements(m)
+    assert {"first-touch", "serial", "interleave", "bind:0", "bind:1", "preferred:0", "preferred:1"} <= set(
+        places
+    )
+    assert "serial" not in placements(m, without=("serial",))
+    assert (
+        placements(Machine((0, 1), topo.topology())) == () or len(topo.topology()["result"]["numa_nodes"]) > 1
+    )
+
+
+@pytest.mark.parametrize(
+    "placement, words",
+    [
+        (None, []),
+        ("first-touch", []),
+        ("bind:1", ["numactl", "--membind=1"]),
+        ("interleave", ["numactl", "--interleave=all"]),
+        ("preferred:0", ["numactl", "--preferred=0"]),
+    ],
+)
+def test_the_plain_command_places_memory_with_numactl(placement, words):
+    assert command.numactl(placement) == words
+    m = Machine((0,), topo.topology())
+    o = {"threads": 1, "bind": "none", "command": ["./app", "-n", "2"], "placement": placement}
+    plain = command.for_program(o, m)["plain"]
+    assert plain == " ".join(["OMP_NUM_THREADS=1", "OMP_PROC_BIND=false", *words, "./app", "-n", "2"])
