@@ -47,7 +47,7 @@ def stats(rates: list[float]) -> Stats:
 def apart(a: Stats, b: Stats, noise: float) -> bool:
     """True when a is faster than b beyond the spread measured in the same run: both measured at
     least MIN_ROUNDS times, and their medians differ by more than Z standard errors of the
-    difference, from noise (the run's pooled relative standard deviation, never less than the
+    difference, from noise (the run's median relative standard deviation, never less than the
     two configurations' own): more rounds resolve a smaller difference, as racing does."""
     if a.rounds < MIN_ROUNDS or b.rounds < MIN_ROUNDS:
         return False
