@@ -1,6 +1,6 @@
 """bandwall tune through the command line: bad input as a table, a user's program that fails on some
 configurations, a figure of merit that never matches, resuming from stored trials, Ctrl-C keeping
-the finished trials and printing the best so far, a stored knee pruning thread counts, and a tiny
+the finished trials and printing the best so far (SIGTERM too), a stored knee pruning thread counts, and a tiny
 real run of a kernel whose record fits the schema."""
 
 from __future__ import annotations
@@ -102,7 +102,10 @@ def test_the_record_names_the_best_and_the_commands_and_a_second_tune_resumes(ru
 
 
 @pytest.mark.skipif(NCPU < 2, reason="needs two trials before the interrupted one")
-def test_ctrl_c_keeps_the_finished_trials_and_prints_the_best_so_far(tmp_path):
+@pytest.mark.parametrize(
+    "sig, code, said", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated by SIGTERM")]
+)
+def test_ctrl_c_or_sigterm_keeps_the_finished_trials_and_prints_the_best_so_far(tmp_path, sig, code, said):
     db = str(tmp_path / "t.db")
     # The third run of the program marks that it started, then waits to be interrupted (shell
     # builtins only: the pin library is preloaded into every program the shell starts).
@@ -134,14 +137,14 @@ def test_ctrl_c_keeps_the_finished_trials_and_prints_the_best_so_far(tmp_path):
         while not (tmp_path / "blocked").exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert proc.poll() is None, proc.communicate()[1]
-        os.killpg(proc.pid, signal.SIGINT)
+        os.killpg(proc.pid, sig)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     r = json.loads(out)["result"]
-    assert f"interrupted after {r['runs']} runs" in err and "Traceback" not in err
+    assert f"{said} after {r['runs']} runs" in err and "Traceback" not in err
     assert r["stopped"] == "interrupted" and r["runs"] >= 2 and r["best"]["rounds"] >= 1
     assert len(_trials(db)) == r["runs"]
 

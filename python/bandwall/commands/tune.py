@@ -3,6 +3,8 @@ binding, placement, page size, instruction-set variant, blocks, engine) found wi
 
 from __future__ import annotations
 
+import signal
+
 import click
 
 from bandwall.core.registry import commands
@@ -86,26 +88,35 @@ def tune_cmd(
             f"tune: run {runs}: {' '.join(f'{k}={v}' for k, v in config.items())}: {what}", markup=False
         )
 
-    rec = tuner.tune(
-        list(words),
-        names,
-        budget,
-        seconds,
-        db,
-        no_store,
-        progress,
-        size=size,
-        reps=reps,
-        grid=grid,
-        iters=iters,
-        kernel=kernel,
-        fom=fom,
-        lower=lower,
-        timeout=timeout,
-    )
+    terminated: list[int] = []
+
+    def on_term(signum, frame):  # as Ctrl-C: the trials stay stored and the best so far is printed
+        terminated.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        rec = tuner.tune(
+            list(words),
+            names,
+            budget,
+            seconds,
+            db,
+            no_store,
+            progress,
+            size=size,
+            reps=reps,
+            grid=grid,
+            iters=iters,
+            kernel=kernel,
+            fom=fom,
+            lower=lower,
+            timeout=timeout,
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     emit(rec, fmt, lambda con: render(con, rec), lambda: csv_rows(rec))
     if rec["result"]["stopped"] == "interrupted":
-        click.echo(
-            f"bandwall: interrupted after {rec['result']['runs']} runs; the best so far is shown", err=True
-        )
-        raise SystemExit(130)
+        how = "terminated by SIGTERM" if terminated else "interrupted"
+        click.echo(f"bandwall: {how} after {rec['result']['runs']} runs; the best so far is shown", err=True)
+        raise SystemExit(143 if terminated else 130)
