@@ -358,7 +358,7 @@ BAD_CLI = [
     (["--cpus", "S0:7"], "CPU list 'S0:7'"),
     (["--cpus", "0,0"], "names CPU 0 twice"),
     (["--cpus", "0-1", "--threads", "3"], "3 threads asked for but CPU list '0-1' has only 2 CPUs"),
-    (["--cpus", "0", "--ranks", "1"], "with --ranks, --rank-bind places each rank"),
+    (["--cpus", "0", "--ranks", "1", "--rank-bind", "core"], "both place the ranks: give one"),
     (["--init", "parallel"], "'parallel' is not one of"),
     (["--schedule", "guided"], "'guided' is not one of"),
     (["--placement", "nowhere"], "unknown placement 'nowhere'"),

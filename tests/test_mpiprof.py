@@ -72,10 +72,10 @@ def build(tmp_path_factory):
     return get
 
 
-def profile(run_bandwall, tmp_path, impl: str, exe: Path, np: int) -> dict:
+def profile(run_bandwall, tmp_path, impl: str, exe: Path, np: int, prefix: list[str] | None = None) -> dict:
     p = run_bandwall(
         "mpiprof", "--format", "json", "--db", tmp_path / "db.sqlite", "--out", tmp_path / "profiles", "--",
-        *launcher(impl, np), exe, env=ENV, timeout=120,
+        *launcher(impl, np), exe, env=ENV, timeout=120, prefix=prefix,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)

@@ -181,7 +181,7 @@ def test_report_shows_each_thread_on_its_cpu(kind, hostile):
 def test_users_openmp_variables_reach_the_program_under_every_policy():
     # a nested OMP_NUM_THREADS is the user's business, not a usage error of compact
     rec = pin_record(
-        ["--policy", "compact", "--", "sh", "-c", 'echo "$OMP_NUM_THREADS/$OMP_SCHEDULE"'],
+        ["--bind", "compact", "--", "sh", "-c", 'echo "$OMP_NUM_THREADS/$OMP_SCHEDULE"'],
         OMP_NUM_THREADS="2,1",
         OMP_SCHEDULE="static",
     )
@@ -197,14 +197,14 @@ def test_cpu_list_option_and_policies():
     assert rec["config"]["policy"] == "list" and rec["config"]["cpus"] == [1, 0]
     assert program_json(rec)["thread_cpus"] == [1, 0]
     for policy in ("compact", "scatter", "spread"):
-        rec = pin_record(["--policy", policy, "--", *probe_args("gcc")])
+        rec = pin_record(["--bind", policy, "--", *probe_args("gcc")])
         assert rec["config"]["cpus"] == CPUS
         assert program_json(rec)["thread_cpus"] == CPUS[:2]
 
 
 @two_cpus
 def test_unbound_threads_have_no_intended_cpu():
-    rec = pin_record(["--policy", "none", "--report", "--", *probe_args("gcc")])
+    rec = pin_record(["--bind", "none", "--report", "--", *probe_args("gcc")])
     assert rec["config"]["mode"] == "free" and rec["config"]["cpus"] == []
     assert rec["result"]["threads"]
     for t in rec["result"]["threads"]:
@@ -315,10 +315,10 @@ def test_static_program_falls_back_to_binding_the_process(static_program, capsys
 
 BAD = [
     # (arguments, environment, exit code, message fragment)
-    (["--policy", "wobble", "--", "true"], {}, 2, "unknown policy 'wobble'"),
-    (["--policy", "node:x", "--", "true"], {}, 2, "unknown policy"),
+    (["--bind", "wobble", "--", "true"], {}, 2, "unknown binding 'wobble'"),
+    (["--bind", "node:x", "--", "true"], {}, 2, "binding 'node:x' needs a NUMA node number"),
     (["--cpus", "0,4096", "--", "true"], {}, 2, "4096"),
-    (["--cpus", "0", "--policy", "compact", "--", "true"], {}, 2, "exclude each other"),
+    (["--compare", "--bind", "compact", "--", "true"], {}, 2, "leave out --cpus, --bind and --report"),
     (["--", "/nonexistent/program"], {}, 2, "does not exist"),
     (["--", "/etc/hostname"], {}, 2, "is not an executable"),
     (["--", "no-such-command-anywhere"], {}, 2, "not found in PATH"),
@@ -469,6 +469,6 @@ def test_report_record_carries_the_summary():
     rec = pin_record(["--report", "--", *probe_args("gcc")], MP_BLIST="1,0")
     s = rec["result"]["thread_summary"]
     assert s["bound"] == 2 and s["bound_stayed"] == 2 and s["unbound"] == 0
-    rec = pin_record(["--policy", "none", "--report", "--", *probe_args("gcc")])
+    rec = pin_record(["--bind", "none", "--report", "--", *probe_args("gcc")])
     s = rec["result"]["thread_summary"]
     assert s["bound"] == 0 and s["unbound"] == len(rec["result"]["threads"]) >= 2

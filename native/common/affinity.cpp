@@ -13,6 +13,14 @@
 
 namespace bw {
 
+std::vector<int> cap_cpu_list(std::vector<int> cpus, int threads, const std::string& text) {
+  if (threads > static_cast<int>(cpus.size()))
+    throw UsageError(std::to_string(threads) + " threads asked for but CPU list '" + text + "' has only " +
+                     std::to_string(cpus.size()) + " CPUs");
+  if (threads > 0) cpus.resize(static_cast<std::size_t>(threads));
+  return cpus;
+}
+
 Binding resolve_binding(int threads, const std::string& cpu_list, const std::string& policy) {
   Binding b;
   auto allowed = allowed_cpus();
@@ -20,10 +28,7 @@ Binding resolve_binding(int threads, const std::string& cpu_list, const std::str
   if (!cpu_list.empty()) {
     b.cpus = resolve_cpu_list(cpu_list);
     check_cpus_allowed(b.cpus);
-    if (threads > static_cast<int>(b.cpus.size()))
-      throw UsageError(std::to_string(threads) + " threads asked for but CPU list '" + cpu_list + "' has only " +
-                       std::to_string(b.cpus.size()) + " CPUs");
-    if (threads > 0) b.cpus.resize(static_cast<std::size_t>(threads));
+    b.cpus = cap_cpu_list(b.cpus, threads, cpu_list);
     b.policy = "list";
   } else if (policy.empty() || policy == "none") {
     if (threads > static_cast<int>(allowed.size()))

@@ -15,6 +15,10 @@ struct Binding {
 };
 Binding resolve_binding(int threads, const std::string& cpu_list, const std::string& policy);
 
+// The first threads CPUs of a resolved list (all of them for 0): what --threads does to --cpus.
+// UsageError naming the list (text) when it has fewer than threads CPUs.
+std::vector<int> cap_cpu_list(std::vector<int> cpus, int threads, const std::string& text);
+
 // Sets the OpenMP thread count and pins thread i to cpus[i] (call once before any kernel).
 // Returns the CPU each thread found itself on after binding (sched_getcpu).
 std::vector<int> apply_binding(const Binding& b);

@@ -100,9 +100,10 @@ int main(int argc, char** argv) {
                              std::to_string(local.size) + " slabs of " + std::to_string(o.planes) + " planes" +
                                  (o.verify ? " and the whole grid for --verify" : ""));
 
-    const std::vector<int> cpus = bw::mpi::rank_cpus(o.bind);
-    const bw::Binding binding = o.bind == "none" ? bw::resolve_binding(o.threads, "", "none")
-                                                 : bw::resolve_binding(o.threads, bw::format_cpu_list(cpus), "");
+    const std::vector<int> cpus = bw::mpi::rank_cpus(o.bind, o.cpus);
+    const bw::Binding binding = o.bind == "none" && o.cpus.empty()
+                                    ? bw::resolve_binding(o.threads, "", "none")
+                                    : bw::resolve_binding(o.threads, bw::format_cpu_list(cpus), "");
     const std::vector<int> seen = bw::apply_binding(binding);
     const int threads = binding.threads;
 
@@ -151,6 +152,7 @@ int main(int argc, char** argv) {
                        {"ranks", o.ranks},
                        {"threads_per_rank", threads},
                        {"bind", o.bind},
+                       {"cpus", o.cpus.empty() ? bw::json(nullptr) : bw::json(o.cpus)},
                        {"scaling", o.scaling == Scaling::Strong ? "strong" : "weak"},
                        {"decomposition", "z-slabs"},
                        {"dims", {1, 1, o.ranks}},

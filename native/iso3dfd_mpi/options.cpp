@@ -5,6 +5,8 @@
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
+#include "common/harness.hpp"
+#include "common/policies.hpp"
 
 namespace bw::iso3dfd::mpi {
 
@@ -53,7 +55,12 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
       ->required();
   app.add_option("--bind", o.bind,
                  "numa (default: ranks dealt round-robin to NUMA nodes, sharing a node's CPUs), core (one CPU "
-                 "per rank) or none");
+                 "per rank), none, or a thread binding (" +
+                     binding_syntax() + ") whose order of the CPUs the node's ranks divide in contiguous parts");
+  app.add_option("--cpus", o.cpus,
+                 std::string("the CPUs of the node's ranks, divided in contiguous parts in rank order (wins over "
+                             "--bind): ") +
+                     cpus_help());
   app.add_option("--scaling", scaling, "strong (the grid is shared) or weak (the grid is per rank)");
   app.add_option("--pages", pages, "huge (default), base or system");
   app.add_flag("--verify", o.verify,

@@ -15,8 +15,9 @@ struct Options {
   Grid global;  // the whole grid the ranks share
   int iterations = 10;
   Blocks blocks;
-  int threads = 0;  // per rank; 0: every CPU of the rank's share
-  std::string bind = "numa";
+  int threads = 0;            // per rank; 0: every CPU of the rank's share
+  std::string bind = "numa";  // a rank binding (mpi/ranks.hpp) or a thread-binding policy
+  std::string cpus;           // every local rank's CPUs, divided among them (mpi::rank_cpus)
   Scaling scaling = Scaling::Strong;
   Placement placement;  // first-touch by each rank's threads; pages as asked
   bool overlap = true;  // post the halo exchange before the interior update

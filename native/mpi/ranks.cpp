@@ -5,6 +5,7 @@
 #include <new>
 
 #include "common/args.hpp"
+#include "common/cpulist.hpp"
 #include "common/topology.hpp"
 
 namespace bw::mpi {
@@ -76,19 +77,35 @@ Local local_ranks() {
   return l;
 }
 
-std::vector<int> rank_cpus(const std::string& policy) {
-  if (std::find(kPolicies.begin(), kPolicies.end(), policy) == kPolicies.end())
-    throw UsageError("unknown rank binding '" + policy + "' (use numa, core or none)");
+bool is_rank_policy(const std::string& policy) {
+  return std::find(kPolicies.begin(), kPolicies.end(), policy) != kPolicies.end();
+}
+
+std::vector<int> rank_cpus(const std::string& policy, const std::string& cpus) {
   const auto allowed = allowed_cpus();
+  const bool listed = !cpus.empty() || !is_rank_policy(policy);
+  std::vector<int> pool;  // every local rank's CPUs, in order: --cpus, or a thread-binding policy's order
+  if (!cpus.empty()) {
+    pool = resolve_cpu_list(cpus);
+    check_cpus_allowed(pool);
+  } else if (listed) {
+    pool = Topology::instance().order(policy, 0, allowed);  // UsageError for an unknown word
+  }
   MPI_Comm local;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &local);
   const int lr = rank(local), ln = size(local);
   const bool bound = launcher_bound(local, allowed);
   MPI_Comm_free(&local);
-  if (policy == "none") return allowed;
+  if (policy == "none" && cpus.empty()) return allowed;
   const Topology& topo = Topology::instance();
   std::vector<int> share;
-  if (policy == "core") {
+  if (listed) {
+    const std::size_t n = pool.size();
+    std::size_t lo = n * static_cast<std::size_t>(lr) / static_cast<std::size_t>(ln);
+    std::size_t hi = n * static_cast<std::size_t>(lr + 1) / static_cast<std::size_t>(ln);
+    if (hi <= lo) hi = lo + 1;  // more ranks than CPUs: one CPU each, shared evenly
+    share.assign(pool.begin() + static_cast<long>(lo), pool.begin() + static_cast<long>(hi));
+  } else if (policy == "core") {
     const auto order = topo.order("scatter", 0, allowed);
     share = {order[static_cast<std::size_t>(lr) % order.size()]};
   } else {

@@ -41,7 +41,14 @@ Local local_ranks();
 // When the launcher already bound the ranks to different CPUs (srun's task/affinity, mpirun
 // --bind-to), the rank keeps its own CPUs (those of its share of the node when they overlap).
 // Throws UsageError for another word.
-std::vector<int> rank_cpus(const std::string& policy);
+// With a CPU list (cpus, common/cpulist.hpp) or a thread-binding policy of the table
+// (common/policies.hpp: compact, scatter, spread, node:N) instead, that list (or the policy's order
+// of the allowed CPUs) is the CPUs of all the ranks on the node: the node-local ranks divide it
+// into contiguous parts in rank order (rank k of m takes the k-th; at least one CPU each).
+std::vector<int> rank_cpus(const std::string& policy, const std::string& cpus = "");
+
+// Whether policy is one of kPolicies (a rank binding) rather than a thread-binding policy.
+bool is_rank_policy(const std::string& policy);
 
 // The policies rank_cpus knows.
 inline const std::vector<std::string> kPolicies = {"numa", "core", "none"};

@@ -176,7 +176,12 @@ void bwp_write_json(FILE* f, const bwp_totals* a, const char* base) {
   communicators(f, a);
   fputs(",\"per_rank\":[", f);
   for (int r = 0; r < a->ranks; r++) {
-    fprintf(f, "%s{\"rank\":%d,\"calls\":{", r ? "," : "", r);
+    const char* where = a->where + (size_t)r * BWP_WHERE;
+    fprintf(f, "%s{\"rank\":%d,\"host\":", r ? "," : "", r);
+    str(f, where);
+    fputs(",\"cpus\":", f);
+    str(f, where + strlen(where) + 1);
+    fputs(",\"calls\":{", f);
     int first = 1;
     for (int c = 0; c < BWP_NCALLS; c++) {
       uint64_t n = a->per_rank[((size_t)r * BWP_NCALLS + c) * 3];

@@ -2,6 +2,7 @@
  * which writes the text histograms (one EVENT block per call) and the JSON record. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,30 @@ static int open_reports(char* base, size_t len, FILE** txt, FILE** js) {
   return -1;
 }
 
+void bwp_where(char* out) {
+  struct utsname u;
+  memset(out, 0, BWP_WHERE);
+  snprintf(out, 64, "%s", uname(&u) == 0 ? u.nodename : "unknown");
+  char* list = out + strlen(out) + 1;
+  const size_t room = (size_t)(out + BWP_WHERE - list) - 1;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  size_t used = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int last = c;
+    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) last++;
+    int w = last > c ? snprintf(list + used, room - used, "%s%d-%d", used ? "," : "", c, last)
+                     : snprintf(list + used, room - used, "%s%d", used ? "," : "", c);
+    if (w < 0 || (size_t)w >= room - used) { /* too long for the record: say so instead of cutting */
+      snprintf(list, room, "more than fit");
+      return;
+    }
+    used += (size_t)w;
+    c = last;
+  }
+}
+
 void bwp_report(void) {
   bwp_thread* t = bwp_enter(); /* sets up a program that made no counted call */
   if (t) bwp_leave();
@@ -101,8 +126,9 @@ void bwp_report(void) {
   uint64_t* comms = calloc((size_t)BWP_MAXCOMMS * COMM_N, 8);
   uint64_t *sent = calloc((size_t)n, 8), *received = calloc((size_t)n, 8), unattributed[2] = {0, 0};
   uint64_t* mine = calloc((size_t)BWP_NCALLS * 3, 8);
+  char* where = calloc(BWP_WHERE, 1);
   bwp_totals all = {0};
-  int ok = sums && mins && maxs && secs && comms && sent && received && mine;
+  int ok = sums && mins && maxs && secs && comms && sent && received && mine && where;
   if (me == 0 && ok) {
     all.sums = calloc(nsum, 8);
     all.mins = calloc(BWP_NCALLS, 8);
@@ -113,8 +139,9 @@ void bwp_report(void) {
     all.sent = calloc((size_t)n * n, 8);
     all.received = calloc((size_t)n * n, 8);
     all.unattributed = calloc((size_t)n * 2, 8);
+    all.where = calloc((size_t)n, BWP_WHERE);
     ok = all.sums && all.mins && all.maxs && all.secs && all.per_rank && all.comms && all.sent && all.received &&
-         all.unattributed;
+         all.unattributed && all.where;
   }
   /* Every rank takes part in the reductions even when one failed to allocate: rank 0 decides. */
   int local_ok = ok, every_ok = 0;
@@ -139,6 +166,8 @@ void bwp_report(void) {
   PMPI_Gather(sent, n, MPI_UINT64_T, all.sent, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Gather(received, n, MPI_UINT64_T, all.received, n, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   PMPI_Gather(unattributed, 2, MPI_UINT64_T, all.unattributed, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  bwp_where(where);
+  PMPI_Gather(where, BWP_WHERE, MPI_CHAR, all.where, BWP_WHERE, MPI_CHAR, 0, MPI_COMM_WORLD);
   if (me == 0) {
     char base[4096];
     FILE *txt = NULL, *js = NULL;
@@ -157,7 +186,7 @@ void bwp_report(void) {
     if (js) fclose(js);
   }
 out:
-  free(sums), free(mins), free(maxs), free(secs), free(comms), free(sent), free(received), free(mine);
+  free(sums), free(mins), free(maxs), free(secs), free(comms), free(sent), free(received), free(mine), free(where);
   free(all.sums), free(all.mins), free(all.maxs), free(all.secs), free(all.per_rank), free(all.comms);
-  free(all.sent), free(all.received), free(all.unattributed);
+  free(all.sent), free(all.received), free(all.unattributed), free(all.where);
 }

@@ -30,7 +30,13 @@ typedef struct {
   uint64_t* sent;         /* [from][to] bytes */
   uint64_t* received;     /* [at][from] bytes */
   uint64_t* unattributed; /* [ranks][bytes, starts of unknown persistent requests] */
+  char* where;            /* [ranks][BWP_WHERE]: where each rank ran (bwp_where) */
 } bwp_totals;
+
+/* Where a rank ran: its host name, a NUL, then the CPUs it may run on as a list (0-3,8); made by
+   each rank itself, so the record's topology is the ranks' and not the front end's machine. */
+enum { BWP_WHERE = 512 };
+void bwp_where(char* out);
 
 static inline const uint64_t* bwp_sum(const bwp_totals* a, int call) { return a->sums + (size_t)call * SUM_N; }
 static inline uint64_t bwp_bin_low(int b) { return b ? (uint64_t)1 << (b - 1) : 0; }

@@ -2,10 +2,11 @@
 // libbandwall-pin.so, and prints one record: what was asked, what the OpenMP runtimes were told, how
 // the program ended and (with --report) where each of its threads ran.
 //
-//   bandwall-pin [--cpus LIST | --policy compact|scatter|spread|node:N|none] [--threads N]
+//   bandwall-pin [--cpus LIST | --bind compact|scatter|spread|node:N|none] [--threads N]
 //                [--skip MASK] [--spin CYCLES|-1|passive] [--report [--interval MS]] -- COMMAND [ARGS...]
 //
-// Without --cpus or --policy, seed 004's variables decide: MP_BIND=yes binds (to MP_BLIST, or to the
+// (--cpus wins over --bind, as in every executable; --policy is --bind's older name.)
+// Without --cpus or --bind, PGI's MP_* variables decide: MP_BIND=yes binds (to MP_BLIST, or to the
 // allowed CPUs in order), MP_BIND=no leaves threads free, MP_BLIST alone implies MP_BIND=yes; with none
 // of them the policy is compact. A statically linked program cannot take the library: the whole
 // process is then bound to the CPUs of the list (taskset semantics), and the launcher says so.
@@ -29,7 +30,9 @@
 #include "common/args.hpp"
 #include "common/cpulist.hpp"
 #include "common/errors.hpp"
+#include "common/harness.hpp"
 #include "common/ompenv.hpp"
+#include "common/policies.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "pin/bwpin.h"
@@ -60,9 +63,9 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
-// Decides the CPUs from the options, or leaves it to the MP_* variables; returns the policy's name.
+// Decides the CPUs from the options (--cpus wins over --bind), or leaves it to the MP_* variables;
+// returns the policy's name.
 std::string plan_cpus(const std::string& cpus, const std::string& policy, int threads) {
-  if (!cpus.empty() && !policy.empty()) throw bw::UsageError("--cpus and --policy exclude each other");
   if (!cpus.empty()) {
     auto list = bw::resolve_cpu_list(cpus);
     bw::check_cpus_allowed(list);
@@ -107,8 +110,9 @@ int main(int argc, char** argv) {
     std::string cpus, policy, skip, spin;
     int threads = 0, interval_ms = 10;
     bool report = false;
-    app.add_option("--cpus", cpus, "CPU of each thread in order (likwid/taskset list: 0-3,8 or 3,2,1,0)");
-    app.add_option("--policy", policy, "compact, scatter, spread, node:N or none (threads left free)");
+    app.add_option("--cpus", cpus, bw::cpus_help());
+    app.add_option("--bind,--policy", policy,
+                   bw::binding_syntax() + " (none: threads left free; default: MP_BLIST/MP_BIND, else compact)");
     app.add_option("--threads", threads, "OpenMP threads (sets OMP_NUM_THREADS; default: one per CPU of the list)")
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--skip", skip, "bit mask of created threads to leave unpinned (likwid-pin -s), e.g. 0x1");
@@ -119,7 +123,7 @@ int main(int argc, char** argv) {
     if (!bw::parse_command_line(app, split, argv)) return 0;
     if (split >= argc - 1)
       throw bw::UsageError(
-          "usage: bandwall-pin [--cpus LIST | --policy P] [--skip MASK] [--spin S] [--report] -- COMMAND [ARGS...]");
+          "usage: bandwall-pin [--cpus LIST | --bind P] [--skip MASK] [--spin S] [--report] -- COMMAND [ARGS...]");
     std::vector<std::string> command(argv + split + 1, argv + argc);
 
     // The executable's .preinit_array removed the user's OpenMP variables (common/ompenv.hpp); they

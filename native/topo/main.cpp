@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
     bool list = false;
     app.add_option("--topology", source, "hwloc synthetic description or XML file instead of this machine");
     app.add_option("--order", order, "print the CPUs a binding policy picks: " + bw::binding_syntax());
-    app.add_option("--threads", threads, "how many CPUs --order picks (0: all)")->check(CLI::NonNegativeNumber);
+    app.add_option("--threads", threads, "how many CPUs --order picks, or the first of --cpus (0: all)")
+        ->check(CLI::NonNegativeNumber);
     app.add_option("--cpus", cpus, "print the CPUs a CPU list names, thread by thread (0-3,8, S0:0-3, E:N:4:1:2)");
     app.add_flag("--list-policies", list, "print the placement and binding policy tables (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     if (topo.is_this_machine()) {
       bw::json engines = bw::json::object();  // copy engines: "available" or "unavailable: <reason>"
       for (const auto& b : bw::engine::backends()) {
+        if (b.hidden) continue;  // test-only engines stay out of what users see
         auto a = b.probe();
         engines[std::string(b.name)] = a.available ? "available" : "unavailable: " + a.reason;
       }
@@ -50,8 +52,9 @@ int main(int argc, char** argv) {
     }
     if (!cpus.empty()) {  // as likwid-pin -p: what a list means here, before anything runs on it
       if (!order.empty()) throw bw::UsageError("--cpus and --order exclude each other");
-      result["order"] = bw::resolve_cpu_list(cpus, topo);
+      result["order"] = bw::cap_cpu_list(bw::resolve_cpu_list(cpus, topo), threads, cpus);
       config["cpus"] = cpus;
+      config["threads"] = threads;
     }
     auto prov = bw::provenance(0, topo.all_cpus(), "none", "none", bw::json::object(), 0);
     bw::emit(bw::make_record("topo", config, result,

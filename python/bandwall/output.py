@@ -132,23 +132,41 @@ def placement_option(default: str = "first-touch"):
     return table_option("--placement", default, "memory placement", rows, "bandwall-topo --list-policies")
 
 
-def bind_option(default: str = "compact"):
-    """--bind: a row of the native binding table."""
-    rows = lambda: policies.syntax("binding")  # noqa: E731
-    return table_option("--bind", default, "thread binding", rows, "bandwall-topo --list-policies")
+def bind_option(default: str | None = "compact", note: str = ""):
+    """--bind: a row of the native binding table; note follows the rows in the help."""
+    rows = lambda: policies.syntax("binding") + note  # noqa: E731
+    return table_option("--bind", default, "thread binding", rows, "bandwall-topo --list-policies" + note)
 
 
-def thread_options(f):
+def placing_options(bind_default: str | None = "compact", note: str = ""):
     """--threads, --cpus and --bind, with one meaning in every command that places threads: --cpus
-    (read by the one native parser) wins over --bind, --threads caps the list or sizes the policy."""
-    f = bind_option()(f)
-    f = click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)(f)
-    return click.option(
-        "--threads",
-        type=click.IntRange(min=1),
-        default=None,
-        help="threads (default: every CPU of --cpus or --bind)",
-    )(f)
+    (read by the one native parser) wins over --bind, --threads caps the list or sizes the policy.
+    bind_default None leaves the binding to the command (note says what it does then)."""
+
+    def add(f):
+        f = bind_option(bind_default, note)(f)
+        f = click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)(f)
+        return click.option(
+            "--threads",
+            type=click.IntRange(min=1),
+            default=None,
+            help="threads (default: every CPU of --cpus or --bind)",
+        )(f)
+
+    return add
+
+
+thread_options = placing_options()
+
+
+def given(name: str) -> bool:
+    """Whether the option name was given on the command line (not left to its default)."""
+    ctx = click.get_current_context()
+    return ctx.get_parameter_source(name) not in (
+        click.core.ParameterSource.DEFAULT,
+        click.core.ParameterSource.DEFAULT_MAP,
+        None,
+    )
 
 
 def plot_option(against: str):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import store, topo
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.engine import engine_sweep
@@ -17,6 +17,7 @@ from bandwall.output import (
     format_option,
     no_store_option,
     pages_option,
+    placing_options,
     refuse_empty,
     table,
 )
@@ -70,7 +71,13 @@ def _ints(text: str, what: str) -> list[int]:
     "--kernels", callback=refuse_empty, default=",".join(engine_sweep.DEFAULT_KERNELS), show_default=True
 )
 @click.option(
-    "--cores", callback=refuse_empty, default=None, help="compute core counts: 1,2,4 or 1-8 (default 1..CPUs)"
+    "--cores",
+    callback=refuse_empty,
+    default=None,
+    help="compute core counts: 1,2,4 or 1-8 (default 1..CPUs of --threads, --cpus or --bind)",
+)
+@placing_options(
+    note="; compute threads take the first CPUs of the policy's order (or of --cpus), helpers the next ones"
 )
 @click.option("--engine", "engine_name", callback=refuse_empty, default="helper", show_default=True)
 @click.option(
@@ -102,6 +109,9 @@ def _ints(text: str, what: str) -> list[int]:
 def sweep_cmd(
     kernels,
     cores,
+    threads,
+    cpus,
+    bind,
     engine_name,
     helpers,
     strategy,
@@ -124,7 +134,13 @@ def sweep_cmd(
     for k in names:
         if k not in stream.kernel_names():
             raise UsageError(f"unknown kernel {k!r} (known: {', '.join(stream.kernel_names())})")
-    counts = sweep.parse_cores(cores)
+    if bind == "none" and not cpus:
+        raise UsageError(
+            "the engine sweep puts compute and helper threads on CPUs of their own: --bind none would leave "
+            "them unplaced (give a policy or --cpus)"
+        )
+    pool = topo.resolve_threads(threads, cpus, bind)
+    counts = sweep.parse_cores(cores, len(pool), f"the sweep's CPUs ({topo.cpu_list(pool)}) allow")
     helper_counts = _ints(helpers, "--helpers")
     keep = store.Series(db, no_store)
     strategies = ["all", "split"] if strategy == "both" else [strategy]
@@ -143,6 +159,7 @@ def sweep_cmd(
         engine_mode=engine_mode,
         queue_depth=queue_depth,
         block=block,
+        cpus=pool,
     )
     rec = engine_sweep.sweep_record(
         rows,
@@ -153,6 +170,8 @@ def sweep_cmd(
             "helpers": helper_counts,
             "engine": engine_name,
             "strategies": strategies,
+            "cpus": topo.cpu_list(pool),
+            "bind": None if cpus else bind,
         },
         keep.ids,
     )

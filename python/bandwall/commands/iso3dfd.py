@@ -12,6 +12,7 @@ from bandwall.mpi import iso3dfd_mpi, launchers
 from bandwall.output import (
     counters_option,
     emit,
+    given,
     isa_option,
     measuring_options,
     pages_option,
@@ -83,10 +84,11 @@ from bandwall.views.iso3dfd import csv_rows, render
 )
 @click.option(
     "--rank-bind",
-    default="numa",
-    show_default=True,
+    default=None,
     type=click.Choice(iso3dfd_mpi.BINDINGS),
-    help="with --ranks: numa (one rank per NUMA node, sharing its CPUs), core (one CPU per rank) or none",
+    help="with --ranks: numa (default: one rank per NUMA node, sharing its CPUs), core (one CPU per rank) or "
+    "none; or give --cpus or --bind instead: their CPUs (of each node) are divided among its ranks in "
+    "contiguous parts in rank order, and --threads is each rank's thread count",
 )
 @measuring_options
 def iso3dfd_cmd(
@@ -119,9 +121,11 @@ def iso3dfd_cmd(
     if not no_store:
         store.check(db)
     if ranks is not None:
-        if cpus is not None or bind != "compact":
+        placed = cpus is not None or given("bind")
+        if placed and rank_bind is not None:
             raise UsageError(
-                "with --ranks, --rank-bind places each rank and its threads; --cpus and --bind place the threads of one process"
+                "--rank-bind and --cpus/--bind both place the ranks: give one (--cpus and --bind are divided "
+                "among each node's ranks)"
             )
         counts = iso3dfd_mpi.parse_ranks(ranks)
         recs = [
@@ -131,11 +135,12 @@ def iso3dfd_cmd(
                 n,
                 None if blk in iso3dfd.BLOCK_WORDS else blk,
                 threads,
-                rank_bind,
+                bind if placed else rank_bind or "numa",
                 scaling,
                 launcher,
                 pages,
                 verify,
+                cpus=cpus,
             )
             for n in iso3dfd_mpi.checked(dims, counts, scaling)
         ]

@@ -15,7 +15,7 @@ from bandwall.core import store
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
 from bandwall.numa import numa_check, numa_target
-from bandwall.output import emit, measuring_options, refuse_empty
+from bandwall.output import emit, given, measuring_options, placing_options, refuse_empty
 from bandwall.views import numa_check as view
 
 
@@ -69,6 +69,10 @@ class TargetCommand(click.Command):
     "--iters", default=5, show_default=True, type=click.IntRange(1, 100000), help="iso3dfd: time steps"
 )
 @click.option("--timeout", default=None, type=click.FloatRange(min=0.1), help="seconds allowed per mode")
+@placing_options(
+    note="; the modes share out these CPUs (default: every allowed CPU): all nodes takes them all, each "
+    "node's process those on its node; none leaves a built-in's threads free on its process's CPUs"
+)
 @click.option("--plan", "plan_only", is_flag=True, help="print the modes and their processes without running")
 @measuring_options
 @click.pass_context
@@ -80,14 +84,16 @@ def numa_check_cmd(ctx, plan_only, fmt, db, no_store, **request):
     processes are summed as throughput of the whole machine. In COMMAND's arguments {cpus}, {ncpus}
     and {rank} become each process's CPU list, CPU count and index (e.g. OMP_NUM_THREADS-style
     thread counts)."""
+    threads, cpus, bind = request.pop("threads"), request.pop("cpus"), request.pop("bind")
     argv, fom, builtin_name = numa_target.check(
-        after_dashes=ctx.meta.get("numa_check.after_dashes"), **request
+        after_dashes=ctx.meta.get("numa_check.after_dashes"), free=bind == "none" and not cpus, **request
     )
     if not plan_only and not no_store:
         store.check(db)
+    chosen = numa_check.chosen_cpus(threads, cpus, bind, any(given(o) for o in ("threads", "cpus", "bind")))
     topo = topology()
     if plan_only:
-        plan = numa_check.plan_commands(topo, argv)
+        plan = numa_check.plan_commands(topo, argv, chosen)
         emit(
             plan,
             fmt,
@@ -95,7 +101,7 @@ def numa_check_cmd(ctx, plan_only, fmt, db, no_store, **request):
             lambda: (view.PLAN_COLUMNS, view.plan_rows(plan)),
         )
         return
-    rec = numa_check.run(argv, fom, request["rounds"], topo, builtin_name, request["timeout"])
+    rec = numa_check.run(argv, fom, request["rounds"], topo, builtin_name, request["timeout"], chosen)
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: view.render(con, rec))

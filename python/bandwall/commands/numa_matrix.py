@@ -7,8 +7,8 @@ import click
 from bandwall.core import store
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
-from bandwall.numa import numa_matrix
-from bandwall.output import emit, kernel_option, measuring_options, refuse_empty
+from bandwall.numa import numa_check, numa_matrix
+from bandwall.output import emit, given, kernel_option, measuring_options, placing_options, refuse_empty
 from bandwall.views.numa_matrix import render
 
 
@@ -22,12 +22,17 @@ from bandwall.views.numa_matrix import render
 @click.option(
     "--rounds", default=1, show_default=True, type=click.IntRange(1, 100), help="alternating rounds; medians"
 )
+@placing_options(
+    note="; row i takes these CPUs on node i (default: all of them); none leaves the threads free on them"
+)
 @measuring_options
-def numa_matrix_cmd(kernel, size, reps, rounds, fmt, db, no_store):
+def numa_matrix_cmd(kernel, size, reps, rounds, threads, cpus, bind, fmt, db, no_store):
     """Bandwidth with threads on node i and memory on node j, for every pair of NUMA nodes."""
     if not no_store:
         store.check(db)
-    rec = numa_matrix.measure(topology(), kernel, size, reps, rounds)
+    chosen = numa_check.chosen_cpus(threads, cpus, bind, any(given(o) for o in ("threads", "cpus", "bind")))
+    free = bind == "none" and not cpus
+    rec = numa_matrix.measure(topology(), kernel, size, reps, rounds, chosen, free)
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: render(con, rec))

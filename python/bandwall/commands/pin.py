@@ -10,7 +10,8 @@ from bandwall.core import store
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
 from bandwall.core.registry import commands
-from bandwall.output import CPUS_HELP, db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.core.topo import resolve_threads
+from bandwall.output import db_option, emit, format_option, no_store_option, placing_options, refuse_empty
 from bandwall.pinning import pin
 from bandwall.views.pin import echo_output, render, render_compare
 
@@ -18,15 +19,10 @@ from bandwall.views.pin import echo_output, render, render_compare
 @commands.register("pin")
 @click.command("pin", context_settings={"allow_interspersed_args": False})
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND...")
-@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
-@click.option(
-    "--policy",
-    callback=refuse_empty,
-    default=None,
-    help="compact, scatter, spread, node:N or none (default: MP_BLIST/MP_BIND if set, else compact)",
-)
-@click.option(
-    "--threads", default=0, type=click.IntRange(min=0), help="OpenMP threads (0: one per CPU of the list)"
+@placing_options(
+    None,
+    " (default: MP_BLIST/MP_BIND if set, else compact); the main thread takes the first CPU, each "
+    "thread it creates the next (wrapping around past the last)",
 )
 @click.option(
     "--skip",
@@ -67,9 +63,9 @@ from bandwall.views.pin import echo_output, render, render_compare
 @no_store_option
 def pin_cmd(
     command,
-    cpus,
-    policy,
     threads,
+    cpus,
+    bind,
     skip,
     spin,
     report,
@@ -91,22 +87,24 @@ def pin_cmd(
     if not no_store:
         store.check(db)
     if compare:
-        if cpus or policy or report:
-            raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --policy and --report")
+        if cpus or bind or report:
+            raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --bind and --report")
         fom = Fom.parse(fom_regex, lower) if fom_regex else Fom.wall()
-        rec = pin.compare(list(command), fom, rounds, threads, spin, timeout, skip=skip)
+        rec = pin.compare(list(command), fom, rounds, threads or 0, spin, timeout, skip=skip)
         if not no_store:
             store.save(rec, db)
         emit(rec, fmt, lambda con: render_compare(con, rec))
         return
     if fom_regex or lower:
         raise UsageError("--fom and --lower-is-better go with --compare")
+    if cpus or bind:  # refused as every command refuses them (more threads than CPUs, a bad list)
+        resolve_threads(threads, cpus, bind)
     rec = pin.pin(
         list(command),
         timeout=timeout,
         cpus=cpus,
-        policy=policy,
-        threads=threads,
+        bind=bind,
+        threads=threads or 0,
         skip=skip,
         spin=spin,
         report=report,

@@ -8,18 +8,14 @@ import click
 from bandwall.core import store
 from bandwall.core.registry import commands
 from bandwall.numa.place import place
-from bandwall.output import CPUS_HELP, bind_option, emit, measuring_options, placement_option, refuse_empty
+from bandwall.output import emit, measuring_options, placement_option, refuse_empty, thread_options
 from bandwall.views.place import render
 
 
 @commands.register("place")
 @click.command("place")
 @placement_option()
-@click.option(
-    "--threads", default=0, type=click.IntRange(min=0), help="threads (0: one per CPU of --cpus/--bind)"
-)
-@click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)
-@bind_option()
+@thread_options
 @click.option("--size", callback=refuse_empty, default="64M", show_default=True, help="bytes per array")
 @click.option(
     "--arrays", callback=refuse_empty, default="a,b,c", show_default=True, help="names of the arrays"
@@ -36,7 +32,7 @@ def place_cmd(placement, threads, cpus, bind, size, arrays, touch, fmt, db, no_s
     """Show where a placement policy puts memory: the share of each array's pages on each NUMA node."""
     if not no_store:
         store.check(db)
-    rec = place(placement, threads, cpus, bind, size, arrays, touch)
+    rec = place(placement, threads or 0, cpus, bind, size, arrays, touch)
     if not no_store:
         store.save(rec, db)
     emit(rec, fmt, lambda con: render(con, rec))

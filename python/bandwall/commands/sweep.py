@@ -9,13 +9,13 @@ from bandwall.core import store
 from bandwall.core.registry import commands
 from bandwall.kernels import stream, sweep
 from bandwall.output import (
-    bind_option,
     console,
     emit,
     measuring_options,
     placement_option,
     plot_option,
     refuse_empty,
+    thread_options,
 )
 from bandwall.report import sweep_plot
 from bandwall.views.sweep import csv_rows, render
@@ -28,9 +28,10 @@ from bandwall.views.sweep import csv_rows, render
     "--cores",
     callback=refuse_empty,
     default=None,
-    help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU)",
+    help="core counts: 1,2,4 or 1-8 or 2-16:2 (default 1..every CPU of --threads, --cpus or --bind); "
+    "each point takes the first N CPUs of --cpus, or --bind's policy for N threads",
 )
-@bind_option()
+@thread_options
 @placement_option()
 @click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES))
 @click.option(
@@ -49,15 +50,30 @@ from bandwall.views.sweep import csv_rows, render
 )
 @plot_option("cores")
 @measuring_options
-def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, plot_file, fmt, db, no_store):
+def sweep_cmd(
+    kernel,
+    cores,
+    threads,
+    cpus,
+    bind,
+    placement,
+    stores,
+    size,
+    reps,
+    knee_share,
+    plot_file,
+    fmt,
+    db,
+    no_store,
+):
     """Run KERNEL on 1..N cores; store every point as it finishes, then the sweep record."""
     sweep.check_share(knee_share)
-    counts = sweep.parse_cores(cores)
+    counts = sweep.parse_cores(cores, *sweep.cores_of(threads, cpus, bind))
     keep = store.Series(db, no_store)
     stream.check_kernel(kernel)
     finished = keep.records
 
-    options = dict(bind=bind, placement=placement, stores=stores, size=size, reps=reps)
+    options = dict(cpus=cpus, bind=bind, placement=placement, stores=stores, size=size, reps=reps)
     progress = Progress(
         TextColumn("sweep {task.description}"),
         BarColumn(),
@@ -73,7 +89,11 @@ def sweep_cmd(kernel, cores, bind, placement, stores, size, reps, knee_share, pl
             keep(stream.run(kernel, threads=n, **options))
             progress.advance(task)
     rec = sweep.sweep_record(
-        kernel, finished, knee_share, config={"bind": bind, "placement": placement}, point_ids=keep.ids
+        kernel,
+        finished,
+        knee_share,
+        config={"bind": bind, "cpus": cpus, "placement": placement},
+        point_ids=keep.ids,
     )
     if not no_store:
         rec["id"] = store.save(rec, db)

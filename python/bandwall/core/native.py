@@ -32,6 +32,14 @@ def executable(name: str) -> str:
     raise RunFailed(f"native executable {name!r} not found (run the set-up: ./bootstrap report)")
 
 
+def beside(name: str, executable_name: str) -> str:
+    """Path of a file installed beside a native executable (libbandwall-pin.so beside bandwall-pin)."""
+    path = Path(executable(executable_name)).parent / name
+    if not path.is_file():
+        raise RunFailed(f"{name} not found beside {executable_name} (run the set-up: ./bootstrap report)")
+    return str(path)
+
+
 def run_record(
     name: str,
     args: list[str],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -24,16 +25,36 @@ def topology(
     return records.finish(native.run_record("bandwall-topo", args))
 
 
-@lru_cache(maxsize=64)
-def _resolved(text: str) -> tuple[int, ...]:
-    return tuple(topology(cpus=text)["result"]["order"])
-
-
 def resolve_cpus(text: str) -> list[int]:
     """The CPUs a CPU list names, thread by thread, read by the one native parser (common/cpulist.hpp,
     through bandwall-topo --cpus): taskset's 0-3,8, likwid-pin's S0:0-1@S1:0-1 and E:N:4:1:2 alike.
     A bad list raises UsageError with the parser's own message."""
-    return list(_resolved(text))
+    return resolve_threads(cpus=text) or []
+
+
+def resolve_threads(
+    threads: int | None = None, cpus: str | None = None, bind: str | None = None, source: str | None = None
+) -> list[int] | None:
+    """The CPU of each thread that --threads, --cpus and --bind name, with the harness's meaning
+    (native/common/harness.hpp): --cpus wins over --bind, --threads caps the list or sizes the
+    policy. Read natively by bandwall-topo (of this machine, or of source: a synthetic or XML
+    machine); None for --bind none, which places nothing. A bad value raises UsageError."""
+    n = threads or 0
+    if cpus:
+        args = ["--cpus", cpus] + (["--threads", str(n)] if n else [])
+    elif (bind or "compact") == "none":
+        return None
+    else:
+        args = ["--order", bind or "compact", "--threads", str(n)]
+    source = source or os.environ.get("BANDWALL_TOPOLOGY")  # part of the cache key
+    if source:
+        args += ["--topology", source]
+    return list(_ordered(tuple(args)))
+
+
+@lru_cache(maxsize=64)
+def _ordered(args: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(records.finish(native.run_record("bandwall-topo", list(args)))["result"]["order"])
 
 
 def cpu_list(cpus: Sequence[int]) -> str:

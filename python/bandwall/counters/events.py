@@ -14,7 +14,7 @@ import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from bandwall.core import native, records
+from bandwall.core import native, records, topo
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.counters import groups as countergroups
 
@@ -130,13 +130,34 @@ def check_command(name: str) -> None:
         raise UsageError(f"command {name!r} not found or not an executable file")
 
 
-def run(command: list[str], group: str | None = None) -> tuple[dict, int]:
+def pinned(command: list[str], cpus: list[int] | None, threads: int | None) -> list[str]:
+    """command with libbandwall-pin.so preloaded into it alone (through env(1), which execs it, so
+    the counted process is the command's): its threads on cpus in order (the main thread on the
+    first, each thread it creates on the next), or left free for None; threads sets OMP_NUM_THREADS
+    (default: one per CPU)."""
+    lib = native.beside("libbandwall-pin.so", "bandwall-pin")
+    team = threads or (len(cpus) if cpus else None)
+    return [
+        "env",
+        f"LD_PRELOAD={lib}",
+        f"BANDWALL_PIN_CPUS={topo.cpu_list(cpus) if cpus else 'none'}",
+        *([f"OMP_NUM_THREADS={team}"] if team else []),
+        *command,
+    ]
+
+
+def run(
+    command: list[str], group: str | None = None, place: tuple[list[int] | None, int | None] | None = None
+) -> tuple[dict, int]:
     """Counts around command (group DEFAULT when none is given); returns (record, the command's exit
-    code). The command's stdout goes to stderr so that the record alone is on stdout; its stderr
-    stays live."""
+    code). place (CPUs, threads), when given, binds the command's threads (pinned). The command's
+    stdout goes to stderr so that the record alone is on stdout; its stderr stays live."""
     if not command:
         raise UsageError("no command to count (bandwall counters [--group NAME] -- COMMAND ...)")
     check_command(command[0])
+    asked = list(command)
+    if place is not None:
+        command = pinned(command, *place)
     p = plan(group or DEFAULT_GROUP)
     events = p.papi_names()
     with _record_file() as path:
@@ -155,7 +176,17 @@ def run(command: list[str], group: str | None = None) -> tuple[dict, int]:
     if rec is None:
         error = UsageError if code == native.EXIT_USAGE else RunFailed
         raise error(f"{EXECUTABLE} wrote no record (exit code {code})")
-    return records.finish(_finish(rec, p)), code
+    rec = _finish(rec, p)
+    rec["config"]["command"] = asked
+    if place is not None:
+        cpus, threads = place
+        rec["config"]["pinned"] = {"cpus": topo.cpu_list(cpus) if cpus else None, "threads": threads}
+        rec["provenance"].update(
+            binding="list (libbandwall-pin.so)" if cpus else "none",
+            cpus=topo.cpu_list(cpus) if cpus else rec["provenance"]["cpus"],
+            threads=threads or (len(cpus) if cpus else 0),
+        )
+    return records.finish(rec), code
 
 
 def _wait_through_interrupts(proc: subprocess.Popen) -> int:

@@ -3,7 +3,8 @@ against the same kernel pipelined with a copy engine (and, for the helper engine
 helper cores that fits beside the compute cores), the speed-up, and the fewest cores with the engine
 that reach the CPU-only best ("with the engine, N cores give what the CPU needs M for").
 
-Compute threads run on the first n allowed CPUs; helpers on the next h, so they never overlap.
+Compute threads run on the first n CPUs of the sweep's CPUs (--cpus, or --bind's order; every
+allowed CPU in compact order by default); helpers on the next h, so they never overlap.
 """
 
 from __future__ import annotations
@@ -42,17 +43,19 @@ def run(
     strategies: Sequence[str],
     on_record: Callable[[dict], None] | None = None,
     on_step: Callable[[str], None] | None = None,
+    cpus: Sequence[int] | None = None,
     **options,
 ) -> tuple[list[dict], list[dict]]:
-    """Measures every point; returns (table rows, the records made). options go to both kernels
-    (size, reps, stores, placement, pages) and to the engine (engine_mode, queue_depth, block)."""
+    """Measures every point; returns (table rows, the records made). cpus are the CPUs in the order
+    compute threads and then helpers take them (default: the allowed CPUs); options go to both
+    kernels (size, reps, stores, placement, pages) and to the engine (engine_mode, queue_depth, block)."""
     engine.check_engine(engine_name)
-    allowed = engine.allowed_cpus()
+    allowed = list(cpus) if cpus is not None else engine.allowed_cpus()
     pairs = plan(cores, helpers, engine_name, allowed)
     if not pairs:
         raise UsageError(
             f"no point to measure: compute cores {list(cores)} plus helper cores {list(helpers)} exceed the "
-            f"{len(allowed)} CPUs this process may use"
+            f"{len(allowed)} CPUs of the sweep ({topo.cpu_list(allowed)})"
         )
     common = {k: v for k, v in options.items() if k in ("size", "reps", "stores", "placement", "pages")}
     extra = {k: v for k, v in options.items() if k in ("engine_mode", "queue_depth", "block")}

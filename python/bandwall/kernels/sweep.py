@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Callable
 
-from bandwall.core import records
+from bandwall.core import records, topo
 from bandwall.core.errors import BandwallError, UsageError
 
 DEFAULT_KNEE_SHARE = 0.95
@@ -29,8 +29,9 @@ def allowed_cpu_count() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def parse_cores(text: str | None, limit: int | None = None) -> list[int]:
-    """Core counts: None gives 1..limit; otherwise "1,2,4", "1-8" or "2-16:2" (ascending, unique)."""
+def parse_cores(text: str | None, limit: int | None = None, of: str = "this process may use") -> list[int]:
+    """Core counts: None gives 1..limit; otherwise "1,2,4", "1-8" or "2-16:2" (ascending, unique);
+    of says where the limit comes from, for the message."""
     limit = allowed_cpu_count() if limit is None else limit
     if text is None:
         return list(range(1, limit + 1))
@@ -47,10 +48,21 @@ def parse_cores(text: str | None, limit: int | None = None) -> list[int]:
         counts.update(range(lo, hi + 1, step))
     bad = [c for c in sorted(counts) if c < 1 or c > limit]
     if bad:
-        raise UsageError(
-            f"core count {bad[0]} in {text!r} is out of range: this process may use 1 to {limit} CPUs"
-        )
+        raise UsageError(f"core count {bad[0]} in {text!r} is out of range: {of} 1 to {limit} CPUs")
     return sorted(counts)
+
+
+def cores_of(threads: int | None, cpus: str | None, bind: str | None) -> tuple[int, str]:
+    """The most cores a sweep may take from --threads/--cpus/--bind (resolved natively, so a bad
+    value is refused before any point runs), and what says so, for parse_cores."""
+    chosen = topo.resolve_threads(threads, cpus, bind)
+    if cpus:
+        return len(chosen or []), f"--cpus {cpus!r} names"
+    if threads:
+        return threads, "--threads allows"
+    if chosen is None:
+        return allowed_cpu_count(), "this process may use"
+    return len(chosen), f"--bind {bind!r} gives"
 
 
 def check_share(share: float) -> float:

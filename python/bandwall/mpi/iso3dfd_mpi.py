@@ -43,12 +43,24 @@ def check_decomposition(grid: Sequence[int], ranks: int, scaling: str) -> int:
 
 
 def native_args(
-    grid, iters: int, blocks, threads: int | None, bind: str, scaling: str, pages: str | None, verify: bool
+    grid,
+    iters: int,
+    blocks,
+    threads: int | None,
+    bind: str,
+    scaling: str,
+    pages: str | None,
+    verify: bool,
+    cpus: str | None = None,
 ) -> list[str]:
+    """bind is a rank binding (BINDINGS) or a thread-binding policy, and cpus a CPU list: the CPUs of
+    a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi)."""
     args = [*grid, iters, *blocks]
     if threads is not None:
         args.append(threads)
     args += ["--bind", bind, "--scaling", scaling]
+    if cpus is not None:
+        args += ["--cpus", cpus]
     if pages is not None:
         args += ["--pages", pages]
     if verify:
@@ -69,6 +81,7 @@ def run(
     verify: bool = False,
     env: dict | None = None,
     timeout: float | None = None,
+    cpus: str | None = None,
 ) -> dict:
     """One distributed run; returns its record (validated, not stored), with the launch plan in
     config.launcher."""
@@ -77,7 +90,7 @@ def run(
     plan = launchers.plan(TOOL, ranks, launcher)
     rec = native.run_record(
         TOOL,
-        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify),
+        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus),
         env={**plan.env, **(env or {})},
         prefix=plan.prefix,
         timeout=timeout,

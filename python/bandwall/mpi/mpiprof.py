@@ -15,6 +15,7 @@ import platformdirs
 
 from bandwall.core import native, records
 from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core.topo import cpu_list, resolve_cpus
 from bandwall.mpi import flavours as mpi
 
 
@@ -103,12 +104,35 @@ def run(
         rec = json.loads(found[-1].read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise RunFailed(f"the profile {str(found[-1])!r} is unreadable: {e}") from e
-    topo = native.run_record("bandwall-topo", [])
-    rec["provenance"]["topology_digest"] = topo["provenance"]["topology_digest"]
+    where_ranks_ran(rec)
     rec["config"]["command"] = list(command)
     if output is not None:
         rec["result"]["output"] = output
     return records.finish(rec)
+
+
+def where_ranks_ran(rec: dict) -> None:
+    """The record's topology is that of where the ranks ran, as each rank told the profiler
+    (result.per_rank[].host and .cpus), not of the machine running the front end: result.hosts
+    lists each host with its ranks and their CPUs; provenance.cpus is the CPUs of the ranks when
+    they ran on this host, whose topology digest is then known (unknown for other hosts)."""
+    per_rank = rec["result"].get("per_rank", [])
+    hosts: dict[str, dict] = {}
+    for r in per_rank:
+        h = hosts.setdefault(r.get("host", "unknown"), {"ranks": [], "cpus": []})
+        h["ranks"].append(r["rank"])
+        h["cpus"].append(r.get("cpus", ""))
+    rec["result"]["hosts"] = [{"host": name, **h} for name, h in hosts.items()]
+    prov = rec["provenance"]
+    here = os.uname().nodename
+    lists = [r.get("cpus", "") for r in per_rank]
+    if set(hosts) == {here}:
+        prov["topology_digest"] = native.run_record("bandwall-topo", [])["provenance"]["topology_digest"]
+        if all(t and t[0].isdigit() for t in lists):  # the library writes "more than fit" for a huge set
+            prov["cpus"] = cpu_list(sorted({c for t in lists for c in resolve_cpus(t)}))
+    else:
+        named = ", ".join(hosts) or "hosts the profile does not name"
+        prov["topology_digest"] = f"unknown: the ranks ran on {named}, not on {here} where bandwall ran"
 
 
 def _stderr_fd():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from bandwall.core import native, records
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom, last_record, median
-from bandwall.core.topo import cpu_list
+from bandwall.core.topo import cpu_list, resolve_threads
 from bandwall.kernels import iso3dfd
 
 # Below this relative difference two modes count as equal: runs on a shared machine vary this much.
@@ -57,33 +57,37 @@ class Mode:
         return out
 
 
-def plan_commands(topology: dict, target: list[str]) -> list[dict]:
+def plan_commands(topology: dict, target: list[str], chosen: list[int] | None = None) -> list[dict]:
     """The command line of each mode ({mode, title, argv}): what `numa-check --plan` shows."""
     launcher = native.executable("bandwall-launch")
     return [
         {"mode": m.name, "title": m.title, "argv": [launcher, *m.launcher_args(), "--", *target]}
-        for m in plan(topology)
+        for m in plan(topology, chosen)
     ]
 
 
-def nodes_with_cpus(topology: dict) -> list[tuple[int, list[int]]]:
+def nodes_with_cpus(topology: dict, chosen: list[int] | None = None) -> list[tuple[int, list[int]]]:
     """(OS number, CPUs) of each NUMA node that has CPUs, from a bandwall-topo record: of this
     machine, only the CPUs this process may use (taskset, numactl, a batch system's cgroup), and
-    only the nodes that keep some; of a described machine (synthetic, XML), all of them."""
+    only the nodes that keep some; of a described machine (synthetic, XML), all of them. chosen
+    (the CPUs --cpus, --bind and --threads name, in their order) keeps only those, in that order."""
     here = topology["result"].get("source") == "this machine"
     allowed = os.sched_getaffinity(0) if here else None
     out = []
     for n in topology["result"]["numa_nodes"]:
         cpus = [c for c in n["cpus"] if allowed is None or c in allowed]
+        if chosen is not None:
+            cpus = [c for c in chosen if c in cpus]
         if cpus:
             out.append((n["os_index"], cpus))
     return out
 
 
-def plan(topology: dict) -> list[Mode]:
-    """The modes to run on a machine; only (a) when it has fewer than two nodes with CPUs."""
-    nodes = nodes_with_cpus(topology)
-    modes = [Mode("all", [Proc(None, "default")])]
+def plan(topology: dict, chosen: list[int] | None = None) -> list[Mode]:
+    """The modes to run on a machine; only (a) when it has fewer than two nodes with CPUs. chosen:
+    the CPUs to use, in order (None: every allowed CPU, the processes keep the set they inherit)."""
+    nodes = nodes_with_cpus(topology, chosen)
+    modes = [Mode("all", [Proc(chosen, "default")])]
     if len(nodes) < 2:
         return modes
     first, first_cpus = nodes[0]
@@ -91,7 +95,7 @@ def plan(topology: dict) -> list[Mode]:
     modes += [
         Mode("node0", [Proc(first_cpus, f"bind:{first}")]),
         Mode("per-node", [Proc(cpus, f"bind:{n}") for n, cpus in nodes]),
-        Mode("interleave", [Proc(None, f"interleave:{every}")]),
+        Mode("interleave", [Proc(chosen, f"interleave:{every}")]),
     ]
     return modes
 
@@ -181,10 +185,13 @@ def builtin(
     reps: int = 5,
     grid: tuple[int, int, int] = (272, 272, 272),
     iters: int = 5,
+    free: bool = False,
 ) -> Builtin:
-    """The command line of a built-in for one process; {cpus} and {ncpus} are its CPUs (bandwall-launch)."""
+    """The command line of a built-in for one process; {cpus} and {ncpus} are its CPUs (bandwall-launch):
+    a thread on each, in order, or with free (--bind none) threads left to the scheduler within them."""
     if init not in ("first-touch", "serial"):
         raise UsageError(f"unknown --init {init!r} (use first-touch or serial)")
+    where = ["--bind", "none"] if free else ["--cpus", "{cpus}"]
     if name == "stream":
         return Builtin(
             "bandwall-stream",
@@ -193,8 +200,7 @@ def builtin(
                 "triad",
                 "--threads",
                 "{ncpus}",
-                "--cpus",
-                "{cpus}",
+                *where,
                 "--placement",
                 init,
                 "--size",
@@ -212,7 +218,14 @@ def builtin(
     if name == "iso3dfd":
         return Builtin(
             iso3dfd.TOOL,
-            iso3dfd.native_args(grid, iters, threads="{ncpus}", init=init),
+            iso3dfd.native_args(
+                grid,
+                iters,
+                threads="{ncpus}",
+                init=init,
+                bind="none" if free else "compact",
+                cpus=None if free else "{cpus}",
+            ),
             Fom(
                 "record",
                 path=("result", "mpoints_per_s"),
@@ -228,6 +241,21 @@ def builtin(
 BUILTINS = ("stream", "iso3dfd")
 
 
+def chosen_cpus(threads: int | None, cpus: str | None, bind: str, given: bool) -> list[int] | None:
+    """The CPUs numa-check's modes share out, in order, from --threads, --cpus and --bind (resolved
+    natively); None when none of them was given or for --bind none: each mode's processes keep the
+    CPUs they inherit (and with --bind none the built-ins leave their threads free on them)."""
+    if not given:
+        return None
+    if bind == "none" and not cpus:
+        if threads:
+            raise UsageError(
+                "--bind none leaves each mode its CPUs; --threads needs --cpus or a binding policy"
+            )
+        return None
+    return resolve_threads(threads, cpus, bind)
+
+
 def run(
     target: list[str],
     fom: Fom,
@@ -235,12 +263,13 @@ def run(
     topo: dict,
     builtin_name: str | None,
     timeout: float | None,
+    chosen: list[int] | None = None,
 ) -> dict:
     """Runs every mode `rounds` times, alternating, and returns the numa-check record.
 
     A built-in that refuses its parameters (exit 2) makes bandwall-launch exit 2 with its message
     (--usage-errors), which reads as bad input (UsageError); a command's exit 2 is a failed run."""
-    modes = plan(topo)
+    modes = plan(topo, chosen)
     values: dict[str, list[float]] = {m.name: [] for m in modes}
     last: dict[str, list[dict]] = {}
     usage = ["--usage-errors"] if builtin_name else []
@@ -253,7 +282,7 @@ def run(
             values[mode.name].append(fom.mode_value(procs))
             last[mode.name] = procs
     medians = {name: median(v) for name, v in values.items()}
-    nodes = len(nodes_with_cpus(topo))
+    nodes = len(nodes_with_cpus(topo, chosen))
     result = {"fom_unit": fom.unit, "fom": fom.description, "nodes": nodes, "modes": {}}
     for mode in modes:
         entry = {
@@ -273,7 +302,7 @@ def run(
         recs = [last_record(p["stdout"]) for m in modes for p in last[m.name]]
         result["advice"] = result.get("advice", []) + page_split_advice(recs)
     prov = dict(topo["provenance"])
-    all_cpus = sorted(c for _, cpus in nodes_with_cpus(topo) for c in cpus)
+    all_cpus = sorted(c for _, cpus in nodes_with_cpus(topo, chosen) for c in cpus)
     # What each built-in process worked on (its arrays or grid), as its own record says; a command's is unknown.
     sizes = (
         last_record(last[modes[0].name][0]["stdout"]).get("provenance", {}).get("sizes", {})

@@ -5,8 +5,12 @@ alternate over the cells; each cell is the median. On a one-node machine it is a
 
 from __future__ import annotations
 
+import shutil
+
 from bandwall.core import native, records
+from bandwall.core.errors import UsageError
 from bandwall.core.fom import median
+from bandwall.core.topo import cpu_list
 from bandwall.kernels import stream
 from bandwall.numa import numa_check
 
@@ -16,9 +20,16 @@ def memory_nodes(topo: dict) -> list[int]:
 
 
 def cell_args(
-    topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5
+    topo: dict,
+    kernel: str = "triad",
+    size: str = "256M",
+    reps: int = 5,
+    chosen: list[int] | None = None,
+    free: bool = False,
 ) -> list[tuple[tuple[int, int], list[str]]]:
-    """((CPU node i, memory node j), bandwall-stream arguments) of every cell of the matrix."""
+    """((CPU node i, memory node j), bandwall-stream arguments) of every cell of the matrix: a
+    thread on each CPU of node i (of chosen, in its order, when given), or with free (--bind none)
+    as many threads left to the scheduler on them (the process is bound to them: cell_prefix)."""
     return [
         (
             (i, j),
@@ -27,8 +38,7 @@ def cell_args(
                 kernel,
                 "--threads",
                 str(len(cpus)),
-                "--cpus",
-                ",".join(map(str, cpus)),
+                *(["--bind", "none"] if free else ["--cpus", cpu_list(cpus)]),
                 "--placement",
                 f"bind:{j}",
                 "--size",
@@ -37,21 +47,40 @@ def cell_args(
                 str(reps),
             ],
         )
-        for i, cpus in numa_check.nodes_with_cpus(topo)
+        for i, cpus in numa_check.nodes_with_cpus(topo, chosen)
         for j in memory_nodes(topo)
     ]
 
 
-def measure(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5, rounds: int = 1) -> dict:
-    """The numa-matrix record of a machine (real, or any whose CPUs exist here)."""
+def cell_prefix(cpus: list[int], free: bool) -> list[str] | None:
+    """With free threads, the process of a cell is bound to its node's CPUs (taskset), the threads not."""
+    if not free:
+        return None
+    if not shutil.which("taskset"):
+        raise UsageError("--bind none needs taskset (util-linux) to keep each row's process on its node")
+    return ["taskset", "-c", cpu_list(cpus)]
+
+
+def measure(
+    topo: dict,
+    kernel: str = "triad",
+    size: str = "256M",
+    reps: int = 5,
+    rounds: int = 1,
+    chosen: list[int] | None = None,
+    free: bool = False,
+) -> dict:
+    """The numa-matrix record of a machine (real, or any whose CPUs exist here); chosen and free as
+    in cell_args."""
     stream.check_kernel(kernel)
-    cpu_nodes = numa_check.nodes_with_cpus(topo)
+    cpu_nodes = numa_check.nodes_with_cpus(topo, chosen)
+    node_cpus = dict(cpu_nodes)
     mem_nodes = memory_nodes(topo)
     cells: dict[tuple[int, int], list[float]] = {}
     prov = None
     for _ in range(rounds):
-        for cell, args in cell_args(topo, kernel, size, reps):
-            rec = native.run_record("bandwall-stream", args)
+        for cell, args in cell_args(topo, kernel, size, reps, chosen, free):
+            rec = native.run_record("bandwall-stream", args, prefix=cell_prefix(node_cpus[cell[0]], free))
             cells.setdefault(cell, []).append(float(rec["result"]["best_GBps"]))
             prov = prov or rec["provenance"]
     matrix = [[median(cells[(i, j)]) for j in mem_nodes] for i, _ in cpu_nodes]
@@ -63,6 +92,7 @@ def measure(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5
         "cpu_nodes": [i for i, _ in cpu_nodes],
         "memory_nodes": mem_nodes,
         "matrix": matrix,
+        "row_cpus": [cpu_list(cpus) for _, cpus in cpu_nodes],
         "rounds": rounds,
     }
     if local and remote:
@@ -71,8 +101,8 @@ def measure(topo: dict, kernel: str = "triad", size: str = "256M", reps: int = 5
     all_cpus = sorted(c for _, cpus in cpu_nodes for c in cpus)
     prov.update(
         threads=max(len(c) for _, c in cpu_nodes),
-        cpus=",".join(map(str, all_cpus)),
-        binding="node i",
+        cpus=cpu_list(all_cpus),
+        binding="node i, threads free" if free else "node i",
         placement="bind:j",
     )
     rec = {

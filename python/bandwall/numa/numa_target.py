@@ -38,11 +38,13 @@ def check(
     iters: int,
     timeout: float | None,
     after_dashes: int | None = None,
+    free: bool = False,
 ) -> tuple[list[str], Fom, str | None]:
     """Validates the request before anything runs; returns the target command, its scoring and the built-in.
 
     after_dashes: how many of argv's words came after "--" (None when there was no "--"): the
-    words before it may only name a kernel, and only when none follow it."""
+    words before it may only name a kernel, and only when none follow it. free: a built-in leaves
+    its threads to the scheduler (--bind none) instead of one on each of its CPUs."""
     argv = target
     if not argv:
         raise UsageError(f"name a kernel ({', '.join(numa_check.BUILTINS)}) or a command after --")
@@ -60,7 +62,9 @@ def check(
         )
     fom = Fom.parse(fom_regex, lower) if fom_regex else None
     if not command and len(before) == 1 and before[0] in numa_check.BUILTINS:
-        b = numa_check.builtin(before[0], init=init, size=size, reps=reps, grid=parse_grid(grid), iters=iters)
+        b = numa_check.builtin(
+            before[0], init=init, size=size, reps=reps, grid=parse_grid(grid), iters=iters, free=free
+        )
         return [native.executable(b.executable)] + b.args, fom or b.fom, before[0]
     return resolve_command(list(argv)), fom or Fom.wall(), None
 

@@ -17,35 +17,22 @@ from bandwall.core import native, records
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
 
-POLICIES = ("compact", "scatter", "spread", "none")  # and node:N
-
-
-def check_policy(policy: str | None) -> None:
-    """UsageError for a word bandwall-pin would refuse, before anything runs."""
-    if policy is None or policy in POLICIES:
-        return
-    if policy.startswith("node:") and policy[5:].isdigit():
-        return
-    raise UsageError(f"unknown policy {policy!r} (use {', '.join(POLICIES)} or node:N)")
-
 
 def launcher_args(
     cpus: str | None = None,
-    policy: str | None = None,
+    bind: str | None = None,
     threads: int = 0,
     skip: str | None = None,
     spin: str | None = None,
     report: bool = False,
     interval_ms: int = 10,
 ) -> list[str]:
-    if cpus and policy:
-        raise UsageError("--cpus and --policy exclude each other")
-    check_policy(policy)
+    """bandwall-pin's arguments: --cpus wins over --bind, as everywhere; both are read natively."""
     args: list[str] = []
     if cpus:
         args += ["--cpus", cpus]
-    if policy:
-        args += ["--policy", policy]
+    elif bind:
+        args += ["--bind", bind]
     if threads:
         args += ["--threads", str(threads)]
     if skip:
@@ -99,7 +86,7 @@ def compare_modes(cpus: list[int], threads: int) -> list[Mode]:
     return [
         Mode("bound", f"one thread per CPU ({listed})", ["--cpus", listed]),
         Mode("one-cpu", f"all threads on CPU {cpus[0]}", ["--cpus", str(cpus[0])]),
-        Mode("unbound", "threads left to the scheduler", ["--policy", "none"]),
+        Mode("unbound", "threads left to the scheduler", ["--bind", "none"]),
     ]
 
 

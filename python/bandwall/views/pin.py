@@ -9,7 +9,7 @@ from bandwall.pinning import pin
 
 # Where the CPUs came from, as the user wrote it: bandwall pin's options travel to the library as
 # BANDWALL_PIN_CPUS; MP_BLIST and MP_BIND are PGI's variables.
-SOURCES = {"BANDWALL_PIN_CPUS": "--cpus/--policy", "": "no binding"}
+SOURCES = {"BANDWALL_PIN_CPUS": "--cpus/--bind", "": "no binding"}
 
 
 def render(con, rec: dict) -> None:
