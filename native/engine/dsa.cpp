@@ -39,7 +39,8 @@ class DsaEngine final : public Engine {
 }  // namespace
 
 Backend dsa_backend() {
-  return {"dsa", "Intel DSA work queue (idxd): MEMMOVE into the last-level cache",
+  return {"dsa",
+          "Intel DSA work queue (idxd): MEMMOVE into the last-level cache",
           [] {
             auto d = dsa::discover();
             return Availability{d.found, d.reason};
@@ -50,11 +51,15 @@ Backend dsa_backend() {
             auto e = std::make_unique<DsaEngine>(dsa::open_device(d.wq), false);
             e->set_depth(c.depth);
             return e;
-          }};
+          },
+          {"copy"},
+          false,
+          "an Intel DSA device with an enabled work queue (idxd driver, /dev/dsa)"};
 }
 
 Backend dsa_model_backend() {
-  return {"dsa-model", "software model of a DSA work queue, for testing the DSA path (no speed-up)",
+  return {"dsa-model",
+          "software model of a DSA work queue, for testing the DSA path (no speed-up)",
           [] {
             return Availability{true, ""};
           },
@@ -65,7 +70,11 @@ Backend dsa_model_backend() {
             auto e = std::make_unique<DsaEngine>(std::make_unique<dsa::ModelPortal>(o), true);
             e->set_depth(c.depth);
             return e;
-          }};
+          },
+          {"copy"},
+          false,
+          "",
+          true};
 }
 
 }  // namespace bw::engine

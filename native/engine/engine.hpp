@@ -74,12 +74,21 @@ struct Availability {
   std::string reason;  // empty when available
 };
 
+// A row of the engine table: what the engine is, what it takes, and how to make one. The checks of
+// bandwall-pipeline, its help and the manifest (bandwall-manifest) read these fields.
 struct Backend {
   std::string_view name;
   std::string_view summary;
   Availability (*probe)();
   std::unique_ptr<Engine> (*make)(const Config&);
+  std::vector<std::string_view> modes = {"copy"};  // the --engine-mode values it serves, its default first
+  bool takes_cpus = false;                         // runs on CPUs of its own (--engine-cpus)
+  std::string_view hardware = "";                  // what it needs beyond the CPUs ("": nothing)
+  bool hidden = false;                             // test-only: out of help, choices and records
 };
+
+// The table as JSON for the manifest: every row, with whether it can run here and why not.
+nlohmann::json backends_json();
 
 // Every registered backend, in registration order.
 const std::vector<Backend>& backends();

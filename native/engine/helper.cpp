@@ -225,12 +225,16 @@ const int kCpusAtStart = cpus_at_start();
 }  // namespace
 
 Backend helper_backend() {
-  return {"helper", "threads on spare cores copy (copy) or load (touch) the next blocks into the shared cache",
+  return {"helper",
+          "threads on spare cores copy (copy) or load (touch) the next blocks into the shared cache",
           [] {
             return kCpusAtStart > 1 ? Availability{true, ""}
                                     : Availability{false, "only one CPU this process may use: no core to spare"};
           },
-          [](const Config& c) -> std::unique_ptr<Engine> { return std::make_unique<HelperEngine>(c); }};
+          [](const Config& c) -> std::unique_ptr<Engine> { return std::make_unique<HelperEngine>(c); },
+          {"copy", "touch"},
+          true,
+          "a spare core (a CPU the compute threads leave free)"};
 }
 
 }  // namespace bw::engine

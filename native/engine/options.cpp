@@ -61,27 +61,26 @@ Setup resolve(const Options& o) {
   const engine::Backend& be = engine::find(o.engine);
   engine::Availability av = be.probe();
   if (!av.available) throw UsageError(std::string(be.name) + ": unavailable: " + av.reason);
-  s.engine_mode = o.engine_mode.empty() ? (o.engine == "none" ? "touch" : "copy") : o.engine_mode;
+  s.engine_mode = o.engine_mode.empty() ? std::string(be.modes.front()) : o.engine_mode;
   if (s.engine_mode != "copy" && s.engine_mode != "touch")
     throw UsageError("unknown engine mode '" + s.engine_mode + "' (use copy or touch)");
-  if (o.engine == "none" && s.engine_mode == "copy")
-    throw UsageError("engine none moves nothing: it has no copy mode (use --engine-mode touch or leave it out)");
-  if (o.engine.rfind("dsa", 0) == 0 && s.engine_mode == "touch")
-    throw UsageError(o.engine + " copies blocks into the cache; it has no touch mode");
+  if (std::find(be.modes.begin(), be.modes.end(), s.engine_mode) == be.modes.end())
+    throw UsageError("engine " + o.engine + " has no " + s.engine_mode + " mode (" + std::string(be.summary) +
+                     "; use --engine-mode " + std::string(be.modes.front()) + " or leave it out)");
   s.plan.kind = s.engine_mode == "copy" ? engine::Kind::Copy : engine::Kind::Fill;
 
   int threads = o.threads.count();
-  if (threads == 0 && o.threads.cpus.empty() && o.engine == "helper") {
+  if (threads == 0 && o.threads.cpus.empty() && be.takes_cpus) {
     // Without a count, the compute threads take the CPUs the helpers leave.
     std::vector<int> engine_cpus = o.engine_cpus.empty() ? std::vector<int>{} : resolve_cpu_list(o.engine_cpus);
     int allowed = static_cast<int>(allowed_cpus().size());
     threads = std::max(1, o.engine_cpus.empty() ? allowed / 2 : allowed - static_cast<int>(engine_cpus.size()));
   }
   s.binding = resolve_binding(threads, o.threads.cpus, o.threads.bind);
-  if (o.engine == "helper")
+  if (be.takes_cpus)
     s.engine_cpus = helper_cpus(o, s.binding);
   else if (!o.engine_cpus.empty())
-    throw UsageError("--engine-cpus is for the helper engine, not " + o.engine);
+    throw UsageError("--engine-cpus is for an engine with CPUs of its own (the helper engine), not " + o.engine);
 
   const std::vector<int> cpus = s.binding.cpus.empty() ? allowed_cpus() : s.binding.cpus;
   std::uint64_t size = o.size.empty() ? 4 * Topology::instance().llc_bytes(cpus) : parse_size(o.size, "--size");

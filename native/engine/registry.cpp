@@ -17,11 +17,27 @@ const std::vector<Backend>& backends() {
   return all;
 }
 
+nlohmann::json backends_json() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Backend& b : backends()) {
+    Availability a = b.probe();
+    out.push_back({{"name", b.name},
+                   {"summary", b.summary},
+                   {"modes", b.modes},
+                   {"takes_cpus", b.takes_cpus},
+                   {"hardware", b.hardware.empty() ? nlohmann::json() : nlohmann::json(b.hardware)},
+                   {"hidden", b.hidden},
+                   {"available", a.available},
+                   {"reason", a.reason}});
+  }
+  return out;
+}
+
 const Backend& find(std::string_view name) {
   std::string names;
   for (const Backend& b : backends()) {
     if (b.name == name) return b;
-    names += (names.empty() ? "" : ", ") + std::string(b.name);
+    if (!b.hidden) names += (names.empty() ? "" : ", ") + std::string(b.name);
   }
   throw UsageError("unknown engine '" + std::string(name) + "' (known: " + names + ")");
 }

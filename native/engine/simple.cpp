@@ -47,19 +47,23 @@ class SyncEngine final : public Engine {
 }  // namespace
 
 Backend memcpy_backend() {
-  return {"memcpy", "synchronous copy or touch by the computing thread (baseline)",
+  return {"memcpy",
+          "synchronous copy or touch by the computing thread (baseline)",
           [] {
             return Availability{true, ""};
           },
-          [](const Config&) -> std::unique_ptr<Engine> { return std::make_unique<SyncEngine>(true); }};
+          [](const Config&) -> std::unique_ptr<Engine> { return std::make_unique<SyncEngine>(true); },
+          {"copy", "touch"}};
 }
 
 Backend none_backend() {
-  return {"none", "no engine: the pipeline reads every block itself",
+  return {"none",
+          "no engine: the pipeline reads every block itself",
           [] {
             return Availability{true, ""};
           },
-          [](const Config&) -> std::unique_ptr<Engine> { return std::make_unique<SyncEngine>(false); }};
+          [](const Config&) -> std::unique_ptr<Engine> { return std::make_unique<SyncEngine>(false); },
+          {"touch"}};
 }
 
 }  // namespace bw::engine
