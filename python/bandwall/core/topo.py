@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from bandwall.core import native, records
+from bandwall.core.errors import UsageError
 
 
 def topology(
@@ -29,7 +30,8 @@ def resolve_cpus(text: str) -> list[int]:
     """The CPUs a CPU list names, thread by thread, read by the one native parser (common/cpulist.hpp,
     through bandwall-topo --cpus): taskset's 0-3,8, likwid-pin's S0:0-1@S1:0-1 and E:N:4:1:2 alike.
     A bad list raises UsageError with the parser's own message."""
-    return resolve_threads(cpus=text) or []
+    source = os.environ.get("BANDWALL_TOPOLOGY")  # part of the cache key
+    return list(_ordered(("--cpus", text, *(["--topology", source] if source else []))))
 
 
 def resolve_threads(
@@ -38,7 +40,8 @@ def resolve_threads(
     """The CPU of each thread that --threads, --cpus and --bind name, with the harness's meaning
     (native/common/harness.hpp): --cpus wins over --bind, --threads caps the list or sizes the
     policy. Read natively by bandwall-topo (of this machine, or of source: a synthetic or XML
-    machine); None for --bind none, which places nothing. A bad value raises UsageError."""
+    machine); None for --bind none, which places nothing. A bad value, or a CPU of this machine the
+    process may not use, raises UsageError."""
     n = threads or 0
     if cpus:
         args = ["--cpus", cpus] + (["--threads", str(n)] if n else [])
@@ -49,7 +52,15 @@ def resolve_threads(
     source = source or os.environ.get("BANDWALL_TOPOLOGY")  # part of the cache key
     if source:
         args += ["--topology", source]
-    return list(_ordered(tuple(args)))
+    out = list(_ordered(tuple(args)))
+    if cpus and not source:  # refused here, before anything runs, as the executables refuse it
+        allowed = os.sched_getaffinity(0)
+        outside = [c for c in out if c not in allowed]
+        if outside:
+            raise UsageError(
+                f"CPU {outside[0]} is not available to this process (allowed: {cpu_list(sorted(allowed))})"
+            )
+    return out
 
 
 @lru_cache(maxsize=64)
