@@ -310,7 +310,7 @@ def binding(ev: Evidence) -> list[Line]:
         verdict, fix = f"{NOISE}: binding does not change this program here", ""
     elif b.median > u.median:
         verdict = f"bind: threads left to the scheduler run at {e:.2f} of bound ones, " + efficiency_flag(e)
-        fix = f"OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}   (or: bandwall pin --policy compact -- {PROGRAM})"
+        fix = f"OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}   (or: bandwall pin --bind compact -- {PROGRAM})"
     else:
         verdict = (
             f"binding costs here: unbound threads run {e:.2f}x as fast; the scheduler moves them off CPUs that "
