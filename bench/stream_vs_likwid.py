@@ -11,6 +11,8 @@ bandwall's avg_GBps (bytes over the average repetition time), not with its best.
 
 Peers: copy ~ copy_mem_avx, triad ~ stream_mem_avx (likwid's "triad" has four arrays), dot ~
 ddot_avx; with --stores regular, copy_avx and stream_avx (dot stores nothing: ddot_avx again).
+likwid-bench has no scale, add or nstream: they are set against the test with the same loads and
+stores per element (scale ~ copy, add ~ stream, nstream ~ likwid's four-array triad).
 --isa avx512 uses likwid's *_avx512 variants instead.
 
     ./bootstrap setup && bench/setup
@@ -35,8 +37,17 @@ PEERS = {  # (bandwall kernel, stores) -> likwid test, without the ISA suffix
     ("copy", "regular"): "copy",
     ("triad", "regular"): "stream",
     ("dot", "regular"): "ddot",
+    # likwid-bench 5.2 has no scale, add or nstream: the test that moves the same bytes per
+    # element with the same loads and stores (scale 1 load + 1 store as copy, add 2 + 1 as stream,
+    # nstream 3 + 1 as likwid's four-array triad)
+    ("scale", "nt"): "copy_mem",
+    ("add", "nt"): "stream_mem",
+    ("nstream", "nt"): "triad_mem",
+    ("scale", "regular"): "copy",
+    ("add", "regular"): "stream",
+    ("nstream", "regular"): "triad",
 }
-ARRAYS = {"copy": 2, "triad": 3, "dot": 2}
+ARRAYS = {"copy": 2, "scale": 2, "add": 3, "triad": 3, "nstream": 4, "dot": 2}  # likwid's arrays
 
 
 def bandwall(exe: str, kernel: str, threads: int, stores: str, size: int, reps: int) -> float:
@@ -79,7 +90,7 @@ def main() -> int:
     ap.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
-    ap.add_argument("--kernels", default="copy,triad,dot")
+    ap.add_argument("--kernels", default="copy,scale,add,triad,nstream,dot")
     ap.add_argument("--stores", choices=("nt", "regular"), default="nt")
     ap.add_argument("--isa", choices=("avx", "avx512"), default="avx", help="likwid variant to compare with")
     ap.add_argument(

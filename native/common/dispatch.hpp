@@ -1,29 +1,35 @@
 // The one run-time instruction-set dispatch of every kernel with variants (stream, the pipeline,
 // iso3dfd's row kernels, the FMA peak). A kernel declares its variants (structs with a member
 // `const char* isa`, one per file compiled with its own target flags, constinit so that no code of
-// an AVX-512 file runs at start-up on a CPU without it) and lists them once, best first:
+// an AVX-512 file runs at start-up on a CPU without it) and lists them once, widest first:
 //
 //   BW_ISA_VARIANT(STREAM, AVX512, kStreamAvx512)   // built when CMake defines BANDWALL_STREAM_AVX512
 //   ...
 //   Dispatch<Variant>& dispatch() { static Dispatch<Variant> d{{BW_ISA_LIST(...)}}; return d; }
 //
-// Dispatch then answers, for every kernel alike: which variants are built, which one "auto" or a
-// name means on this CPU (common/isa.hpp), the one active now, and why a request is refused.
+// Dispatch then answers, for every kernel alike: which variants are built, which one a name means
+// on this CPU (common/isa.hpp), which one "auto" means for a kernel by speed (choose():
+// common/isa_choice.hpp, the table of measured choices, the per-machine cache or a short timing),
+// the one active now and how it was chosen, and why a request is refused.
 #pragma once
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/errors.hpp"
 #include "common/isa.hpp"
+#include "common/isa_choice.hpp"
 
 namespace bw {
 
 template <class Variant>
 class Dispatch {
  public:
-  // built: the variants of this binary, best first (the generic one is always there).
-  explicit Dispatch(std::vector<const Variant*> built) : built_(std::move(built)), active_(find("auto")) {}
+  // built: the variants of this binary, widest first (the generic one is always there).
+  explicit Dispatch(std::vector<const Variant*> built) : built_(std::move(built)), active_(find("auto")) {
+    choice_.isa = active_->isa, choice_.how = "capability", choice_.why = "the widest variant this CPU runs";
+  }
 
   const std::vector<const Variant*>& variants() const { return built_; }
 
@@ -33,7 +39,7 @@ class Dispatch {
     return out;
   }
 
-  // The variant "auto" or a name gives on this CPU, or nullptr (refusal() says why).
+  // The variant a name gives on this CPU ("auto": the widest), or nullptr (refusal() says why).
   const Variant* find(const std::string& isa) const {
     const std::string name = choose_isa(isa, names());
     for (const Variant* v : built_)
@@ -43,19 +49,54 @@ class Dispatch {
 
   std::string refusal(const std::string& isa) const { return isa_refusal(isa, names()); }
 
-  // Makes the variant isa names the active one; UsageError (exit 2) when there is none.
+  // Makes the variant isa names the active one ("auto": the widest, not timed); UsageError (exit 2)
+  // when there is none.
   const Variant& select(const std::string& isa) {
     const Variant* v = find(isa);
     if (!v) throw UsageError(refusal(isa));
     active_ = v;
+    choice_ = {v->isa,
+               isa == "auto" ? "capability" : "forced",
+               isa == "auto" ? "the widest variant this CPU runs" : "--isa " + isa + " names it",
+               json::object(),
+               "",
+               json::object()};
+    key_.clear();
+    return *v;
+  }
+
+  // Makes the variant isa ("auto" or a name) means for kernel key the active one: "auto" by speed
+  // (common/isa_choice.hpp); measure times one variant briefly (higher is better, in unit) for a
+  // CPU the table does not know. UsageError when there is none.
+  const Variant& choose(const std::string& isa, const std::string& key,
+                        const std::function<double(const Variant&)>& measure = {}, const std::string& unit = "") {
+    IsaMeasure by_name;
+    if (measure) by_name = [&](const std::string& name) { return measure(*named(name)); };
+    IsaChoice c = choose_variant(isa, key, names(), by_name, unit);
+    const Variant* v = c.isa.empty() ? nullptr : named(c.isa);
+    if (!v) throw UsageError(refusal(isa));
+    active_ = v;
+    choice_ = std::move(c);
+    key_ = key;
     return *v;
   }
 
   const Variant& active() const { return *active_; }
 
+  // config.isa_choice of records: the variant, how it was chosen and on what figures.
+  json choice_json() const { return choice_.to_json(key_); }
+
  private:
+  const Variant* named(const std::string& name) const {
+    for (const Variant* v : built_)
+      if (name == v->isa) return v;
+    return nullptr;
+  }
+
   std::vector<const Variant*> built_;
   const Variant* active_;
+  IsaChoice choice_;
+  std::string key_;
 };
 
 }  // namespace bw

@@ -64,7 +64,8 @@ std::string isa_refusal(const std::string& requested, const std::vector<std::str
 }
 
 const char* isa_syntax() {
-  return "instruction set of the kernel: auto (the best this CPU runs), avx512, avx2 or generic (the build's "
+  return "instruction set of the kernel: auto (the variant fastest for this kernel on this CPU: the table of measured "
+         "choices, else a cached or short measurement), avx512, avx2 or generic (the build's "
          "baseline)";
 }
 

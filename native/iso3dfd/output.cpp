@@ -131,6 +131,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
   }
   if (o.kernel == KernelChoice::Optimised) {
     config["row_kernel"] = kernel_method();
+    config["isa_choice"] = isa_choice_json();
     result["incore_model"] = incore_model();
   }
   if (o.fault) config["fault_injected"] = true;

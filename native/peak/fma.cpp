@@ -53,6 +53,23 @@ const Variant* find_variant(const std::string& isa) { return dispatch().find(isa
 
 std::string select_isa(const std::string& isa) { return dispatch().select(isa).isa; }
 
+std::string choose_isa(const std::string& isa) {
+  // GFlop/s of one variant's double chain on this thread, grown until a run takes 5 ms.
+  auto timed = [](const Variant& v) {
+    for (std::uint64_t iters = 1 << 10;; iters *= 2) {
+      auto t0 = std::chrono::steady_clock::now();
+      volatile double sink = v.chain_dp(iters);
+      (void)sink;
+      const double s = seconds_since(t0);
+      if (s > 5e-3 || iters > (1ull << 36))
+        return 2.0 * v.lanes_dp * kAccumulators * static_cast<double>(iters) / s / 1e9;
+    }
+  };
+  return dispatch().choose(isa, "peak.fma", timed, "GFlop/s per core").isa;
+}
+
+nlohmann::json isa_choice_json() { return dispatch().choice_json(); }
+
 const Variant& variant() { return *active(); }
 
 int lanes(Precision p) { return p == Precision::Double ? active()->lanes_dp : active()->lanes_dp * 2; }

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace bw::peak {
 
 enum class Precision { Double, Single };
@@ -35,6 +37,14 @@ const Variant* find_variant(const std::string& isa);
 // Makes the variant named isa ("auto" or a name) the one measured; UsageError (one line) when it
 // is not built in or this CPU lacks it. Returns the name chosen.
 std::string select_isa(const std::string& isa);
+
+// The same for "auto" by speed (common/isa_choice.hpp, key peak.fma): the table of measured choices,
+// the per-machine cache, or a short timing of each variant's double-precision chain on the calling
+// thread for a CPU the table does not know. Returns the name chosen.
+std::string choose_isa(const std::string& isa);
+
+// config.isa_choice: the variant, how it was chosen and on what figures.
+nlohmann::json isa_choice_json();
 
 // The chosen variant.
 const Variant& variant();

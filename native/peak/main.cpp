@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     app.add_option("--seconds", seconds_s, "duration of one repetition")->capture_default_str();
     bw::add_isa_option(app, isa);
     if (!bw::parse_command_line(app, argc, argv)) return 0;
-    bw::peak::select_isa(isa);
+    bw::peak::choose_isa(isa);
     int reps = static_cast<int>(bw::parse_int(reps_s, "--reps", 1, 1000));
     double seconds = 0;
     try {
@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     const bw::peak::Variant& v = bw::peak::variant();
     bw::json config = {{"isa", v.isa},
                        {"isa_requested", isa},
+                       {"isa_choice", bw::peak::isa_choice_json()},
                        {"vector_bits", v.vector_bits},
                        {"fma_instruction", v.fma},
                        {"accumulators", bw::peak::kAccumulators},

@@ -16,8 +16,6 @@ extern const Variant kStreamAvx2;
 #endif
 extern const Variant kStreamGeneric;
 
-namespace {
-
 Dispatch<Variant>& dispatch() {
   static Dispatch<Variant> d({
 #ifdef BANDWALL_STREAM_AVX512
@@ -30,6 +28,8 @@ Dispatch<Variant>& dispatch() {
   });
   return d;
 }
+
+namespace {
 
 const Variant* active() { return &dispatch().active(); }
 

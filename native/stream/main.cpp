@@ -2,6 +2,7 @@
 // placement policy; prints one JSON record with bandwidth statistics, traffic accounting,
 // validation and the page map of every array. A failed validation exits 1 and prints no record.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -41,32 +42,49 @@ bw::json kernel_table() {
 
 int run(const Options& o) {
   using namespace bw::stream;
-  select_isa(o.isa);
-  const Kernel& k = find_kernel(o.kernel);
+  select_isa(o.isa);  // refuses an isa the binary or CPU lacks before anything is allocated
+  const Kernel& k0 = find_kernel(o.kernel);
   if (o.stores != "nt" && o.stores != "regular")
     throw bw::UsageError("unknown store kind '" + o.stores + "' (use nt or regular)");
-  const bool nt = o.stores == "nt" && k.writes != 0;
+  const bool nt = o.stores == "nt" && k0.writes != 0;
   int reps = static_cast<int>(bw::parse_int(o.reps, "--reps", 1, 1 << 24));
   bw::Placement placement = o.memory.resolve();
   bw::Binding binding = o.threads.resolve();
   std::vector<int> cpus = binding.cpus.empty() ? bw::allowed_cpus() : binding.cpus;
 
-  const int arrays = int(k.uses_a) + int(k.uses_b) + int(k.uses_c);
+  const int arrays = int(k0.uses_a) + int(k0.uses_b) + int(k0.uses_c);
   std::uint64_t size = o.size.empty() ? 4 * bw::Topology::instance().llc_bytes(cpus) : bw::parse_size(o.size, "--size");
   if (size < sizeof(double)) throw bw::UsageError("--size '" + o.size + "' is smaller than one double (8 bytes)");
   const std::size_t n = size / sizeof(double);
   const std::size_t bytes = n * sizeof(double);
   bw::check_fits_in_memory(
       static_cast<std::uint64_t>(arrays) * bytes,
-      "kernel " + std::string(k.name) + " with " + std::to_string(arrays) + " arrays of " + bw::format_bytes(bytes));
+      "kernel " + std::string(k0.name) + " with " + std::to_string(arrays) + " arrays of " + bw::format_bytes(bytes));
 
   std::vector<int> seen = bw::apply_binding(binding);
   std::map<char, bw::Buffer> buffers;
   Arrays x;
-  if (k.uses_a) x.a = (buffers['a'] = bw::Buffer(bytes, placement)).as<double>();
-  if (k.uses_b) x.b = (buffers['b'] = bw::Buffer(bytes, placement)).as<double>();
-  if (k.uses_c) x.c = (buffers['c'] = bw::Buffer(bytes, placement)).as<double>();
-  initialise(k, x, n, binding.threads, placement.serial_init());
+  if (k0.uses_a) x.a = (buffers['a'] = bw::Buffer(bytes, placement)).as<double>();
+  if (k0.uses_b) x.b = (buffers['b'] = bw::Buffer(bytes, placement)).as<double>();
+  if (k0.uses_c) x.c = (buffers['c'] = bw::Buffer(bytes, placement)).as<double>();
+  initialise(k0, x, n, binding.threads, placement.serial_init());
+
+  // --isa auto: the variant fastest for this kernel and store kind on this CPU; a CPU the table of
+  // measured choices does not know times each variant on these arrays (then filled again).
+  bool timed = false;
+  const std::size_t row = static_cast<std::size_t>(&k0 - kernels().data());
+  choose_isa(o.isa, k0.name, nt ? "nt" : "regular", [&](const Variant& v) {
+    timed = true;
+    const Kernel& kv = v.table[row];
+    double best = 0, secs = 0;
+    for (int r = 0; r < 2; ++r) {
+      run_once(kv, x, n, binding.threads, nt, &secs);
+      best = std::max(best, static_cast<double>(n) * kv.bytes_per_element / secs / 1e9);
+    }
+    return best;
+  });
+  if (timed) initialise(k0, x, n, binding.threads, placement.serial_init());
+  const Kernel& k = find_kernel(o.kernel);
 
   std::vector<double> times(static_cast<std::size_t>(reps));
   double sum = 0;
@@ -83,6 +101,7 @@ int run(const Options& o) {
 
   bw::json config = kernel_config(k, n, arrays, nt, o.stores, reps, binding.threads, o.size.empty());
   config["isa_requested"] = o.isa;
+  config["isa_choice"] = isa_choice_json();
   bw::json result = bandwidth_result(k, n, times, reps > 1 ? 1 : 0, nt, seen);
   auto rec = make_stream_record(config, result, validation_json(k, v), buffers, binding, placement, reps);
   bw::emit(rec);

@@ -84,7 +84,8 @@ def isa_option(what: str):
         default="auto",
         show_default=True,
         type=click.Choice(native.ISAS),
-        help=f"instruction set of {what} (auto: the best this CPU runs; exit 2 when the CPU lacks it)",
+        help=f"instruction set of {what} (auto: the variant fastest for the kernel on this CPU, from the "
+        "table of measured choices or a short timing; exit 2 when the CPU lacks the one named)",
     )
 
 

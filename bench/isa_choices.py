@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Fills the table of measured variant choices (native/common/isa_choices.json) for this CPU.
+
+For every kernel with instruction-set variants (each STREAM kernel with non-temporal and regular
+stores, the FMA peak, the ISO3DFD row kernel), runs each variant this CPU offers with --isa, in an
+order alternated from round to round: STREAM at 1 thread and at all threads (default size, 4x the
+LLC), bandwall-peak per core, bandwall-iso3dfd on 2 threads. A variant's figure is the median over
+rounds (STREAM: the mean of its 1-thread and all-thread medians' ratios to the widest variant, times
+the widest's figure, so both thread counts weigh alike); the spread (min-max over rounds) is
+printed beside it. With --write, the row of this CPU's micro-architecture (named as in
+native/common/machine.cpp, which bandwall-peak's record reports) is replaced by the new one, with
+the command, the date and the CPU; without it the row is printed.
+
+    python3 bench/isa_choices.py --rounds 5 --write
+    python3 bench/isa_choices.py --rounds 3 --kernels stream.dot,peak.fma
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+TABLE = Path(__file__).resolve().parent.parent / "native" / "common" / "isa_choices.json"
+STREAM_KERNELS = ["copy", "scale", "add", "triad", "nstream", "dot"]
+
+
+def record(exe: Path, *args: object) -> dict:
+    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{exe.name} {' '.join(map(str, args))} failed: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def keys(selected: str | None) -> list[str]:
+    out = []
+    for k in STREAM_KERNELS:
+        out += [f"stream.{k}"] if k == "dot" else [f"stream.{k}.nt", f"stream.{k}.regular"]
+    out += ["peak.fma", "iso3dfd.rows"]
+    if selected:
+        want = selected.split(",")
+        unknown = [w for w in want if w not in out]
+        if unknown:
+            raise SystemExit(f"unknown kernels {unknown} (known: {', '.join(out)})")
+        out = [k for k in out if k in want]
+    return out
+
+
+def runs_of(key: str, threads: list[int]) -> list[tuple[str, list, str]]:
+    """(tag, arguments, figure path) of each run that measures key (STREAM: one per thread count)."""
+    part = key.split(".")
+    if part[0] == "stream":
+        stores = part[2] if len(part) > 2 else "nt"
+        return [
+            (
+                f"{t}t",
+                [
+                    "bandwall-stream",
+                    "--kernel",
+                    part[1],
+                    "--stores",
+                    stores,
+                    "--threads",
+                    t,
+                    "--bind",
+                    "compact",
+                    "--reps",
+                    10,
+                ],
+                "avg_GBps",
+            )
+            for t in threads
+        ]
+    if key == "peak.fma":
+        return [
+            ("1t", ["bandwall-peak", "--threads", 1, "--reps", 3, "--seconds", "0.1"], "per_core_gflops_dp")
+        ]
+    return [
+        (
+            "2t",
+            ["bandwall-iso3dfd", 272, 272, 272, 10, "auto", "auto", "auto", "compact", 2, "--json"],
+            "mpoints_per_s",
+        )
+    ]
+
+
+def describe(isa: str, figure: float, runs: dict) -> str:
+    """One variant's figure with each thread count's median and range."""
+    parts = [f"{t} {r['median']:.1f} [{r['min']:.1f}-{r['max']:.1f}]" for t, r in runs.items()]
+    return f"{isa} {figure:.2f} ({', '.join(parts)})"
+
+
+def offered(bindir: Path) -> list[str]:
+    rec = record(bindir / "bandwall-topo")
+    return rec["result"]["isa"]["offered"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bindir", type=Path, default=Path(os.environ.get("BANDWALL_BINDIR", ".venv/bin")))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--kernels", default=None, help="comma-separated keys (default: all)")
+    ap.add_argument("--threads", default=None, help="STREAM thread counts (default: 1 and all CPUs)")
+    ap.add_argument("--write", action="store_true", help="replace this CPU's row in isa_choices.json")
+    a = ap.parse_args()
+    if a.rounds < 3:
+        ap.error("--rounds must be at least 3")
+    threads = (
+        [int(t) for t in a.threads.split(",")] if a.threads else sorted({1, len(os.sched_getaffinity(0))})
+    )
+    isas = offered(a.bindir)
+    peak = record(a.bindir / "bandwall-peak", "--reps", 1, "--seconds", "0.001", "--threads", 1)
+    micro = peak["config"]["microarch"]
+    if "name" not in micro:
+        raise SystemExit(f"no machine model knows this CPU: {micro.get('unavailable')}")
+    kernels: dict = {}
+    command = "python3 bench/isa_choices.py " + " ".join(sys.argv[1:])
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    for key in keys(a.kernels):
+        runs = {(tag, isa): [] for tag, _, _ in runs_of(key, threads) for isa in isas}
+        for r in range(a.rounds):
+            for tag, args, path in runs_of(key, threads):
+                for isa in isas if r % 2 == 0 else isas[::-1]:
+                    rec = record(a.bindir / args[0], *args[1:], "--isa", isa)
+                    assert rec["validation"]["passed"], rec["validation"]
+                    runs[(tag, isa)].append(rec["result"][path])
+        tags = list(dict.fromkeys(tag for tag, _ in runs))
+        med = {k: statistics.median(v) for k, v in runs.items()}
+        widest = isas[0]
+        figures = {
+            isa: round(
+                statistics.mean(med[(t, isa)] / med[(t, widest)] for t in tags)
+                * statistics.mean(med[(t, widest)] for t in tags),
+                2,
+            )
+            for isa in isas
+        }
+        per_run = {
+            isa: {
+                t: {
+                    "median": round(med[(t, isa)], 2),
+                    "min": round(min(runs[(t, isa)]), 2),
+                    "max": round(max(runs[(t, isa)]), 2),
+                }
+                for t in tags
+            }
+            for isa in isas
+        }
+        best = max(figures, key=figures.get)
+        unit = {"peak": "GFlop/s per core", "iso3dfd": "MPoints/s"}.get(key.split(".")[0], "GB/s")
+        kernels[key] = {
+            "isa": best,
+            "figures": figures,
+            "unit": unit,
+            "runs": per_run,
+            "command": command,
+            "measured": today,
+        }
+        print(
+            f"{key}: {best}  " + "  ".join(describe(i, figures[i], per_run[i]) for i in isas), file=sys.stderr
+        )
+    row = {
+        "microarch": micro["name"],
+        "cpu": f"{platform.processor() or 'x86_64'}: {peak['provenance'].get('cpu_model', '?')}, {micro['vendor']} "
+        f"family {micro['family']} model {micro['model']}, {len(os.sched_getaffinity(0))} CPUs",
+        "measured": today,
+        "command": command,
+        "kernels": kernels,
+    }
+    if not a.write:
+        print(json.dumps(row, indent=1))
+        return 0
+    table = json.loads(TABLE.read_text())
+    old = next((r for r in table["rows"] if r["microarch"] == row["microarch"]), None)
+    if old and a.kernels:  # a partial run keeps the row's other kernels
+        old["kernels"].update(kernels)
+        old["cpu"] = row["cpu"]
+    else:
+        table["rows"] = [r for r in table["rows"] if r["microarch"] != row["microarch"]] + [row]
+    TABLE.write_text(json.dumps(table, indent=1) + "\n")
+    print(f"wrote the {row['microarch']} row of {TABLE}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
