@@ -19,17 +19,21 @@ namespace bw::iso3dfd {
 using BoxFn = void (*)(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                        const Box& b);
 
-// A register block: planes along z x vectors along x computed together.
+// What the row kernel issues per output vector (lanes points) for one register shape, derived
+// from the description that shape's code follows (iso3dfd/rows_kernel.hpp's row_counts): loads
+// (vector loads, coefficient broadcasts included), FMAs and multiplies, adds, and shuffles.
+struct RowCounts {
+  double loads = 0, fmas = 0, adds = 0, shuffles = 0;
+};
+
+// A register block: planes along z x vectors along x computed together; x_loads: the x distances
+// (bit K-1 for K) whose pairs come from unaligned loads instead of lane shifts. counts all zero:
+// not counted (the generic variant, left to the compiler).
 struct RowShape {
   int planes = 1, vectors = 1;
   BoxFn box = nullptr;
-};
-
-// What the row kernel issues per output vector (lanes points), counted from its source for the
-// shape run() uses: loads (vector loads, coefficient broadcasts included), FMAs and multiplies,
-// adds, and shuffles.
-struct RowCounts {
-  double loads = 0, fmas = 0, adds = 0, shuffles = 0;
+  unsigned x_loads = 0;
+  RowCounts counts;
 };
 
 struct RowVariant {
@@ -41,7 +45,7 @@ struct RowVariant {
   // CPU that lacks its instruction set.
   const RowShape* shapes;
   int nshapes;
-  RowCounts counts;  // per output vector of shapes[0]; all zero: not counted (generic)
+  RowCounts counts;  // per output vector of shapes[0] (its counts); all zero: not counted (generic)
   std::span<const RowShape> shape_list() const { return {shapes, static_cast<std::size_t>(nshapes)}; }
 };
 

@@ -2,6 +2,7 @@
 // not divide the interior, 1 and 2 threads, static and dynamic schedules, both initialisations.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -190,9 +191,41 @@ TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
         std::swap(f.prev, f.next);
       }
       EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance)
-          << isa << ": " << shape.planes << " planes x " << shape.vectors << " vectors, blocks " << b.b1 << "x" << b.b2
-          << "x" << b.b3;
+          << isa << ": " << shape.planes << " planes x " << shape.vectors << " vectors, x pairs loaded 0x" << std::hex
+          << shape.x_loads << std::dec << ", blocks " << b.b1 << "x" << b.b2 << "x" << b.b3;
     }
+}
+
+// The counts the in-core model uses come from each shape's description: the same arithmetic for
+// every shape, loads in place of shuffles for the x pairs a shape loads, fewer z loads per vector
+// for more planes, and the variant's counts are those of the shape run() uses.
+TEST_P(RowVariantMatches, CountsFollowEachShapesDescription) {
+  const RowVariant* v = find_row_variant(GetParam());
+  if (!v) GTEST_SKIP() << row_variant_refusal(GetParam());
+  if (v->counts.loads <= 0) GTEST_SKIP() << v->isa << " is left to the compiler and not counted";
+  EXPECT_EQ(v->counts.loads, v->shapes[0].counts.loads);
+  EXPECT_EQ(v->counts.shuffles, v->shapes[0].counts.shuffles);
+  for (const RowShape& s : v->shape_list()) {
+    SCOPED_TRACE(std::to_string(s.planes) + "x" + std::to_string(s.vectors) + " x_loads " + std::to_string(s.x_loads));
+    const RowCounts& c = s.counts;
+    EXPECT_EQ(c.fmas, 27);  // the centre's multiply, 8 FMAs in each of x, y and z, 2 in the update
+    EXPECT_EQ(c.adds, 24);  // one per neighbour pair
+    const int loaded = std::popcount(s.x_loads);
+    // y rows, next, vel and the centre again, the x pairs loaded, the aligned vectors, the z window
+    const double least = 16 + 3 + 2.0 * loaded + (s.vectors + 2.0) / s.vectors + (2.0 * s.planes + 14) / s.planes;
+    EXPECT_GE(c.loads, least);
+    EXPECT_LE(c.loads, least + 3 * kHalf + 1);  // and at most a broadcast per coefficient and part more
+    if (loaded == kHalf) EXPECT_EQ(c.shuffles, 0);
+    for (const RowShape& t : v->shape_list()) {
+      if (t.vectors == s.vectors && t.x_loads == s.x_loads && t.planes > s.planes) {
+        EXPECT_LT(t.counts.loads, c.loads);
+      }
+      if (t.planes == s.planes && t.vectors == s.vectors && std::popcount(t.x_loads) > loaded) {
+        EXPECT_GT(t.counts.loads, c.loads);
+        EXPECT_LT(t.counts.shuffles, c.shuffles);
+      }
+    }
+  }
 }
 
 // run() on 2 threads with each variant selected, and select_isa's refusals.

@@ -1,0 +1,269 @@
+// The one row kernel of the optimised ISO3DFD engine, written once for every vector instruction
+// set: rows_avx512.hpp and rows_avx2.hpp supply the operations (a traits struct Isa: the vector
+// type, loads, stores, masks, lane shifts) and each variant's file instantiates it for the register
+// shapes it lists. Included only by those files, each compiled with its own target flags, and
+// everything here is a template on Isa, so no code built for one instruction set is shared with
+// another.
+//
+// How it cuts loads (per output vector of lanes points, against the 25 neighbour vectors of the
+// stencil plus the centre, next and vel; docs/guides/iso3dfd.md):
+//  - x: the aligned vectors of a row are loaded once ((V + 2) / V per vector: the V vectors of the
+//    segment and one on either side) and the x pairs q[x-K] + q[x+K] are cut out of them with lane
+//    shifts; pairs whose distance the description lists in x_loads come from two unaligned loads
+//    instead (a load-port slot for a shuffle slot, for CPUs whose FP pipes bind first);
+//  - z: P planes are computed together and a window of 2 P planes slides through registers, so
+//    the 16 z neighbours of P outputs cost 2 P + 14 loads ((2 P + 14) / P per vector);
+//  - y: the 16 rows are loaded from L1 (the 17 rows of a plane stay there), shared by nothing;
+//  - coefficients: held in registers where the register file allows it (AVX-512's 32), otherwise
+//    broadcast once per distance for all the vectors that use it.
+#pragma once
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+
+#include "iso3dfd/rows.hpp"
+
+namespace bw::iso3dfd {
+
+// What a register shape of the row kernel is: P planes along z x V vectors along x computed
+// together, and the x distances (bit K-1 for distance K) whose pairs come from unaligned loads
+// rather than lane shifts. The kernel's code and its counts both follow it.
+struct RowDesc {
+  int planes = 1, vectors = 1;
+  unsigned x_loads = 0;
+  constexpr bool x_loaded(int k) const { return (x_loads >> (k - 1)) & 1u; }
+};
+
+// The operations per output vector the kernel issues for shape d, from the same description the
+// code follows and Isa's costs (Isa::pair_shuffles(K): shuffles for the pair at distance K from
+// the aligned vectors; Isa::needs_prepare(K): whether that pair uses the shuffle Isa::prepare
+// makes of each pair of adjacent aligned vectors, V + 1 per V vectors;
+// Isa::kCoefficientsInRegisters: no broadcast loads).
+template <class Isa>
+constexpr RowCounts row_counts(RowDesc d) {
+  const double P = d.planes, V = d.vectors;
+  double shuffles = 0;
+  int loaded = 0;
+  bool prepared = false;
+  for (int k = 1; k <= kHalf; ++k)
+    if (d.x_loaded(k)) {
+      ++loaded;
+    } else {
+      shuffles += Isa::pair_shuffles(k);
+      prepared = prepared || Isa::needs_prepare(k);
+    }
+  if (prepared) shuffles += (V + 1) / V;
+  const double x = (V + 2) / V + 2.0 * loaded;  // aligned vectors of the row, unaligned pairs
+  const double y = 2.0 * kHalf;                 // 16 rows
+  const double z = (2 * P + 2 * (kHalf - 1)) / P;
+  const double update = 3;  // the centre again, next and vel
+  // Broadcasts: per plane and distance in x (shared by the V vectors), per block and distance in
+  // y, per vector column and distance in z.
+  const double coefficients =
+      Isa::kCoefficientsInRegisters ? 0.0 : (kHalf + 1) / V + kHalf / (P * V) + static_cast<double>(kHalf) / P;
+  // FMA pipes: the centre's multiply and 8 FMAs in x, 8 in y, 8 in z, 2 in the update. Adds: one
+  // per neighbour pair.
+  return RowCounts{x + y + z + update + coefficients, 1.0 + 3 * kHalf + 2, 3.0 * kHalf, shuffles};
+}
+
+template <class Isa>
+class RowKernel {
+  using Vec = typename Isa::Vec;
+  using Mask = typename Isa::Mask;
+  static constexpr long L = Isa::kLanes;
+
+ public:
+  // Rows ahead at which next, vel and the leading z plane of prev are prefetched: the data that
+  // comes from DRAM (measured: one row gains about 50% on one core; two or four rows less).
+  static constexpr long kPrefetchRows = 1;
+
+  RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz)
+      : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
+    for (std::size_t k = 0; k <= kHalf; ++k) c_[k] = c[k];
+    if constexpr (Isa::kCoefficientsInRegisters)
+      for (int k = 0; k <= kHalf; ++k) cv_[k] = Isa::set1(c_[k]);
+  }
+
+  // One cache block: next = 2 prev - next + vel * lap(prev) on the box, P planes at a time (the
+  // planes left over one at a time).
+  template <RowDesc D>
+  void box(const float* prev, float* next, const float* vel, const Grid& g, const Box& b) const {
+    constexpr RowDesc one{1, D.vectors, D.x_loads};
+    std::size_t z = b.z0;
+    for (; z + D.planes <= b.z1; z += D.planes)
+      for (std::size_t y = b.y0; y < b.y1; ++y) row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+    for (; z < b.z1; ++z)
+      for (std::size_t y = b.y0; y < b.y1; ++y) row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+  }
+
+ private:
+  // Vectors start on vector boundaries of prev's row: the first starts at or before x0, the last
+  // ends at or after x1; those two are masked, the others whole.
+  template <RowDesc D>
+  void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1) const {
+    constexpr RowDesc one{D.planes, 1, D.x_loads};
+    const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
+    long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
+    auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
+    if (x < lo) {
+      segment<one, true>(prev, next, vel, at(x), Isa::mask(x, lo, hi));
+      x += L;
+    }
+    for (; x + L * D.vectors <= hi; x += L * D.vectors) segment<D, false>(prev, next, vel, at(x), Mask{});
+    for (; x + L <= hi; x += L) segment<one, false>(prev, next, vel, at(x), Mask{});
+    if (x < hi) segment<one, true>(prev, next, vel, at(x), Isa::mask(x, lo, hi));
+  }
+
+  Vec coef(int k) const {
+    if constexpr (Isa::kCoefficientsInRegisters)
+      return cv_[k];
+    else
+      return Isa::broadcast(&c_[k]);
+  }
+
+  // P planes x V vectors of outputs from index i (plane z, the first vector) on; Masked: one
+  // vector whose lanes outside the box are neither read from next/vel nor written.
+  template <RowDesc D, bool Masked>
+  [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i,
+                                             Mask m) const {
+    constexpr int P = D.planes, V = D.vectors;
+    const long sy = sy_, sz = sz_;
+    const float* p = prev + i;
+    Vec acc[P][V];
+    // Centre and x neighbours, from the aligned vectors of the segment and one on either side.
+#pragma GCC unroll 8
+    for (int o = 0; o < P; ++o) {
+      const float* q = p + o * sz;
+      typename Isa::Row w[V + 2];
+#pragma GCC unroll 16
+      for (int v = 0; v < V + 2; ++v) w[v].m = Isa::load(q + L * (v - 1));
+#pragma GCC unroll 16
+      for (int j = 0; j <= V; ++j) Isa::prepare(w[j], w[j + 1]);
+      const Vec c0 = coef(0);
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) acc[o][v] = Isa::mul(c0, w[v + 1].m);
+      x_pairs<D, 1>(acc[o], w, q);
+    }
+    // y neighbours: distance k outermost so that all P * V sums advance together (their FMA
+    // chains overlap); plane o's rows are plane 0's plus o * sz.
+    {
+      const float* ya = p - sy;
+      const float* yb = p + sy;
+#pragma GCC unroll 8
+      for (int k = 1; k <= kHalf; ++k) {
+        const Vec ck = coef(k);
+#pragma GCC unroll 8
+        for (int o = 0; o < P; ++o)
+#pragma GCC unroll 16
+          for (int v = 0; v < V; ++v) {
+            const long d = o * sz + L * v;
+            acc[o][v] = Isa::fmadd(ck, Isa::add(Isa::load(ya + d), Isa::load(yb + d)), acc[o][v]);
+          }
+        ya -= sy;
+        yb += sy;
+        opaque(ya);
+        opaque(yb);
+      }
+    }
+    // z neighbours, vector by vector: output o pairs planes o - k and o + k. lo[j] holds plane
+    // j - k and hi[j] plane j + k (j = 0 .. P-1); from k to k + 1 each window slides by one
+    // plane, so every step loads two planes for all P outputs.
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+      const float* q = p + L * v;
+      Vec lo[P], hi[P];
+#pragma GCC unroll 8
+      for (int j = 0; j < P; ++j) {
+        lo[j] = Isa::load(q + (j - 1) * sz);
+        hi[j] = Isa::load(q + (j + 1) * sz);
+      }
+      const float* za = q - 2 * sz;        // the plane lo[0] takes next
+      const float* zb = q + (P + 1) * sz;  // the plane hi[P - 1] takes next
+#pragma GCC unroll 8
+      for (int k = 1; k <= kHalf; ++k) {
+        const Vec ck = coef(k);
+#pragma GCC unroll 8
+        for (int o = 0; o < P; ++o) acc[o][v] = Isa::fmadd(ck, Isa::add(lo[o], hi[o]), acc[o][v]);
+        if (k == kHalf) break;
+#pragma GCC unroll 8
+        for (int j = P - 1; j > 0; --j) lo[j] = lo[j - 1];
+#pragma GCC unroll 8
+        for (int j = 0; j + 1 < P; ++j) hi[j] = hi[j + 1];
+        lo[0] = Isa::load(za);
+        hi[P - 1] = Isa::load(zb);
+        za -= sz;
+        zb += sz;
+        opaque(za);
+        opaque(zb);
+      }
+    }
+    // next = 2 prev - next + vel * lap, and the prefetches for a later row (one per 64-byte line).
+    const Vec two = Isa::set1(2.0f);
+    const long ahead = kPrefetchRows * sy;
+#pragma GCC unroll 8
+    for (int o = 0; o < P; ++o) {
+      const std::size_t io = i + static_cast<std::size_t>(o * sz);
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) {
+        const std::size_t iv = io + static_cast<std::size_t>(L * v);
+        if ((L * v) % 16 == 0) {
+          _mm_prefetch(reinterpret_cast<const char*>(next + iv + ahead), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(vel + iv + ahead), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(prev + iv + ahead + kHalf * sz), _MM_HINT_T0);
+        }
+        const Vec cur = Isa::load(prev + iv);
+        if constexpr (Masked) {
+          const Vec old = Isa::maskload(next + iv, m);
+          const Vec w = Isa::maskload(vel + iv, m);
+          Isa::maskstore(next + iv, m, Isa::fmadd(w, acc[o][v], Isa::fmsub(two, cur, old)));
+        } else {
+          const Vec old = Isa::load(next + iv);
+          const Vec w = Isa::load(vel + iv);
+          Isa::store(next + iv, Isa::fmadd(w, acc[o][v], Isa::fmsub(two, cur, old)));
+        }
+      }
+    }
+  }
+
+  // acc[v] += c[K] (q[x-K] + q[x+K]) for K = K..8 and the segment's V vectors: from two unaligned
+  // loads where D lists K, otherwise from lane shifts of the aligned vectors w (V + 2 of them).
+  template <RowDesc D, int K>
+  [[gnu::always_inline]] inline void x_pairs(Vec* acc, const typename Isa::Row* w, const float* q) const {
+    if constexpr (K <= kHalf) {
+      const Vec ck = coef(K);
+#pragma GCC unroll 16
+      for (int v = 0; v < D.vectors; ++v) {
+        Vec s;
+        if constexpr (D.x_loaded(K))
+          s = Isa::add(Isa::load(q + L * v - K), Isa::load(q + L * v + K));
+        else
+          s = Isa::template pair<K>(w[v], w[v + 1], w[v + 2]);
+        acc[v] = Isa::fmadd(ck, s, acc[v]);
+      }
+      x_pairs<D, K + 1>(acc, w, q);
+    }
+  }
+
+  alignas(64) float c_[kHalf + 1];
+  Vec cv_[Isa::kCoefficientsInRegisters ? kHalf + 1 : 1];
+  long sy_, sz_;
+};
+
+// A register shape's block function: flatten inlines everything the kernel calls into it, so no
+// copy of a shared inline function built with one instruction set's flags can be picked by the
+// linker for code that runs on another CPU.
+template <class Isa, RowDesc D>
+[[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
+                              const Box& b) {
+  const RowKernel<Isa> k(c, g.n1, g.n1 * g.n2);
+  k.template box<D>(prev, next, vel, g, b);
+}
+
+// A register shape of a variant: its block function and the counts of its description.
+template <class Isa, RowDesc D>
+constexpr RowShape row_shape() {
+  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D)};
+}
+
+}  // namespace bw::iso3dfd
