@@ -44,6 +44,7 @@ int run(const Options& o) {
       static_cast<std::uint64_t>(arrays) * bytes,
       "kernel " + std::string(k.name) + " with " + std::to_string(arrays) + " arrays of " + format_bytes(bytes));
 
+  const auto candidates = o.threads.automatic() ? o.threads.candidates(threads) : std::vector<Binding>{};
   std::vector<int> seen = apply_binding(s.binding);
   std::map<char, Buffer> buffers;
   stream::Arrays x;
@@ -67,21 +68,34 @@ int run(const Options& o) {
     open_lane(lanes[static_cast<std::size_t>(t)], *eng, s.plan, t * per_thread);
   }
 
-  std::vector<double> times(static_cast<std::size_t>(s.reps));
-  double sum = 0;
-  for (auto& secs : times) {
+  // One repetition on the first `team` lanes: its seconds, and the dot sum in thread order.
+  auto repetition = [&](int team, double* sum) {
     auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(team)
     {
       const int t = omp_get_thread_num();
-      auto [b, e] = stream::chunk(n, t, threads);
+      auto [b, e] = stream::chunk(n, t, team);
       partial[static_cast<std::size_t>(t)] =
           run_chunk(s.plan, x, b, e, lanes[static_cast<std::size_t>(t)], &lane_times[static_cast<std::size_t>(t)]);
     }
-    secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    sum = 0;
-    for (double p : partial) sum += p;  // in thread order, every repetition alike
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    *sum = 0;
+    for (int t = 0; t < team; ++t) *sum += partial[static_cast<std::size_t>(t)];
+    return secs;
+  };
+  json threads_choice;
+  int team = threads, trial_reps = 0;  // validation replays the trials of --threads auto too
+  double sum = 0;
+  if (o.threads.automatic()) {
+    const double moved = static_cast<double>(n) * k.bytes_per_element;
+    ThreadChoice c = choose_threads(
+        candidates, [&](int t) { return moved / repetition(t, &sum) / 1e9; }, "GB/s", 2,
+        "the arrays were placed and the engine's queues opened for the largest team before the trials");
+    s.binding = c.binding, seen = c.seen, team = c.binding.threads, trial_reps = c.trials;
+    threads_choice = c.record;
   }
+  std::vector<double> times(static_cast<std::size_t>(s.reps));
+  for (auto& secs : times) secs = repetition(team, &sum);
   if (std::getenv("BANDWALL_STREAM_INJECT_ERROR")) {  // for tests of the failure path only
     double* w = k.writes == 'a' ? x.a : k.writes == 'b' ? x.b : k.writes == 'c' ? x.c : nullptr;
     if (w)
@@ -89,7 +103,7 @@ int run(const Options& o) {
     else
       sum += 1.0;
   }
-  stream::Validation v = stream::validate(k, x, n, s.reps, threads, sum);
+  stream::Validation v = stream::validate(k, x, n, s.reps + trial_reps, team, sum);
   if (!v.passed) throw RunError("validation of pipelined " + std::string(k.name) + " failed: " + v.message);
 
   engine::QueueStats q;
@@ -108,7 +122,7 @@ int run(const Options& o) {
                         {"bytes", q.bytes},
                         {"waits", q.waits},
                         {"wait_seconds", q.wait_seconds},
-                        {"wait_share", total_s > 0 ? q.wait_seconds / (total_s * threads) : 0.0},
+                        {"wait_share", total_s > 0 ? q.wait_seconds / (total_s * team) : 0.0},
                         {"retries", q.retries},
                         {"page_faults", q.page_faults},
                         {"blocks", blocks},
@@ -116,7 +130,8 @@ int run(const Options& o) {
                         {"info", eng->info()}};
   json result = stream::bandwidth_result(k, n, times, s.reps > 1 ? 1 : 0, s.plan.nt, seen);
   result["engine"] = engine_result;
-  json config = stream::kernel_config(k, n, arrays, s.plan.nt, o.stores, s.reps, threads, o.size.empty());
+  json config = stream::kernel_config(k, n, arrays, s.plan.nt, o.stores, s.reps, team, o.size.empty());
+  if (!threads_choice.is_null()) config["threads_choice"] = threads_choice;
   config.update({{"pipelined", true},
                  {"engine", o.engine},
                  {"engine_cpus", s.engine_cpus},
@@ -138,7 +153,7 @@ int main(int argc, char** argv) {
     CLI::App app{"bandwall-pipeline: a STREAM kernel pipelined with a copy engine, one JSON record"};
     Options o;
     app.add_option("--kernel", o.kernel, "the STREAM kernel: " + bw::stream::kernel_names())->capture_default_str();
-    bw::add_thread_options(app, o.threads);
+    bw::add_thread_options(app, o.threads, true);
     app.add_option("--engine", o.engine, "copy engine: dsa, helper, memcpy or none")->capture_default_str();
     app.add_option("--engine-cpus", o.engine_cpus,
                    std::string("helper CPUs (default: the allowed CPUs that do not compute); ") + bw::cpus_help());

@@ -8,6 +8,7 @@
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
+#include "common/harness.hpp"
 #include "common/errors.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
@@ -52,6 +53,17 @@ Outcome verify(const Options& o, const Fields& result, const float* vel) {
   return v;
 }
 
+// Rounds of trials --threads auto can afford: two when the steps leave at least one timed step
+// after them, else one; a run too short even for one is refused.
+int auto_rounds(const Options& o, int candidates) {
+  if (o.kernel != KernelChoice::Optimised)
+    throw bw::UsageError("--threads auto chooses the optimised kernel's threads; the reference kernel is serial");
+  if (o.iterations > 2 * candidates) return 2;
+  if (o.iterations > candidates) return 1;
+  throw bw::UsageError("--threads auto times one step per candidate thread count: nb_iter must be at least " +
+                       std::to_string(candidates + 1) + " here, got " + std::to_string(o.iterations));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,8 +75,12 @@ int main(int argc, char** argv) {
                                                    "x" + std::to_string(o.grid.n3) +
                                                    (o.verify ? " with --verify" : ""));
     bw::Binding binding = o.thread_options.resolve();
+    const auto candidates =
+        o.thread_options.automatic() ? o.thread_options.candidates(binding.threads) : std::vector<bw::Binding>{};
     std::vector<int> cpus = bw::apply_binding(binding);
-    const int threads = binding.threads;
+    int threads = binding.threads;
+    const int rounds =  // refused here, before anything is allocated, when the steps are too few
+        o.thread_options.automatic() ? auto_rounds(o, static_cast<int>(bw::thread_candidates(threads).size())) : 0;
     const Blocks& r = o.blocks_requested;
     json blocks_choice = {{"how", "user"}, {"why", "given on the command line"}};
     if (!r.b1 || !r.b2 || !r.b3) {
@@ -107,14 +123,29 @@ int main(int argc, char** argv) {
       });
       if (timed) initialise(f, o.grid, o.blocks, o.serial_init, threads);
     }
+    bw::json threads_choice;
+    if (o.thread_options.automatic()) {
+      bw::ThreadChoice tc = bw::choose_threads(
+          candidates,
+          [&](int t) {
+            const double t0 = omp_get_wtime();
+            run(f, o.grid, o.blocks, o.schedule, t, 1, c);
+            return static_cast<double>(o.grid.interior()) / (omp_get_wtime() - t0) / 1e6;
+          },
+          "MPoints/s", rounds,
+          "the grid was placed by the largest team before the trials; each trial is one time step");
+      binding = tc.binding, cpus = tc.seen, threads = tc.binding.threads, o.trial_steps = tc.trials;
+      threads_choice = tc.record;
+    }
     SelfCheck check(o.grid, o.blocks);
     const double c0 = cpu_seconds();
     const double t0 = omp_get_wtime();
-    advance(o.iterations > 0 ? o.iterations - 1 : 0);
+    advance(o.iterations > o.trial_steps ? o.iterations - o.trial_steps - 1 : 0);
     const double kept0 = omp_get_wtime();
-    if (o.iterations > 0) check.before_last_step(f);  // a few hundred loads, left out of the time
+    const bool last = o.iterations > o.trial_steps;  // a step left after the trials
+    if (last) check.before_last_step(f);             // a few hundred loads, left out of the time
     const double kept = omp_get_wtime() - kept0;
-    if (o.iterations > 0) advance(1);
+    if (last) advance(1);
     const double seconds = omp_get_wtime() - t0 - kept;
     const double cpu = cpu_seconds() - c0;
     const double norm = l2_norm(f.prev, o.grid.points());
@@ -134,6 +165,7 @@ int main(int argc, char** argv) {
       rec["placement"]["page_split"] = split.to_json();
       rec["config"]["blocks"] = json::array({o.blocks.b1, o.blocks.b2, o.blocks.b3});
       rec["config"]["blocks_choice"] = blocks_choice;
+      if (!threads_choice.is_null()) rec["config"]["threads_choice"] = threads_choice;
       bw::emit(rec);
     } else
       print_result(o, seconds, v);

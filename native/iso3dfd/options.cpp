@@ -40,7 +40,7 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "grid with halo, steps, cache blocks (each a number, auto: from this CPU's caches, or search: "
                  "refined by a short measured search), a binding policy (as --bind), threads (as --threads)")
       ->required();
-  add_thread_options(app, o.thread_options);
+  add_thread_options(app, o.thread_options, true);
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
   app.add_option("--placement", placement, placement_syntax());

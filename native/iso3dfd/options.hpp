@@ -15,7 +15,8 @@ enum class KernelChoice { Optimised, Reference };
 struct Options {
   Grid grid;
   int iterations = 0;
-  Blocks blocks;  // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
+  int trial_steps = 0;  // the first steps, which --threads auto spent timing thread counts (not in time_s)
+  Blocks blocks;        // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
   Blocks blocks_requested;
   bool block_search = false;  // "search" in a block argument: time candidates before choosing
   // --threads/--cpus/--bind (common/harness.hpp); the seed's positional [affinity] [nb_threads]

@@ -8,8 +8,9 @@
 namespace bw::iso3dfd {
 
 double mpoints_per_s(const Options& o, double seconds) {
-  if (o.iterations == 0 || seconds <= 0) return 0.0;
-  return static_cast<double>(o.grid.interior()) * o.iterations / seconds / 1e6;
+  const int steps = o.iterations - o.trial_steps;
+  if (steps <= 0 || seconds <= 0) return 0.0;
+  return static_cast<double>(o.grid.interior()) * steps / seconds / 1e6;
 }
 
 json traffic_model(const Options& o) {
@@ -113,7 +114,7 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
                  // much above cpu_s means the run waited for CPUs that others held.
                  {"cpu_s", cpu_seconds},
                  {"interior_points", o.grid.interior()},
-                 {"steps", o.iterations},
+                 {"steps", o.iterations - o.trial_steps},
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
                  {"bytes_per_point", kBytesPerPoint},
                  {"flops_per_point", kFlopsPerPoint},

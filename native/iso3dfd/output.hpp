@@ -15,7 +15,7 @@ struct Outcome {
   double max_abs = 0, max_rel = 0, tolerance = 0;
 };
 
-// Interior points x steps per second, in millions (0 for zero steps).
+// Interior points x timed steps (those after the trials of --threads auto) per second, in millions.
 double mpoints_per_s(const Options& o, double seconds);
 
 // What the cache blocking achieves, as a model of the traffic per point from DRAM and into L2:

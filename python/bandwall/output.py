@@ -139,25 +139,47 @@ def bind_option(default: str | None = "compact", note: str = ""):
     return table_option("--bind", default, "thread binding", rows, "bandwall-topo --list-policies" + note)
 
 
-def placing_options(bind_default: str | None = "compact", note: str = ""):
+class ThreadCount(click.ParamType):
+    """--threads N (at least 1) or auto."""
+
+    name = "N|auto"
+
+    def convert(self, value, param, ctx):
+        if value == "auto" or isinstance(value, int):
+            return value
+        try:
+            return click.IntRange(min=1).convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"{value!r} is neither a thread count of at least 1 nor auto", param, ctx)
+
+
+THREADS_AUTO_HELP = (
+    "threads, or auto: the fewest within 3% of the best, from a stored sweep of this machine's "
+    "topology or timed in the run's first iterations (default: every CPU of --cpus or --bind)"
+)
+
+
+def placing_options(bind_default: str | None = "compact", note: str = "", allow_auto: bool = False):
     """--threads, --cpus and --bind, with one meaning in every command that places threads: --cpus
     (read by the one native parser) wins over --bind, --threads caps the list or sizes the policy.
-    bind_default None leaves the binding to the command (note says what it does then)."""
+    bind_default None leaves the binding to the command (note says what it does then); allow_auto
+    lets --threads be auto (feedback-driven threading, native/common/harness.hpp)."""
 
     def add(f):
         f = bind_option(bind_default, note)(f)
         f = click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)(f)
         return click.option(
             "--threads",
-            type=click.IntRange(min=1),
+            type=ThreadCount() if allow_auto else click.IntRange(min=1),
             default=None,
-            help="threads (default: every CPU of --cpus or --bind)",
+            help=THREADS_AUTO_HELP if allow_auto else "threads (default: every CPU of --cpus or --bind)",
         )(f)
 
     return add
 
 
 thread_options = placing_options()
+auto_thread_options = placing_options(allow_auto=True)
 
 
 def given(name: str) -> bool:

@@ -10,6 +10,7 @@ from bandwall.core.registry import commands
 from bandwall.kernels import iso3dfd
 from bandwall.mpi import iso3dfd_mpi, launchers
 from bandwall.output import (
+    auto_thread_options,
     counters_option,
     emit,
     given,
@@ -18,7 +19,6 @@ from bandwall.output import (
     pages_option,
     placement_option,
     refuse_empty,
-    thread_options,
 )
 from bandwall.views import counters as counters_view
 from bandwall.views import iso3dfd_mpi as mpi_view
@@ -43,7 +43,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="cache blocks n1xn2xn3; auto: chosen from this CPU's caches; search: the same, refined by a short "
     "measured search (config.blocks_choice says why; with --ranks: whole rows x 24 x 128)",
 )
-@thread_options
+@auto_thread_options
 @click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @placement_option()
@@ -127,6 +127,8 @@ def iso3dfd_cmd(
                 "--rank-bind and --cpus/--bind both place the ranks: give one (--cpus and --bind are divided "
                 "among each node's ranks)"
             )
+        if threads == "auto":
+            raise UsageError("--threads auto chooses the threads of one process; with --ranks give a number")
         counts = iso3dfd_mpi.parse_ranks(ranks)
         recs = [
             iso3dfd_mpi.run(

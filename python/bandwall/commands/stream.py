@@ -9,6 +9,7 @@ from bandwall.core.registry import commands
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import stream
 from bandwall.output import (
+    auto_thread_options,
     counters_option,
     emit,
     isa_option,
@@ -17,7 +18,6 @@ from bandwall.output import (
     pages_option,
     placement_option,
     refuse_empty,
-    thread_options,
 )
 from bandwall.views import counters as counters_view
 from bandwall.views.engine import engine_line
@@ -27,7 +27,7 @@ from bandwall.views.stream import csv_rows, render
 @commands.register("stream")
 @click.command("stream")
 @kernel_option()
-@thread_options
+@auto_thread_options
 @click.option(
     "--stores",
     default="nt",
@@ -102,7 +102,7 @@ def stream_cmd(
         given = [f"--{k.replace('_', '-')}" for k, v in pipelined.items() if v is not None]
         if given:
             raise click.UsageError(f"{', '.join(given)} need --engine")
-        rec = stream.run(**options)
+        rec = stream.run(db=db, **options)
     else:
         if options.pop("isa") != "auto":
             raise click.UsageError(

@@ -156,6 +156,8 @@ def run(kernel: str, engine: str = "helper", strategy: str = "auto", db=None, **
     chosen, reason = strategy, "asked for"
     if strategy == "auto":
         threads = options.get("threads")
+        if threads == "auto":  # chosen by the executable: the strategy is read for the largest team
+            threads = None
         if threads is None and options.get("cpus"):
             threads = len(topo.resolve_cpus(options["cpus"]))
         chosen, reason = choose_strategy(kernel, threads or 1, db)

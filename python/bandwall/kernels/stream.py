@@ -8,6 +8,7 @@ from functools import lru_cache
 from bandwall.core import native, records
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.counters import events as counters_mod
+from bandwall.kernels import threads_auto
 
 EXECUTABLE = "bandwall-stream"
 STORES = ("nt", "regular")
@@ -60,13 +61,20 @@ def stream_args(
     return args
 
 
-def run(kernel: str, counters: str | None = None, **options) -> dict:
+def run(kernel: str, counters: str | None = None, db=None, **options) -> dict:
     """Runs one kernel (options as in stream_args) and returns its validated record; counters
-    names a counter group to count around it (the record's `counters` part).
+    names a counter group to count around it (the record's `counters` part). threads="auto" takes
+    the choice of a stored sweep of this topology in db (kernels/threads_auto.py), else lets the
+    executable choose in its first repetitions; config.threads_choice says which and why.
 
     Bad options raise UsageError, a failed validation or crash RunFailed: no record comes back,
     so nothing can be stored.
     """
+    choice = None
+    if options.get("threads") == "auto":
+        choice = threads_auto.stored_choice(kernel, options.get("cpus"), options.get("bind"), db)
+        if choice is not None:
+            options["threads"] = choice["chosen"]
     args = stream_args(kernel, **options)
     if counters is None:
         rec = native.run_record(EXECUTABLE, args)
@@ -78,4 +86,6 @@ def run(kernel: str, counters: str | None = None, **options) -> dict:
     rec = records.finish(rec)
     if not records.passed(rec):
         raise RunFailed(f"{kernel} did not validate")
+    if choice is not None:
+        rec["config"]["threads_choice"] = choice
     return rec

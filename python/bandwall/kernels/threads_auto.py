@@ -1,0 +1,70 @@
+"""`--threads auto` from what is stored: the newest core sweep of the same kernel on a machine of the
+same topology digest, read with the rule the native harness applies in a run (the fewest threads
+whose best rate is within 3% of the best; native/common/harness.hpp, after Suleman, Qureshi and
+Patt's feedback-driven threading). Without such a sweep the executable times the candidates itself
+in its first iterations."""
+
+from __future__ import annotations
+
+import os
+
+from bandwall.core import store, topo
+from bandwall.core.errors import BandwallError
+from bandwall.kernels import sweep
+
+TOLERANCE = 0.03
+RULE = "the fewest threads whose best rate is within 3% of the best candidate's"
+
+
+def max_threads(cpus: str | None = None, bind: str | None = None) -> int:
+    """The largest team --cpus / --bind allow (every CPU of this process for --bind none)."""
+    placed = topo.resolve_threads(None, cpus, bind)
+    return len(placed) if placed is not None else len(os.sched_getaffinity(0))
+
+
+def choice_from_sweep(rec: dict) -> dict:
+    """config.threads_choice read from a stored sweep record: its points as the candidates."""
+    points = rec["result"]["points"]
+    chosen = sweep.knee(points, 1 - TOLERANCE)
+    top = max(p["best_GBps"] for p in points)
+    rate = next(p["best_GBps"] for p in points if p["cores"] == chosen)
+    return {
+        "how": "stored sweep",
+        "record": rec.get("id"),
+        "rule": RULE,
+        "tolerance": TOLERANCE,
+        "unit": "GB/s",
+        "candidates": [{"threads": p["cores"], "rate": p["best_GBps"]} for p in points],
+        "chosen": chosen,
+        "max_threads": max(p["cores"] for p in points),
+        "why": (
+            f"{chosen} of {max(p['cores'] for p in points)} threads: {rate:.4g} GB/s, "
+            f"{100 * rate / top:.1f}% of the best ({top:.4g}) in sweep #{rec.get('id')} of this topology; "
+            f"the fewest within {100 * TOLERANCE:.0f}%"
+        ),
+    }
+
+
+def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None, db=None) -> dict | None:
+    """threads_choice from the newest stored sweep of kernel with this machine's topology digest,
+    the same binding and CPU list and as many cores as this run may use; None when there is none
+    (or the store cannot be read: the run then chooses by itself)."""
+    digest = topo.topology()["provenance"]["topology_digest"]
+    team = max_threads(cpus, bind)
+    try:
+        with store.Store(db, readonly=True) as s:
+            if s.fresh:
+                return None
+            for rec in s.list("sweep", limit=200):
+                cfg = rec["config"]
+                if (
+                    rec["provenance"].get("topology_digest") == digest
+                    and cfg.get("kernel") == kernel
+                    and cfg.get("bind") == bind
+                    and cfg.get("cpus") == cpus
+                    and max(p["cores"] for p in rec["result"]["points"]) == team
+                ):
+                    return choice_from_sweep(rec)
+    except BandwallError:
+        return None
+    return None
