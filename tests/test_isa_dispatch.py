@@ -10,9 +10,9 @@ from functools import lru_cache
 
 import pytest
 
-from bandwall.core import native, records
+from bandwall.core import manifest, native, records
 
-ISAS = [i for i in native.ISAS if i != "auto"]
+ISAS = manifest.manifest()["isa"]["names"]
 
 
 @lru_cache(maxsize=1)

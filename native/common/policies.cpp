@@ -44,10 +44,20 @@ std::string syntax_list(std::span<const Row> rows, bool (*keep)(const Row&)) {
   return out;
 }
 
+// The argument's type as the manifest names it.
+const char* arg_name(PolicyArg arg) {
+  switch (arg) {
+    case PolicyArg::Node: return "node";
+    case PolicyArg::NodesOrEvery: return "nodes-or-every";
+    default: return "none";
+  }
+}
+
 template <class Row>
 json rows_json(std::span<const Row> rows) {
   json out = json::array();
-  for (const Row& r : rows) out.push_back({{"name", r.name}, {"syntax", syntax(r.name, r.arg)}, {"help", r.help}});
+  for (const Row& r : rows)
+    out.push_back({{"name", r.name}, {"arg", arg_name(r.arg)}, {"syntax", syntax(r.name, r.arg)}, {"help", r.help}});
   return out;
 }
 

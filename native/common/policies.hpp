@@ -50,7 +50,8 @@ std::string syntax(std::string_view name, PolicyArg arg);
 std::string placement_syntax(bool per_process = false);
 std::string binding_syntax();
 
-// Both tables as JSON ({"placement": [...], "binding": [...]}, each row name, syntax, help):
+// Both tables as JSON ({"placement": [...], "binding": [...]}, each row name, arg (none, node or
+// nodes-or-every), syntax, help):
 // what bandwall-topo --list-policies prints for the front end.
 json policies_json();
 

@@ -24,15 +24,6 @@ namespace {
 using namespace bw;
 using namespace bw::pipeline;
 
-json engine_table() {
-  json out = json::array();
-  for (const auto& b : engine::backends()) {
-    auto a = b.probe();
-    out.push_back({{"name", b.name}, {"summary", b.summary}, {"available", a.available}, {"reason", a.reason}});
-  }
-  return out;
-}
-
 int run(const Options& o) {
   Setup s = resolve(o);
   const stream::Kernel& k = *s.plan.kernel;
@@ -169,7 +160,7 @@ int main(int argc, char** argv) {
     app.add_flag("--list-engines", o.list_engines, "print the engines and whether each is available (JSON)");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list_engines) {
-      bw::emit(engine_table());
+      bw::emit(engine::backends_json());
       return 0;
     }
     return run(o);

@@ -15,6 +15,14 @@ namespace {
 
 constexpr std::uint64_t kBlockUnit = 4096;
 
+// The engines that run on CPUs of their own (helper), as a message names them.
+std::string engines_with_cpus() {
+  std::string names;
+  for (const engine::Backend& b : engine::backends())
+    if (b.takes_cpus && !b.hidden) names += (names.empty() ? "" : " or ") + std::string(b.name);
+  return names;
+}
+
 // The helper's CPUs: as given, or the allowed CPUs the compute threads leave free.
 std::vector<int> helper_cpus(const Options& o, const Binding& b) {
   std::vector<int> cpus;
@@ -80,7 +88,7 @@ Setup resolve(const Options& o) {
   if (be.takes_cpus)
     s.engine_cpus = helper_cpus(o, s.binding);
   else if (!o.engine_cpus.empty())
-    throw UsageError("--engine-cpus is for an engine with CPUs of its own (the helper engine), not " + o.engine);
+    throw UsageError("--engine-cpus is for the " + engines_with_cpus() + " engine, not " + o.engine);
 
   const std::vector<int> cpus = s.binding.cpus.empty() ? allowed_cpus() : s.binding.cpus;
   std::uint64_t size = o.size.empty() ? 4 * Topology::instance().llc_bytes(cpus) : parse_size(o.size, "--size");

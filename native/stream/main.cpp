@@ -28,18 +28,6 @@ struct Options {
   bool list = false;
 };
 
-bw::json kernel_table() {
-  bw::json out = bw::json::array();
-  for (const auto& k : bw::stream::kernels())
-    out.push_back({{"name", k.name},
-                   {"formula", k.formula},
-                   {"bytes_per_element", k.bytes_per_element},
-                   {"write_allocate_bytes_per_element", k.write_allocate_bytes_per_element},
-                   {"flops_per_element", k.flops_per_element},
-                   {"stores", k.writes != 0}});
-  return out;
-}
-
 int run(const Options& o) {
   using namespace bw::stream;
   select_isa(o.isa);  // refuses an isa the binary or CPU lacks before anything is allocated
@@ -141,7 +129,7 @@ int main(int argc, char** argv) {
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (o.list) {
-      bw::emit(kernel_table());
+      bw::emit(bw::stream::kernels_json());
       return 0;
     }
     return run(o);

@@ -77,4 +77,16 @@ json make_stream_record(json config, json result, json validation, const std::ma
   return rec;
 }
 
+json kernels_json() {
+  json out = json::array();
+  for (const auto& k : kernels())
+    out.push_back({{"name", k.name},
+                   {"formula", k.formula},
+                   {"bytes_per_element", k.bytes_per_element},
+                   {"write_allocate_bytes_per_element", k.write_allocate_bytes_per_element},
+                   {"flops_per_element", k.flops_per_element},
+                   {"stores", k.writes != 0}});
+  return out;
+}
+
 }  // namespace bw::stream

@@ -25,6 +25,10 @@ json kernel_config(const Kernel& k, std::size_t n, int arrays, bool nt, const st
 
 json validation_json(const Kernel& k, const Validation& v);
 
+// The kernel table (name, formula, bytes and flops per element, whether it stores): what
+// bandwall-stream --list-kernels and the manifest print for the front end.
+json kernels_json();
+
 // The whole record (tool "stream"), with placement.page_map and huge_page_share of every array.
 json make_stream_record(json config, json result, json validation, const std::map<char, Buffer>& buffers,
                         const Binding& binding, const Placement& placement, int reps);

@@ -13,7 +13,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall.core import native, policies
+from bandwall.core import manifest, policies
 from bandwall.core.errors import BandwallError
 from bandwall.kernels import stream
 
@@ -39,10 +39,6 @@ def refuse_options_as_command(ctx, param, value):
 
 
 # Help of every --cpus option (lists are resolved natively: common/cpulist.hpp).
-CPUS_HELP = (
-    "CPU of each thread in order (wins over --bind): 0-3,8 or 3,2,1,0 (taskset), or likwid-pin's domains "
-    "S0:0-3, M1:0-1, N:0-7, C0:0-1 joined with @, and E:N:4:1:2 expressions"
-)
 
 
 format_option = click.option(
@@ -83,10 +79,23 @@ def isa_option(what: str):
         "--isa",
         default="auto",
         show_default=True,
-        type=click.Choice(native.ISAS),
+        type=ManifestChoice(manifest.isa_choices),
         help=f"instruction set of {what} (auto: the variant fastest for the kernel on this CPU, from the "
         "table of measured choices or a short timing; exit 2 when the CPU lacks the one named)",
     )
+
+
+class ManifestChoice(click.Choice):
+    """A choice whose words come from the manifest of the native tables (core/manifest.py), read
+    when a value is checked or the help shown, never at import."""
+
+    def __init__(self, words: Callable[[], Sequence[str]], case_sensitive: bool = True):
+        self.words = words
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.words())
 
 
 class TableHelp(click.Option):
@@ -167,7 +176,14 @@ def placing_options(bind_default: str | None = "compact", note: str = "", allow_
 
     def add(f):
         f = bind_option(bind_default, note)(f)
-        f = click.option("--cpus", callback=refuse_empty, default=None, help=CPUS_HELP)(f)
+        f = click.option(
+            "--cpus",
+            cls=TableHelp,
+            callback=refuse_empty,
+            default=None,
+            help_from=manifest.cpus_help,
+            fallback="CPU of each thread in order (wins over --bind): a CPU list (bandwall-manifest)",
+        )(f)
         return click.option(
             "--threads",
             type=ThreadCount() if allow_auto else click.IntRange(min=1),

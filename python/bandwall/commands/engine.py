@@ -11,6 +11,7 @@ from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import sweep
 from bandwall.output import (
+    ManifestChoice,
     console,
     db_option,
     emit,
@@ -94,7 +95,7 @@ def _ints(text: str, what: str) -> list[int]:
     show_default=True,
     help="strategies measured for two-input kernels",
 )
-@click.option("--engine-mode", type=click.Choice(engine.MODES), default=None)
+@click.option("--engine-mode", type=ManifestChoice(engine.modes), default=None)
 @click.option("--queue-depth", type=click.IntRange(min=1), default=None)
 @click.option("--block", callback=refuse_empty, default=None)
 @click.option("--size", callback=refuse_empty, default=None, help="bytes per array (default 4x the LLC)")

@@ -9,6 +9,7 @@ from bandwall.core.registry import commands
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import stream
 from bandwall.output import (
+    ManifestChoice,
     auto_thread_options,
     counters_option,
     emit,
@@ -66,7 +67,7 @@ from bandwall.views.stream import csv_rows, render
 )
 @click.option(
     "--engine-mode",
-    type=click.Choice(engine.MODES),
+    type=ManifestChoice(engine.modes),
     default=None,
     help="copy into a cached ring, or touch (loads only)",
 )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
+from bandwall.core import policies
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
-from bandwall.output import emit, format_option, refuse_empty
+from bandwall.output import TableHelp, emit, format_option, refuse_empty
 from bandwall.views.topo import render
 
 
@@ -21,9 +22,11 @@ from bandwall.views.topo import render
 )
 @click.option(
     "--order",
+    cls=TableHelp,
     callback=refuse_empty,
     default=None,
-    help="also print the CPUs a binding policy picks: compact, scatter, spread, node:N",
+    help_from=lambda: "also print the CPUs a binding policy picks: " + policies.syntax("binding"),
+    fallback="also print the CPUs a binding policy picks (bandwall-manifest lists them)",
 )
 @click.option("--threads", default=0, type=click.IntRange(min=0), help="how many CPUs --order picks (0: all)")
 @click.option(

@@ -12,9 +12,6 @@ from pathlib import Path
 from bandwall.core.errors import RunFailed, UsageError
 
 EXIT_USAGE = 2
-# The instruction sets of the kernels with run-time dispatch (bandwall-iso3dfd's rows, bandwall-stream,
-# bandwall-peak): auto picks the best this CPU runs; the executables refuse the others with exit 2.
-ISAS = ("auto", "avx512", "avx2", "generic")
 
 
 def executable(name: str) -> str:
@@ -78,14 +75,14 @@ def run_record(
         raise RunFailed(f"{name} printed a malformed record: {e}") from e
 
 
-def table(name: str, flag: str) -> list | dict:
-    """The JSON table a native executable prints for flag (bandwall-stream --list-kernels,
-    bandwall-topo --list-policies): where kernels and policies are declared."""
+def table(name: str, *flags: str) -> list | dict:
+    """The JSON a native executable prints with flags (bandwall-manifest, the tables where kernels,
+    policies, engines and instruction sets are declared)."""
     try:
-        out = subprocess.run([executable(name), flag], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([executable(name), *flags], capture_output=True, text=True, check=True).stdout
         return json.loads(out)
     except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
-        raise RunFailed(f"cannot read the table of {name} {flag}: {e}") from e
+        raise RunFailed(f"cannot read the table of {' '.join([name, *flags])}: {e}") from e
 
 
 def _last_line(text: str) -> str:

@@ -1,20 +1,15 @@
-"""Placement and binding policies from Python: the tables of the native side, read from
-bandwall-topo --list-policies (where each policy is one row: name, argument, how it is applied,
-help), for help texts. The native executables parse and apply the policies themselves."""
+"""Placement and binding policies from Python: the tables of the native side (common/policies.cpp,
+where each policy is one row: name, argument, how it is applied, help), read from the manifest, for
+help texts. The native executables parse and apply the policies themselves."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from bandwall.core import native
-
-EXECUTABLE = "bandwall-topo"
+from bandwall.core import manifest
 
 
-@lru_cache(maxsize=1)
 def table() -> dict:
-    """{"placement": [{name, syntax, help, per_process}], "binding": [{name, syntax, help}]}."""
-    return native.table(EXECUTABLE, "--list-policies")
+    """{"placement": [{name, arg, syntax, help, per_process}], "binding": [{name, arg, syntax, help}]}."""
+    return manifest.policies()
 
 
 def syntax(kind: str) -> str:

@@ -14,36 +14,30 @@ Kernels with one input (copy, scale) have nothing to split: always `all`.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
-import subprocess
-from functools import lru_cache
 
-from bandwall.core import native, records, topo
+from bandwall.core import manifest, native, records, topo
 from bandwall.core.errors import RunFailed, UsageError
 
 EXECUTABLE = "bandwall-pipeline"
 STRATEGIES = ("auto", "all", "split")
-MODES = ("copy", "touch")
-# The engines a user picks; dsa-model is the software model of a DSA work queue for tests.
-PUBLIC = ("dsa", "helper", "memcpy", "none")
 
 
-@lru_cache(maxsize=1)
+def modes() -> list[str]:
+    """The --engine-mode words: every mode a user-facing engine serves (the manifest)."""
+    return manifest.engine_modes()
+
+
 def engines() -> list[dict]:
-    """Every registered engine: name, summary, available, reason (from bandwall-pipeline)."""
-    exe = native.executable(EXECUTABLE)
-    try:
-        out = subprocess.run([exe, "--list-engines"], capture_output=True, text=True, check=True).stdout
-        return json.loads(out)
-    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
-        raise RunFailed(f"cannot read the engine table of {EXECUTABLE}: {e}") from e
+    """Every registered engine, the test-only ones too (the software model of a DSA work queue):
+    name, summary, modes, takes_cpus, hardware, hidden, available, reason (the manifest)."""
+    return manifest.engines(hidden=True)
 
 
 def public_engines() -> list[dict]:
-    """The engines a user picks (the test-only software model of DSA is left out)."""
-    return [e for e in engines() if e["name"] in PUBLIC]
+    """The engines a user picks (the test-only ones are left out)."""
+    return manifest.engines()
 
 
 def availability() -> dict[str, str]:
@@ -57,7 +51,7 @@ def check_engine(name: str) -> None:
     """UsageError for a name that is not an engine, or one that cannot run here (with why)."""
     known = {e["name"]: e for e in engines()}
     if name not in known:
-        raise UsageError(f"unknown engine {name!r} (known: {', '.join(PUBLIC)})")
+        raise UsageError(f"unknown engine {name!r} (known: {', '.join(e['name'] for e in public_engines())})")
     if not known[name]["available"]:
         raise UsageError(f"{name}: unavailable: {known[name]['reason']}")
 

@@ -3,9 +3,7 @@ and running one kernel as a record."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from bandwall.core import native, records
+from bandwall.core import manifest, native, records
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.counters import events as counters_mod
 from bandwall.kernels import threads_auto
@@ -14,10 +12,9 @@ EXECUTABLE = "bandwall-stream"
 STORES = ("nt", "regular")
 
 
-@lru_cache(maxsize=1)
 def kernel_table() -> list[dict]:
-    """The kernels with their bytes, write-allocate bytes and flops per element."""
-    return native.table(EXECUTABLE, "--list-kernels")
+    """The kernels with their bytes, write-allocate bytes and flops per element (the manifest)."""
+    return manifest.stream_kernels()
 
 
 def kernel_names() -> list[str]:

@@ -1,0 +1,56 @@
+"""The manifest of the native tables (bandwall-manifest): the kernels with the instruction-set
+variants built into each, the placement and binding policies with their argument's type, the copy
+engines with what each takes, the instruction sets and the CPU-list grammar. Read once per process;
+every choice and help text the front end offers for these words comes from here, so a row added to
+a native table reaches the command line without a word typed in Python."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from bandwall.core import native
+
+EXECUTABLE = "bandwall-manifest"
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict:
+    """The whole document (see docs/reference/native.md, "The manifest")."""
+    return native.table(EXECUTABLE)
+
+
+def isa_choices() -> list[str]:
+    """auto and every instruction-set variant a dispatching kernel can carry, widest first."""
+    return list(manifest()["isa"]["choices"])
+
+
+def stream_kernels() -> list[dict]:
+    """The STREAM kernel table: name, formula, bytes, write-allocate bytes and flops per element."""
+    return list(manifest()["kernels"]["stream"]["rows"])
+
+
+def policies() -> dict:
+    """{"placement": [rows], "binding": [rows]}, each row name, arg, syntax, help."""
+    return manifest()["policies"]
+
+
+def engines(hidden: bool = False) -> list[dict]:
+    """The copy engines (name, summary, modes, takes_cpus, hardware, available, reason); the
+    test-only ones only when hidden is true."""
+    return [e for e in manifest()["engines"] if hidden or not e["hidden"]]
+
+
+def engine_modes() -> list[str]:
+    """Every --engine-mode some user-facing engine serves, in the table's order."""
+    modes: dict[str, None] = {}
+    for e in engines():
+        modes.update(dict.fromkeys(e["modes"]))
+    return list(modes)
+
+
+def cpus_help() -> str:
+    """The help of every --cpus option: the grammar's forms with an example each."""
+    forms = manifest()["cpu_lists"]["forms"]
+    return "CPU of each thread in order (wins over --bind): " + ", ".join(
+        f"{f['example']} ({f['name']})" for f in forms
+    )

@@ -1,0 +1,154 @@
+"""The manifest of the native tables (bandwall-manifest): its shape, and that the front end's choices
+and help for kernels, policies, engines, instruction sets and CPU lists come from it, so that a row
+added to a native table reaches every command without a word typed in Python."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import click
+import pytest
+
+from bandwall.cli import _build
+from bandwall.core import manifest, native
+from bandwall.output import ManifestChoice, TableHelp
+
+PYTHON = Path(__file__).resolve().parent.parent / "python" / "bandwall"
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict:
+    return manifest.manifest()
+
+
+def test_the_manifest_has_every_table(doc):
+    assert doc["manifest_version"] == 1
+    isa = doc["isa"]
+    assert isa["choices"][0] == "auto" and isa["choices"][1:] == isa["names"]
+    assert set(isa["offered"]) <= set(isa["names"]) and "generic" in isa["offered"]
+    for name in ("stream", "pipeline", "iso3dfd", "peak"):
+        kernel = doc["kernels"][name]
+        assert kernel["executable"].startswith("bandwall-")
+        assert set(kernel["isa_built"]) <= set(isa["names"]) and "generic" in kernel["isa_built"]
+    rows = doc["kernels"]["stream"]["rows"]
+    assert {"copy", "scale", "add", "triad"} <= {r["name"] for r in rows}
+    assert all(r["bytes_per_element"] > 0 for r in rows)
+    for kind in ("placement", "binding"):
+        for row in doc["policies"][kind]:
+            assert row["arg"] in ("none", "node", "nodes-or-every") and row["syntax"].startswith(row["name"])
+    engines = {e["name"]: e for e in doc["engines"]}
+    assert engines["dsa-model"]["hidden"] and not engines["helper"]["hidden"]
+    assert engines["helper"]["takes_cpus"] and engines["helper"]["modes"] == ["copy", "touch"]
+    assert engines["none"]["modes"] == ["touch"] and engines["dsa"]["hardware"]
+    for e in doc["engines"]:
+        assert e["modes"] and isinstance(e["available"], bool) and (e["available"] or e["reason"])
+    forms = doc["cpu_lists"]["forms"]
+    assert {f["name"] for f in forms} == {"taskset", "range-stride", "domain", "chain", "expression"}
+    assert [d["letter"] for d in doc["cpu_lists"]["domains"]] == ["N", "S", "D", "M", "C"]
+
+
+def test_every_example_of_the_grammar_resolves_natively(doc):
+    for form in doc["cpu_lists"]["forms"]:
+        proc = subprocess.run(
+            [
+                native.executable("bandwall-topo"),
+                "--topology",
+                "pack:2 core:4 pu:2",
+                "--cpus",
+                form["example"],
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["result"]["order"]
+
+
+def test_the_topology_record_leaves_test_only_engines_out():
+    proc = subprocess.run([native.executable("bandwall-topo")], capture_output=True, text=True, check=True)
+    engines = json.loads(proc.stdout)["result"]["engines"]
+    hidden = {e["name"] for e in manifest.engines(hidden=True) if e["hidden"]}
+    assert engines and not hidden & set(engines)
+
+
+@pytest.fixture
+def grown(doc, monkeypatch):
+    """The manifest with a row more in each table, as if a native table had grown."""
+    more = json.loads(json.dumps(doc))
+    more["isa"]["choices"].append("sse9")
+    more["policies"]["binding"].append({"name": "zigzag", "arg": "none", "syntax": "zigzag", "help": "-"})
+    more["policies"]["placement"].append({"name": "mirror", "arg": "none", "syntax": "mirror", "help": "-"})
+    more["engines"].append({**more["engines"][0], "name": "teleport", "modes": ["beam"], "hidden": False})
+    more["kernels"]["stream"]["rows"].append({**more["kernels"]["stream"]["rows"][0], "name": "swirl"})
+    more["cpu_lists"]["forms"].append({**more["cpu_lists"]["forms"][0], "example": "Q0:spiral"})
+    monkeypatch.setattr(manifest, "manifest", lambda: more)
+    return more
+
+
+# Options of the same name for another concept: mpi-stream's --bind is mpirun's binding of ranks
+# (core, numa, none), not the thread binding table.
+OTHER_CONCEPT = {("mpi-stream", "bind")}
+
+
+def options(name: str):
+    """(command name, option) of every command's option called name."""
+    for cmd_name, cmd in _build().commands.items():
+        for sub in cmd.commands.values() if isinstance(cmd, click.Group) else [cmd]:
+            for p in sub.params:
+                if p.name == name and (sub.name, name) not in OTHER_CONCEPT:
+                    yield f"{cmd_name} {sub.name}", p
+
+
+def help_of(param, cmd_name: str) -> str:
+    ctx = click.Context(click.Command(cmd_name))
+    record = param.get_help_record(ctx)
+    return " ".join(record) if record else ""
+
+
+@pytest.mark.parametrize(
+    "name, word",
+    [
+        ("isa", "sse9"),
+        ("engine_mode", "beam"),
+        ("bind", "zigzag"),
+        ("placement", "mirror"),
+        ("kernel", "swirl"),
+    ],
+)
+def test_a_row_added_natively_reaches_every_option_that_offers_it(grown, name, word):
+    found = list(options(name))
+    assert found, f"no command has --{name}"
+    for cmd_name, p in found:
+        if isinstance(p.type, click.Choice) and not isinstance(p.type, ManifestChoice):
+            pytest.fail(f"{cmd_name} --{name} has choices typed in Python: {p.type.choices}")
+        if isinstance(p.type, ManifestChoice):
+            assert word in p.type.choices, cmd_name
+        elif isinstance(p, TableHelp):
+            assert word in help_of(p, cmd_name), cmd_name
+
+
+def test_cpus_help_comes_from_the_grammar(grown):
+    for cmd_name, p in options("cpus"):
+        if isinstance(p, TableHelp):
+            assert "Q0:spiral" in help_of(p, cmd_name), cmd_name
+
+
+RETYPED = [
+    (r"[\"']avx512[\"'],\s*[\"']avx2[\"']", "instruction-set names"),
+    (r"[\"']compact[\"'],\s*[\"']scatter[\"']", "binding policy names"),
+    (r"[\"']dsa[\"'],\s*[\"']helper[\"']", "engine names"),
+    (r"[\"']copy[\"'],\s*[\"']touch[\"']", "engine modes"),
+]
+
+
+@pytest.mark.parametrize("pattern, what", RETYPED)
+def test_no_list_of_native_words_is_typed_in_python(pattern, what):
+    hits = [
+        str(f.relative_to(PYTHON))
+        for f in PYTHON.rglob("*.py")
+        if re.search(pattern, f.read_text(encoding="utf-8"))
+    ]
+    assert not hits, f"{what} typed in {hits}: take them from bandwall.core.manifest"
