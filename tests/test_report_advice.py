@@ -98,6 +98,13 @@ def test_cores_rule_without_a_knee_uses_every_core(stream_rec, make_record):
     assert not eff.flag and "at or above 0.8" in eff.verdict
 
 
+def test_low_efficiency_without_a_knee_does_not_claim_one(stream_rec, make_record):
+    pts = [stream_rec(threads=1, median=20, lo=19.5, hi=20.5), stream_rec(threads=2, median=26, lo=25, hi=27)]
+    knee, eff = advice.cores(Evidence({"stream": [*pts, sweep_of(make_record, "triad", pts)]}))
+    assert knee.verdict.startswith("no knee") and eff.flag
+    assert "past the knee" not in eff.verdict and "less than the one before" in eff.verdict
+
+
 @pytest.mark.parametrize(
     "gbps, gflops, ceiling, peak, expect",
     [

@@ -167,12 +167,7 @@ def cores(ev: Evidence) -> list[Line]:
                     f"parallel efficiency ({kernel}, {most} cores)",
                     f"{e:.2f}: {fmt(sp[most].median)} GB/s on {most} cores against {most} x {fmt(one.median)} on 1",
                     f"{EFFICIENCY_FLAG}",
-                    efficiency_flag(e)
-                    + (
-                        ": memory-bound work does not scale past the knee; more cores add no bandwidth"
-                        if e < EFFICIENCY_FLAG
-                        else ": the cores add bandwidth"
-                    ),
+                    efficiency_flag(e) + _scaling(e, k, most),
                     "",  # the knee line above carries the fix
                     f"sweep {ids([sw])}",
                     flag=e < EFFICIENCY_FLAG,
@@ -182,6 +177,14 @@ def cores(ev: Evidence) -> list[Line]:
 
 
 # -- memory- or compute-bound, against the measured ceilings -----------------------------------
+
+
+def _scaling(e: float, knee_cores: int, most: int) -> str:
+    if e >= EFFICIENCY_FLAG:
+        return ": the cores add bandwidth almost in proportion"
+    if knee_cores < most:
+        return ": memory-bound work does not scale past the knee; the cores beyond it add no bandwidth"
+    return ": each added core still adds bandwidth, but less than the one before (memory saturating)"
 
 
 def bound(gbps: float, gflops: float, ceiling_gbps: float, peak_gflops: float) -> tuple[str, float, float]:
@@ -310,7 +313,9 @@ def binding(ev: Evidence) -> list[Line]:
         verdict, fix = f"{NOISE}: binding does not change this program here", ""
     elif b.median > u.median:
         verdict = f"bind: threads left to the scheduler run at {e:.2f} of bound ones, " + efficiency_flag(e)
-        fix = f"OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}   (or: bandwall pin --bind compact -- {PROGRAM})"
+        fix = (
+            f"OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}   (or: bandwall pin --bind compact -- {PROGRAM})"
+        )
     else:
         verdict = (
             f"binding costs here: unbound threads run {e:.2f}x as fast; the scheduler moves them off CPUs that "
