@@ -107,8 +107,8 @@ def test_stored_sweep_of_this_topology_is_used(run_bandwall, make_record, tmp_pa
 @pytest.mark.parametrize(
     "args, code, message",
     [
-        (("stream", "--threads", "fast"), 2, "neither a thread count"),
-        (("stream", "--threads", "0"), 2, "neither a thread count"),
+        (("stream", "--threads", "fast"), 2, "'fast' is not a valid integer"),
+        (("stream", "--threads", "0"), 2, "0 is not in the range x>=1"),
         (
             ("iso3dfd", "--grid", "48x48x48", "--iters", "2", "--threads", "auto"),
             2,

@@ -156,10 +156,7 @@ class ThreadCount(click.ParamType):
     def convert(self, value, param, ctx):
         if value == "auto" or isinstance(value, int):
             return value
-        try:
-            return click.IntRange(min=1).convert(value, param, ctx)
-        except click.BadParameter:
-            self.fail(f"{value!r} is neither a thread count of at least 1 nor auto", param, ctx)
+        return click.IntRange(min=1).convert(value, param, ctx)  # click's own messages for the rest
 
 
 THREADS_AUTO_HELP = (
