@@ -93,6 +93,9 @@ nlohmann::json backends_json();
 // Every registered backend, in registration order.
 const std::vector<Backend>& backends();
 
+// The user-facing backends' names, as help and messages list them ("dsa, helper, memcpy, none").
+std::string names();
+
 // The backend called name; UsageError listing the known names otherwise.
 const Backend& find(std::string_view name);
 

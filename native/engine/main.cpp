@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
     Options o;
     app.add_option("--kernel", o.kernel, "the STREAM kernel: " + bw::stream::kernel_names())->capture_default_str();
     bw::add_thread_options(app, o.threads, true);
-    app.add_option("--engine", o.engine, "copy engine: dsa, helper, memcpy or none")->capture_default_str();
+    app.add_option("--engine", o.engine, "copy engine: " + engine::names())->capture_default_str();
     app.add_option("--engine-cpus", o.engine_cpus,
                    std::string("helper CPUs (default: the allowed CPUs that do not compute); ") + bw::cpus_help());
     app.add_option("--engine-mode", o.engine_mode, "copy (into a cached ring) or touch (loads only); default copy");

@@ -33,13 +33,17 @@ nlohmann::json backends_json() {
   return out;
 }
 
+std::string names() {
+  std::string out;
+  for (const Backend& b : backends())
+    if (!b.hidden) out += (out.empty() ? "" : ", ") + std::string(b.name);
+  return out;
+}
+
 const Backend& find(std::string_view name) {
-  std::string names;
-  for (const Backend& b : backends()) {
+  for (const Backend& b : backends())
     if (b.name == name) return b;
-    if (!b.hidden) names += (names.empty() ? "" : ", ") + std::string(b.name);
-  }
-  throw UsageError("unknown engine '" + std::string(name) + "' (known: " + names + ")");
+  throw UsageError("unknown engine '" + std::string(name) + "' (known: " + names() + ")");
 }
 
 std::unique_ptr<Engine> make(std::string_view name, const Config& c) {

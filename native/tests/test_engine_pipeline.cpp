@@ -155,7 +155,8 @@ TEST(EngineRegistry, EveryBackendOnceAndUnknownNamesRefused) {
     engine::find("blitter");
     FAIL() << "unknown engine accepted";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("known: dsa, dsa-model, helper, memcpy, none"), std::string::npos);
+    // The test-only dsa-model is hidden: users are told the engines they can pick.
+    EXPECT_NE(std::string(e.what()).find("known: dsa, helper, memcpy, none)"), std::string::npos) << e.what();
   }
 }
 
