@@ -47,6 +47,7 @@ def test_the_manifest_has_every_table(doc):
         assert e["modes"] and isinstance(e["available"], bool) and (e["available"] or e["reason"])
     forms = doc["cpu_lists"]["forms"]
     assert {f["name"] for f in forms} == {"taskset", "range-stride", "domain", "chain", "expression"}
+    assert all(f["example"] in doc["cpu_lists"]["help"] for f in forms)
     assert [d["letter"] for d in doc["cpu_lists"]["domains"]] == ["N", "S", "D", "M", "C"]
 
 
@@ -83,7 +84,7 @@ def grown(doc, monkeypatch):
     more["policies"]["placement"].append({"name": "mirror", "arg": "none", "syntax": "mirror", "help": "-"})
     more["engines"].append({**more["engines"][0], "name": "teleport", "modes": ["beam"], "hidden": False})
     more["kernels"]["stream"]["rows"].append({**more["kernels"]["stream"]["rows"][0], "name": "swirl"})
-    more["cpu_lists"]["forms"].append({**more["cpu_lists"]["forms"][0], "example": "Q0:spiral"})
+    more["cpu_lists"]["help"] += ", Q0:spiral (spiral)"
     monkeypatch.setattr(manifest, "manifest", lambda: more)
     return more
 

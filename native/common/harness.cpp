@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "common/args.hpp"
+#include "common/cpulist.h"
 #include "common/errors.hpp"
 #include "common/isa.hpp"
 #include "common/policies.hpp"
@@ -12,8 +13,16 @@
 namespace bw {
 
 const char* cpus_help() {
-  return "CPU of each thread, in order (wins over --bind): taskset's 0-3,8 or 3,2,1,0, or likwid-pin's domains "
-         "S0:0-3, M1:0,1, N:0-7, C0:0-1, joined with @, and E:N:4:1:2 expressions";
+  // From the grammar's table (common/cpulist.h): an example of every form, as the front end says it.
+  static const std::string text = [] {
+    std::size_t n = 0;
+    const bw_cpulist_form* forms = bw_cpulist_forms(&n);
+    std::string out = "CPU of each thread in order (wins over --bind): ";
+    for (std::size_t i = 0; i < n; ++i)
+      out += std::string(i ? ", " : "") + forms[i].example + " (" + forms[i].name + ")";
+    return out;
+  }();
+  return text.c_str();
 }
 
 int ThreadOptions::count() const {

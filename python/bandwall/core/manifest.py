@@ -49,8 +49,6 @@ def engine_modes() -> list[str]:
 
 
 def cpus_help() -> str:
-    """The help of every --cpus option: the grammar's forms with an example each."""
-    forms = manifest()["cpu_lists"]["forms"]
-    return "CPU of each thread in order (wins over --bind): " + ", ".join(
-        f"{f['example']} ({f['name']})" for f in forms
-    )
+    """The help of every --cpus option, the native executables' own: an example of every form of the
+    grammar (native/common/harness.cpp from native/common/cpulist.c)."""
+    return manifest()["cpu_lists"]["help"]
