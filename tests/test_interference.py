@@ -71,7 +71,13 @@ def fake(all_noise, knee_noise, higher=True, alone=(10.0, 10.0)):
         (verdict.KNEE_NOISE, knee_noise),
     ):
         cases.append(
-            {"case": name, "values": vals, "median": statistics.median(vals), "min": min(vals), "max": max(vals)}
+            {
+                "case": name,
+                "values": vals,
+                "median": statistics.median(vals),
+                "min": min(vals),
+                "max": max(vals),
+            }
         )
     return {
         "config": {"higher_is_better": higher, "cores_knee": 1, "cores_all": 2, "surplus_cpus": "1"},

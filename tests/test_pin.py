@@ -133,6 +133,16 @@ def test_mp_blist_preloaded_by_hand(kind, hostile):
 
 
 @two_cpus
+@pytest.mark.parametrize("blist", ["1,0", "0,1"])
+def test_a_program_behind_a_shell_wrapper_is_pinned_too(blist):
+    # The shell's main thread is pinned to the list's first CPU and the program it starts inherits
+    # that one CPU; the program still takes the whole list (the CPUs the wrapper started with).
+    proc = by_hand(["/bin/sh", "-c", '"$0" "$@"; exit $?', *probe_args("gcc")], MP_BIND="yes", MP_BLIST=blist)
+    assert proc.returncode == 0, proc.stderr
+    assert program_json(proc.stdout)["thread_cpus"] == [int(c) for c in blist.split(",")]
+
+
+@two_cpus
 @pytest.mark.parametrize("blist", ["0,0", "1,1"])
 def test_repeated_cpus_put_every_thread_on_one(blist):
     proc = by_hand(probe_args("gcc"), MP_BIND="y", MP_BLIST=blist)

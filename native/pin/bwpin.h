@@ -14,6 +14,9 @@
  *   BANDWALL_PIN_SKIP      skip mask (hex 0x.. or decimal): bit k set leaves the k-th created thread
  *                          unpinned (likwid-pin -s); it does not take a CPU from the list
  *   BANDWALL_PIN_SPIN      N, -1 or passive: wins over MP_SPIN
+ *   BANDWALL_PIN_ALLOWED   set by the library in the first process it loads in: the CPUs that process
+ *                          started with. Processes it starts check lists against these, not against
+ *                          the one CPU they inherit from the pinned thread that started them.
  *   BANDWALL_PIN_MHZ       the CPU clock bandwall-pin turned cycles into KMP_BLOCKTIME with (else the
  *                          current "cpu MHz" of /proc/cpuinfo)
  *

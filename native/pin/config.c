@@ -50,8 +50,24 @@ static int fail(char* msg, size_t len, const char* fmt, ...) {
   return -1;
 }
 
+/* The CPUs the pinned program started with. A process that the program starts (the real program
+ * behind a shell wrapper, say) inherits the library and the list, and also the one CPU of the thread
+ * that started it: checked against its own CPU set, the list would be refused. So the first process
+ * notes its set in BANDWALL_PIN_ALLOWED (see note_allowed) and the processes it starts check against
+ * that. A child narrowed on purpose (taskset inside the wrapper) is pinned from the noted set too. */
+#define ALLOWED_VAR "BANDWALL_PIN_ALLOWED"
+
 static int allowed_set(cpu_set_t* set) {
   CPU_ZERO(set);
+  const char* noted = getenv(ALLOWED_VAR);
+  int* cpus = NULL;
+  int n = 0;
+  if (noted && *noted && bw_cpulist_parse(noted, ALLOWED_VAR, NULL, 0, &cpus, &n, NULL, 0) == 0) {
+    for (int i = 0; i < n; ++i)
+      if (cpus[i] < CPU_SETSIZE) CPU_SET(cpus[i], set);
+    free(cpus);
+    if (CPU_COUNT(set) > 0) return 0;
+  }
   return sched_getaffinity(0, sizeof *set, set);
 }
 
@@ -68,6 +84,16 @@ static void format_allowed(const cpu_set_t* set, char* out, size_t len) {
     at += (size_t)n;
     c = end;
   }
+}
+
+/* Notes this process's CPU set for the processes it starts (see allowed_set); the first one wins. */
+static void note_allowed(void) {
+  if (getenv(ALLOWED_VAR)) return;
+  cpu_set_t set;
+  char shown[1024];
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  format_allowed(&set, shown, sizeof shown);
+  if (shown[0]) setenv(ALLOWED_VAR, shown, 0);
 }
 
 /* A CPU list (common/cpulist.h: taskset's forms; repeats allowed, as MP_BLIST's 0,0), each CPU one
@@ -270,6 +296,7 @@ int bwpin_config_load(bwpin_config_t* config, char* msg, size_t len, unsigned lo
     errno = err;
     return -1;
   }
+  note_allowed();
   *config = c;
   return 0;
 }
