@@ -147,6 +147,15 @@ bool parse_command_line(CLI::App& app, int argc, const char* const* argv) {
   return true;
 }
 
+int tool_main(const char* prog, const std::string& about, int argc, const char* const* argv,
+              const std::function<void(CLI::App&)>& add, const std::function<int()>& run) {
+  return guarded_main(prog, [&] {
+    CLI::App app{about};
+    add(app);
+    return parse_command_line(app, argc, argv) ? run() : 0;
+  });
+}
+
 std::string format_cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t i = 0; i < cpus.size();) {

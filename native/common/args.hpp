@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,11 @@ void refuse_empty_options(const CLI::App& app);
 // refusing a parse error or an empty option value with UsageError (exit 2). Returns false when
 // --help was asked for and printed: the caller then exits 0.
 bool parse_command_line(CLI::App& app, int argc, const char* const* argv);
+
+// A whole main: guarded_main(prog) around a CLI11 app described by about, filled by add, parsed by
+// parse_command_line, then run (not called after --help).
+int tool_main(const char* prog, const std::string& about, int argc, const char* const* argv,
+              const std::function<void(CLI::App&)>& add, const std::function<int()>& run);
 
 // The one CPU-list formatter: {0,1,2,3,8} -> "0-3,8" (runs as ranges, in the order given).
 std::string format_cpu_list(const std::vector<int>& cpus);

@@ -87,13 +87,7 @@ int run(const Options& o) {
   }
   std::vector<double> times(static_cast<std::size_t>(s.reps));
   for (auto& secs : times) secs = repetition(team, &sum);
-  if (std::getenv("BANDWALL_STREAM_INJECT_ERROR")) {  // for tests of the failure path only
-    double* w = k.writes == 'a' ? x.a : k.writes == 'b' ? x.b : k.writes == 'c' ? x.c : nullptr;
-    if (w)
-      w[n / 2] += 1.0;
-    else
-      sum += 1.0;
-  }
+  stream::inject_error_for_tests(k, x, n, sum);
   stream::Validation v = stream::validate(k, x, n, s.reps + trial_reps, team, sum);
   if (!v.passed) throw RunError("validation of pipelined " + std::string(k.name) + " failed: " + v.message);
 
@@ -140,11 +134,9 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bw::guarded_main("bandwall-pipeline", [&] {
-    CLI::App app{"bandwall-pipeline: a STREAM kernel pipelined with a copy engine, one JSON record"};
-    Options o;
-    app.add_option("--kernel", o.kernel, "the STREAM kernel: " + bw::stream::kernel_names())->capture_default_str();
-    bw::add_thread_options(app, o.threads, true);
+  Options o;
+  auto add = [&](CLI::App& app) {
+    bw::stream::add_run_options(app, o);
     app.add_option("--engine", o.engine, "copy engine: " + engine::names())->capture_default_str();
     app.add_option("--engine-cpus", o.engine_cpus,
                    std::string("helper CPUs (default: the allowed CPUs that do not compute); ") + bw::cpus_help());
@@ -153,16 +145,12 @@ int main(int argc, char** argv) {
     app.add_option("--block", o.block, "block size, a multiple of 4 KiB")->capture_default_str();
     app.add_option("--strategy", o.strategy, "all (the engine fetches every input) or split (src1 by the CPU)")
         ->capture_default_str();
-    app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
-    app.add_option("--size", o.size, "bytes per array with units; default 4x the LLC of the compute CPUs");
-    app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
-    bw::add_memory_options(app, o.memory);
     app.add_flag("--list-engines", o.list_engines, "print the engines and whether each is available (JSON)");
-    if (!bw::parse_command_line(app, argc, argv)) return 0;
-    if (o.list_engines) {
-      bw::emit(engine::backends_json());
-      return 0;
-    }
-    return run(o);
+  };
+  const char* about = "bandwall-pipeline: a STREAM kernel pipelined with a copy engine, one JSON record";
+  return bw::tool_main("bandwall-pipeline", about, argc, argv, add, [&] {
+    if (!o.list_engines) return run(o);
+    bw::emit(engine::backends_json());
+    return 0;
   });
 }

@@ -9,13 +9,12 @@
 #include "common/affinity.hpp"
 #include "common/harness.hpp"
 #include "engine/pipeline.hpp"
+#include "stream/record.hpp"
 
 namespace bw::pipeline {
 
-struct Options {
-  std::string kernel = "triad", stores = "nt", size, reps = "20";
-  ThreadOptions threads;  // the compute threads
-  MemoryOptions memory;
+// The STREAM run options (threads: the compute threads), then the engine's.
+struct Options : stream::RunOptions {
   std::string engine = "helper", engine_cpus, engine_mode, depth, block = "1M", strategy = "all";
   bool list_engines = false;
 };

@@ -21,14 +21,13 @@
 
 namespace {
 
-struct Options {
-  std::string kernel = "triad", stores = "nt", size, reps = "20", isa = "auto";
-  bw::ThreadOptions threads;
-  bw::MemoryOptions memory;
+struct Options : bw::stream::RunOptions {
+  std::string isa = "auto";
   bool list = false;
 };
 
-int run(const Options& o) {
+// The run's record (main prints it).
+bw::json run(const Options& o) {
   using namespace bw::stream;
   select_isa(o.isa);  // refuses an isa the binary or CPU lacks before anything is allocated
   const Kernel& k0 = find_kernel(o.kernel);
@@ -93,13 +92,7 @@ int run(const Options& o) {
   std::vector<double> times(static_cast<std::size_t>(reps));
   double sum = 0;
   for (auto& t : times) sum = run_once(k, x, n, binding.threads, nt, &t);
-  if (std::getenv("BANDWALL_STREAM_INJECT_ERROR")) {  // for tests of the failure path only
-    double* w = k.writes == 'a' ? x.a : k.writes == 'b' ? x.b : k.writes == 'c' ? x.c : nullptr;
-    if (w)
-      w[n / 2] += 1.0;
-    else
-      sum += 1.0;
-  }
+  inject_error_for_tests(k, x, n, sum);
   Validation v = validate(k, x, n, reps + trial_reps, binding.threads, sum);
   if (!v.passed) throw bw::RunError("validation of " + std::string(k.name) + " failed: " + v.message);
 
@@ -108,30 +101,20 @@ int run(const Options& o) {
   config["isa_choice"] = isa_choice_json();
   if (!threads_choice.is_null()) config["threads_choice"] = threads_choice;
   bw::json result = bandwidth_result(k, n, times, reps > 1 ? 1 : 0, nt, seen);
-  auto rec = make_stream_record(config, result, validation_json(k, v), buffers, binding, placement, reps);
-  bw::emit(rec);
-  return 0;
+  return make_stream_record(config, result, validation_json(k, v), buffers, binding, placement, reps);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bw::guarded_main("bandwall-stream", [&] {
-    CLI::App app{"bandwall-stream: one STREAM kernel, one JSON record"};
-    Options o;
-    app.add_option("--kernel", o.kernel, bw::stream::kernel_names())->capture_default_str();
-    bw::add_thread_options(app, o.threads, true);
-    app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
-    app.add_option("--size", o.size, "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs used");
-    app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
-    bw::add_memory_options(app, o.memory);
+  Options o;
+  auto add = [&](CLI::App& app) {
+    bw::stream::add_run_options(app, o);
     bw::add_isa_option(app, o.isa);
     app.add_flag("--list-kernels", o.list, "print the kernel table (JSON) and exit");
-    if (!bw::parse_command_line(app, argc, argv)) return 0;
-    if (o.list) {
-      bw::emit(bw::stream::kernels_json());
-      return 0;
-    }
-    return run(o);
+  };
+  return bw::tool_main("bandwall-stream", "bandwall-stream: one STREAM kernel, one JSON record", argc, argv, add, [&] {
+    bw::emit(o.list ? bw::stream::kernels_json() : run(o));
+    return 0;
   });
 }

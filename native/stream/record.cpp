@@ -1,8 +1,20 @@
 #include "stream/record.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include "stream/stats.hpp"
 
 namespace bw::stream {
+
+void add_run_options(CLI::App& app, RunOptions& o) {
+  app.add_option("--kernel", o.kernel, "the STREAM kernel: " + kernel_names())->capture_default_str();
+  add_thread_options(app, o.threads, true);
+  app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
+  app.add_option("--size", o.size,
+                 "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs that compute");
+  app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
+  add_memory_options(app, o.memory);
+}
 
 json bandwidth_result(const Kernel& k, std::size_t n, const std::vector<double>& times, std::size_t dropped, bool nt,
                       const std::vector<int>& threads_ran_on) {

@@ -7,12 +7,27 @@
 #include <vector>
 
 #include "common/affinity.hpp"
+#include "common/harness.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "stream/kernels.hpp"
 #include "stream/runner.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace bw::stream {
+
+// What every executable that runs a STREAM kernel (bandwall-stream, bandwall-pipeline) takes:
+// the kernel, its arrays and repetitions, the threads (auto allowed) and the memory options.
+struct RunOptions {
+  std::string kernel = "triad", stores = "nt", size, reps = "20";
+  ThreadOptions threads;
+  MemoryOptions memory;
+};
+// --kernel, --stores, --size, --reps, the thread and the memory options, with one help text each.
+void add_run_options(CLI::App& app, RunOptions& o);
 
 // result: bandwidth best/median/avg/min/max, GFlop/s, times, and the traffic with and without
 // write-allocate (counted only for regular stores of a kernel that writes).

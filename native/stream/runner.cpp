@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 
 namespace bw::stream {
@@ -97,6 +98,15 @@ Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int reps, i
     }
   }
   return v;
+}
+
+void inject_error_for_tests(const Kernel& k, const Arrays& x, std::size_t n, double& dot_sum) {
+  if (!std::getenv("BANDWALL_STREAM_INJECT_ERROR")) return;
+  double* w = k.writes == 'a' ? x.a : k.writes == 'b' ? x.b : k.writes == 'c' ? x.c : nullptr;
+  if (w)
+    w[n / 2] += 1.0;
+  else
+    dot_sum += 1.0;
 }
 
 }  // namespace bw::stream

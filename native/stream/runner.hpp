@@ -50,4 +50,8 @@ struct Validation {
 // that accumulates such as nstream validates), and dot's sum against n * a * b.
 Validation validate(const Kernel& k, const Arrays& x, std::size_t n, int reps, int nthreads, double dot_sum);
 
+// For tests of the failure path only: with BANDWALL_STREAM_INJECT_ERROR set, spoils one element of
+// the array the kernel writes (or the dot sum), so that validate must refuse the run.
+void inject_error_for_tests(const Kernel& k, const Arrays& x, std::size_t n, double& dot_sum);
+
 }  // namespace bw::stream

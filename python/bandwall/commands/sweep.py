@@ -68,8 +68,8 @@ def sweep_cmd(
 ):
     """Run KERNEL on 1..N cores; store every point as it finishes, then the sweep record."""
     sweep.check_share(knee_share)
+    keep = store.Series(db, no_store)  # a bad database is refused before anything runs
     counts = sweep.parse_cores(cores, *sweep.cores_of(threads, cpus, bind))
-    keep = store.Series(db, no_store)
     stream.check_kernel(kernel)
     finished = keep.records
 
