@@ -266,3 +266,31 @@ def test_rails_without_a_rail_model_says_how_to_get_one(make_record):
     prof = make_record("mpiprof", result={"calls": []}, config={"program": "./app", "ranks": 4})
     (line,) = advice.rails(Evidence({"mpiprof": [prof]}))
     assert line.fix == "bandwall mpi-pingpong && bandwall mpi-rails"
+
+
+@pytest.mark.parametrize(
+    "all_noise, knee_noise, says, fix",
+    [
+        ([5.0, 6.0, 7.0], [8.0, 9.0, 10.0], "free pays beside the noise", "--threads 1"),
+        ([5.0, 6.0, 9.0], [8.0, 9.0, 10.0], NOISE, ""),
+    ],
+)
+def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise, says, fix):
+    from bandwall.interference import verdict as v
+
+    def spread(name, xs):
+        return {"case": name, "values": xs, "median": sorted(xs)[1], "min": min(xs), "max": max(xs)}
+
+    cases = [spread(v.ALL_ALONE, [9.0] * 3), spread(v.KNEE_ALONE, [8.0] * 3)]
+    cases += [spread(v.ALL_NOISE, all_noise), spread(v.KNEE_NOISE, knee_noise)]
+    config = {
+        "higher_is_better": True,
+        "cores_knee": 1,
+        "cores_all": 2,
+        "surplus_cpus": "1",
+        "noise": "memory",
+    }
+    rec = {"tool": "interference", "id": 7, "config": config, "result": {"unit": "GB/s", "cases": cases}}
+    (line,) = advice.surplus_under_noise(Evidence({advice.STORED: [rec]}))
+    assert says in line.verdict and "#7" in line.evidence and "memory noise" in line.evidence
+    assert (fix in line.fix) if fix else line.fix == ""

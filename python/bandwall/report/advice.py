@@ -17,10 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bandwall.core.errors import UsageError
+from bandwall.interference import verdict as interference
 from bandwall.report.spread import NOISE, Spread, compare, fmt
 
 EFFICIENCY_FLAG = 0.8  # efficiencies below this are flagged (the POP CoE's performance-assessment rule)
 PROGRAM = "./your_program"
+STORED = "stored"  # the Evidence section of stored experiments of this machine (bandwall interference)
 
 
 @dataclass
@@ -177,6 +179,28 @@ def cores(ev: Evidence) -> list[Line]:
 
 
 # -- memory- or compute-bound, against the measured ceilings -----------------------------------
+
+
+@rule
+def surplus_under_noise(ev: Evidence) -> list[Line]:
+    """bandwall interference's verdict, when one is stored for this machine: does leaving the surplus
+    cores free pay beside a noise process?"""
+    lines = []
+    for rec in ev.section(STORED):
+        if rec.get("tool") != "interference":
+            continue
+        v = interference.verdict(rec)
+        lines.append(
+            Line(
+                "surplus cores beside a noise process",
+                "; ".join(f"{case}: {figure}" for case, figure in v["figures"].items()),
+                "the two cases' ranges over the rounds (apart, or within noise)",
+                v["text"],
+                v.get("advice", [""])[0],
+                f"interference {ids([rec])} ({rec['config'].get('noise', 'noise')} noise)",
+            )
+        )
+    return lines
 
 
 def _scaling(e: float, knee_cores: int, most: int) -> str:

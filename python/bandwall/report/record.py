@@ -81,13 +81,14 @@ def section_records(store, rec: dict) -> dict[str, list[dict]]:
     return out
 
 
-def earlier(store, digest: str, before: int | None) -> list[dict]:
-    """Stored report records of the same topology digest, newest first (older than id before)."""
+def earlier(store, digest: str, before: int | None, tool: str = TOOL) -> list[dict]:
+    """Stored records of tool (reports by default) of the same topology digest, newest first (older
+    than id before)."""
     if store is None:
         return []
     return [
         r
-        for r in store.list(tool=TOOL)
+        for r in store.list(tool=tool)
         if r["provenance"].get("topology_digest") == digest and (before is None or r["id"] < before)
     ]
 

@@ -235,11 +235,14 @@ def publish(
 ) -> Path:
     """Reads the recommendations from the records, stores the report record (for a new report with a
     store), and shows the page; returns the HTML page's path."""
-    lines = advice.recommend(advice.Evidence({o.name: o.records for o in outcomes}))
     if stored_report is not None:
         digest, before = stored_report["provenance"]["topology_digest"], stored_report["id"]
     else:
         digest, before = record.provenance(ctx.records)["topology_digest"], None
+    sections = {o.name: o.records for o in outcomes}
+    # Experiments the report does not run itself but reads when stored for this machine.
+    sections[advice.STORED] = record.earlier(store, digest, before, tool="interference")[:1]
+    lines = advice.recommend(advice.Evidence(sections))
     hist = record.history(lines, record.earlier(store, digest, before))
     if fmt == "table":
         terminal.header(ctx.console, meta)
