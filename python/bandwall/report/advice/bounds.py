@@ -1,0 +1,106 @@
+"""Memory- or compute-bound, judged against this machine's measured ceilings (its STREAM bandwidth
+and FMA peak): STREAM's kernels and the ISO3DFD stencil."""
+
+from __future__ import annotations
+
+from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
+from bandwall.report.spread import NOISE, Spread, fmt
+
+
+def bound(gbps: float, gflops: float, ceiling_gbps: float, peak_gflops: float) -> tuple[str, float, float]:
+    """(bound, share of the bandwidth ceiling, share of the FMA peak), by the roofline of the measured
+    ceilings: memory-bound when the run's flops per byte are below the ridge (peak / bandwidth
+    ceiling). A peak below what the run itself computed is no ceiling (that peak run was off): the
+    run is judged by bandwidth alone, as memory-bound."""
+    bw_share = gbps / ceiling_gbps if ceiling_gbps > 0 else 0.0
+    flop_share = gflops / peak_gflops if peak_gflops > 0 else float("inf")
+    if flop_share > 1 or gbps <= 0:
+        return "memory", bw_share, flop_share
+    ridge = peak_gflops / ceiling_gbps if ceiling_gbps > 0 else float("inf")
+    return ("memory" if gflops / gbps < ridge else "compute"), bw_share, flop_share
+
+
+def _gflops(stream_rec: dict) -> float:
+    res = stream_rec["result"]
+    return res["median_GBps"] * res["flops_per_element"] / res["bytes_per_element"]
+
+
+def roofline(ev: Evidence) -> list[Line]:
+    peaks, streams = ev.all("peak"), [r for r in ev.all("stream") if "engine" not in r["config"]]
+    if not peaks or not streams:
+        return []
+    peak = max(peaks, key=lambda r: r["result"]["total_gflops_dp"])
+    ceiling = max(streams, key=lambda r: r["result"]["median_GBps"])
+    lines = []
+    by_kernel: dict[str, dict] = {}
+    for r in streams:
+        k = r["config"]["kernel"]
+        if k not in by_kernel or r["result"]["median_GBps"] > by_kernel[k]["result"]["median_GBps"]:
+            by_kernel[k] = r
+    cg, pk = ceiling["result"]["median_GBps"], peak["result"]["total_gflops_dp"]
+    flops = {k: _gflops(r) for k, r in by_kernel.items()}
+    off = pk < max(flops.values())  # a peak below what a STREAM run computed is no ceiling
+    for k, r in by_kernel.items():
+        what, bw, fl = bound(r["result"]["median_GBps"], flops[k], cg, 0.0 if off else pk)
+        fl = flops[k] / pk if pk > 0 else float("inf")
+        note = (
+            " (the FMA peak measured below what STREAM itself computed: that peak run is off)" if off else ""
+        )
+        gflops = flops[k]
+        lines.append(
+            Line(
+                f"what limits STREAM {k}",
+                f"{Spread.of_stream(r).text()}: {bw:.0%} of the STREAM ceiling, {fmt(gflops)} GFlop/s = {fl:.1%} of the FMA peak",
+                f"this machine's STREAM ceiling {fmt(cg)} GB/s ({ceiling['config']['kernel']}, {ceiling['config']['threads']} "
+                f"cores) and FMA peak {fmt(pk)} GFlop/s double ({peak['config'].get('isa', '')})",
+                f"{what}-bound{note}: more flops per byte moved (blocking, fusing loops) help it; more cores past the knee do not",
+                "",
+                f"{ids([r, peak])}",
+                value=Spread.of_stream(r),
+            )
+        )
+    return lines
+
+
+def stencil(ev: Evidence) -> list[Line]:
+    runs = [r for r in ev.section("iso3dfd") if r.get("tool") == "iso3dfd" and "roofline" in r["result"]]
+    if not runs:
+        return []
+    variants: dict[tuple[str, str], list[dict]] = {}
+    for r in runs:
+        variants.setdefault((r["config"]["init"], r["config"]["schedule"]), []).append(r)
+    sp = {v: Spread.of([r["result"]["mpoints_per_s"] for r in rs], "MPoints/s") for v, rs in variants.items()}
+    best = max(sp, key=lambda v: sp[v].median)
+    tied = [v for v in sp if v != best and not sp[v].apart_from(sp[best])]
+    roof = max(variants[best], key=lambda r: r["result"]["mpoints_per_s"])["result"]["roofline"]
+    bounds = {
+        name: roof[f"{key}_mpoints_per_s"]
+        for name, key in (
+            ("memory", "memory_bound"),
+            ("in-core (ports)", "port_bound"),
+            ("FMA", "incore_bound"),
+        )
+        if roof.get(f"{key}_mpoints_per_s")
+    }
+    if not bounds:
+        return []
+    tight = min(bounds, key=bounds.get)
+    e = sp[best].median / bounds[tight]
+    verdict = f"best variant {best[0]} initialisation, {best[1]} schedule"
+    if tied:
+        verdict += "; " + ", ".join(f"{a}/{b}" for a, b in tied) + f": {NOISE}"
+    verdict += f"; it reaches {e:.0%} of its tightest bound ({tight}), " + efficiency_flag(e)
+    return [
+        Line(
+            "ISO3DFD stencil",
+            f"{sp[best].text()}",
+            f"{tight} bound {fmt(bounds[tight])} MPoints/s from this machine's measured ceilings"
+            + (f" (STREAM {fmt(roof['stream_best_GBps'])} GB/s)" if "stream_best_GBps" in roof else ""),
+            verdict,
+            f"bandwall iso3dfd --init {best[0]} --schedule {best[1]}"
+            + (" --blocks search" if e < EFFICIENCY_FLAG and tight != "memory" else ""),
+            f"{ids(runs)}; " + "; ".join(f"{a}/{b} {s.text()}" for (a, b), s in sp.items()),
+            flag=e < EFFICIENCY_FLAG,
+            value=sp[best],
+        )
+    ]

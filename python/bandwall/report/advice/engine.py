@@ -1,0 +1,50 @@
+"""The copy engine: whether it pays against the best CPU-only run, and with which strategy."""
+
+from __future__ import annotations
+
+from bandwall.report.advice.base import Evidence, Line, ids
+from bandwall.report.spread import NOISE, Spread
+
+
+def copy_engine(ev: Evidence) -> list[Line]:
+    lines = []
+    for sw in ev.all("engine-sweep"):
+        home = ev.home_of(sw)
+        streams = [r for r in home if r.get("tool") == "stream"]
+        for kernel in sw["config"]["kernels"]:
+            cpu = [r for r in streams if r["config"]["kernel"] == kernel and "engine" not in r["config"]]
+            eng = [r for r in streams if r["config"]["kernel"] == kernel and "engine" in r["config"]]
+            if not cpu or not eng:
+                continue
+            bc = max(cpu, key=lambda r: r["result"]["median_GBps"])
+            be = max(eng, key=lambda r: r["result"]["median_GBps"])
+            sc, se = Spread.of_stream(bc), Spread.of_stream(be)
+            c = be["config"]
+            how = f"{c['engine']} engine, strategy {c.get('strategy', 'all')}, {c['threads']} compute core(s)"
+            if not sc.apart_from(se):
+                verdict, fix = f"{NOISE}: the copy engine does not pay here", ""
+            elif se.median > sc.median:
+                verdict = f"pays: {how} runs {se.ratio(sc):.2f}x CPU only"
+                fix = (
+                    f"bandwall stream --kernel {kernel} --engine {c['engine']} --strategy {c.get('strategy', 'all')}"
+                    + (
+                        f" --engine-cpus {','.join(map(str, c['engine_cpus']))}"
+                        if c.get("engine_cpus")
+                        else ""
+                    )
+                )
+            else:
+                verdict = f"does not pay: the best engine run ({how}) reaches {se.ratio(sc):.2f}x CPU only"
+                fix = "leave the copy engine off (the default)"
+            lines.append(
+                Line(
+                    f"copy engine ({kernel})",
+                    f"engine + CPU {se.text()}; CPU only {sc.text()} ({bc['config']['threads']} core(s))",
+                    "the best CPU-only run of the same kernel, beyond the spread",
+                    verdict,
+                    fix,
+                    f"engine sweep {ids([sw])}, runs {ids([bc, be])}",
+                    value=se,
+                )
+            )
+    return lines

@@ -1,0 +1,88 @@
+"""Placement and NUMA: whether placement matters here, local against remote memory, and the
+ISO3DFD initialisation."""
+
+from __future__ import annotations
+
+from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
+from bandwall.report.spread import Spread, compare, fmt
+
+
+def placement(ev: Evidence) -> list[Line]:
+    topos = ev.all("topo")
+    lines = []
+    init = {}
+    for r in ev.section("iso3dfd"):
+        if r.get("tool") == "iso3dfd":
+            init.setdefault(r["config"]["init"], []).append(r["result"]["mpoints_per_s"])
+    if topos:
+        t = topos[-1]["result"]
+        nodes = [n for n in t["numa_nodes"] if n["cpus"]]
+        if len(nodes) <= 1:
+            lines.append(
+                Line(
+                    "NUMA placement",
+                    f"{len(t['numa_nodes'])} NUMA node, every CPU on it",
+                    "two or more NUMA nodes with CPUs",
+                    "does not matter here: with one NUMA node every page is local to every core, so placement "
+                    "(numactl, first touch, interleaving) cannot change where memory is",
+                    "",
+                    ids(topos[-1:]),
+                )
+            )
+        else:
+            lines.extend(_numa_lines(ev, len(nodes)))
+    if {"serial", "first-touch"} <= set(init) and min(len(v) for v in init.values()) >= 2:
+        ft, se = Spread.of(init["first-touch"], "MPoints/s"), Spread.of(init["serial"], "MPoints/s")
+        verdict = compare(ft, se, "first-touch initialisation", "serial")
+        one_node = bool(topos) and len([n for n in topos[-1]["result"]["numa_nodes"] if n["cpus"]]) <= 1
+        if ft.apart_from(se) and one_node:
+            verdict += " (one NUMA node: the difference is cache and thread warm-up, not where pages are)"
+        lines.append(
+            Line(
+                "initialisation (ISO3DFD)",
+                f"first-touch {ft.text()}; serial {se.text()}",
+                "first-touch against serial beyond the spread of all their runs",
+                verdict,
+                "initialise arrays in parallel with the compute loops' schedule (first touch)"
+                if ft.apart_from(se) and ft.median > se.median
+                else "",
+                ids([r for r in ev.section("iso3dfd") if r.get("tool") == "iso3dfd"]),
+                value=ft,
+            )
+        )
+    return lines
+
+
+def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
+    lines = []
+    for chk in ev.all("numa-check")[-1:]:
+        r = chk["result"]
+        lines.append(
+            Line(
+                "NUMA placement",
+                "; ".join(f"{n} {fmt(m['value'])} {r.get('fom_unit', '')}" for n, m in r["modes"].items()),
+                f"{nodes} NUMA nodes: local against remote and interleaved placement",
+                r["verdict"],
+                "; ".join(r.get("advice", [])),
+                ids([chk]),
+            )
+        )
+    for mat in ev.all("numa-matrix")[-1:]:
+        m = mat["result"]["matrix"]
+        local = [m[i][i] for i in range(min(len(m), len(m[0])))]
+        remote = [m[i][j] for i in range(len(m)) for j in range(len(m[0])) if i != j and m[i][j]]
+        if local and remote:
+            e = (sum(remote) / len(remote)) / (sum(local) / len(local))
+            lines.append(
+                Line(
+                    "NUMA efficiency (remote / local bandwidth)",
+                    f"{e:.2f}",
+                    f"{EFFICIENCY_FLAG}",
+                    efficiency_flag(e)
+                    + (": keep each thread's memory on its own node" if e < EFFICIENCY_FLAG else ""),
+                    f"numactl --localalloc {PROGRAM}" if e < EFFICIENCY_FLAG else "",
+                    ids([mat]),
+                    flag=e < EFFICIENCY_FLAG,
+                )
+            )
+    return lines
