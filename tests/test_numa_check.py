@@ -252,6 +252,7 @@ def test_numa_matrix_on_one_node_is_1x1():
     r = rec["result"]
     assert rec["tool"] == "numa-matrix" and r["cpu_nodes"] == [0] and r["memory_nodes"] == [0]
     assert len(r["matrix"]) == 1 and len(r["matrix"][0]) == 1 and r["matrix"][0][0] > 0
+    assert r["rounds"] == 3 and len(r["cell_rounds"][0][0]) == 3  # the default: a spread per cell
 
 
 def test_place_reports_page_maps():

@@ -20,7 +20,7 @@ from bandwall.views.numa_matrix import render
     "--reps", default=5, show_default=True, type=click.IntRange(1, 10000), help="repetitions per cell"
 )
 @click.option(
-    "--rounds", default=1, show_default=True, type=click.IntRange(1, 100), help="alternating rounds; medians"
+    "--rounds", default=3, show_default=True, type=click.IntRange(1, 100), help="alternating rounds; medians"
 )
 @placing_options(
     note="; row i takes these CPUs on node i (default: all of them); none leaves the threads free on them"

@@ -92,6 +92,7 @@ def measure(
         "cpu_nodes": [i for i, _ in cpu_nodes],
         "memory_nodes": mem_nodes,
         "matrix": matrix,
+        "cell_rounds": [[cells[(i, j)] for j in mem_nodes] for i, _ in cpu_nodes],
         "row_cpus": [cpu_list(cpus) for _, cpus in cpu_nodes],
         "rounds": rounds,
     }

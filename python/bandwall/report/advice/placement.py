@@ -4,7 +4,7 @@ ISO3DFD initialisation."""
 from __future__ import annotations
 
 from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
-from bandwall.report.spread import Spread, compare, fmt
+from bandwall.report.spread import NOISE, Spread, compare, fmt
 
 
 def placement(ev: Evidence) -> list[Line]:
@@ -69,20 +69,28 @@ def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
         )
     for mat in ev.all("numa-matrix")[-1:]:
         m = mat["result"]["matrix"]
-        local = [m[i][i] for i in range(min(len(m), len(m[0])))]
-        remote = [m[i][j] for i in range(len(m)) for j in range(len(m[0])) if i != j and m[i][j]]
-        if local and remote:
-            e = (sum(remote) / len(remote)) / (sum(local) / len(local))
-            lines.append(
-                Line(
-                    "NUMA efficiency (remote / local bandwidth)",
-                    f"{e:.2f}",
-                    f"{EFFICIENCY_FLAG}",
-                    efficiency_flag(e)
-                    + (": keep each thread's memory on its own node" if e < EFFICIENCY_FLAG else ""),
-                    f"numactl --localalloc {PROGRAM}" if e < EFFICIENCY_FLAG else "",
-                    ids([mat]),
-                    flag=e < EFFICIENCY_FLAG,
-                )
+        rounds = mat["result"].get("cell_rounds") or [[[v] for v in row] for row in m]
+        cells = [(i, j) for i in range(len(m)) for j in range(len(m[0]))]
+        local = [(i, j) for i, j in cells if i == j]
+        remote = [(i, j) for i, j in cells if i != j and m[i][j]]
+        if not local or not remote:
+            continue
+        e = (sum(m[i][j] for i, j in remote) / len(remote)) / (sum(m[i][j] for i, j in local) / len(local))
+        sl = Spread.of([v for i, j in local for v in rounds[i][j]], "GB/s")
+        sr = Spread.of([v for i, j in remote for v in rounds[i][j]], "GB/s")
+        apart = sl.apart_from(sr)
+        flagged = apart and e < EFFICIENCY_FLAG
+        lines.append(
+            Line(
+                "NUMA efficiency (remote / local bandwidth)",
+                f"{e:.2f}: remote {sr.text()}; local {sl.text()}",
+                f"{EFFICIENCY_FLAG}, when local and remote differ beyond the spread of their rounds",
+                (efficiency_flag(e) if apart else f"{NOISE} between local and remote memory")
+                + (": keep each thread's memory on its own node" if flagged else ""),
+                f"numactl --localalloc {PROGRAM}" if flagged else "",
+                ids([mat]),
+                flag=flagged,
+                value=sr,
             )
+        )
     return lines

@@ -34,7 +34,7 @@ class PlacementSection:
         )
         ctx.save(check)
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
-        matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], 1)
+        matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], p["rounds"])
         ctx.save(matrix)
         for init in ("first-touch", "serial"):
             ctx.step(f"page map of iso3dfd with {init} initialisation")
