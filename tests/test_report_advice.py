@@ -133,6 +133,26 @@ def test_stream_is_never_called_compute_bound(stream_rec, make_record, kernel, m
 
 
 @pytest.mark.parametrize(
+    "result, expect",
+    [
+        (
+            {"total_gflops_dp": 30.0, "total_gflops_dp_reps": [28.0, 30.0, 29.0]},
+            "29.0 GFlop/s (min 28.0, max 30.0, 3 rounds)",
+        ),
+        ({"total_gflops_dp": 30.0}, "30.0 GFlop/s (min 30.0, max 30.0, 1 round) (too few rounds to judge)"),
+    ],
+)
+def test_roofline_threshold_shows_the_spread_of_both_ceilings(stream_rec, make_record, result, expect):
+    recs = [
+        stream_rec("triad", threads=2, median=20.0, lo=19, hi=21),
+        make_record("peak", result={**result, "total_gflops_sp": 60.0}, config={"isa": "avx2"}),
+    ]
+    (line,) = advice.roofline(Evidence({"stream": recs}))
+    assert "STREAM ceiling 20.0 GB/s (min 19.0, max 21.0" in line.threshold
+    assert f"the best of its rounds, which spread {expect}" in line.threshold
+
+
+@pytest.mark.parametrize(
     "bound_rounds, unbound_rounds, expect, flagged",
     [
         ([10, 10.5, 11], [10.2, 10.8, 11.5], NOISE, False),
@@ -157,12 +177,41 @@ def test_one_numa_node_says_placement_does_not_matter(make_record):
     assert line.verdict.startswith("does not matter here") and "one NUMA node" in line.verdict
 
 
-def test_remote_bandwidth_below_08_is_flagged(make_record):
+@pytest.mark.parametrize(
+    "result, flagged, verdict",
+    [
+        ({"matrix": [[20.0, 10.0], [10.0, 20.0]]}, True, "below 0.8: flagged"),  # a record without rounds
+        (
+            {
+                "matrix": [[20.0, 10.0], [10.0, 20.0]],
+                "cell_rounds": [
+                    [[19.0, 20.0, 21.0], [9.0, 10.0, 11.0]],
+                    [[9.5, 10.0, 10.5], [19.5, 20.0, 20.5]],
+                ],
+            },
+            True,
+            "below 0.8: flagged",
+        ),
+        (  # remote and local ranges overlap: no finding, whatever the medians say
+            {
+                "matrix": [[20.0, 10.0], [10.0, 20.0]],
+                "cell_rounds": [
+                    [[8.0, 20.0, 21.0], [9.0, 10.0, 22.0]],
+                    [[9.5, 10.0, 10.5], [19.5, 20.0, 20.5]],
+                ],
+            },
+            False,
+            NOISE,
+        ),
+    ],
+)
+def test_remote_bandwidth_below_08_is_flagged_beyond_noise(make_record, result, flagged, verdict):
     topo = make_record("topo", result={"numa_nodes": [{"cpus": [0]}, {"cpus": [1]}]}, config={})
-    mat = make_record("numa-matrix", result={"matrix": [[20.0, 10.0], [10.0, 20.0]]}, config={})
+    mat = make_record("numa-matrix", result=result, config={})
     lines = advice.placement(Evidence({"topology": [topo], "placement": [mat]}))
     (eff,) = [x for x in lines if x.topic.startswith("NUMA efficiency")]
-    assert eff.flag and eff.measured == "0.50" and "numactl --localalloc" in eff.fix
+    assert eff.flag == flagged and eff.measured.startswith("0.50: remote") and verdict in eff.verdict
+    assert ("numactl --localalloc" in eff.fix) == flagged
 
 
 @pytest.mark.parametrize(

@@ -94,7 +94,7 @@ Measurement measure(Precision p, int nthreads, double target_s, int reps) {
     iters *= 4;
   }
   iters = std::max<std::uint64_t>(iters, 1);
-  Measurement best{0, 0, iters, true};
+  Measurement best{0, 0, iters, true, {}};
   for (int r = 0; r < reps; ++r) {
     std::vector<double> secs(static_cast<std::size_t>(nthreads));
     bool ok = true;
@@ -109,6 +109,7 @@ Measurement measure(Precision p, int nthreads, double target_s, int reps) {
     double slowest = *std::max_element(secs.begin(), secs.end());
     double gflops = flops_per_iteration(p) * static_cast<double>(iters) * nthreads / slowest / 1e9;
     best.checksum_ok = best.checksum_ok && ok;
+    best.rounds.push_back(gflops);
     if (gflops > best.gflops) {
       best.gflops = gflops;
       best.seconds = slowest;

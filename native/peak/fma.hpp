@@ -63,6 +63,7 @@ struct Measurement {
   double seconds;       // slowest thread's time of the best repetition
   std::uint64_t iters;  // per thread
   bool checksum_ok;
+  std::vector<double> rounds;  // GFlop/s of every repetition, in order (their spread)
 };
 
 // nthreads threads each run the chain (already bound by the caller); the iteration count is

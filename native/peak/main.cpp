@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
       ok = ok && one.checksum_ok && all.checksum_ok;
       result[std::string("per_core_gflops_") + tag] = one.gflops;
       result[std::string("total_gflops_") + tag] = all.gflops;
+      result[std::string("per_core_gflops_") + tag + "_reps"] = one.rounds;
+      result[std::string("total_gflops_") + tag + "_reps"] = all.rounds;
       result[std::string("lanes_") + tag] = bw::peak::lanes(p);
     }
     if (!ok) throw bw::RunError("FMA chain produced a wrong checksum (the kernel is broken)");

@@ -25,6 +25,13 @@ def _gflops(stream_rec: dict) -> float:
     return res["median_GBps"] * res["flops_per_element"] / res["bytes_per_element"]
 
 
+def peak_spread(peak: dict) -> Spread:
+    """The FMA peak's repetitions over all threads (double precision); a record from before they were
+    stored gives its best alone."""
+    r = peak["result"]
+    return Spread.of(r.get("total_gflops_dp_reps") or [r["total_gflops_dp"]], "GFlop/s")
+
+
 def roofline(ev: Evidence) -> list[Line]:
     peaks, streams = ev.all("peak"), [r for r in ev.all("stream") if "engine" not in r["config"]]
     if not peaks or not streams:
@@ -51,8 +58,9 @@ def roofline(ev: Evidence) -> list[Line]:
             Line(
                 f"what limits STREAM {k}",
                 f"{Spread.of_stream(r).text()}: {bw:.0%} of the STREAM ceiling, {fmt(gflops)} GFlop/s = {fl:.1%} of the FMA peak",
-                f"this machine's STREAM ceiling {fmt(cg)} GB/s ({ceiling['config']['kernel']}, {ceiling['config']['threads']} "
-                f"cores) and FMA peak {fmt(pk)} GFlop/s double ({peak['config'].get('isa', '')})",
+                f"this machine's STREAM ceiling {Spread.of_stream(ceiling).text()} ({ceiling['config']['kernel']}, "
+                f"{ceiling['config']['threads']} cores) and FMA peak {fmt(pk)} GFlop/s double "
+                f"({peak['config'].get('isa', '')}; the best of its rounds, which spread {peak_spread(peak).text()})",
                 f"{what}-bound{note}: more flops per byte moved (blocking, fusing loops) help it; more cores past the knee do not",
                 "",
                 f"{ids([r, peak])}",
