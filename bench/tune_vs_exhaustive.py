@@ -3,7 +3,8 @@
 
 Two spaces: ISO3DFD (threads x binding x y blocks x instruction set) and a user's OpenMP program
 (bench/omp_triad.c, compiled here, tuned through bandwall pin with --fom on its "triad: X GB/s"
-line: threads x binding). For each, the tuner runs first with its default budget on an empty store
+line: threads x binding). For each, the tuner runs --tuner-runs times (default 3: does it name the
+same best?), each with its default budget on an empty store
 (no stored trials to resume); then the exhaustive search runs every configuration of the same
 space (binding words that put the threads on the same CPUs counted once) in `--rounds` rotated
 rounds. The tuner's choice is judged by its median in the exhaustive search's own rounds, against
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import shlex
 import statistics
@@ -28,6 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bandwall.core import native
 from bandwall.core.errors import BandwallError
 from bandwall.tune import tune
 
@@ -47,15 +50,25 @@ def build_program(out: Path) -> Path:
 
 
 def cpu_name() -> tuple[str, str]:
-    """('AMD EPYC family 25 model 17', 'amd-epyc-f25-m17') from /proc/cpuinfo."""
+    """('AMD EPYC family 25 model 17 (AMD Zen 4)', 'zen4'): /proc/cpuinfo and the microarchitecture
+    bandwall's machine model names (the results files are named by it)."""
     info: dict[str, str] = {}
     with open("/proc/cpuinfo") as f:
         for line in f:
             k, _, v = line.partition(":")
             info.setdefault(k.strip(), v.strip())
     name = f"{info.get('model name', 'unknown CPU')} family {info.get('cpu family', '?')} model {info.get('model', '?')}"
-    slug = "-".join(info.get("model name", "cpu").lower().split()[:2])
-    return name, f"{slug}-f{info.get('cpu family', 'x')}-m{info.get('model', 'x')}"
+    peak = subprocess.run(
+        [native.executable("bandwall-peak"), "--threads", "1", "--reps", "1", "--seconds", "0.01"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    arch = json.loads(peak.stdout)["config"]["microarch"].get("name", "")
+    slug = arch.split()[-2].lower() + arch.split()[-1] if arch.startswith("AMD Zen") else ""
+    return (
+        f"{name} ({arch})" if arch else name
+    ), slug or f"f{info.get('cpu family', 'x')}-m{info.get('model', 'x')}"
 
 
 def exhaustive(sp, target, rounds: int) -> dict[str, list[float]]:
@@ -72,33 +85,63 @@ def exhaustive(sp, target, rounds: int) -> dict[str, list[float]]:
     return rates
 
 
-def case(title: str, words: list[str], knobs: list[str], rounds: int, **options) -> dict:
-    with tempfile.TemporaryDirectory() as tmp:
-        db = str(Path(tmp) / "tune.db")
-        rec = tune.tune(words, knobs, db=db, **options)
-        _, target, sp = tune.prepare(words, knobs, None, lambda r: None, **options)
-        rates = exhaustive(sp, target, rounds)
+def case(title: str, words: list[str], knobs: list[str], rounds: int, tuner_runs: int, **options) -> dict:
+    """tuner_runs runs of bandwall tune, each on an empty store, then the exhaustive search."""
+    recs = []
+    for i in range(tuner_runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            recs.append(tune.tune(words, knobs, db=str(Path(tmp) / "tune.db"), **options))
+        print(f"  tuner run {i + 1} of {tuner_runs} done", file=sys.stderr, flush=True)
+    _, target, sp = tune.prepare(words, knobs, None, lambda r: None, **options)
+    rates = exhaustive(sp, target, rounds)
     medians = {k: statistics.median(v) for k, v in rates.items() if v}
     best_key = max(medians, key=medians.get)
-    chosen = sp.key(sp.canonical(rec["result"]["best"]["config"]))
-    r = rec["result"]
+    runs = []
+    for rec in recs:
+        r = rec["result"]
+        chosen = sp.key(sp.canonical(r["best"]["config"]))
+        mine, top = rates.get(chosen) or [0.0], rates[best_key]
+        runs.append(
+            {
+                "overlap": chosen == best_key or (max(mine) >= min(top) and max(top) >= min(mine)),
+                "tuned": chosen,
+                "tuned_median": medians.get(chosen),
+                "ratio": medians.get(chosen, 0.0) / medians[best_key],
+                "runs": r["runs"],
+                "why": r["why"],
+                "tied": [sp.key(sp.canonical(t["config"])) for t in r["indistinguishable"]],
+                "command": r["command"],
+            }
+        )
     return {
         "title": title,
         "size": sp.size(),
         "distinct": len(rates),
         "exhaustive_best": best_key,
         "exhaustive_median": medians[best_key],
-        "tuned": chosen,
-        "tuned_median": medians.get(chosen),
-        "ratio": medians.get(chosen, 0.0) / medians[best_key],
-        "runs": r["runs"],
         "exhaustive_runs": rounds * len(rates),
         "grid_runs": rounds * sp.size(),
-        "why": r["why"],
-        "tied": [t["config"] for t in r["indistinguishable"]],
-        "unit": r["unit"],
-        "command": r["command"],
+        "unit": recs[0]["result"]["unit"],
+        "tuner": runs,
     }
+
+
+def stability(runs: list[dict]) -> str:
+    """Whether the tuner's runs named the same best, or bests each run reported as indistinguishable
+    from its own."""
+    names = [r["tuned"] for r in runs]
+    if len(set(names)) == 1:
+        return f"all {len(runs)} runs named the same best"
+    consistent = all(
+        b == a or b in ra["tied"] or a in rb["tied"]
+        for ra, a in zip(runs, names)
+        for rb, b in zip(runs, names)
+    )
+    return f"{len(set(names))} different bests in {len(runs)} runs; " + (
+        "each is in the others' indistinguishable sets (reported as within the spread)"
+        if consistent
+        else "not all reported as indistinguishable from each other"
+    )
 
 
 def section(rows: list[dict], cpu: str, argv: list[str], rounds: int) -> str:
@@ -108,26 +151,35 @@ def section(rows: list[dict], cpu: str, argv: list[str], rounds: int) -> str:
         "",
         "    .venv/bin/python bench/tune_vs_exhaustive.py " + shlex.join(argv),
         "",
-        f"The exhaustive search ran every distinct configuration {rounds} times in rotated rounds; the "
-        "tuner's choice is its median in those rounds against the exhaustive best.",
+        f"Each tuner run started on an empty store; then the exhaustive search ran every distinct "
+        f"configuration {rounds} times in rotated rounds. Each tuner choice is judged by its median in "
+        "those rounds against the exhaustive best.",
         "",
-        "| space | grid (distinct) | exhaustive best | tuner's choice | choice / best | tuner runs | "
-        "share of the grid's runs | share of the distinct runs |",
-        "|---|---:|---|---|---:|---:|---:|---:|",
+        "| space | grid (distinct) | exhaustive best | tuner run | tuner's choice | choice / best | "
+        "ranges in the exhaustive rounds | tuner runs | share of the grid's runs | share of the distinct runs |",
+        "|---|---:|---|---:|---|---:|---|---:|---:|---:|",
     ]
     for r in rows:
-        out.append(
-            f"| {r['title']} | {r['size']} ({r['distinct']}) | {r['exhaustive_best']}: "
-            f"{r['exhaustive_median']:.1f} {r['unit']} | {r['tuned']}: "
-            f"{(r['tuned_median'] or 0):.1f} | {r['ratio']:.3f} | {r['runs']} | "
-            f"{r['runs'] / r['grid_runs']:.1%} | {r['runs'] / r['exhaustive_runs']:.1%} |"
-        )
+        for i, t in enumerate(r["tuner"]):
+            head = (
+                f"| {r['title']} | {r['size']} ({r['distinct']}) | {r['exhaustive_best']}: "
+                f"{r['exhaustive_median']:.1f} {r['unit']} "
+                if i == 0
+                else "| | | "
+            )
+            out.append(
+                head + f"| {i + 1} | {t['tuned']}: {(t['tuned_median'] or 0):.1f} | {t['ratio']:.3f} | "
+                f"{'overlap the best' if t['overlap'] else 'apart from the best'} | {t['runs']} | "
+                f"{t['runs'] / r['grid_runs']:.1%} | {t['runs'] / r['exhaustive_runs']:.1%} |"
+            )
     out.append("")
     for r in rows:
-        tied = f"; indistinguishable from {len(r['tied'])} others" if r["tied"] else ""
-        out.append(f"- {r['title']}: the tuner said: {r['why']}{tied}. Run it: `{r['command']['bandwall']}`")
-        if "plain" in r["command"]:
-            out.append(f"  Without bandwall: `{r['command']['plain']}`")
+        out.append(f"- {r['title']}: {stability(r['tuner'])}.")
+        for i, t in enumerate(r["tuner"]):
+            tied = f"; indistinguishable from {len(t['tied'])} others" if t["tied"] else ""
+            out.append(f"  - run {i + 1}: {t['why']}{tied}. Run it: `{t['command']['bandwall']}`")
+            if "plain" in t["command"]:
+                out.append(f"    Without bandwall: `{t['command']['plain']}`")
     return "\n".join(out) + "\n"
 
 
@@ -138,6 +190,9 @@ def main() -> int:
     ap.add_argument("--program-size", default="32M", help="omp_triad elements (default 32M)")
     ap.add_argument("--program-reps", type=int, default=10, help="omp_triad repetitions (default 10)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the exhaustive search (default 3)")
+    ap.add_argument(
+        "--tuner-runs", type=int, default=3, help="runs of the tuner, each on an empty store (default 3)"
+    )
     ap.add_argument("--out", default=str(HERE / "results"), help="folder of the result file")
     a = ap.parse_args()
     size = a.program_size.upper()
@@ -145,12 +200,13 @@ def main() -> int:
     exe = build_program(HERE.parent / "build" / "bench")
     cpu, slug = cpu_name()
     rows = [
-        case("ISO3DFD " + a.grid, ["iso3dfd"], ISO_KNOBS, a.rounds, grid=a.grid, iters=a.iters),
+        case("ISO3DFD " + a.grid, ["iso3dfd"], ISO_KNOBS, a.rounds, a.tuner_runs, grid=a.grid, iters=a.iters),
         case(
             "omp_triad (a user's OpenMP program)",
             [str(exe), str(elements), str(a.program_reps)],
             PROGRAM_KNOBS,
             a.rounds,
+            a.tuner_runs,
             fom=FOM,
         ),
     ]

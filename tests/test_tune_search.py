@@ -12,7 +12,7 @@ import random
 import pytest
 
 from bandwall.core.errors import RunFailed
-from bandwall.tune.search import Search, Stats, apart
+from bandwall.tune.search import MIN_ROUNDS, Search, Stats, apart
 from bandwall.tune.space import Knob, Space
 from bandwall.tune.trials import Trials
 from bandwall.tune.tune import EXHAUSTIVE_ROUNDS, default_budget
@@ -188,6 +188,17 @@ def test_the_budget_bounds_the_runs(budget):
     trials = Trials(space, noisy(surface, 2, 0.02), budget=budget)
     out = Search(space, trials).run()
     assert trials.runs == budget and out.stopped == "budget" and out.best is not None
+
+
+@pytest.mark.parametrize("budget, seed", [(8, 3), (14, 1), (14, 2), (14, 4), (34, 5), (20, 0)])
+def test_a_walk_cut_by_the_budget_leaves_runs_to_race_its_leaders(budget, seed):
+    """With noise of 12% and a budget too small for the walk, the final race still runs: the best is
+    never a configuration measured once (one lucky round on a noisy machine)."""
+    space, surface = SURFACES["iso3dfd"]
+    trials = Trials(space, noisy(surface, seed, 0.12), budget=budget)
+    out = Search(space, trials).run()
+    assert trials.runs <= budget and out.stopped == "budget"
+    assert trials.stats(out.best).rounds >= MIN_ROUNDS, (out, trials.table())
 
 
 def test_stored_trials_are_reused_not_run_again():

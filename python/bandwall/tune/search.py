@@ -19,6 +19,9 @@ FINAL_ROUNDS = 15  # rounds of the final race (equal configurations would otherw
 Z = 2.0  # standard errors between two configurations called apart
 MAX_PASSES = 3  # passes of coordinate descent over the knobs
 FINALISTS = 5  # configurations in the final race
+# The share of the budget the walk leaves to the final race: a walk cut short by the budget would
+# otherwise leave its leader measured once, and one round of a noisy machine names a lucky one.
+FINAL_SHARE = 0.3
 
 
 class OutOfBudget(Exception):
@@ -73,7 +76,12 @@ class Search:
     def run(self) -> Outcome:
         stopped = "converged"
         try:
-            self._descend()
+            self.trials.held = FINAL_SHARE
+            try:
+                self._descend()
+            except OutOfBudget:
+                stopped = "budget"
+            self.trials.held = 0.0
             self._final()
         except OutOfBudget:
             stopped = "budget"
@@ -141,6 +149,9 @@ class Search:
         ranked = self._ranked(configs)
         if not ranked:
             return Outcome(None, why="no configuration ran")
+        # a leader of one round is a guess when others were measured enough to be judged
+        judged = [c for c in ranked if self.trials.stats(c).rounds >= MIN_ROUNDS]
+        ranked = judged or ranked
         lead = self.trials.stats(ranked[0])
         if lead.rounds < MIN_ROUNDS:
             return Outcome(ranked[0], why=f"the fastest measured, in {lead.rounds} round(s)")

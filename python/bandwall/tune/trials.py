@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import statistics
 import time
 from typing import Callable
@@ -44,6 +45,7 @@ class Trials:
         self.budget, self.seconds = budget, seconds
         self.on_trial = on_trial
         self.start = time.monotonic()
+        self.held = 0.0  # the share of the budget (runs and seconds) held back, for a final race
         self.runs = 0
         self.resumed = 0
         self._rates: dict[str, list[float]] = {}
@@ -71,10 +73,12 @@ class Trials:
         return statistics.median(spreads) if spreads else 0.0
 
     def measure(self, config: dict) -> None:
-        """One more run of config; OutOfBudget when the runs or the time are spent."""
-        if self.budget is not None and self.runs >= self.budget:
+        """One more run of config; OutOfBudget when the runs or the time are spent (all but the
+        share held)."""
+        left = 1.0 - self.held
+        if self.budget is not None and self.runs >= math.ceil(self.budget * left):
             raise OutOfBudget()
-        if self.seconds is not None and time.monotonic() - self.start >= self.seconds:
+        if self.seconds is not None and time.monotonic() - self.start >= self.seconds * left:
             raise OutOfBudget()
         config = self.space.canonical(config)
         key = self.space.key(config)
