@@ -39,6 +39,27 @@ def run(
     )
 
 
+def run_in_process(args: list, capture, **env: str) -> tuple[int, str, str]:
+    """`bandwall ARGS...` in this process, with env added to os.environ for the call (a subprocess
+    per case would cost a Python start-up each); capture is pytest's capfd or capsys. Returns the
+    exit code, stdout and stderr."""
+    from bandwall import cli
+
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        with pytest.raises(SystemExit) as e:
+            cli.main([str(a) for a in args])
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    out, err = capture.readouterr()
+    return e.value.code, out, err
+
+
 @pytest.fixture
 def run_bandwall():
     return run

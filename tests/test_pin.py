@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import cli
 from bandwall.core import native
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
 from bandwall.pinning import pin as pinmod
+from conftest import run_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE_DIR = REPO / "build" / "py" / "bin"
@@ -70,23 +70,6 @@ def clean(monkeypatch):
     """No pinning or OpenMP variable of the calling environment leaks into a case."""
     for k in PIN_VARS:
         monkeypatch.delenv(k, raising=False)
-
-
-def run_cli(args: list[str], capsys, **env: str) -> tuple[int, str, str]:
-    """`bandwall ARGS...` in this process (a subprocess per case would cost a Python start-up each)."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with pytest.raises(SystemExit) as e:
-            cli.main(args)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    out, err = capsys.readouterr()
-    return e.value.code, out, err
 
 
 def pin_record(args: list[str], **env: str) -> dict:
@@ -314,7 +297,7 @@ def static_program(tmp_path_factory) -> str:
 
 
 def test_static_program_falls_back_to_binding_the_process(static_program, capsys):
-    code, out, err = run_cli(
+    code, out, err = run_in_process(
         ["pin", "--no-store", "--format", "json", "--cpus", "0", "--", static_program], capsys
     )
     assert code == 0, err
@@ -347,7 +330,7 @@ BAD = [
 
 @pytest.mark.parametrize("args, env, code, fragment", BAD)
 def test_bad_input(args, env, code, fragment, capsys):
-    got, _out, err = run_cli(["pin", "--no-store", *args], capsys, **env)
+    got, _out, err = run_in_process(["pin", "--no-store", *args], capsys, **env)
     assert got == code, err
     lines = [ln for ln in err.splitlines() if ln.startswith("bandwall: error:")]
     assert len(lines) == 1 and fragment in lines[0], err

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from bandwall import cli
 from bandwall.core import policies, topo
 from bandwall.numa import numa_matrix
+from conftest import run_in_process
 
 ALLOWED = sorted(os.sched_getaffinity(0))
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -84,23 +84,6 @@ def _machine(path: str) -> str:
     return Path(path).stem
 
 
-def run_cli(args: list[str], capfd, **env: str) -> tuple[int, str, str]:
-    """`bandwall ARGS...` in this process (a subprocess per case would cost a Python start-up each)."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        with pytest.raises(SystemExit) as e:
-            cli.main([str(a) for a in args])
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    out, err = capfd.readouterr()
-    return e.value.code, out, err
-
-
 def probe() -> list[str]:
     """A small OpenMP program that prints where its threads ran (its last line, JSON)."""
     from bandwall.core import native
@@ -154,7 +137,7 @@ def run_command(name: str, options: list[str], capfd, **env: str) -> tuple[int, 
     argv, _ = COMMANDS[name]
     at = argv.index("OPTIONS")
     args = [*argv[:at], *options, "--format", "json", "--no-store", *argv[at + 1 :]]
-    code, out, err = run_cli(args, capfd, **env)
+    code, out, err = run_in_process(args, capfd, **env)
     return code, (json.loads(out) if code == 0 else None), err
 
 
@@ -236,7 +219,7 @@ def test_every_command_takes_every_binding_policy(command, bind, capfd):
     ids=["2s-@", "2s-spread", "2s-node", "4n-@", "4n-E", "4n-scatter", "4n-none"],
 )
 def test_numa_check_plans_on_the_described_machines(machine, options, modes, capfd):
-    code, out, err = run_cli(
+    code, out, err = run_in_process(
         ["numa-check", "--plan", *options, "--format", "json", "stream"], capfd, BANDWALL_TOPOLOGY=machine
     )
     assert code == 0, err
@@ -272,7 +255,7 @@ def test_iso3dfd_ranks_divide_the_cpus(options, ranks_cpus, capfd):
 
     if not flavours.available():
         pytest.skip("no MPI implementation here")
-    code, out, err = run_cli(
+    code, out, err = run_in_process(
         [
             "iso3dfd",
             "--ranks",
@@ -315,7 +298,7 @@ def test_bad_lists_and_policies_are_refused_alike(command, args, fragment, capfd
     argv, _ = COMMANDS[command]
     at = argv.index("OPTIONS")
     db = tmp_path / "x.db"
-    code, _out, err = run_cli([*argv[:at], *args, "--db", db, *argv[at + 1 :]], capfd)
+    code, _out, err = run_in_process([*argv[:at], *args, "--db", db, *argv[at + 1 :]], capfd)
     assert code == 2, err
     assert any(f in err for f in ((fragment,) if isinstance(fragment, str) else fragment)), err
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -342,16 +325,16 @@ def test_cpus_this_process_may_not_use_are_refused_before_running(command, capfd
     ],
 )
 def test_iso3dfd_ranks_take_one_placement(args, fragment, capfd):
-    code, _out, err = run_cli(["iso3dfd", "--grid", "24x24x48", *args, "--no-store"], capfd)
+    code, _out, err = run_in_process(["iso3dfd", "--grid", "24x24x48", *args, "--no-store"], capfd)
     assert code == 2 and fragment in err and err.count("\n") == 1
 
 
 def test_bad_lists_on_a_described_machine_are_refused(capfd):
-    code, _out, err = run_cli(
+    code, _out, err = run_in_process(
         ["numa-check", "--plan", "--cpus", "S1:0", "stream"], capfd, BANDWALL_TOPOLOGY=FOUR_NODE
     )
     assert code == 2 and "this machine has 1 socket" in err and err.count("\n") == 1
-    code, _out, err = run_cli(
+    code, _out, err = run_in_process(
         ["numa-check", "--plan", "--bind", "node:3", "--threads", "4", "stream"],
         capfd,
         BANDWALL_TOPOLOGY=FOUR_NODE,
@@ -361,7 +344,7 @@ def test_bad_lists_on_a_described_machine_are_refused(capfd):
 
 @needs_two
 def test_pipeline_takes_likwid_lists_for_compute_and_engine_cpus(capfd):
-    code, out, err = run_cli(
+    code, out, err = run_in_process(
         ["stream", "--kernel", "triad", *SMALL, "--cpus", "S0:0", "--engine", "helper", "--engine-cpus", "S0:1",
          "--format", "json", "--no-store"],
         capfd,

@@ -104,6 +104,60 @@ def test_stored_sweep_of_this_topology_is_used(run_bandwall, make_record, tmp_pa
     assert ch["record"] == sweep_id and ch["chosen"] == 2 == out["config"]["threads"]
 
 
+def test_stored_tune_of_this_grid_is_used_by_iso3dfd(run_bandwall, tmp_path):
+    """A real tune of the thread count of one grid, then iso3dfd --threads auto on that grid reads
+    its trials instead of timing candidates (and so needs no trial steps); another grid does not."""
+    if NCPU < 2:
+        pytest.skip("a thread count to choose needs two CPUs")
+    db = tmp_path / "t.db"
+    grid = ("--grid", "40x40x40")
+    p = run_bandwall(
+        "tune", "iso3dfd", *grid, "--iters", "2", "--space", "threads", "--format", "json", "--db", db
+    )
+    assert p.returncode == 0, p.stderr
+    tune_id = json.loads(p.stdout)["id"]
+    p = run_bandwall("iso3dfd", *grid, "--iters", "2", "--threads", "auto", "--format", "json", "--db", db)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    ch = check_choice(out, how="stored tune")
+    assert (
+        ch["record"] == tune_id and out["config"]["threads"] == ch["chosen"] and out["result"]["steps"] == 2
+    )
+    # another grid has no stored tune: the executable chooses (and needs its trial steps)
+    p = run_bandwall(
+        "iso3dfd", "--grid", "48x40x40", "--iters", "8", "--threads", "auto", "--format", "json", "--db", db
+    )
+    assert p.returncode == 0, p.stderr
+    check_choice(json.loads(p.stdout), how="feedback")
+
+
+@pytest.mark.parametrize(
+    "trials, bind, chosen",
+    [
+        # per count the best median of its trials; 2 threads is within 3% of the best: the fewer win
+        ([(1, "compact", 99.0), (2, "compact", 100.0), (2, "none", 80.0)], None, 1),
+        ([(1, "compact", 90.0), (2, "compact", 100.0)], None, 2),
+        # the run's binding, when the tune tried it
+        ([(1, "none", 99.0), (1, "compact", 50.0), (2, "compact", 100.0), (2, "none", 100.0)], "compact", 2),
+        ([(1, "none", 99.0), (1, "compact", 50.0), (2, "compact", 100.0), (2, "none", 100.0)], "none", 1),
+        ([(2, "compact", 100.0)], None, None),  # one count tried: nothing to choose from
+    ],
+)
+def test_choice_from_a_tune_record(trials, bind, chosen):
+    from bandwall.kernels import threads_auto
+
+    rec = {
+        "id": 7,
+        "result": {
+            "unit": "MPoints/s",
+            "trials": [{"config": {"threads": n, "bind": b}, "median": m} for n, b, m in trials]
+            + [{"config": {"threads": 1, "bind": "compact"}, "failure": "crashed"}],
+        },
+    }
+    ch = threads_auto.choice_from_tune(rec, bind)
+    assert (ch and ch["chosen"]) == chosen
+
+
 @pytest.mark.parametrize(
     "args, code, message",
     [

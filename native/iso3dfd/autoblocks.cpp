@@ -42,7 +42,8 @@ json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
 
 }  // namespace
 
-CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes) {
+CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
+                        int planes) {
   CacheModel m;
   m.l1d_bytes = l1d_bytes;
   m.l2_bytes = l2_bytes;
@@ -58,9 +59,9 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
   } else {
     const double room = kL2Share * static_cast<double>(l2_bytes);
     std::size_t y = 8;
-    while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}) <= room) y += 8;
-    const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3});
-    m.why = "the window of prev (" + std::to_string(2 * kHalf + kRegisterPlanes) + " planes of " +
+    while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}, planes) <= room) y += 8;
+    const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3}, planes);
+    m.why = "the window of prev (" + std::to_string(2 * kHalf + planes) + " planes of " +
             std::to_string(y + 2 * kHalf) + " rows of " + std::to_string(g.n1) + " floats, " +
             std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
             " half of the " + kib(l2_bytes) + " L2 up to y block " + std::to_string(y);
@@ -71,9 +72,9 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     }
     m.blocks.b2 = std::min(y, ny);
   }
-  m.window_bytes = window_bytes(g, m.blocks);
+  m.window_bytes = window_bytes(g, m.blocks, planes);
   m.y_window_in_l1 =
-      l1d_bytes > 0 && (2.0 * kHalf + 1) * static_cast<double>(std::min(m.blocks.b1, g.n1)) * sizeof(float) <=
+      l1d_bytes > 0 && (2.0 * kHalf + 1) * planes * static_cast<double>(std::min(m.blocks.b1, g.n1)) * sizeof(float) <=
                            static_cast<double>(l1d_bytes);
   return m;
 }

@@ -22,10 +22,12 @@ struct CacheModel {
   Blocks blocks;
   std::uint64_t l1d_bytes = 0, l2_bytes = 0;
   double window_bytes = 0;      // of the model's blocks
-  bool y_window_in_l1 = false;  // the 17 rows of a plane the y neighbours span fit the L1d
+  bool y_window_in_l1 = false;  // the 17 rows of each plane of the register shape fit the L1d
   std::string why;
 };
-CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes);
+// planes: the register shape's planes along z (register_planes() of the active row kernel).
+CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
+                        int planes = register_planes());
 
 // The y blocks the search tries for the model's choice (each at most the interior).
 std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "iso3dfd/iso3dfd.hpp"
 
@@ -22,10 +23,18 @@ Coefficients coefficients() {
 std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges) {
   std::vector<Box> out;
   const std::size_t h = kHalf;
+  // x cuts at multiples of b1 from the row's start (the first block is the shorter): with a row
+  // length and b1 that are multiples of the vector width, every block but the first and last
+  // starts and ends on a vector boundary of the row kernel, so no vector is computed twice. A last
+  // piece shorter than half a block joins the block before it.
+  std::vector<std::size_t> xs{h};
+  for (std::size_t x = (h / b.b1 + 1) * b.b1; x < g.n1 - h; x += b.b1) xs.push_back(x);
+  if (xs.size() > 1 && 2 * (g.n1 - h - xs.back()) < b.b1) xs.pop_back();
+  xs.push_back(g.n1 - h);
   for (std::size_t z = z0; z < z1; z += b.b3)
     for (std::size_t y = h; y < g.n2 - h; y += b.b2)
-      for (std::size_t x = h; x < g.n1 - h; x += b.b1) {
-        Box box{x, std::min(x + b.b1, g.n1 - h), y, std::min(y + b.b2, g.n2 - h), z, std::min(z + b.b3, z1)};
+      for (std::size_t i = 0; i + 1 < xs.size(); ++i) {
+        Box box{xs[i], xs[i + 1], y, std::min(y + b.b2, g.n2 - h), z, std::min(z + b.b3, z1)};
         if (to_edges) {
           if (box.x0 == h) box.x0 = 0;
           if (box.y0 == h) box.y0 = 0;
@@ -80,11 +89,11 @@ void add_source(float* prev, const Grid& g) {
   }
 }
 
-double window_bytes(const Grid& g, const Blocks& b) {
+double window_bytes(const Grid& g, const Blocks& b, int planes) {
   const double h = 2.0 * kHalf;
   const double b1 = static_cast<double>(std::min(b.b1, g.n1 - 2 * kHalf));
   const double b2 = static_cast<double>(std::min(b.b2, g.n2 - 2 * kHalf));
-  return (b1 + h) * (b2 + h) * (h + kRegisterPlanes) * sizeof(float);
+  return (b1 + h) * (b2 + h) * (h + planes) * sizeof(float);
 }
 
 bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool serial, int threads) {

@@ -32,9 +32,6 @@ std::size_t parse_dimension(const std::string& text, const char* name);
 //  once and next written once (no write-allocate: next is read before it is written) when the blocking keeps the
 //  17-plane window of prev in cache.
 inline constexpr int kFlopsPerPoint = 61;
-// Planes along z the optimised kernel computes together (its register block); the traffic model
-// uses it for the window of prev that must stay in cache.
-inline constexpr int kRegisterPlanes = 2;
 inline constexpr int kBytesPerPoint = 16;
 
 // Physical constants of the seed.
@@ -58,10 +55,13 @@ struct Blocks {
   std::size_t b1 = 0, b2 = 0, b3 = 0;
 };
 
+// Planes along z the active row kernel computes together (its register shape, rows.hpp).
+int register_planes();
+
 // Bytes of the window of prev a block of g must keep in the core's L2: within a block the kernel
-// walks z kRegisterPlanes planes at a time, and the 2 * kHalf + kRegisterPlanes planes of prev
+// walks z planes (its register shape) at a time, and the 2 * kHalf + planes planes of prev
 // around them (the block's x and y extents with their halo) are reused from plane to plane.
-double window_bytes(const Grid& g, const Blocks& b);
+double window_bytes(const Grid& g, const Blocks& b, int planes);
 
 enum class Schedule { Static, Dynamic };
 

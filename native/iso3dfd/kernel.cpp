@@ -38,6 +38,8 @@ nlohmann::json isa_choice_json() { return row_dispatch().choice_json(); }
 
 std::string kernel_isa() { return active()->isa; }
 
+int register_planes() { return active()->shapes[0].planes; }
+
 std::string kernel_method() { return active()->method; }
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ

@@ -19,7 +19,7 @@ json traffic_model(const Options& o) {
   const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
   const double b3 = static_cast<double>(eff(o.blocks.b3, o.grid.n3));
   const double h = 2.0 * kHalf;
-  const double window = window_bytes(o.grid, o.blocks);
+  const double window = window_bytes(o.grid, o.blocks, register_planes());
   // A block reads prev with its halo. Blocks follow each other along x, then y, then z: the y halo
   // was read by the previous row of blocks and comes back from the last-level cache (which holds a
   // row of blocks), the x halo is re-read unless blocks span whole rows, the z halo is re-read.

@@ -8,26 +8,28 @@ using namespace bw::iso3dfd;
 // of it, at least 24; given dimensions kept; whole rows along x.
 TEST(AutoBlocks, ModelFollowsTheL2) {
   const Grid g{272, 272, 272};
-  // 18 planes x (y + 16) rows x 272 floats: y = 32 fits half of 2 MiB (940 KiB), 40 does not.
-  CacheModel big = model_blocks(g, Blocks{}, 48 << 10, 2 << 20);
+  // 20 planes (a register shape of 4) x (y + 16) rows x 272 floats: y = 32 fits half of 2 MiB
+  // (1020 KiB), 40 does not.
+  CacheModel big = model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4);
   EXPECT_EQ(big.blocks.b1, 272u);
   EXPECT_EQ(big.blocks.b2, 32u);
   EXPECT_EQ(big.blocks.b3, 128u);
   EXPECT_LE(big.window_bytes, 1 << 20);
-  EXPECT_GT(window_bytes(g, Blocks{272, 40, 128}), 1 << 20);
+  EXPECT_GT(window_bytes(g, Blocks{272, 40, 128}, 4), 1 << 20);
   // Half of 1 MiB (Zen 5) and of 512 KiB (Zen 3) hold only y = 8; the model keeps 24, and says why.
   for (std::uint64_t l2 : {std::uint64_t{1} << 20, std::uint64_t{512} << 10}) {
-    CacheModel small = model_blocks(g, Blocks{}, 32 << 10, l2);
+    CacheModel small = model_blocks(g, Blocks{}, 32 << 10, l2, 2);
     EXPECT_EQ(small.blocks.b2, 24u) << l2;
     EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
-    EXPECT_TRUE(small.y_window_in_l1);  // 17 rows of 272 floats: 18 KiB
+    EXPECT_FALSE(small.y_window_in_l1);  // 2 planes x 17 rows of 272 floats: 36 KiB
   }
+  EXPECT_TRUE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 1).y_window_in_l1);  // 1 plane: 18 KiB
   // Shorter rows, larger y blocks (4608 (y + 16) bytes <= 256 KiB up to y 40); clipped to the interior.
-  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 40u);
-  EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10).blocks.b2, 24u);
+  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 40u);
+  EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 24u);
   // Unknown L2: 24; given dimensions stay.
-  EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0).blocks.b2, 24u);
-  CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20);
+  EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0, 2).blocks.b2, 24u);
+  CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20, 2);
   EXPECT_EQ(given.blocks.b1, 100u);
   EXPECT_EQ(given.blocks.b3, 50u);
 }

@@ -163,6 +163,18 @@ TEST(Iso3dfd, DecompositionCoversEachPointOnce) {
   }
 }
 
+TEST(Iso3dfd, XBlocksAreCutAtMultiplesOfTheBlock) {
+  const Grid g{272, 20, 20};
+  std::vector<std::size_t> starts;
+  for (const Box& b : decompose(g, Blocks{64, 4, 4}))
+    if (b.y0 == kHalf && b.z0 == kHalf) starts.push_back(b.x0);
+  EXPECT_EQ(starts, (std::vector<std::size_t>{8, 64, 128, 192}));  // [256, 264) joins [192, 256)
+  starts.clear();
+  for (const Box& b : decompose(g, Blocks{4, 4, 4}))  // a block smaller than the halo
+    if (b.y0 == kHalf && b.z0 == kHalf && b.x0 < 20) starts.push_back(b.x0);
+  EXPECT_EQ(starts, (std::vector<std::size_t>{8, 12, 16}));
+}
+
 TEST(Iso3dfd, CoefficientsAreScaled) {
   Coefficients c = coefficients();
   EXPECT_FLOAT_EQ(c[0], static_cast<float>(3 * -3.0548446 / 2500));

@@ -160,8 +160,9 @@ class ThreadCount(click.ParamType):
 
 
 THREADS_AUTO_HELP = (
-    "threads, or auto: the fewest within 3% of the best, from a stored sweep of this machine's "
-    "topology or timed in the run's first iterations (default: every CPU of --cpus or --bind)"
+    "threads, or auto: the fewest within 3% of the best, from a stored sweep (stream) or tune "
+    "(iso3dfd) of this machine's topology, or timed in the run's first iterations (default: every "
+    "CPU of --cpus or --bind)"
 )
 
 

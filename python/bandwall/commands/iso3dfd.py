@@ -171,7 +171,7 @@ def iso3dfd_cmd(
     if ablation:
         recs = iso3dfd.ablation(dims, iters, **common)
     else:
-        recs = [iso3dfd.run(dims, iters, init=init, schedule=schedule, counters=counters, **common)]
+        recs = [iso3dfd.run(dims, iters, init=init, schedule=schedule, counters=counters, db=db, **common)]
     if roofline:
         roof = iso3dfd.Roofline()
         recs = [roof.place(rec) for rec in recs]

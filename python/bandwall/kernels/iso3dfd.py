@@ -8,6 +8,7 @@ from __future__ import annotations
 from bandwall.core import native, records
 from bandwall.core.errors import BandwallError, UsageError
 from bandwall.counters import events as counters_mod
+from bandwall.kernels import threads_auto
 
 TOOL = "bandwall-iso3dfd"
 HALF_LENGTH = 8
@@ -41,9 +42,8 @@ def parse_blocks(text: str):
 
 
 def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
-    """Whole rows along x, 24 rows in y (the window of 19 planes of prev around the two planes the
-    kernel computes together then fits in a 1 MiB L2 for rows of 272) and long streams in z (the
-    halo of a block is re-read once per block)."""
+    """Whole rows along x, 24 rows in y (the floor of the native cache model, which the y halo's
+    re-reads set) and long streams in z (the halo of a block is re-read once per block)."""
     n1, n2, n3 = grid
     return n1, min(24, n2), min(128, n3)
 
@@ -85,18 +85,33 @@ def native_args(
     return [str(a) for a in args]
 
 
-def run(grid, iters: int, env: dict | None = None, counters: str | None = None, **options) -> dict:
+def run(grid, iters: int, env: dict | None = None, counters: str | None = None, db=None, **options) -> dict:
     """One run of the native engine (options as in native_args); returns its record (validated,
     not yet stored). counters names a counter group to count around it (the record's `counters`
-    part)."""
+    part). threads="auto" takes the choice of a stored tune of this grid on this topology in db
+    (kernels/threads_auto.py), else lets the executable choose in its first steps;
+    config.threads_choice says which and why."""
+    choice = None
+    if options.get("threads") == "auto":
+        fixed = {"grid": [int(n) for n in grid]}
+        choice = threads_auto.stored_tune_choice(
+            "iso3dfd", fixed, options.get("cpus"), options.get("bind"), db
+        )
+        if choice is not None:
+            options["threads"] = choice["chosen"]
     args = native_args(grid, iters, **options)
     if counters is None:
-        return records.finish(native.run_record(TOOL, args, env=env))
-    plan = counters_mod.plan(counters)
-    rec = counters_mod.around_kernel(
-        plan, lambda prefix: native.run_record(TOOL, args, env=env, prefix=prefix)
-    )
-    return records.finish(rec)
+        rec = records.finish(native.run_record(TOOL, args, env=env))
+    else:
+        plan = counters_mod.plan(counters)
+        rec = records.finish(
+            counters_mod.around_kernel(
+                plan, lambda prefix: native.run_record(TOOL, args, env=env, prefix=prefix)
+            )
+        )
+    if choice is not None:
+        rec["config"]["threads_choice"] = choice
+    return rec
 
 
 class Roofline:

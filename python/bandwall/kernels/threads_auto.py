@@ -1,8 +1,9 @@
-"""`--threads auto` from what is stored: the newest core sweep of the same kernel on a machine of the
-same topology digest, read with the rule the native harness applies in a run (the fewest threads
-whose best rate is within 3% of the best; native/common/harness.hpp, after Suleman, Qureshi and
-Patt's feedback-driven threading). Without such a sweep the executable times the candidates itself
-in its first iterations."""
+"""`--threads auto` from what is stored, read with the rule the native harness applies in a run (the
+fewest threads whose best rate is within 3% of the best; native/common/harness.hpp, after Suleman,
+Qureshi and Patt's feedback-driven threading): for a STREAM kernel the newest core sweep of it on a
+machine of the same topology digest; for ISO3DFD the newest bandwall tune of the same grid that
+varied the thread count. Without either the executable times the candidates itself in its first
+iterations."""
 
 from __future__ import annotations
 
@@ -65,6 +66,69 @@ def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None,
                     and max(p["cores"] for p in rec["result"]["points"]) == team
                 ):
                     return choice_from_sweep(rec)
+    except BandwallError:
+        return None
+    return None
+
+
+def choice_from_tune(rec: dict, bind: str | None) -> dict | None:
+    """config.threads_choice read from a stored tune record: per thread count the best median of its
+    trials (of the run's binding when the tune tried it), as the candidates; None when the tune
+    tried fewer than two thread counts."""
+    rows = [t for t in rec["result"]["trials"] if "median" in t and "threads" in t["config"]]
+    if bind is not None and any(t["config"].get("bind") == bind for t in rows):
+        rows = [t for t in rows if t["config"].get("bind") == bind]
+    best: dict[int, float] = {}
+    for t in rows:
+        n = int(t["config"]["threads"])
+        best[n] = max(best.get(n, 0.0), float(t["median"]))
+    if len(best) < 2:
+        return None
+    top = max(best.values())
+    chosen = min(n for n, r in best.items() if r >= (1 - TOLERANCE) * top)
+    unit = rec["result"].get("unit", "")
+    return {
+        "how": "stored tune",
+        "record": rec.get("id"),
+        "rule": RULE,
+        "tolerance": TOLERANCE,
+        "unit": unit,
+        "candidates": [{"threads": n, "rate": best[n]} for n in sorted(best)],
+        "chosen": chosen,
+        "max_threads": max(best),
+        "why": (
+            f"{chosen} of {max(best)} threads: {best[chosen]:.4g} {unit}, {100 * best[chosen] / top:.1f}% of the "
+            f"best ({top:.4g}) in tune #{rec.get('id')} of this grid and topology; the fewest within "
+            f"{100 * TOLERANCE:.0f}%"
+        ),
+    }
+
+
+def stored_tune_choice(
+    target: str, fixed: dict, cpus: str | None = None, bind: str | None = None, db=None
+) -> dict | None:
+    """threads_choice from the newest stored tune of target whose fixed options include fixed (for
+    ISO3DFD the grid) on this topology digest, with as many cores as this run may use; None when there
+    is none (the run then chooses by itself)."""
+    digest = topo.topology()["provenance"]["topology_digest"]
+    team = max_threads(cpus, bind)
+    try:
+        with store.Store(db, readonly=True) as s:
+            if s.fresh:
+                return None
+            for rec in s.list("tune", limit=200):
+                cfg = rec["config"]
+                counts = cfg.get("knobs", {}).get("threads", [])
+                if (
+                    cfg.get("target") == target
+                    and rec["provenance"].get("topology_digest") == digest
+                    and all(cfg.get("fixed", {}).get(k) == v for k, v in fixed.items())
+                    and counts
+                    and max(counts) == team
+                ):
+                    choice = choice_from_tune(rec, bind)
+                    if choice is not None:
+                        return choice
     except BandwallError:
         return None
     return None
