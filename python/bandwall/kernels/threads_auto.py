@@ -8,6 +8,7 @@ iterations."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from bandwall.core import store, topo
 from bandwall.core.errors import BandwallError
@@ -46,29 +47,42 @@ def choice_from_sweep(rec: dict) -> dict:
     }
 
 
-def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None, db=None) -> dict | None:
-    """threads_choice from the newest stored sweep of kernel with this machine's topology digest,
-    the same binding and CPU list and as many cores as this run may use; None when there is none
-    (or the store cannot be read: the run then chooses by itself)."""
+def _newest(
+    tool: str, fits: Callable[[dict, int], bool], read: Callable[[dict], dict | None], cpus, bind, db
+):
+    """read(rec) of the newest stored record of tool with this machine's topology digest that fits
+    (rec, the team this run may use) and reads to a choice; None when there is none, or the store
+    cannot be read (the run then chooses by itself)."""
     digest = topo.topology()["provenance"]["topology_digest"]
     team = max_threads(cpus, bind)
     try:
         with store.Store(db, readonly=True) as s:
             if s.fresh:
                 return None
-            for rec in s.list("sweep", limit=200):
-                cfg = rec["config"]
-                if (
-                    rec["provenance"].get("topology_digest") == digest
-                    and cfg.get("kernel") == kernel
-                    and cfg.get("bind") == bind
-                    and cfg.get("cpus") == cpus
-                    and max(p["cores"] for p in rec["result"]["points"]) == team
-                ):
-                    return choice_from_sweep(rec)
+            for rec in s.list(tool, limit=200):
+                if rec["provenance"].get("topology_digest") == digest and fits(rec, team):
+                    choice = read(rec)
+                    if choice is not None:
+                        return choice
     except BandwallError:
         return None
     return None
+
+
+def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None, db=None) -> dict | None:
+    """threads_choice from the newest stored sweep of kernel with this machine's topology digest,
+    the same binding and CPU list and as many cores as this run may use; None when there is none."""
+
+    def fits(rec: dict, team: int) -> bool:
+        cfg = rec["config"]
+        return (
+            cfg.get("kernel") == kernel
+            and cfg.get("bind") == bind
+            and cfg.get("cpus") == cpus
+            and max(p["cores"] for p in rec["result"]["points"]) == team
+        )
+
+    return _newest("sweep", fits, choice_from_sweep, cpus, bind, db)
 
 
 def choice_from_tune(rec: dict, bind: str | None) -> dict | None:
@@ -108,27 +122,17 @@ def stored_tune_choice(
     target: str, fixed: dict, cpus: str | None = None, bind: str | None = None, db=None
 ) -> dict | None:
     """threads_choice from the newest stored tune of target whose fixed options include fixed (for
-    ISO3DFD the grid) on this topology digest, with as many cores as this run may use; None when there
-    is none (the run then chooses by itself)."""
-    digest = topo.topology()["provenance"]["topology_digest"]
-    team = max_threads(cpus, bind)
-    try:
-        with store.Store(db, readonly=True) as s:
-            if s.fresh:
-                return None
-            for rec in s.list("tune", limit=200):
-                cfg = rec["config"]
-                counts = cfg.get("knobs", {}).get("threads", [])
-                if (
-                    cfg.get("target") == target
-                    and rec["provenance"].get("topology_digest") == digest
-                    and all(cfg.get("fixed", {}).get(k) == v for k, v in fixed.items())
-                    and counts
-                    and max(counts) == team
-                ):
-                    choice = choice_from_tune(rec, bind)
-                    if choice is not None:
-                        return choice
-    except BandwallError:
-        return None
-    return None
+    ISO3DFD the grid) on this topology digest that tried thread counts up to as many cores as this
+    run may use; None when there is none."""
+
+    def fits(rec: dict, team: int) -> bool:
+        cfg = rec["config"]
+        counts = cfg.get("knobs", {}).get("threads", [])
+        return (
+            cfg.get("target") == target
+            and all(cfg.get("fixed", {}).get(k) == v for k, v in fixed.items())
+            and bool(counts)
+            and max(counts) == team
+        )
+
+    return _newest("tune", fits, lambda rec: choice_from_tune(rec, bind), cpus, bind, db)
