@@ -10,7 +10,7 @@ from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.balance import APP_COLUMNS, app_rows, summary_lines
 
-QUICK_PEAK = {"reps": 2, "seconds": 0.1}
+QUICK_PEAK = {"reps": 3, "seconds": 0.07}  # 3 rounds: every figure of the page has a spread
 
 
 def _best_stream_record(ctx: Context) -> dict | None:
