@@ -58,7 +58,8 @@ def test_a_sleeping_program_switches_context_and_uses_little_cpu():
         assert sw["context_switches"] >= 1
     else:  # switches happen in the kernel: not countable in user mode, and said so
         assert sw["context_switches"].startswith("unavailable: ")
-    assert 0 < sw["task_clock_s"] < rec["result"]["wall_s"]
+    # one thread cannot use more CPU time than it lived (no time window: true on any CPU, busy or not)
+    assert 0 < sw["task_clock_s"] <= rec["result"]["wall_s"]
     assert set(SOFTWARE) <= set(sw)
 
 
@@ -269,7 +270,7 @@ def test_ctrl_c_ends_the_command_and_keeps_its_record(tmp_path):
     # the command. The command ends; bandwall still stores and prints the record of what ran.
     db = tmp_path / "db.sqlite"
     p = subprocess.Popen(
-        [native.executable("bandwall"), "counters", "--format", "json", "--db", str(db), "--", "sleep", "30"],
+        [native.executable("bandwall"), "counters", "--format", "json", "--db", str(db), "--", "sleep", "99"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -282,5 +283,6 @@ def test_ctrl_c_ends_the_command_and_keeps_its_record(tmp_path):
     assert p.returncode == 130, err
     rec = json.loads(out)
     assert rec["result"]["signal"] == signal.SIGINT or rec["result"]["exit_code"] == 130
-    assert 0 < rec["result"]["wall_s"] < 30  # ended by the signal, not by running to its end
+    # ended by the signal, not by running to its end (the record says so; no time window asserted)
+    assert rec["result"]["wall_s"] > 0 and rec["result"].get("exit_code") != 0
     assert rec["id"] >= 1  # stored
