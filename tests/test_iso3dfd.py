@@ -321,6 +321,51 @@ def test_roofline_port_bound_from_the_incore_model(monkeypatch, fake_record):
     assert "unavailable" in iso3dfd.Roofline().place(fake_record(1.0))["result"]["roofline"]["ports"]
 
 
+def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "dot": 102.0}, calls)
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {
+        "l1_fills": {"bytes_per_point": 102.0, "y_window_in_l1": False},
+        "l2_bytes": 1 << 20,
+    }
+    roof = iso3dfd.Roofline()
+    r = roof.place(rec)["result"]["roofline"]
+    assert r["l1_fill_bound_mpoints_per_s"] == pytest.approx(1000.0)  # 102 GB/s from L2 / 102 bytes a point
+    port = r["port_bound_mpoints_per_s"]
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0))
+    assert r["percent_of_ecm"] == pytest.approx(100.0 * 100.0 / r["ecm_mpoints_per_s"])
+    assert r["y_window_in_l1"] is False
+    # dot on arrays filling half the L2 of each of the 2 threads, measured once per set of cores
+    (probe,) = [a for name, a in calls if name == "bandwall-stream" and "dot" in a]
+    assert probe[probe.index("--size") + 1] == str(2 * (1 << 20) // 4)
+    assert r["l2_probe"] == "bandwall-stream " + " ".join(probe)
+    roof.place(rec)
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize(
+    "traffic, stream, why",
+    [
+        ({}, {"copy": 30.0, "dot": 50.0}, "no L1 fill model"),
+        ({"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 1 << 20}, {"copy": 30.0}, "dot in L2"),
+        (
+            {"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 0},
+            {"copy": 30.0, "dot": 50.0},
+            "no L2 bandwidth",
+        ),
+    ],
+)
+def test_roofline_fill_bound_says_why_it_is_unavailable(monkeypatch, fake_record, traffic, stream, why):
+    fake_ceilings(monkeypatch, stream)
+    rec = fake_record(100.0)
+    rec["result"]["traffic_model"] = traffic
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["l1_fills"].startswith("unavailable") and why in r["l1_fills"]
+    assert "ecm_mpoints_per_s" not in r
+
+
 def test_roofline_quick_mode_runs_short_stream_kernels(monkeypatch, fake_record):
     calls = []
     fake_ceilings(monkeypatch, {"copy": 30.0, "triad": 32.0}, calls)

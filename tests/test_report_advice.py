@@ -311,6 +311,31 @@ def test_stencil_below_08_of_its_bound_is_flagged(make_record):
     assert line.fix == "bandwall iso3dfd --init first-touch --schedule static --blocks search"
 
 
+def test_stencil_held_by_its_l1_misses_says_so(make_record):
+    roof = {
+        "memory_bound_mpoints_per_s": 1000.0,
+        "port_bound_mpoints_per_s": 700.0,
+        "ecm_mpoints_per_s": 240.0,
+        "l1_fill_bytes_per_point": 102.0,
+        "l1_fill_bound_mpoints_per_s": 365.0,
+        "l2_GBps": 37.2,
+        "y_window_in_l1": False,
+    }
+    recs = [
+        make_record(
+            "iso3dfd",
+            result={"mpoints_per_s": v, "roofline": roof},
+            config={"init": "first-touch", "schedule": "static"},
+        )
+        for v in (210, 220, 230)
+    ]
+    (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
+    assert "92% of its tightest bound (ports + L2-to-L1 fills)" in line.verdict
+    assert "102 bytes a point come from L2 into L1" in line.verdict
+    assert "do not stay in L1" in line.verdict
+    assert not line.flag
+
+
 def test_rails_without_a_rail_model_says_how_to_get_one(make_record):
     prof = make_record("mpiprof", result={"calls": []}, config={"program": "./app", "ranks": 4})
     (line,) = advice.rails(Evidence({"mpiprof": [prof]}))

@@ -42,6 +42,30 @@ json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
 
 }  // namespace
 
+L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes) {
+  const double P = planes, h = 2.0 * kHalf;
+  const double b1 = static_cast<double>(std::min(b.b1, interior(g.n1)));
+  const double b2 = static_cast<double>(std::min(b.b2, interior(g.n2)));
+  const double row = sizeof(float);  // bytes per point of one row of one array
+  L1Fills f;
+  f.rows_needed = (h + 1) * P + (2 * P + h - 2) + 2 * P;
+  f.y_window_in_l1 = l1d_bytes > 0 && f.rows_needed * b1 * row <= static_cast<double>(l1d_bytes);
+  f.y = f.y_window_in_l1 ? row * (b2 + h) / b2 : row * (h + 1);
+  f.z = row * (2 * P + h - 2) / P;
+  f.update = 3 * row;
+  return f;
+}
+
+json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes) {
+  return {{"bytes_per_point", f.total()},
+          {"y_bytes_per_point", f.y},
+          {"z_bytes_per_point", f.z},
+          {"update_bytes_per_point", f.update},
+          {"y_window_in_l1", f.y_window_in_l1},
+          {"rows_needed_in_l1", f.rows_needed},
+          {"l1d_bytes", l1d_bytes}};
+}
+
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
                         int planes) {
   CacheModel m;
@@ -73,9 +97,7 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     m.blocks.b2 = std::min(y, ny);
   }
   m.window_bytes = window_bytes(g, m.blocks, planes);
-  m.y_window_in_l1 =
-      l1d_bytes > 0 && (2.0 * kHalf + 1) * planes * static_cast<double>(std::min(m.blocks.b1, g.n1)) * sizeof(float) <=
-                           static_cast<double>(l1d_bytes);
+  m.y_window_in_l1 = l1_fills(g, m.blocks, planes, l1d_bytes).y_window_in_l1;
   return m;
 }
 

@@ -22,9 +22,27 @@ struct CacheModel {
   Blocks blocks;
   std::uint64_t l1d_bytes = 0, l2_bytes = 0;
   double window_bytes = 0;      // of the model's blocks
-  bool y_window_in_l1 = false;  // the 17 rows of each plane of the register shape fit the L1d
+  bool y_window_in_l1 = false;  // l1_fills: the y window of every plane of the register shape stays in L1d
   std::string why;
 };
+// What moves between L2 and L1d per interior point, in bytes, for the row kernel with a register
+// shape of `planes` planes on blocks b (the Execution-Cache-Memory view of the kernel: the port
+// bound says how fast the core computes once data is in L1, this how much must come to L1 first).
+// The window of prev the y neighbours reuse is 17 rows of each plane; between two uses of one of
+// its lines a row step also streams the 2 planes + 14 rows of the z window and a row of next and
+// of vel per plane, so the window stays in L1 (under LRU) only if all of them fit together. Then
+// each row of prev comes to L1 once per y block (with the 16 halo rows), otherwise the 16 y rows
+// and the centre come again for every output row. The z rows come from L2 every time, and next
+// (read), vel (read) and next (written back) pass through L1 once.
+struct L1Fills {
+  bool y_window_in_l1 = false;
+  double rows_needed = 0;  // rows of the block's width that must fit for the y window to stay
+  double y = 0, z = 0, update = 0;
+  double total() const { return y + z + update; }
+};
+L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes);
+json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes);
+
 // planes: the register shape's planes along z (register_planes() of the active row kernel).
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
                         int planes = register_planes());

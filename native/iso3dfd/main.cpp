@@ -12,6 +12,7 @@
 #include "common/errors.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
+#include "common/topology.hpp"
 #include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/options.hpp"
@@ -83,9 +84,11 @@ int main(int argc, char** argv) {
         o.thread_options.automatic() ? auto_rounds(o, static_cast<int>(bw::thread_candidates(threads).size())) : 0;
     const Blocks& r = o.blocks_requested;
     json blocks_choice = {{"how", "user"}, {"why", "given on the command line"}};
+    const int first_cpu = cpus.empty() || cpus[0] < 0 ? bw::allowed_cpus().front() : cpus[0];
+    o.l1d_bytes = bw::Topology::instance().cache_bytes(1, first_cpu);
+    o.l2_bytes = bw::Topology::instance().cache_bytes(2, first_cpu);
     if (!r.b1 || !r.b2 || !r.b3) {
-      const int cpu = cpus.empty() || cpus[0] < 0 ? bw::allowed_cpus().front() : cpus[0];
-      BlockChoice bc = choose_blocks(o.grid, r, o.schedule, o.placement, threads, cpu,
+      BlockChoice bc = choose_blocks(o.grid, r, o.schedule, o.placement, threads, first_cpu,
                                      o.block_search && o.kernel == KernelChoice::Optimised && o.iterations > 0);
       o.blocks = bc.blocks;
       blocks_choice = bc.record;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/topology.hpp"
+#include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
@@ -31,6 +32,8 @@ json traffic_model(const Options& o) {
           {"bytes_per_point_dram_estimate", dram},
           {"bytes_per_point_into_l2_estimate", l2},
           {"window_bytes", window},
+          {"l1_fills", l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes), o.l1d_bytes)},
+          {"l2_bytes", o.l2_bytes},
           {"assumption",
            "next is read before it is written (no write-allocate); the window of prev stays in L2 "
            "within a block; the last-level cache holds one row of blocks"}};

@@ -23,7 +23,10 @@ TEST(AutoBlocks, ModelFollowsTheL2) {
     EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
     EXPECT_FALSE(small.y_window_in_l1);  // 2 planes x 17 rows of 272 floats: 36 KiB
   }
-  EXPECT_TRUE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 1).y_window_in_l1);  // 1 plane: 18 KiB
+  // 1 plane: its 17 rows (18 KiB) and the 16 z rows and 2 rows of next and vel streamed between two
+  // uses of a line (35 rows of 272 floats, 37 KiB) fit Zen 5's 48 KiB L1d, not a 32 KiB one.
+  EXPECT_FALSE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 1).y_window_in_l1);
+  EXPECT_TRUE(model_blocks(g, Blocks{}, 48 << 10, 1 << 20, 1).y_window_in_l1);
   // Shorter rows, larger y blocks (4608 (y + 16) bytes <= 256 KiB up to y 40); clipped to the interior.
   EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 40u);
   EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 24u);
@@ -44,4 +47,26 @@ TEST(AutoBlocks, CandidatesAndSearchGrid) {
   EXPECT_EQ(s.n2, 16u + 96u);                               // twice the largest candidate
   EXPECT_EQ(s.n3, 16u + 2u * 32u);                          // 32 planes per thread
   EXPECT_LE(search_grid(Grid{40, 30, 20}, 48, 8).n3, 20u);  // never larger than the run's grid
+}
+
+TEST(AutoBlocks, L1FillsCountTheRowsThatComeFromL2) {
+  const Grid g{272, 272, 272};
+  // 4 planes of whole rows: the y window (68 rows) cannot stay in 32 KiB, so the 16 y rows and the
+  // centre come again for every point (68 bytes), the z window brings (2 x 4 + 14) / 4 rows (22
+  // bytes), and next, vel and next's write-back 12.
+  const L1Fills whole = l1_fills(g, Blocks{272, 24, 128}, 4, 32 << 10);
+  EXPECT_FALSE(whole.y_window_in_l1);
+  EXPECT_DOUBLE_EQ(whole.rows_needed, 68 + 22 + 8);
+  EXPECT_DOUBLE_EQ(whole.y, 68.0);
+  EXPECT_DOUBLE_EQ(whole.z, 22.0);
+  EXPECT_DOUBLE_EQ(whole.update, 12.0);
+  EXPECT_DOUBLE_EQ(whole.total(), 102.0);
+  // Blocks of 64 floats along x: 98 rows of 256 bytes fit, and each row of prev comes once per y
+  // block with its 16 halo rows: 4 x 40 / 24 bytes.
+  const L1Fills narrow = l1_fills(g, Blocks{64, 24, 128}, 4, 32 << 10);
+  EXPECT_TRUE(narrow.y_window_in_l1);
+  EXPECT_DOUBLE_EQ(narrow.y, 4.0 * 40 / 24);
+  EXPECT_DOUBLE_EQ(narrow.total(), 4.0 * 40 / 24 + 22 + 12);
+  // No L1d size known: the window is not assumed to fit.
+  EXPECT_FALSE(l1_fills(g, Blocks{64, 24, 128}, 4, 0).y_window_in_l1);
 }

@@ -24,6 +24,11 @@ ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule 
 ROOFLINE_STREAM_KERNELS = ("copy", "triad")
 # Repetitions of each of them in quick mode (the first is dropped); the executable's default otherwise.
 QUICK_STREAM_REPS = 3
+# The L2-to-L1 bandwidth of the same cores: stream's dot (two arrays read, nothing written) on arrays
+# that fill half of each thread's L2, so every load is an L1 miss served by L2; each repetition
+# takes microseconds, hence many.
+L2_PROBE_KERNEL = "dot"
+L2_PROBE_REPS = 400
 
 
 def parse_dims(text: str, what: str) -> tuple[int, int, int]:
@@ -121,10 +126,12 @@ class Roofline:
         self.quick = quick
         self._cache: dict[tuple, dict] = {}
 
-    def ceilings(self, threads: int, cpus: str, binding: str) -> dict:
+    def ceilings(self, threads: int, cpus: str, binding: str, l2_bytes: int = 0) -> dict:
         key = (threads, cpus if binding != "none" else "")
+        where = ["--threads", str(threads)] + (["--cpus", cpus] if binding != "none" and cpus else [])
+        if l2_bytes > 0 and (key, l2_bytes) not in self._cache:
+            self._cache[(key, l2_bytes)] = self.l2_probe(threads, where, l2_bytes)
         if key not in self._cache:
-            where = ["--threads", str(threads)] + (["--cpus", cpus] if binding != "none" and cpus else [])
             reps = ["--reps", str(QUICK_STREAM_REPS)] if self.quick else []
             out: dict = {}
             measured: dict[str, float] = {}
@@ -148,7 +155,20 @@ class Roofline:
             except (BandwallError, KeyError, TypeError, ValueError) as e:
                 out["incore"] = f"unavailable: bandwall-peak: {e}"
             self._cache[key] = out
-        return self._cache[key]
+        return {**self._cache[key], **(self._cache[(key, l2_bytes)] if l2_bytes > 0 else {})}
+
+    @staticmethod
+    def l2_probe(threads: int, where: list[str], l2_bytes: int) -> dict:
+        size = threads * l2_bytes // 4  # bytes per array, shared by the threads: 2 x l2 / 4 per thread
+        args = ["--kernel", L2_PROBE_KERNEL, *where, "--size", str(size), "--reps", str(L2_PROBE_REPS)]
+        try:
+            rec = native.run_record("bandwall-stream", args)
+            return {
+                "l2_GBps": float(rec["result"]["best_GBps"]),
+                "l2_probe": " ".join(["bandwall-stream", *args]),
+            }
+        except (BandwallError, KeyError, TypeError, ValueError) as e:
+            return {"l2": f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in L2: {e}"}
 
     def place(self, rec: dict) -> dict:
         """Adds result.roofline to rec: per cent of the memory bound (the best stream GB/s of copy and
@@ -156,7 +176,10 @@ class Roofline:
         (FMA peak / flops per point), with the inputs."""
         r = rec["result"]
         prov = rec["provenance"]
-        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"])
+        traffic = r.get("traffic_model", {})
+        fills = traffic.get("l1_fills", {})
+        l2_bytes = int(traffic.get("l2_bytes", 0)) if "bytes_per_point" in fills else 0
+        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"], l2_bytes)
         roof: dict = {
             "bytes_per_point": r["bytes_per_point"],
             "flops_per_point": r["flops_per_point"],
@@ -185,6 +208,7 @@ class Roofline:
         else:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
+        roof.update(fill_bound(fills, c, roof, mp))
         r["roofline"] = roof
         return records.validate(rec)
 
@@ -213,6 +237,31 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
         "microarch": model.get("microarch", {}).get("name", "unknown"),
         "core_ghz_from_peak": ghz,
     }
+
+
+def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float) -> dict:
+    """What the L1 misses allow: the bytes per point the record's model says come from L2 into L1
+    (traffic_model.l1_fills) at the L2-to-L1 bandwidth measured on the same cores; and, with the port
+    bound, the Execution-Cache-Memory estimate of the two levels: the time of the core's work and
+    the time of the L2-to-L1 transfers added, not overlapped."""
+    if "bytes_per_point" not in fills:
+        return {"l1_fills": "unavailable: the run's record has no L1 fill model"}
+    if "l2_GBps" not in ceilings:
+        return {"l1_fills": ceilings.get("l2", "unavailable: no L2 bandwidth measured")}
+    per_point = float(fills["bytes_per_point"])
+    bound = ceilings["l2_GBps"] * 1e3 / per_point
+    out = {
+        "l1_fill_bytes_per_point": per_point,
+        "y_window_in_l1": bool(fills.get("y_window_in_l1", False)),
+        "l2_GBps": ceilings["l2_GBps"],
+        "l2_probe": ceilings["l2_probe"],
+        "l1_fill_bound_mpoints_per_s": bound,
+    }
+    port = roof.get("port_bound_mpoints_per_s")
+    if isinstance(port, (int, float)) and port > 0 and bound > 0:
+        ecm = 1.0 / (1.0 / port + 1.0 / bound)
+        out.update(ecm_mpoints_per_s=ecm, percent_of_ecm=100.0 * mp / ecm)
+    return out
 
 
 def ablation(grid, iters: int, **options) -> list[dict]:

@@ -13,6 +13,7 @@ COLUMNS = [
     "% memory bound",
     "% FMA bound",
     "% port bound",
+    "% ECM",
     "prev pages",
 ]
 ARRAYS = ("prev", "next", "vel")
@@ -39,6 +40,7 @@ def row(rec: dict) -> list:
         _pct(roof, "memory"),
         _pct(roof, "incore"),
         _pct(roof, "port"),
+        _pct(roof, "l1_fills", "percent_of_ecm"),
         page_map_text(pm.get("prev", {})),
     ]
 
@@ -52,8 +54,8 @@ def page_map_rows(recs: list[dict]) -> list[list]:
     ]
 
 
-def _pct(roof: dict, which: str):
-    key = f"percent_of_{which}_bound"
+def _pct(roof: dict, which: str, key: str = ""):
+    key = key or f"percent_of_{which}_bound"
     if key in roof:
         return f"{roof[key]:.0f}%"
     return "-" if not roof else roof.get(which, "-")
@@ -95,15 +97,32 @@ def render(con, recs: list[dict]) -> None:
             f"in-core bound of the {c['isa']} row kernel: {roof['port_bound_mpoints_per_s']:.0f} MPoints/s "
             f"({roof['port_bound_by']}, at {roof['core_ghz_from_peak']:.2f} GHz from the FMA peak)"
         )
+    if "l1_fill_bound_mpoints_per_s" in roof:
+        window = "stay" if roof["y_window_in_l1"] else "do not stay"
+        con.print(
+            f"L1 misses: {roof['l1_fill_bytes_per_point']:.0f} bytes a point come from L2 (the y neighbours' rows "
+            f"{window} in L1); at {roof['l2_GBps']:.1f} GB/s from L2 ({roof['l2_probe']}): "
+            f"{roof['l1_fill_bound_mpoints_per_s']:.0f} MPoints/s"
+        )
+    if "ecm_mpoints_per_s" in roof:
+        con.print(
+            f"ECM estimate (the in-core work and the L2-to-L1 transfers, not overlapped): "
+            f"{roof['ecm_mpoints_per_s']:.0f} MPoints/s"
+        )
     split = first.get("placement", {}).get("page_split", {})
     if split.get("mode", "").startswith("base pages throughout"):
         con.print(
             f"huge pages ({split['huge_page_bytes'] >> 20} MiB) are coarser than a thread's part "
             f"({split['smallest_part_bytes'] >> 10} KiB): first-touch used base pages"
         )
-    for which in ("memory", "incore", "ports"):
+    for which, name in (
+        ("memory", "memory"),
+        ("incore", "incore"),
+        ("ports", "ports"),
+        ("l1_fills", "L1 misses"),
+    ):
         if which in roof:
-            con.print(f"{which} bound: {roof[which]}")
+            con.print(f"{name} bound: {roof[which]}")
     v = first["validation"]
     if "max_abs_error" in v:  # --verify: the whole field against the plain reference
         con.print(

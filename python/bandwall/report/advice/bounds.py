@@ -70,6 +70,10 @@ def roofline(ev: Evidence) -> list[Line]:
     return lines
 
 
+# The Execution-Cache-Memory estimate: the core's work and the L2-to-L1 transfers, not overlapped.
+ECM = "ports + L2-to-L1 fills"
+
+
 def stencil(ev: Evidence) -> list[Line]:
     runs = [r for r in ev.section("iso3dfd") if r.get("tool") == "iso3dfd" and "roofline" in r["result"]]
     if not runs:
@@ -87,6 +91,7 @@ def stencil(ev: Evidence) -> list[Line]:
             ("memory", "memory_bound"),
             ("in-core (ports)", "port_bound"),
             ("FMA", "incore_bound"),
+            (ECM, "ecm"),
         )
         if roof.get(f"{key}_mpoints_per_s")
     }
@@ -98,6 +103,12 @@ def stencil(ev: Evidence) -> list[Line]:
     if tied:
         verdict += "; " + ", ".join(f"{a}/{b}" for a, b in tied) + f": {NOISE}"
     verdict += f"; it reaches {e:.0%} of its tightest bound ({tight}), " + efficiency_flag(e)
+    if tight == ECM:
+        verdict += (
+            f"; {fmt(roof['l1_fill_bytes_per_point'])} bytes a point come from L2 into L1 "
+            f"(L2 {fmt(roof['l2_GBps'])} GB/s, {fmt(roof['l1_fill_bound_mpoints_per_s'])} MPoints/s alone)"
+            + ("" if roof.get("y_window_in_l1") else ": the y neighbours' rows do not stay in L1")
+        )
     return [
         Line(
             "ISO3DFD stencil",
