@@ -49,8 +49,8 @@ EDITS = [
         "#endif\n    // next = 2 prev - next + vel * lap, and",
     ),
     (
-        "      x_pairs<D, 1>(acc[o], w, q);",
-        "#ifndef PH_NO_X\n      x_pairs<D, 1>(acc[o], w, q);\n#endif",
+        "        x_pairs<D, 1>(acc[o], w, q);",
+        "#ifndef PH_NO_X\n        x_pairs<D, 1>(acc[o], w, q);\n#endif",
     ),
     (
         "      const float* ya = p - sy;\n      const float* yb = p + sy;",
@@ -103,7 +103,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     ap.add_argument("--blocks", default="272x24x128", help="b1xb2xb3")
-    ap.add_argument("--shape", default="4,2,0", help="planes,vectors,x_loads of the register shape")
+    ap.add_argument(
+        "--shape", default="4,2,0,true", help="planes,vectors,x_loads,split of the register shape (RowDesc)"
+    )
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     a = ap.parse_args()

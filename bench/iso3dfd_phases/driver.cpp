@@ -1,8 +1,10 @@
-// Times the AVX-512 row kernel of bandwall's ISO3DFD engine (native/iso3dfd/rows_kernel.hpp) on one
-// thread, in cycles per output vector of 16 points, with the clock measured beside every repetition
-// by a chain of dependent integer adds (one per cycle). bench/iso3dfd_phases.py builds it once per
-// variant of the kernel (a part left out, or the y or z neighbours read from rows that stay in L1)
-// to show what each part costs. The numbers it computes are not checked: it measures time only.
+// Times the AVX-512 (or, built with -DBW_AVX2, the AVX2) row kernel of bandwall's ISO3DFD engine
+// (native/iso3dfd/rows_kernel.hpp) on one thread, in cycles per output vector of 16 points, with the clock measured
+// beside every repetition by a chain of dependent integer adds (one per cycle). bench/iso3dfd_phases.py builds it once
+// per variant of the kernel (a part left out, or the y or z neighbours read from rows that stay in L1) to show what
+// each part costs. The numbers it computes are not checked: it measures time only.
+//
+// BW_SHAPE is the register shape (RowDesc: planes, vectors, x_loads[, split]).
 //
 //   driver N1 N2 N3 B1 B2 B3 STEPS REPS
 #include <sys/mman.h>
@@ -13,7 +15,13 @@
 #include <cstdlib>
 #include <vector>
 
+#ifdef BW_AVX2
+#include "iso3dfd/rows_avx2.hpp"
+using Isa = bw::iso3dfd::Avx2;
+#else
 #include "iso3dfd/rows_avx512.hpp"
+using Isa = bw::iso3dfd::Avx512;
+#endif
 #include "iso3dfd/rows_kernel.hpp"
 
 using namespace bw::iso3dfd;
@@ -72,12 +80,12 @@ int main(int argc, char** argv) {
         x = end;
       }
   constexpr RowDesc kShape{BW_SHAPE};
-  const double vectors = static_cast<double>(g.interior()) * steps / 16;
+  const double vectors = static_cast<double>(g.interior()) * steps / 16;  // of 16 points, whatever the ISA
   for (int r = 0; r < reps; ++r) {
     const double before = clock_ghz();
     const auto a = std::chrono::steady_clock::now();
     for (int t = 0; t < steps; ++t) {
-      for (const Box& bx : boxes) row_box<Avx512, kShape>(c, prev, next, vel, g, bx);
+      for (const Box& bx : boxes) row_box<Isa, kShape>(c, prev, next, vel, g, bx);
       std::swap(prev, next);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();

@@ -21,6 +21,10 @@ constexpr double kMargin = 0.05;
 // The smallest y block the model proposes: a block of y rows re-reads 16 halo rows of prev per
 // plane, 67% more rows at 24 and 200% at 8 (measured slower than 24 on a 512 KiB L2, bench/README).
 constexpr std::size_t kMinY = 24;
+// A split shape's first pass brings each row of prev into L1 once per block of rows, so a small y
+// block only re-reads the halo rows from L2: 8 measured as fast as 16-32 on Zen 4 (two threads)
+// and faster on one (bench/results/2026-11-26-zen4.md).
+constexpr std::size_t kMinYSplit = 8;
 // The share of L2 the window of prev may fill: the rest holds next and vel streaming through, the
 // next block's first planes and the prefetchers' lines. Measured with bench/iso3dfd_blocks.py on
 // Zen 5 (1 MiB L2): a window filling 90% of it (y 32) ran 4-6% slower than one filling 40% (y 24).
@@ -42,23 +46,25 @@ json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
 
 }  // namespace
 
-L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes) {
+L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split) {
   const double P = planes, h = 2.0 * kHalf;
   const double b1 = static_cast<double>(std::min(b.b1, interior(g.n1)));
   const double b2 = static_cast<double>(std::min(b.b2, interior(g.n2)));
   const double row = sizeof(float);  // bytes per point of one row of one array
   L1Fills f;
-  f.rows_needed = (h + 1) * P + (2 * P + h - 2) + 2 * P;
+  f.rows_needed = split ? (h + 1) + 1 : (h + 1) * P + (2 * P + h - 2) + 2 * P;
   f.y_window_in_l1 = l1d_bytes > 0 && f.rows_needed * b1 * row <= static_cast<double>(l1d_bytes);
   f.y = f.y_window_in_l1 ? row * (b2 + h) / b2 : row * (h + 1);
   f.z = row * (2 * P + h - 2) / P;
-  f.update = 3 * row;
+  f.update = (split ? 4 : 3) * row;
+  f.partial_sums = split ? 3 * row : 0;
   return f;
 }
 
 json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes) {
   return {{"bytes_per_point", f.total()},
           {"y_bytes_per_point", f.y},
+          {"partial_sums_bytes_per_point", f.partial_sums},
           {"z_bytes_per_point", f.z},
           {"update_bytes_per_point", f.update},
           {"y_window_in_l1", f.y_window_in_l1},
@@ -67,7 +73,7 @@ json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes) {
 }
 
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes) {
+                        int planes, bool split) {
   CacheModel m;
   m.l1d_bytes = l1d_bytes;
   m.l2_bytes = l2_bytes;
@@ -89,15 +95,16 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
             std::to_string(y + 2 * kHalf) + " rows of " + std::to_string(g.n1) + " floats, " +
             std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
             " half of the " + kib(l2_bytes) + " L2 up to y block " + std::to_string(y);
-    if (y < kMinY) {
-      y = kMinY;
-      m.why += "; raised to " + std::to_string(kMinY) + ", below which the 16 halo rows re-read per plane cost more " +
+    const std::size_t least = split ? kMinYSplit : kMinY;
+    if (y < least) {
+      y = least;
+      m.why += "; raised to " + std::to_string(least) + ", below which the 16 halo rows re-read per plane cost more " +
                "than the L2 misses of a larger window";
     }
     m.blocks.b2 = std::min(y, ny);
   }
   m.window_bytes = window_bytes(g, m.blocks, planes);
-  m.y_window_in_l1 = l1_fills(g, m.blocks, planes, l1d_bytes).y_window_in_l1;
+  m.y_window_in_l1 = l1_fills(g, m.blocks, planes, l1d_bytes, split).y_window_in_l1;
   return m;
 }
 

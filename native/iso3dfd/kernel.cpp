@@ -40,6 +40,8 @@ std::string kernel_isa() { return active()->isa; }
 
 int register_planes() { return active()->shapes[0].planes; }
 
+bool register_split() { return active()->shapes[0].split; }
+
 std::string kernel_method() { return active()->method; }
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ

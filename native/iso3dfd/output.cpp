@@ -32,7 +32,8 @@ json traffic_model(const Options& o) {
           {"bytes_per_point_dram_estimate", dram},
           {"bytes_per_point_into_l2_estimate", l2},
           {"window_bytes", window},
-          {"l1_fills", l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes), o.l1d_bytes)},
+          {"l1_fills",
+           l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split()), o.l1d_bytes)},
           {"l2_bytes", o.l2_bytes},
           {"assumption",
            "next is read before it is written (no write-allocate); the window of prev stays in L2 "
@@ -47,6 +48,7 @@ json incore_model() {
   return {{"lanes", v->lanes},
           {"planes", s.planes},
           {"vectors", s.vectors},
+          {"split", s.split},
           {"per_vector",
            {{"loads", v->counts.loads},
             {"fmas", v->counts.fmas},

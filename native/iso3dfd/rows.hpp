@@ -34,6 +34,7 @@ struct RowShape {
   BoxFn box = nullptr;
   unsigned x_loads = 0;
   RowCounts counts;
+  bool split = false;  // two passes per block (iso3dfd/rows_kernel.hpp)
 };
 
 struct RowVariant {

@@ -8,14 +8,16 @@
 namespace bw::iso3dfd {
 
 // The first shape is the one run() uses (4 planes x 2 vectors, every x pair by valignd: the
-// fewest cycles per vector of the Zen 4 and Zen 5 models, whose FP pipes bind before the loads);
-// the others are tested against the reference and cover every path: P = 1 .. 8, V = 1 .. 4, x
-// pairs loaded or shifted.
+// fewest cycles per vector of the Zen 4 and Zen 5 models, whose FP pipes bind before the loads;
+// split in two passes, which keeps the y rows in L1: 1.12-1.19x one pass on Zen 4, one thread,
+// bench/results/2026-11-26-zen4.md); the others are tested against the reference and cover every
+// path: P = 1 .. 8, V = 1 .. 4, x pairs loaded or shifted, one pass or split.
 constexpr RowShape kAvx512Shapes[] = {
-    row_shape<Avx512, RowDesc{4, 2, 0}>(),    row_shape<Avx512, RowDesc{4, 2, 0x3}>(),
-    row_shape<Avx512, RowDesc{2, 4, 0}>(),    row_shape<Avx512, RowDesc{1, 4, 0}>(),
-    row_shape<Avx512, RowDesc{1, 1, 0xff}>(), row_shape<Avx512, RowDesc{3, 2, 0x81}>(),
-    row_shape<Avx512, RowDesc{8, 1, 0}>(),    row_shape<Avx512, RowDesc{2, 2, 0x0f}>()};
+    row_shape<Avx512, RowDesc{4, 2, 0, true}>(), row_shape<Avx512, RowDesc{4, 2, 0}>(),
+    row_shape<Avx512, RowDesc{4, 2, 0x3}>(),     row_shape<Avx512, RowDesc{2, 4, 0}>(),
+    row_shape<Avx512, RowDesc{1, 4, 0}>(),       row_shape<Avx512, RowDesc{1, 1, 0xff}>(),
+    row_shape<Avx512, RowDesc{3, 2, 0x81}>(),    row_shape<Avx512, RowDesc{8, 1, 0}>(),
+    row_shape<Avx512, RowDesc{2, 2, 0x0f}>(),    row_shape<Avx512, RowDesc{3, 1, 0x81, true}>()};
 
 extern const RowVariant kRowsAvx512;
 constinit const RowVariant kRowsAvx512{"avx512",

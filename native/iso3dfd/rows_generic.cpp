@@ -23,7 +23,7 @@ void box(const Coefficients& c, const float* prev, float* next, const float* vel
     }
 }
 
-constexpr RowShape kShapes[] = {{1, 1, &box}};
+constexpr RowShape kShapes[] = {{1, 1, &box, 0, {}, false}};
 
 }  // namespace
 

@@ -13,7 +13,12 @@
 //    instead (a load-port slot for a shuffle slot, for CPUs whose FP pipes bind first);
 //  - z: P planes are computed together and a window of 2 P planes slides through registers, so
 //    the 16 z neighbours of P outputs cost 2 P + 14 loads ((2 P + 14) / P per vector);
-//  - y: the 16 rows are loaded from L1 (the 17 rows of a plane stay there), shared by nothing;
+//  - y: the 16 rows are loaded one by one, shared by nothing; they hit L1 only while the 17 rows of
+//    every plane computed together stay there, which whole rows of 4 planes do not (68 rows);
+//  - split shapes run two passes over a block's P planes instead of one: the centre, x and y of
+//    one plane at a time (its 17 rows stay in L1) into a per-thread buffer of partial sums, then
+//    z and the update for the P planes together, starting from those sums (one load per vector
+//    instead of the 16 y rows from L2; iso3dfd/autoblocks.hpp's l1_fills counts both);
 //  - coefficients: held in registers where the register file allows it (AVX-512's 32), otherwise
 //    broadcast once per distance for all the vectors that use it.
 #pragma once
@@ -21,17 +26,20 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
 
 // What a register shape of the row kernel is: P planes along z x V vectors along x computed
-// together, and the x distances (bit K-1 for distance K) whose pairs come from unaligned loads
-// rather than lane shifts. The kernel's code and its counts both follow it.
+// together, the x distances (bit K-1 for distance K) whose pairs come from unaligned loads rather
+// than lane shifts, and whether the block runs in two passes (split). The kernel's code and its
+// counts both follow it.
 struct RowDesc {
   int planes = 1, vectors = 1;
   unsigned x_loads = 0;
+  bool split = false;
   constexpr bool x_loaded(int k) const { return (x_loads >> (k - 1)) & 1u; }
 };
 
@@ -57,7 +65,7 @@ constexpr RowCounts row_counts(RowDesc d) {
   const double x = (V + 2) / V + 2.0 * loaded;  // aligned vectors of the row, unaligned pairs
   const double y = 2.0 * kHalf;                 // 16 rows
   const double z = (2 * P + 2 * (kHalf - 1)) / P;
-  const double update = 3;  // the centre again, next and vel
+  const double update = 3 + (d.split ? 1 : 0);  // the centre again, next and vel; the partial sums
   // Broadcasts: per plane and distance in x (shared by the V vectors), per block and distance in
   // y, per vector column and distance in z.
   const double coefficients =
@@ -66,6 +74,10 @@ constexpr RowCounts row_counts(RowDesc d) {
   // per neighbour pair.
   return RowCounts{x + y + z + update + coefficients, 1.0 + 3 * kHalf + 2, 3.0 * kHalf, shuffles};
 }
+
+// What one call of the segment computes: everything (one pass), or the split shapes' first pass
+// (centre, x and y of one plane, stored as partial sums) or second (z and the update, from them).
+enum class Pass { All, PartialSums, FromPartialSums };
 
 template <class Isa>
 class RowKernel {
@@ -86,33 +98,59 @@ class RowKernel {
   }
 
   // One cache block: next = 2 prev - next + vel * lap(prev) on the box, P planes at a time (the
-  // planes left over one at a time).
+  // planes left over one at a time); split shapes in two passes per P planes.
   template <RowDesc D>
   void box(const float* prev, float* next, const float* vel, const Grid& g, const Box& b) const {
     constexpr RowDesc one{1, D.vectors, D.x_loads};
     std::size_t z = b.z0;
-    for (; z + D.planes <= b.z1; z += D.planes)
-      for (std::size_t y = b.y0; y < b.y1; ++y) row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+    if constexpr (D.split) {
+      constexpr RowDesc xy{1, D.vectors, D.x_loads};
+      const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
+      float* t = scratch(D.planes * tp);
+      for (; z + D.planes <= b.z1; z += D.planes) {
+        for (int o = 0; o < D.planes; ++o)
+          for (std::size_t y = b.y0; y < b.y1; ++y)
+            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1,
+                                       t + o * tp + (y - b.y0) * g.n1, 0);
+        for (std::size_t y = b.y0; y < b.y1; ++y)
+          row<D, Pass::FromPartialSums>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.n1,
+                                        static_cast<long>(tp));
+      }
+    } else {
+      for (; z + D.planes <= b.z1; z += D.planes)
+        for (std::size_t y = b.y0; y < b.y1; ++y) row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+    }
     for (; z < b.z1; ++z)
       for (std::size_t y = b.y0; y < b.y1; ++y) row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+  }
+
+  // The split shapes' partial sums (centre, x and y) of a block's P planes, laid out as the block's
+  // rows (row stride n1, plane stride rows x n1), per thread; a vector of slack on either side for
+  // the vectors that start before x0 (their lanes outside the box are masked).
+  static float* scratch(std::size_t floats) {
+    thread_local std::vector<float> buf;
+    if (buf.size() < floats + 2 * L) buf.resize(floats + 2 * L);
+    return buf.data() + L;
   }
 
  private:
   // Vectors start on vector boundaries of prev's row: the first starts at or before x0, the last
   // ends at or after x1; those two are masked, the others whole.
-  template <RowDesc D>
-  void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1) const {
+  template <RowDesc D, Pass Part = Pass::All>
+  void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1,
+           float* t = nullptr, long tp = 0) const {
     constexpr RowDesc one{D.planes, 1, D.x_loads};
     const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
     long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
     auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
     if (x < lo) {
-      segment<one, true>(prev, next, vel, at(x), Isa::mask(x, lo, hi));
+      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp);
       x += L;
     }
-    for (; x + L * D.vectors <= hi; x += L * D.vectors) segment<D, false>(prev, next, vel, at(x), Mask{});
-    for (; x + L <= hi; x += L) segment<one, false>(prev, next, vel, at(x), Mask{});
-    if (x < hi) segment<one, true>(prev, next, vel, at(x), Isa::mask(x, lo, hi));
+    for (; x + L * D.vectors <= hi; x += L * D.vectors)
+      segment<D, false, Part>(prev, next, vel, at(x), Mask{}, t + x, tp);
+    for (; x + L <= hi; x += L) segment<one, false, Part>(prev, next, vel, at(x), Mask{}, t + x, tp);
+    if (x < hi) segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp);
   }
 
   Vec coef(int k) const {
@@ -124,30 +162,34 @@ class RowKernel {
 
   // P planes x V vectors of outputs from index i (plane z, the first vector) on; Masked: one
   // vector whose lanes outside the box are neither read from next/vel nor written.
-  template <RowDesc D, bool Masked>
-  [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i,
-                                             Mask m) const {
+  template <RowDesc D, bool Masked, Pass Part = Pass::All>
+  [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
+                                             float* t = nullptr, long tp = 0) const {
     constexpr int P = D.planes, V = D.vectors;
     const long sy = sy_, sz = sz_;
     const float* p = prev + i;
     Vec acc[P][V];
-    // Centre and x neighbours, from the aligned vectors of the segment and one on either side.
+    if constexpr (Part == Pass::FromPartialSums) {
+      // the partial sums are loaded vector by vector in the z part, so that only P are live at once
+    } else {
+      // Centre and x neighbours, from the aligned vectors of the segment and one on either side.
 #pragma GCC unroll 8
-    for (int o = 0; o < P; ++o) {
-      const float* q = p + o * sz;
-      typename Isa::Row w[V + 2];
+      for (int o = 0; o < P; ++o) {
+        const float* q = p + o * sz;
+        typename Isa::Row w[V + 2];
 #pragma GCC unroll 16
-      for (int v = 0; v < V + 2; ++v) w[v].m = Isa::load(q + L * (v - 1));
+        for (int v = 0; v < V + 2; ++v) w[v].m = Isa::load(q + L * (v - 1));
 #pragma GCC unroll 16
-      for (int j = 0; j <= V; ++j) Isa::prepare(w[j], w[j + 1]);
-      const Vec c0 = coef(0);
+        for (int j = 0; j <= V; ++j) Isa::prepare(w[j], w[j + 1]);
+        const Vec c0 = coef(0);
 #pragma GCC unroll 16
-      for (int v = 0; v < V; ++v) acc[o][v] = Isa::mul(c0, w[v + 1].m);
-      x_pairs<D, 1>(acc[o], w, q);
+        for (int v = 0; v < V; ++v) acc[o][v] = Isa::mul(c0, w[v + 1].m);
+        x_pairs<D, 1>(acc[o], w, q);
+      }
     }
     // y neighbours: distance k outermost so that all P * V sums advance together (their FMA
     // chains overlap); plane o's rows are plane 0's plus o * sz.
-    {
+    if constexpr (Part != Pass::FromPartialSums) {
       const float* ya = p - sy;
       const float* yb = p + sy;
 #pragma GCC unroll 8
@@ -166,12 +208,27 @@ class RowKernel {
         opaque(yb);
       }
     }
+    if constexpr (Part == Pass::PartialSums) {
+#pragma GCC unroll 16
+      for (int v = 0; v < V; ++v) {
+        if constexpr (Masked)
+          Isa::maskstore(t + L * v, m, acc[0][v]);
+        else
+          Isa::store(t + L * v, acc[0][v]);
+      }
+      return;
+    }
     // z neighbours, vector by vector: output o pairs planes o - k and o + k. lo[j] holds plane
     // j - k and hi[j] plane j + k (j = 0 .. P-1); from k to k + 1 each window slides by one
     // plane, so every step loads two planes for all P outputs.
 #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) {
       const float* q = p + L * v;
+      if constexpr (Part == Pass::FromPartialSums) {
+#pragma GCC unroll 8
+        for (int o = 0; o < P; ++o)
+          acc[o][v] = Masked ? Isa::maskload(t + o * tp + L * v, m) : Isa::load(t + o * tp + L * v);
+      }
       Vec lo[P], hi[P];
 #pragma GCC unroll 8
       for (int j = 0; j < P; ++j) {
@@ -263,7 +320,7 @@ template <class Isa, RowDesc D>
 // A register shape of a variant: its block function and the counts of its description.
 template <class Isa, RowDesc D>
 constexpr RowShape row_shape() {
-  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D)};
+  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D), D.split};
 }
 
 }  // namespace bw::iso3dfd

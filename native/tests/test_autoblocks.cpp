@@ -10,7 +10,7 @@ TEST(AutoBlocks, ModelFollowsTheL2) {
   const Grid g{272, 272, 272};
   // 20 planes (a register shape of 4) x (y + 16) rows x 272 floats: y = 32 fits half of 2 MiB
   // (1020 KiB), 40 does not.
-  CacheModel big = model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4);
+  CacheModel big = model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4, false);
   EXPECT_EQ(big.blocks.b1, 272u);
   EXPECT_EQ(big.blocks.b2, 32u);
   EXPECT_EQ(big.blocks.b3, 128u);
@@ -18,21 +18,25 @@ TEST(AutoBlocks, ModelFollowsTheL2) {
   EXPECT_GT(window_bytes(g, Blocks{272, 40, 128}, 4), 1 << 20);
   // Half of 1 MiB (Zen 5) and of 512 KiB (Zen 3) hold only y = 8; the model keeps 24, and says why.
   for (std::uint64_t l2 : {std::uint64_t{1} << 20, std::uint64_t{512} << 10}) {
-    CacheModel small = model_blocks(g, Blocks{}, 32 << 10, l2, 2);
+    CacheModel small = model_blocks(g, Blocks{}, 32 << 10, l2, 2, false);
     EXPECT_EQ(small.blocks.b2, 24u) << l2;
     EXPECT_NE(small.why.find("raised to 24"), std::string::npos) << small.why;
     EXPECT_FALSE(small.y_window_in_l1);  // 2 planes x 17 rows of 272 floats: 36 KiB
   }
   // 1 plane: its 17 rows (18 KiB) and the 16 z rows and 2 rows of next and vel streamed between two
   // uses of a line (35 rows of 272 floats, 37 KiB) fit Zen 5's 48 KiB L1d, not a 32 KiB one.
-  EXPECT_FALSE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 1).y_window_in_l1);
-  EXPECT_TRUE(model_blocks(g, Blocks{}, 48 << 10, 1 << 20, 1).y_window_in_l1);
+  EXPECT_FALSE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 1, false).y_window_in_l1);
+  EXPECT_TRUE(model_blocks(g, Blocks{}, 48 << 10, 1 << 20, 1, false).y_window_in_l1);
+  // A split shape walks one plane's 17 rows and a row of partial sums in its first pass (19 KiB).
+  EXPECT_TRUE(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 4, true).y_window_in_l1);
   // Shorter rows, larger y blocks (4608 (y + 16) bytes <= 256 KiB up to y 40); clipped to the interior.
-  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 40u);
-  EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10, 2).blocks.b2, 24u);
+  EXPECT_EQ(model_blocks(Grid{64, 272, 272}, Blocks{}, 32 << 10, 512 << 10, 2, false).blocks.b2, 40u);
+  EXPECT_EQ(model_blocks(Grid{64, 40, 272}, Blocks{}, 32 << 10, 512 << 10, 2, false).blocks.b2, 24u);
+  // A split shape re-reads only the halo rows from L2 for a small y block: the model goes down to 8.
+  EXPECT_EQ(model_blocks(g, Blocks{}, 32 << 10, 1 << 20, 4, true).blocks.b2, 8u);
   // Unknown L2: 24; given dimensions stay.
-  EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0, 2).blocks.b2, 24u);
-  CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20, 2);
+  EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0, 2, false).blocks.b2, 24u);
+  CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20, 2, false);
   EXPECT_EQ(given.blocks.b1, 100u);
   EXPECT_EQ(given.blocks.b3, 50u);
 }
@@ -67,6 +71,14 @@ TEST(AutoBlocks, L1FillsCountTheRowsThatComeFromL2) {
   EXPECT_TRUE(narrow.y_window_in_l1);
   EXPECT_DOUBLE_EQ(narrow.y, 4.0 * 40 / 24);
   EXPECT_DOUBLE_EQ(narrow.total(), 4.0 * 40 / 24 + 22 + 12);
+  // Split in two passes, 4 planes of whole rows: the first pass's 17 rows and a row of partial sums
+  // fit; the partial sums cost 12 bytes (written, read for ownership and written back, read again)
+  // and the second pass reads the centre again.
+  const L1Fills split = l1_fills(g, Blocks{272, 24, 128}, 4, 32 << 10, true);
+  EXPECT_TRUE(split.y_window_in_l1);
+  EXPECT_DOUBLE_EQ(split.rows_needed, 18);
+  EXPECT_DOUBLE_EQ(split.total(), 4.0 * 40 / 24 + 22 + 16 + 12);
+  EXPECT_LT(split.total(), whole.total());
   // No L1d size known: the window is not assumed to fit.
   EXPECT_FALSE(l1_fills(g, Blocks{64, 24, 128}, 4, 0).y_window_in_l1);
 }
