@@ -86,9 +86,17 @@ class RowKernel {
   static constexpr long L = Isa::kLanes;
 
  public:
-  // Rows ahead at which next, vel and the leading z plane of prev are prefetched: the data that
-  // comes from DRAM (measured: one row gains about 50% on one core; two or four rows less).
-  static constexpr long kPrefetchRows = 1;
+  // How far ahead of row y (of the P planes from z on) next, vel and the leading z plane of prev are
+  // prefetched: the data that comes from DRAM. The row computed next: the next row of the same
+  // planes, or after the block's last row the block's first row of the next P planes (the next row
+  // for the last P planes, whose successors are not in the box). Measured: one row ahead gains about
+  // 50% on one core, two or four rows less; following the block's order 2-6% more
+  // (bench/results/2026-11-26-zen4.md).
+  template <RowDesc D>
+  long ahead(const Box& b, std::size_t y, std::size_t z) const {
+    if (y + 1 < b.y1 || z + 2 * D.planes > b.z1) return sy_;
+    return D.planes * sz_ - static_cast<long>(y - b.y0) * sy_;
+  }
 
   RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz)
       : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
@@ -109,19 +117,33 @@ class RowKernel {
       float* t = scratch(D.planes * tp);
       for (; z + D.planes <= b.z1; z += D.planes) {
         for (int o = 0; o < D.planes; ++o)
-          for (std::size_t y = b.y0; y < b.y1; ++y)
-            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1,
+          for (std::size_t y = b.y0; y < b.y1; ++y) {
+            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0,
                                        t + o * tp + (y - b.y0) * g.n1, 0);
+            // the rows this pass reads first from beyond L2: the leading row of the next y, and
+            // the next plane's rows below the block (one per row of this plane)
+            if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
+            if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
+          }
         for (std::size_t y = b.y0; y < b.y1; ++y)
-          row<D, Pass::FromPartialSums>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.n1,
-                                        static_cast<long>(tp));
+          row<D, Pass::FromPartialSums>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z),
+                                        t + (y - b.y0) * g.n1, static_cast<long>(tp));
       }
     } else {
       for (; z + D.planes <= b.z1; z += D.planes)
-        for (std::size_t y = b.y0; y < b.y1; ++y) row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+        for (std::size_t y = b.y0; y < b.y1; ++y)
+          row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z));
     }
     for (; z < b.z1; ++z)
-      for (std::size_t y = b.y0; y < b.y1; ++y) row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1);
+      for (std::size_t y = b.y0; y < b.y1; ++y)
+        row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z));
+  }
+
+  // Every 64-byte line of row[x0, x1) into the cache level Hint names.
+  template <int Hint>
+  static void prefetch_row(const float* row, std::size_t x0, std::size_t x1) {
+    for (std::size_t x = x0 & ~std::size_t{15}; x < x1; x += 16)
+      _mm_prefetch(reinterpret_cast<const char*>(row + x), static_cast<_mm_hint>(Hint));
   }
 
   // The split shapes' partial sums (centre, x and y) of a block's P planes, laid out as the block's
@@ -137,20 +159,20 @@ class RowKernel {
   // Vectors start on vector boundaries of prev's row: the first starts at or before x0, the last
   // ends at or after x1; those two are masked, the others whole.
   template <RowDesc D, Pass Part = Pass::All>
-  void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1,
+  void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1, long pf,
            float* t = nullptr, long tp = 0) const {
     constexpr RowDesc one{D.planes, 1, D.x_loads};
     const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
     long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
     auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
     if (x < lo) {
-      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp);
+      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
       x += L;
     }
     for (; x + L * D.vectors <= hi; x += L * D.vectors)
-      segment<D, false, Part>(prev, next, vel, at(x), Mask{}, t + x, tp);
-    for (; x + L <= hi; x += L) segment<one, false, Part>(prev, next, vel, at(x), Mask{}, t + x, tp);
-    if (x < hi) segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp);
+      segment<D, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+    for (; x + L <= hi; x += L) segment<one, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+    if (x < hi) segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
   }
 
   Vec coef(int k) const {
@@ -164,7 +186,7 @@ class RowKernel {
   // vector whose lanes outside the box are neither read from next/vel nor written.
   template <RowDesc D, bool Masked, Pass Part = Pass::All>
   [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
-                                             float* t = nullptr, long tp = 0) const {
+                                             long pf, float* t = nullptr, long tp = 0) const {
     constexpr int P = D.planes, V = D.vectors;
     const long sy = sy_, sz = sz_;
     const float* p = prev + i;
@@ -257,7 +279,7 @@ class RowKernel {
     }
     // next = 2 prev - next + vel * lap, and the prefetches for a later row (one per 64-byte line).
     const Vec two = Isa::set1(2.0f);
-    const long ahead = kPrefetchRows * sy;
+    const long ahead = pf;
 #pragma GCC unroll 8
     for (int o = 0; o < P; ++o) {
       const std::size_t io = i + static_cast<std::size_t>(o * sz);
