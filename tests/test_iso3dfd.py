@@ -333,8 +333,9 @@ def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_re
     roof = iso3dfd.Roofline()
     r = roof.place(rec)["result"]["roofline"]
     assert r["l1_fill_bound_mpoints_per_s"] == pytest.approx(1000.0)  # 102 GB/s from L2 / 102 bytes a point
-    port = r["port_bound_mpoints_per_s"]
-    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0))
+    port, memory = r["port_bound_mpoints_per_s"], r["memory_bound_mpoints_per_s"]
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + 1.0 / memory))
+    assert r["ecm_levels"] == "ports + L2-to-L1 fills + memory"
     assert r["percent_of_ecm"] == pytest.approx(100.0 * 100.0 / r["ecm_mpoints_per_s"])
     assert r["y_window_in_l1"] is False
     # dot on arrays filling half the L2 of each of the 2 threads, measured once per set of cores
@@ -343,6 +344,17 @@ def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_re
     assert r["l2_probe"] == "bandwall-stream " + " ".join(probe)
     roof.place(rec)
     assert len(calls) == 4
+
+
+def test_roofline_ecm_leaves_out_the_memory_term_without_a_memory_bound(monkeypatch, fake_record):
+    fake_ceilings(monkeypatch, {"dot": 102.0})  # copy and triad fail: no memory bound
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 1 << 20}
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["memory"].startswith("unavailable")
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / r["port_bound_mpoints_per_s"] + 1.0 / 1000.0))
+    assert r["ecm_levels"] == "ports + L2-to-L1 fills"
 
 
 @pytest.mark.parametrize(

@@ -334,6 +334,10 @@ def test_stencil_held_by_its_l1_misses_says_so(make_record):
     assert "102 bytes a point come from L2 into L1" in line.verdict
     assert "do not stay in L1" in line.verdict
     assert not line.flag
+    roof.update(ecm_levels="ports + L2-to-L1 fills + memory")
+    (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
+    assert "92% of its tightest bound (ports + L2-to-L1 fills + memory)" in line.verdict
+    assert "102 bytes a point come from L2 into L1" in line.verdict
 
 
 def test_rails_without_a_rail_model_says_how_to_get_one(make_record):

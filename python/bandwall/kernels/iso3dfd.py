@@ -242,8 +242,9 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
 def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float) -> dict:
     """What the L1 misses allow: the bytes per point the record's model says come from L2 into L1
     (traffic_model.l1_fills) at the L2-to-L1 bandwidth measured on the same cores; and, with the port
-    bound, the Execution-Cache-Memory estimate of the two levels: the time of the core's work and
-    the time of the L2-to-L1 transfers added, not overlapped."""
+    bound, the Execution-Cache-Memory estimate: the time of the core's work, of the L2-to-L1
+    transfers and (with a memory bound) of the memory transfers, added, not overlapped. ecm_levels
+    names the terms it added."""
     if "bytes_per_point" not in fills:
         return {"l1_fills": "unavailable: the run's record has no L1 fill model"}
     if "l2_GBps" not in ceilings:
@@ -259,8 +260,13 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float) -> dict:
     }
     port = roof.get("port_bound_mpoints_per_s")
     if isinstance(port, (int, float)) and port > 0 and bound > 0:
-        ecm = 1.0 / (1.0 / port + 1.0 / bound)
-        out.update(ecm_mpoints_per_s=ecm, percent_of_ecm=100.0 * mp / ecm)
+        levels, seconds = ["ports", "L2-to-L1 fills"], 1.0 / port + 1.0 / bound
+        memory = roof.get("memory_bound_mpoints_per_s")
+        if isinstance(memory, (int, float)) and memory > 0:
+            levels.append("memory")
+            seconds += 1.0 / memory
+        ecm = 1.0 / seconds
+        out.update(ecm_mpoints_per_s=ecm, percent_of_ecm=100.0 * mp / ecm, ecm_levels=" + ".join(levels))
     return out
 
 

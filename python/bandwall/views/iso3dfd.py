@@ -106,7 +106,7 @@ def render(con, recs: list[dict]) -> None:
         )
     if "ecm_mpoints_per_s" in roof:
         con.print(
-            f"ECM estimate (the in-core work and the L2-to-L1 transfers, not overlapped): "
+            f"ECM estimate ({roof.get('ecm_levels', 'ports + L2-to-L1 fills')}, not overlapped): "
             f"{roof['ecm_mpoints_per_s']:.0f} MPoints/s"
         )
     split = first.get("placement", {}).get("page_split", {})

@@ -70,7 +70,8 @@ def roofline(ev: Evidence) -> list[Line]:
     return lines
 
 
-# The Execution-Cache-Memory estimate: the core's work and the L2-to-L1 transfers, not overlapped.
+# The Execution-Cache-Memory estimate: the core's work, the L2-to-L1 transfers and (in records that
+# name it in ecm_levels) the memory transfers, not overlapped.
 ECM = "ports + L2-to-L1 fills"
 
 
@@ -85,13 +86,14 @@ def stencil(ev: Evidence) -> list[Line]:
     best = max(sp, key=lambda v: sp[v].median)
     tied = [v for v in sp if v != best and not sp[v].apart_from(sp[best])]
     roof = max(variants[best], key=lambda r: r["result"]["mpoints_per_s"])["result"]["roofline"]
+    ecm = roof.get("ecm_levels", ECM)
     bounds = {
         name: roof[f"{key}_mpoints_per_s"]
         for name, key in (
             ("memory", "memory_bound"),
             ("in-core (ports)", "port_bound"),
             ("FMA", "incore_bound"),
-            (ECM, "ecm"),
+            (ecm, "ecm"),
         )
         if roof.get(f"{key}_mpoints_per_s")
     }
@@ -103,7 +105,7 @@ def stencil(ev: Evidence) -> list[Line]:
     if tied:
         verdict += "; " + ", ".join(f"{a}/{b}" for a, b in tied) + f": {NOISE}"
     verdict += f"; it reaches {e:.0%} of its tightest bound ({tight}), " + efficiency_flag(e)
-    if tight == ECM:
+    if tight == ecm:
         verdict += (
             f"; {fmt(roof['l1_fill_bytes_per_point'])} bytes a point come from L2 into L1 "
             f"(L2 {fmt(roof['l2_GBps'])} GB/s, {fmt(roof['l1_fill_bound_mpoints_per_s'])} MPoints/s alone)"
