@@ -65,13 +65,23 @@ def run_bandwall():
     return run
 
 
+# Where a user's state lives: no test reads or writes the user's own folders.
+XDG = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+
+
 @pytest.fixture(autouse=True)
-def _private_store(tmp_path_factory, monkeypatch):
-    """Records a test stores without --db go to a throw-away database, never the user's (nor its
-    cache of measured variant choices)."""
-    monkeypatch.setenv("BANDWALL_DB", str(tmp_path_factory.mktemp("store") / "bandwall.db"))
-    # variant choices measured on a CPU the table does not know: cached for this session only
-    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+def _private_state(tmp_path_factory, monkeypatch):
+    """Every test gets folders of its own for what bandwall keeps between runs: the database of
+    records (without --db), the cache of measured variant choices, and the XDG folders; so no test
+    reads the user's state, leaves any behind, or depends on what an earlier test cached."""
+    home = tmp_path_factory.mktemp("state")
+    for var in XDG:
+        monkeypatch.setenv(var, str(home / var.lower()))
+    monkeypatch.setenv("BANDWALL_DB", str(home / "bandwall.db"))
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(home / "cache"))
+    # A row forced by the caller's shell would make every test run one micro-architecture's branch:
+    # the tests that mean to force one say so (the `microarch` fixture).
+    monkeypatch.delenv("BANDWALL_MICROARCH", raising=False)
 
 
 SAMPLE_PROVENANCE = {

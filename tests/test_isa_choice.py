@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from bandwall.core import native, records
+from bandwall.core import decide, native, records, topo
 
 STREAM = ["--kernel", "dot", "--size", "1M", "--reps", "2", "--threads", "1"]
 PEAK = ["--reps", "1", "--seconds", "0.01", "--threads", "1"]
@@ -48,8 +48,14 @@ def machine() -> dict:
     peak = json.loads(
         subprocess.check_output([native.executable("bandwall-peak"), *PEAK, "--isa", "generic"])
     )
-    topo = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
-    return {"microarch": peak["config"]["microarch"].get("name"), "offered": topo["result"]["isa"]["offered"]}
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    m = peak["config"]["microarch"]
+    key = m.get("name") or f"{m['vendor']}-{m['family']}-{m['model']}"
+    return {"microarch": m.get("name"), "cpu_key": key, "offered": topo_rec["result"]["isa"]["offered"]}
+
+
+def topo_digest() -> str:
+    return topo.topology()["provenance"]["topology_digest"]
 
 
 def table_file(tmp_path, microarch: str, entries: dict) -> str:
@@ -85,7 +91,10 @@ def test_table_row_names_the_variant(name, machine, tmp_path):
 
 
 @pytest.mark.parametrize("name", list(TOOLS))
-def test_unknown_cpu_is_measured_then_cached(name, machine, tmp_path):
+def test_unknown_cpu_is_measured_under_the_rule(name, machine, tmp_path):
+    """A CPU the table does not know times every variant on the run's own data; the record carries
+    the rounds and the verdict, and its choice is the decision rule's on those rounds. Cached only
+    when decisive, and then read back (which of the two happens is the machine's business)."""
     if len(machine["offered"]) < 2:
         pytest.skip("this CPU offers one variant: nothing to measure")
     args, key = TOOLS[name]
@@ -94,12 +103,53 @@ def test_unknown_cpu_is_measured_then_cached(name, machine, tmp_path):
         "BANDWALL_CACHE_DIR": str(tmp_path),
     }
     first = choice(run(name, *args, env=env))
-    assert first["how"] == "measured" and first["kernel"] == key
+    assert first["how"] == "measured" and first["kernel"] == key and first["size_class"]
     assert set(first["figures"]) == set(machine["offered"]) and first["isa"] in machine["offered"]
+    d = first["decision"]
+    names = list(d["rates"])
+    again_rule = decide.choose_best(names, [d["rates"][n] for n in names], names.index(d["default"]))
+    assert (names[again_rule.chosen], again_rule.decisive) == (first["isa"], d["decisive"])
     cached = list(tmp_path.glob("isa-choices-*.json"))
-    assert len(cached) == 1 and key in json.loads(cached[0].read_text())["choices"]
+    if not d["decisive"]:
+        assert not cached and first["source"]["cached"] is False
+        return
+    assert len(cached) == 1 and f"{key}@{first['size_class']}" in json.loads(cached[0].read_text())["choices"]
     again = choice(run(name, *args, env=env))
     assert again["how"] == "cached" and again["isa"] == first["isa"] and again["figures"] == first["figures"]
+
+
+def test_a_decisive_cached_choice_is_read_back(machine, tmp_path):
+    """A cache entry written as the executable writes one (decisive, this CPU, the same candidates
+    and size class) is taken without timing; one of another size class or within noise is not."""
+    if len(machine["offered"]) < 2:
+        pytest.skip("this CPU offers one variant: nothing to measure")
+    env = {
+        "BANDWALL_ISA_CHOICES": table_file(tmp_path, "no such CPU", {}),
+        "BANDWALL_CACHE_DIR": str(tmp_path),
+    }
+    first = choice(run("bandwall-stream", *STREAM, env=env))
+    pick = machine["offered"][-1]
+    found = list(tmp_path.glob("isa-choices-*.json"))
+    path = found[0] if found else tmp_path / f"isa-choices-{topo_digest()}.json"
+    entry = {
+        "isa": pick,
+        "decisive": True,
+        "figures": {i: 1.0 for i in machine["offered"]},
+        "unit": "GB/s",
+        "candidates": machine["offered"],
+        "cpu": machine["cpu_key"],
+        "size_class": first["size_class"],
+        "measured": "2026-01-01",
+    }
+    path.write_text(json.dumps({"choices": {f"stream.dot@{first['size_class']}": entry}}))
+    c = choice(run("bandwall-stream", *STREAM, env=env))
+    assert (c["isa"], c["how"]) == (pick, "cached")
+    entry["decisive"] = False
+    path.write_text(json.dumps({"choices": {f"stream.dot@{first['size_class']}": entry}}))
+    assert choice(run("bandwall-stream", *STREAM, env=env))["how"] == "measured"
+    entry["decisive"] = True
+    path.write_text(json.dumps({"choices": {"stream.dot@dram-other": entry}}))
+    assert choice(run("bandwall-stream", *STREAM, env=env))["how"] == "measured"
 
 
 @pytest.mark.parametrize("name", list(TOOLS))

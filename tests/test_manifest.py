@@ -27,12 +27,32 @@ def doc() -> dict:
 def test_the_manifest_has_every_table(doc):
     assert doc["manifest_version"] == 1
     isa = doc["isa"]
-    assert isa["choices"][0] == "auto" and isa["choices"][1:] == isa["names"]
+    assert isa["choices"][:2] == ["auto", "measure"] and isa["choices"][2:] == isa["names"]
     assert set(isa["offered"]) <= set(isa["names"]) and "generic" in isa["offered"]
     for name in ("stream", "pipeline", "iso3dfd", "peak"):
         kernel = doc["kernels"][name]
         assert kernel["executable"].startswith("bandwall-")
         assert set(kernel["isa_built"]) <= set(isa["names"]) and "generic" in kernel["isa_built"]
+        assert kernel["tool"] and kernel["unit"] and kernel["figure"] and kernel["variant_key"]
+    assert doc["kernels"]["pipeline"]["helper_cpus"] and not doc["kernels"]["stream"]["helper_cpus"]
+    assert doc["kernels"]["iso3dfd"]["steps_are_reps"]
+    assert [a["name"] for a in doc["kernels"]["iso3dfd"]["arrays"]] == ["prev", "next", "vel"]
+    rows_by_name = {r["name"]: r for r in doc["kernels"]["stream"]["rows"]}
+    # nstream reads the array it writes; copy does not; dot writes nothing
+    assert {a["name"]: (a["read"], a["written"]) for a in rows_by_name["nstream"]["arrays"]}["a"] == (
+        True,
+        True,
+    )
+    assert {a["name"]: (a["read"], a["written"]) for a in rows_by_name["copy"]["arrays"]}["c"] == (
+        False,
+        True,
+    )
+    assert not any(a["written"] for a in rows_by_name["dot"]["arrays"])
+    assert [k["name"] for k in doc["kernels"]["stream"]["stores"]][0] == "nt"
+    assert {s["name"] for s in doc["kernels"]["pipeline"]["strategies"]} == {"all", "split"}
+    assert {p["name"] for p in doc["pages"]} == {"huge", "base", "system"}
+    assert set(doc["decision"]) == {"confidence", "margin", "tolerance", "rounds"}
+    assert sum(e["default"] for e in doc["engines"]) == 1
     rows = doc["kernels"]["stream"]["rows"]
     assert {"copy", "scale", "add", "triad"} <= {r["name"] for r in rows}
     assert all(r["bytes_per_element"] > 0 for r in rows)

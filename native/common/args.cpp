@@ -191,4 +191,11 @@ std::string format_bytes(std::uint64_t bytes) {
   return buf;
 }
 
+std::string or_list(const std::vector<std::string>& words) {
+  std::string out;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+  return out;
+}
+
 }  // namespace bw

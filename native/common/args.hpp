@@ -51,5 +51,7 @@ std::string format_cpu_list(const std::vector<int>& cpus);
 // Numbers joined as written: {0,2,3} -> "0,2,3" (NUMA node lists of placements).
 std::string join(const std::vector<int>& values, std::string_view sep = ",");
 std::string format_bytes(std::uint64_t bytes);
+// Words as a message lists them: {"a", "b", "c"} -> "a, b or c".
+std::string or_list(const std::vector<std::string>& words);
 
 }  // namespace bw

@@ -10,7 +10,8 @@
 // Dispatch then answers, for every kernel alike: which variants are built, which one a name means
 // on this CPU (common/isa.hpp), which one "auto" means for a kernel by speed (choose():
 // common/isa_choice.hpp, the table of measured choices, the per-machine cache or a short timing),
-// the one active now and how it was chosen, and why a request is refused.
+// the one active now and how it was chosen, and why a request is refused. The measuring driver
+// (common/driver.hpp) makes the choice for every kernel alike through variant_set().
 #pragma once
 #include <functional>
 #include <string>
@@ -60,25 +61,33 @@ class Dispatch {
                isa == "auto" ? "the widest variant this CPU runs" : "--isa " + isa + " names it",
                json::object(),
                "",
-               json::object()};
+               json::object(),
+               json(),
+               ""};
     key_.clear();
     return *v;
   }
 
-  // Makes the variant isa ("auto" or a name) means for kernel key the active one: "auto" by speed
-  // (common/isa_choice.hpp); measure times one variant briefly (higher is better, in unit) for a
-  // CPU the table does not know. UsageError when there is none.
-  const Variant& choose(const std::string& isa, const std::string& key,
-                        const std::function<double(const Variant&)>& measure = {}, const std::string& unit = "") {
+  // Makes the variant a request means the active one: "auto" and "measure" by the table, the model
+  // or speed (common/isa_choice.hpp), where measure times one variant briefly on the run's own data
+  // (higher is better, in request.unit). UsageError when there is none.
+  const Variant& choose(VariantRequest request, const std::function<double(const Variant&)>& measure = {},
+                        const ChoiceContext& machine = ChoiceContext::here()) {
     IsaMeasure by_name;
     if (measure) by_name = [&](const std::string& name) { return measure(*named(name)); };
-    IsaChoice c = choose_variant(isa, key, names(), by_name, unit);
+    request.built = names();
+    IsaChoice c = choose_variant(request, by_name, machine);
     const Variant* v = c.isa.empty() ? nullptr : named(c.isa);
-    if (!v) throw UsageError(refusal(isa));
+    if (!v) throw UsageError(refusal(request.requested));
     active_ = v;
     choice_ = std::move(c);
-    key_ = key;
+    key_ = request.key;
     return *v;
+  }
+
+  // Makes a variant active by name for a while (the trials of a choice); the choice stays recorded.
+  void use(const std::string& name) {
+    if (const Variant* v = named(name)) active_ = v;
   }
 
   const Variant& active() const { return *active_; }

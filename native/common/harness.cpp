@@ -40,71 +40,20 @@ std::vector<int> thread_candidates(int max) {
   return c;
 }
 
-std::size_t fewest_within(const std::vector<int>& counts, const std::vector<double>& rates, double tolerance) {
-  if (counts.empty() || counts.size() != rates.size()) throw RunError("thread choice: no rates to choose from");
-  const double best = *std::max_element(rates.begin(), rates.end());
-  std::size_t pick = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i)
-    if (rates[i] >= (1.0 - tolerance) * best && (rates[pick] < (1.0 - tolerance) * best || counts[i] < counts[pick]))
-      pick = i;
-  return pick;
-}
-
 std::vector<Binding> ThreadOptions::candidates(int max_threads) const {
   std::vector<Binding> out;
   for (int n : thread_candidates(max_threads)) out.push_back(resolve_for(n));
   return out;
 }
 
-ThreadChoice choose_threads(const std::vector<Binding>& bindings, const std::function<double(int)>& trial,
-                            const std::string& unit, int rounds, const std::string& note) {
-  if (bindings.empty()) throw RunError("thread choice: no candidate thread counts");
-  std::vector<int> counts;
-  for (const auto& b : bindings) counts.push_back(b.threads);
-  const int max_threads = counts.back();
-  std::vector<std::vector<double>> rates(counts.size());
-  ThreadChoice out;
-  for (int r = 0; r < rounds; ++r)
-    for (std::size_t j = 0; j < counts.size(); ++j) {  // rotated: no count always runs first
-      const std::size_t i = (j + static_cast<std::size_t>(r)) % counts.size();
-      apply_binding(bindings[i]);
-      rates[i].push_back(trial(counts[i]));
-      ++out.trials;
-    }
-  std::vector<double> best(counts.size());
-  json candidates = json::array();
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    best[i] = *std::max_element(rates[i].begin(), rates[i].end());
-    candidates.push_back({{"threads", counts[i]}, {"rate", best[i]}, {"rates", rates[i]}});
-  }
-  const std::size_t pick = fewest_within(counts, best, kThreadsTolerance);
-  const double top = *std::max_element(best.begin(), best.end());
-  char why[256];
-  std::snprintf(why, sizeof why, "%d of %d threads: %.4g %s, %.1f%% of the best (%.4g); the fewest within %.0f%%",
-                counts[pick], max_threads, best[pick], unit.c_str(), 100.0 * best[pick] / top, top,
-                100.0 * kThreadsTolerance);
-  out.binding = bindings[pick];
-  out.seen = apply_binding(out.binding);
-  out.record = {{"how", "feedback"},
-                {"rule", "the fewest threads whose best rate is within 3% of the best candidate's"},
-                {"tolerance", kThreadsTolerance},
-                {"unit", unit},
-                {"rounds", rounds},
-                {"trial_iterations", out.trials},
-                {"candidates", candidates},
-                {"chosen", counts[pick]},
-                {"max_threads", max_threads},
-                {"why", why},
-                {"note", note}};
-  return out;
-}
-
 void add_thread_options(CLI::App& app, ThreadOptions& o, bool allow_auto) {
   o.auto_allowed = allow_auto;
   app.add_option("--threads", o.threads,
-                 allow_auto ? "threads, or auto: the first iterations time a few counts and the fewest within 3% of "
-                              "the best run the rest (default: every CPU of --cpus or --bind)"
-                            : "threads (default: every CPU of --cpus or --bind)");
+                 allow_auto
+                     ? "threads, or auto: the first steps time a few counts in interleaved rounds, and the fewest "
+                       "shown to be within 3% of the others beyond noise run the rest, else every thread "
+                       "(default: every CPU of --cpus or --bind)"
+                     : "threads (default: every CPU of --cpus or --bind)");
   app.add_option("--cpus", o.cpus, cpus_help());
   app.add_option("--bind", o.bind, binding_syntax())->capture_default_str();
 }

@@ -5,7 +5,6 @@
 //   isa      --isa auto|avx512|avx2|generic (common/isa.hpp, common/dispatch.hpp)
 // and their resolution into what the run uses (UsageError, exit 2, for a bad value).
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,30 +50,12 @@ void add_isa_option(CLI::App& app, std::string& isa);
 const char* cpus_help();
 
 // Feedback-driven threading (Suleman, Qureshi and Patt, ASPLOS 2008) for --threads auto: the first
-// iterations of a run time a few thread counts, and the fewest threads whose rate is within
-// kThreadsTolerance of the best rate run the rest: a memory-bound kernel stops gaining at the
-// bandwidth knee, and the cores beyond it are worth more left free.
-inline constexpr double kThreadsTolerance = 0.03;
+// steps of a run time a few thread counts in interleaved rounds, and the fewest threads that the
+// decision rule (common/decide.hpp) shows to be within its tolerance of every other count run the
+// rest (common/driver.hpp): a memory-bound kernel stops gaining at the bandwidth knee, and the cores
+// beyond it are worth more left free. Without such evidence every thread runs.
 
 // The counts tried out of a team of max threads: every count up to 4, then 1, 2, 4, ... and max.
 std::vector<int> thread_candidates(int max);
-
-// Index of the fewest threads (counts ascending) whose rate is within tolerance of the best rate.
-std::size_t fewest_within(const std::vector<int>& counts, const std::vector<double>& rates,
-                          double tolerance = kThreadsTolerance);
-
-struct ThreadChoice {
-  Binding binding;        // the chosen team, already bound
-  std::vector<int> seen;  // the CPU each of its threads found itself on
-  int trials = 0;         // iterations the choice used
-  json record;            // config.threads_choice: candidates, their rates, the rule and why
-};
-
-// Times trial(n), one iteration of the kernel on n threads returning its rate in unit (higher is
-// better), for every candidate binding (ThreadOptions::candidates) in `rounds` rotated rounds; keeps
-// each candidate's best rate, applies the rule above and binds the chosen team. `note` says what
-// the trials share with the run (how the arrays were placed).
-ThreadChoice choose_threads(const std::vector<Binding>& candidates, const std::function<double(int)>& trial,
-                            const std::string& unit, int rounds, const std::string& note);
 
 }  // namespace bw

@@ -27,6 +27,8 @@ bool has(const char* name) {
 
 }  // namespace
 
+bool is_automatic(const std::string& requested) { return requested == "auto" || requested == "measure"; }
+
 const std::vector<std::string>& isa_names() {
   static const std::vector<std::string> names = {"avx512", "avx2", "generic"};
   return names;
@@ -48,15 +50,15 @@ std::vector<std::string> cpu_isas() {
 
 std::string choose_isa(const std::string& requested, const std::vector<std::string>& built) {
   for (const std::string& n : built)
-    if ((requested == "auto" || requested == n) && cpu_has_isa(n)) return n;
+    if ((is_automatic(requested) || requested == n) && cpu_has_isa(n)) return n;
   return "";
 }
 
 std::string isa_refusal(const std::string& requested, const std::vector<std::string>& built) {
   const std::vector<std::string>& names = isa_names();
-  if (requested != "auto" && std::find(names.begin(), names.end(), requested) == names.end())
-    return "unknown isa '" + requested + "' (use auto, avx512, avx2 or generic)";
-  if (requested != "auto" && std::find(built.begin(), built.end(), requested) == built.end())
+  if (!is_automatic(requested) && std::find(names.begin(), names.end(), requested) == names.end())
+    return "unknown isa '" + requested + "' (use auto, measure, avx512, avx2 or generic)";
+  if (!is_automatic(requested) && std::find(built.begin(), built.end(), requested) == built.end())
     return "isa '" + requested + "' is not built into this binary (the compiler lacks its target flags)";
   std::string offered;
   for (const std::string& n : cpu_isas()) offered += (offered.empty() ? "" : ", ") + n;
@@ -64,9 +66,10 @@ std::string isa_refusal(const std::string& requested, const std::vector<std::str
 }
 
 const char* isa_syntax() {
-  return "instruction set of the kernel: auto (the variant fastest for this kernel on this CPU: the table of measured "
-         "choices, else a cached or short measurement), avx512, avx2 or generic (the build's "
-         "baseline)";
+  return "instruction set of the kernel: auto (the table of measured choices for this CPU, else a choice measured "
+         "before on data of the same size class, else every variant timed on the run's own data, one replacing the "
+         "machine model's default only when faster beyond noise), measure (time them now whatever the table or "
+         "cache say), avx512, avx2 or generic (the build's baseline)";
 }
 
 nlohmann::json isa_json() {

@@ -14,6 +14,9 @@ namespace bw {
 //   generic  the build's own baseline (-march), left to the compiler's vectoriser
 const std::vector<std::string>& isa_names();
 
+// "auto" or "measure": the variant is chosen (common/isa_choice.hpp), not named.
+bool is_automatic(const std::string& requested);
+
 // Whether this CPU can run the named variant (unknown names: false; generic: always).
 bool cpu_has_isa(const std::string& name);
 

@@ -6,11 +6,11 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 
 #include <unistd.h>
 
+#include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/isa.hpp"
 #include "common/topology.hpp"
@@ -20,9 +20,6 @@ namespace bw {
 extern const char* const kIsaChoicesJson;  // isa_choices.json, compiled in (isa_choices_data.cpp.in)
 
 namespace {
-
-// Rounds of the short measurement, in alternated order (the median of each variant's rounds).
-constexpr int kRounds = 3;
 
 std::string today() {
   std::time_t t = std::time(nullptr);
@@ -41,6 +38,10 @@ json read_json_file(const std::string& path) {
 
 json figure_map(const json& figures) { return figures.is_object() ? figures : json::object(); }
 
+bool has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
 // The candidate with the highest figure among those the figures name, or "".
 std::string fastest(const json& figures, const std::vector<std::string>& candidates) {
   std::string best;
@@ -53,11 +54,18 @@ std::string fastest(const json& figures, const std::vector<std::string>& candida
   return best;
 }
 
-// The cached choice of key, when it was measured among the same candidates.
-const json* cached_entry(const json& cache, const std::string& key, const std::vector<std::string>& candidates) {
-  if (!cache.is_object() || !cache.contains("choices") || !cache["choices"].contains(key)) return nullptr;
-  const json& e = cache["choices"][key];
-  if (!e.contains("candidates") || e["candidates"] != json(candidates)) return nullptr;
+std::string cache_key(const VariantRequest& r) { return r.key + "@" + (r.size_class.empty() ? "any" : r.size_class); }
+
+// The cached decisive choice of a request, when it was measured on the same CPU among the same candidates.
+const json* cached_entry(const json& cache, const VariantRequest& r, const ChoiceContext& m,
+                         const std::vector<std::string>& candidates) {
+  if (!cache.is_object() || !cache.contains("choices") || !cache["choices"].is_object()) return nullptr;
+  const std::string k = cache_key(r);
+  if (!cache["choices"].contains(k)) return nullptr;
+  const json& e = cache["choices"][k];
+  if (!e.is_object() || e.value("candidates", json()) != json(candidates) || e.value("cpu", "") != m.cpu_key ||
+      !e.value("decisive", false) || !has(candidates, e.value("isa", "")))
+    return nullptr;
   return &e;
 }
 
@@ -67,8 +75,10 @@ void write_cache(const std::string& path, const std::string& key, const json& en
   fs::create_directories(fs::path(path).parent_path(), ec);
   json cache = read_json_file(path);
   if (!cache.is_object()) cache = json::object();
-  const CpuId id = cpuid();
-  cache["cpu"] = {{"vendor", id.vendor}, {"family", id.family}, {"model", id.model}};
+  cache["about"] =
+      "Instruction-set variants bandwall measured on this machine and found faster than the default beyond noise, "
+      "per kernel and size class (docs: guides/variants). Delete this file, or run with --isa measure, to measure "
+      "again.";
   cache["choices"][key] = entry;
   const std::string tmp = path + ".tmp" + std::to_string(::getpid());
   {
@@ -80,29 +90,45 @@ void write_cache(const std::string& path, const std::string& key, const json& en
   if (ec) fs::remove(tmp, ec);
 }
 
-// Times every candidate kRounds times in alternated order; the median of each.
-json measure_all(const IsaMeasure& measure, const std::vector<std::string>& candidates) {
-  std::map<std::string, std::vector<double>> runs;
-  for (int r = 0; r < kRounds; ++r)
-    for (std::size_t i = 0; i < candidates.size(); ++i) {
-      const std::string& c = candidates[r % 2 == 0 ? i : candidates.size() - 1 - i];
-      runs[c].push_back(measure(c));
+// Every candidate in rule().rounds interleaved rounds, the first rotating from round to round.
+std::vector<std::vector<double>> measure_rounds(const IsaMeasure& measure, const std::vector<std::string>& candidates) {
+  const std::size_t n = candidates.size();
+  std::vector<std::vector<double>> rates(n);
+  for (int r = 0; r < decide::rule().rounds; ++r)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
+      rates[i].push_back(measure(candidates[i]));
     }
-  json figures = json::object();
-  for (auto& [c, v] : runs) {
+  return rates;
+}
+
+json medians(const std::vector<std::string>& names, std::vector<std::vector<double>> rates) {
+  json out = json::object();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto& v = rates[i];
     std::sort(v.begin(), v.end());
-    figures[c] = v[v.size() / 2];
+    out[names[i]] = v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
   }
-  return figures;
+  return out;
+}
+
+double fp_per_cycle(const std::string& isa, const Microarch& m) {
+  const int bits = variant_bits(isa);
+  const Ports& p = bits > 256 ? m.p512 : m.p256;
+  return p.known() ? bits / 32.0 * p.fma : 0.0;
 }
 
 }  // namespace
 
+int variant_bits(const std::string& isa) { return isa == "avx512" ? 512 : isa == "avx2" ? 256 : 128; }
+
 json IsaChoice::to_json(const std::string& key) const {
   json j = {{"isa", isa}, {"how", how}, {"why", why}};
   if (!key.empty()) j["kernel"] = key;
+  if (!size_class.empty()) j["size_class"] = size_class;
   if (!figures.empty()) j["figures"] = figures, j["unit"] = unit;
   if (!source.empty()) j["source"] = source;
+  if (!decision.is_null()) j["decision"] = decision;
   return j;
 }
 
@@ -139,18 +165,44 @@ std::string isa_cache_path() {
   return dir + "/isa-choices-" + Topology::instance().digest() + ".json";
 }
 
-IsaChoice choose_variant(const std::string& requested, const std::string& key, const std::vector<std::string>& built,
-                         const IsaMeasure& measure, const std::string& unit, const json& table,
-                         const std::string& microarch, const std::vector<std::string>& offered,
-                         const std::string& cache_path) {
+ChoiceContext ChoiceContext::here() {
+  ChoiceContext c;
+  c.table = &isa_choice_table();
+  c.microarch = this_microarch();
+  const CpuId id = cpuid();
+  c.cpu_key = c.microarch ? std::string(c.microarch->name)
+                          : id.vendor + "-" + std::to_string(id.family) + "-" + std::to_string(id.model);
+  c.offered = cpu_isas();
+  c.cache_path = isa_cache_path();
+  return c;
+}
+
+std::string model_default(const std::vector<std::string>& candidates, const Microarch* m, std::string* why) {
+  if (candidates.empty()) return "";
+  std::string pick = candidates[0], text;
+  if (!m) {
+    text = "no machine model knows this CPU: the widest variant it runs";
+  } else {
+    double best = fp_per_cycle(pick, *m);
+    for (const std::string& c : candidates)  // widest first: a narrower one only when strictly faster
+      if (fp_per_cycle(c, *m) > best) pick = c, best = fp_per_cycle(c, *m);
+    text = "the machine model of " + std::string(m->name) + ": " + pick + " executes the most lanes per cycle" +
+           (pick == candidates[0] ? " (the widest, as no narrower variant does more)" : "");
+  }
+  if (why) *why = text;
+  return pick;
+}
+
+IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, const ChoiceContext& m) {
   IsaChoice c;
-  c.unit = unit;
+  c.unit = r.unit;
+  c.size_class = r.size_class;
   std::vector<std::string> candidates;
-  for (const std::string& b : built)
-    if (std::find(offered.begin(), offered.end(), b) != offered.end()) candidates.push_back(b);
-  if (requested != "auto") {
-    if (std::find(candidates.begin(), candidates.end(), requested) != candidates.end())
-      c = {requested, "forced", "--isa " + requested + " names it", json::object(), unit, json::object()};
+  for (const std::string& b : r.built)
+    if (has(m.offered, b)) candidates.push_back(b);
+  if (r.requested != "auto" && r.requested != "measure") {
+    if (has(candidates, r.requested))
+      c.isa = r.requested, c.how = "forced", c.why = "--isa " + r.requested + " names it";
     return c;
   }
   if (candidates.empty()) return c;
@@ -158,63 +210,82 @@ IsaChoice choose_variant(const std::string& requested, const std::string& key, c
     c.isa = candidates[0], c.how = "only", c.why = "the only variant built in that this CPU runs";
     return c;
   }
-  // The table's row for this micro-architecture: its choice, or the fastest by its figures among
-  // the candidates when this binary or CPU lacks the variant it names.
-  if (const json* e = table_entry(table, microarch, key)) {
-    const json figures = figure_map((*e).value("figures", json::object()));
+  // The default: the table's entry for this micro-architecture (the fastest of its figures among
+  // the candidates when this binary or CPU lacks the variant it names), else the model's prediction.
+  const std::string microarch = m.microarch ? std::string(m.microarch->name) : "";
+  std::string model_why;
+  std::string fallback = model_default(candidates, m.microarch, &model_why);
+  const json* e = m.table ? table_entry(*m.table, microarch, r.key) : nullptr;
+  if (e) {
     std::string pick = e->value("isa", "");
-    if (std::find(candidates.begin(), candidates.end(), pick) == candidates.end()) pick = fastest(figures, candidates);
+    if (!has(candidates, pick)) pick = fastest(figure_map(e->value("figures", json::object())), candidates);
     if (!pick.empty()) {
-      const json* row = nullptr;
-      for (const json& r : table["rows"])
-        if (r.value("microarch", "") == microarch) row = &r;
-      c.isa = pick, c.how = "table", c.figures = figures, c.unit = e->value("unit", unit);
-      c.why = "fastest on " + microarch + " in the table of measured choices (isa_choices.json)";
+      c.isa = pick, c.how = "table", c.figures = figure_map(e->value("figures", json::object()));
+      c.unit = e->value("unit", r.unit);
+      c.why = "the table of measured choices (isa_choices.json) for " + microarch;
       c.source = {{"microarch", microarch}};
+      const json* row = nullptr;
+      for (const json& x : (*m.table)["rows"])
+        if (x.value("microarch", "") == microarch) row = &x;
       for (const char* f : {"command", "measured", "cpu"})  // the entry's own, else its row's
         if (e->contains(f))
           c.source[f] = (*e)[f];
         else if (row && row->contains(f))
           c.source[f] = (*row)[f];
       if (e->contains("note")) c.source["note"] = (*e)["note"];
+      if (e->contains("decision")) c.decision = (*e)["decision"];
+      if (r.requested == "auto") return c;
+      fallback = pick, model_why = c.why;
+    }
+  }
+  const std::string unknown = !m.microarch ? "no machine model knows this CPU"
+                              : e          ? "--isa measure"
+                                           : "the table has no " + r.key + " entry for " + microarch;
+  if (r.requested == "auto") {
+    json cache = m.cache_path.empty() ? json(nullptr) : read_json_file(m.cache_path);
+    if (const json* ce = cached_entry(cache, r, m, candidates)) {
+      c = {};
+      c.isa = (*ce)["isa"], c.how = "cached", c.figures = ce->value("figures", json::object());
+      c.unit = ce->value("unit", r.unit), c.size_class = r.size_class;
+      c.why = unknown + "; faster beyond noise when measured on this machine before (" + r.size_class + " data)";
+      c.source = {{"file", m.cache_path}, {"measured", ce->value("measured", "")}};
+      c.decision = ce->value("decision", json());
+      return c;
+    }
+    if (!measure) {
+      c = {};
+      c.isa = fallback, c.how = "model", c.why = unknown + "; not timed at start: " + model_why;
+      c.unit = r.unit, c.size_class = r.size_class;
       return c;
     }
   }
-  const std::string unknown =
-      microarch.empty() ? "no machine model knows this CPU" : "the table has no " + key + " entry for " + microarch;
-  json cache = cache_path.empty() ? json(nullptr) : read_json_file(cache_path);
-  if (const json* e = cached_entry(cache, key, candidates)) {
-    const std::string pick = fastest(figure_map(e->value("figures", json::object())), candidates);
-    if (!pick.empty()) {
-      c.isa = pick, c.how = "cached", c.figures = (*e)["figures"], c.unit = e->value("unit", unit);
-      c.why = unknown + "; measured on this machine before";
-      c.source = {{"file", cache_path}, {"measured", e->value("measured", "")}};
-      return c;
-    }
-  }
-  if (!measure) {
-    c.isa = candidates[0], c.how = "capability";
-    c.why = unknown + ", and this kernel is not timed at start: the widest variant this CPU runs";
-    return c;
-  }
-  c.figures = measure_all(measure, candidates);
-  c.isa = fastest(c.figures, candidates);
-  if (c.isa.empty()) c.isa = candidates[0];
-  c.how = "measured";
-  c.why = unknown + "; each variant timed now (median of " + std::to_string(kRounds) + " alternated rounds)";
-  if (!cache_path.empty()) {
-    write_cache(cache_path, key,
-                {{"figures", c.figures}, {"unit", unit}, {"candidates", candidates}, {"measured", today()}});
-    c.source = {{"file", cache_path}, {"measured", today()}};
+  if (!measure) throw UsageError("--isa measure: this kernel cannot time its variants here");
+  const auto rates = measure_rounds(measure, candidates);
+  const std::size_t def =
+      static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), fallback) - candidates.begin());
+  const decide::Choice d = decide::choose_best(candidates, rates, def, r.unit);
+  c = {};
+  c.isa = candidates[d.chosen], c.how = "measured", c.unit = r.unit, c.size_class = r.size_class;
+  c.figures = medians(candidates, rates);
+  c.decision = d.record;
+  c.decision["default_why"] = model_why;
+  c.why = unknown + "; every variant timed now on the run's own data (" + r.size_class + "): " + d.why;
+  if (d.decisive && !m.cache_path.empty()) {
+    write_cache(m.cache_path, cache_key(r),
+                {{"isa", c.isa},
+                 {"decisive", true},
+                 {"figures", c.figures},
+                 {"unit", r.unit},
+                 {"candidates", candidates},
+                 {"cpu", m.cpu_key},
+                 {"size_class", r.size_class},
+                 {"decision", c.decision},
+                 {"measured", today()}});
+    c.source = {{"file", m.cache_path}, {"measured", today()}, {"cached", true}};
+  } else if (!m.cache_path.empty()) {
+    c.source = {{"cached", false}, {"why", d.decisive ? "" : "within noise: only decisive choices are cached"}};
   }
   return c;
-}
-
-IsaChoice choose_variant(const std::string& requested, const std::string& key, const std::vector<std::string>& built,
-                         const IsaMeasure& measure, const std::string& unit) {
-  const Microarch* m = this_microarch();
-  return choose_variant(requested, key, built, measure, unit, isa_choice_table(), m ? std::string(m->name) : "",
-                        cpu_isas(), requested == "auto" ? isa_cache_path() : "");
 }
 
 }  // namespace bw

@@ -1,13 +1,16 @@
-// Which instruction-set variant `--isa auto` runs for one kernel, chosen by speed rather than by
-// the widest vectors: the variant a table of measured choices names for this micro-architecture
-// (common/isa_choices.json, one row per micro-architecture of common/machine.cpp, each entry with
-// the bench command and the figures that filled it); for a CPU or kernel the table does not know,
-// a choice measured before on this machine (a cache file per topology digest); otherwise a short
-// measurement of every variant the binary carries and the CPU offers, which is then cached; and
-// when the kernel has no measurement, the widest variant. A name given with --isa is forced.
+// Which instruction-set variant `--isa auto` runs for one kernel. The default is the table of
+// measured choices (common/isa_choices.json, one row per micro-architecture of common/machine.cpp,
+// each entry with the bench command and the figures that filled it), else the machine model's
+// prediction (the widest variant whose vectors the core's model executes at no lower throughput).
+// A CPU or kernel the table does not know is measured on the run's own problem: every variant in
+// interleaved rounds, and one replaces the default only when it is faster beyond noise (the
+// decision rule, common/decide.hpp). A decisive measured choice is cached per micro-architecture,
+// kernel and size class (the memory level the run's data live in), with its date and evidence; a
+// choice within noise is not cached. `--isa measure` measures again whatever the table or cache
+// say; a name given with --isa is forced.
 //
-// Kernels name their entries by a key: "stream.<kernel>.<nt|regular>", "iso3dfd.rows",
-// "peak.fma". The choice, with how it was made and on what figures, goes into config.isa_choice.
+// Kernels name their entries by a key: "stream.<kernel>.<nt|regular>", "iso3dfd.rows", "peak.fma".
+// The choice, with how it was made and on what figures, goes into config.isa_choice.
 #pragma once
 #include <functional>
 #include <optional>
@@ -21,20 +24,43 @@ namespace bw {
 
 struct IsaChoice {
   std::string isa;  // the variant chosen; empty: none (the request is refused)
-  // "forced" (--isa named it), "table" (a row of isa_choices.json), "cached" (measured earlier on
-  // this machine), "measured" (timed now), "capability" (the widest offered: nothing measured), or
-  // "only" (the one variant offered).
+  // "forced" (--isa named it), "table" (a row of isa_choices.json), "cached" (measured decisively
+  // earlier on this machine for the same size class), "measured" (timed now), "model" (the machine
+  // model's prediction: nothing measured), or "only" (the one variant offered).
   std::string how;
   std::string why;  // one line
-  json figures;     // {variant: figure} the choice was made on (empty when none); unit in `unit`
+  json figures;     // {variant: figure} the choice was made on (medians; empty when none); unit in `unit`
   std::string unit;
-  json source;  // table: {microarch, command, measured, cpu, note}; cached: {file, measured}
+  json source;    // table: {microarch, command, measured, cpu}; cached: {file, measured}
+  json decision;  // measured or cached: the decision rule's record (common/decide.hpp)
+  std::string size_class;
   json to_json(const std::string& key) const;
 };
 
-// A short timing of one variant (by name) for a kernel: higher is better (GB/s, GFlop/s,
-// MPoints/s). Empty: the kernel cannot be timed here (the choice falls back to the widest).
+// A short timing of one variant (by name) for a kernel on the run's own problem: higher is better
+// (GB/s, GFlop/s, MPoints/s).
 using IsaMeasure = std::function<double(const std::string& isa)>;
+
+// What a run asks for.
+struct VariantRequest {
+  std::string requested = "auto";  // auto, measure, or a variant's name
+  std::string key;                 // stream.triad.nt, iso3dfd.rows, peak.fma
+  std::vector<std::string> built;  // the variants of the binary, widest first
+  std::string unit;
+  std::string size_class;  // where the run's data live (common/size_class.hpp): l2, llc, dram, core
+};
+
+// The machine the choice is made for: tests pass another.
+struct ChoiceContext {
+  const json* table = nullptr;           // the table of measured choices
+  const Microarch* microarch = nullptr;  // this CPU's row (nullptr: no model knows it)
+  std::string cpu_key;                   // the cache's name of this CPU: the row's name, else vendor-family-model
+  std::vector<std::string> offered;      // the variants this CPU runs
+  std::string cache_path;                // "" for no cache
+  // This machine: the built-in table, this CPU's model (BANDWALL_MICROARCH may force one), its
+  // variants and its cache file.
+  static ChoiceContext here();
+};
 
 // The table of measured choices: the built-in one (isa_choices.json, compiled in), or the file
 // $BANDWALL_ISA_CHOICES names (for trying a new row before contributing it). UsageError when that
@@ -48,18 +74,15 @@ const json* table_entry(const json& table, const std::string& microarch, const s
 // ~/.cache/bandwall; one file per machine, isa-choices-<topology digest>.json.
 std::string isa_cache_path();
 
-// The choice for key among built (the variants of the binary, widest first) for requested ("auto"
-// or a name). offered: the variants this CPU runs (cpu_isas() by default; tests pass others),
-// microarch: this CPU's row name ("" when common/machine.cpp knows no row), cache_path: as
-// isa_cache_path(), "" for no cache. isa is empty when the request is refused (isa_refusal says
-// why).
-IsaChoice choose_variant(const std::string& requested, const std::string& key, const std::vector<std::string>& built,
-                         const IsaMeasure& measure, const std::string& unit, const json& table,
-                         const std::string& microarch, const std::vector<std::string>& offered,
-                         const std::string& cache_path);
+// The machine model's prediction among candidates (widest first): the widest whose vector width
+// the model executes at no lower FP throughput per cycle than a narrower one; the widest when no
+// model knows the CPU. why says which.
+std::string model_default(const std::vector<std::string>& candidates, const Microarch* m, std::string* why = nullptr);
 
-// The same on this machine: the built-in table, this CPU's micro-architecture and its cache.
-IsaChoice choose_variant(const std::string& requested, const std::string& key, const std::vector<std::string>& built,
-                         const IsaMeasure& measure = {}, const std::string& unit = "");
+// The choice; isa is empty when the request is refused (isa_refusal says why).
+IsaChoice choose_variant(const VariantRequest& request, const IsaMeasure& measure, const ChoiceContext& machine);
+
+// Vector bits of a variant's name (avx512 512, avx2 256, generic 128).
+int variant_bits(const std::string& isa);
 
 }  // namespace bw

@@ -2,9 +2,13 @@
 
 #include <cpuid.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <span>
+
+#include "common/errors.hpp"
 
 namespace bw {
 namespace {
@@ -95,6 +99,28 @@ constexpr Microarch kRows[] = {
      {2, 2, 2, 2},
      "three 256-bit or two 512-bit loads; 512-bit FMAs on ports 0+1 fused and 5"},
     {"Intel Emerald Rapids", "GenuineIntel", 6, 0xcf, 0xcf, {3, 2, 2, 3}, {2, 2, 2, 2}, "as Sapphire Rapids"},
+    {"Intel Granite Rapids",
+     "GenuineIntel",
+     6,
+     0xad,
+     0xae,
+     {3, 2, 2, 3},
+     {2, 2, 2, 2},
+     "Redwood Cove cores: as Sapphire Rapids"},
+    // A hypervisor may show a model number of its own (seen: model 0xa7, a client part's number,
+    // on a guest with AMX and a 480 MiB L3). AMX tiles and AVX512-FP16 exist only on the Golden
+    // Cove server cores and their successors (Sapphire, Emerald and Granite Rapids), whose ports
+    // are the same; matched by these features only when no row knows the model number.
+    {"Intel Xeon with AMX",
+     "GenuineIntel",
+     6,
+     0x00,
+     0xff,
+     {3, 2, 2, 3},
+     {2, 2, 2, 2},
+     "a model number no row knows, with AMX and AVX512-FP16: a Golden Cove-class server core (Sapphire, Emerald or "
+     "Granite Rapids); ports as Sapphire Rapids",
+     "amx-tile avx512-fp16"},
 };
 
 std::string hex(int v) {
@@ -103,9 +129,19 @@ std::string hex(int v) {
   return buf;
 }
 
-}  // namespace
+bool has_features(const CpuId& id, std::string_view wanted) {
+  std::size_t at = 0;
+  while (at < wanted.size()) {
+    std::size_t end = wanted.find(' ', at);
+    if (end == std::string_view::npos) end = wanted.size();
+    const std::string f(wanted.substr(at, end - at));
+    if (!f.empty() && std::find(id.features.begin(), id.features.end(), f) == id.features.end()) return false;
+    at = end + 1;
+  }
+  return true;
+}
 
-CpuId cpuid() {
+CpuId real_cpuid() {
   CpuId id;
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (!__get_cpuid(0, &a, &b, &c, &d)) return id;
@@ -118,12 +154,62 @@ CpuId cpuid() {
   const int base_family = (a >> 8) & 0xf, base_model = (a >> 4) & 0xf;
   id.family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
   id.model = base_family == 0xf || base_family == 6 ? base_model | (((a >> 16) & 0xf) << 4) : base_model;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
+    if (d & (1u << 24)) id.features.push_back("amx-tile");
+    if (d & (1u << 23)) id.features.push_back("avx512-fp16");
+  }
   return id;
 }
 
-const Microarch* find_microarch(const CpuId& id) {
+}  // namespace
+
+const std::vector<std::string>& feature_names() {
+  static const std::vector<std::string> names = {"amx-tile", "avx512-fp16"};
+  return names;
+}
+
+std::vector<std::string> microarch_names() {
+  std::vector<std::string> out;
   for (const Microarch& m : std::span(kRows))
-    if (m.vendor == id.vendor && m.family == id.family && id.model >= m.model_lo && id.model <= m.model_hi) return &m;
+    if (std::find(out.begin(), out.end(), std::string(m.name)) == out.end()) out.emplace_back(m.name);
+  return out;
+}
+
+CpuId cpuid() {
+  const char* forced = std::getenv("BANDWALL_MICROARCH");
+  if (!forced || !*forced) return real_cpuid();
+  CpuId id;
+  id.forced = forced;
+  if (std::string(forced) == "none") {
+    id.vendor = "UnknownVendor";
+    return id;
+  }
+  for (const Microarch& m : std::span(kRows))
+    if (m.name == forced) {
+      id.vendor = m.vendor, id.family = m.family, id.model = m.model_lo;
+      std::string_view f = m.features;
+      while (!f.empty()) {
+        const std::size_t end = std::min(f.find(' '), f.size());
+        id.features.emplace_back(f.substr(0, end));
+        f.remove_prefix(std::min(end + 1, f.size()));
+      }
+      return id;
+    }
+  std::string names;
+  for (const std::string& n : microarch_names()) names += (names.empty() ? "" : ", ") + n;
+  throw UsageError("BANDWALL_MICROARCH '" + std::string(forced) +
+                   "' names no machine model (use none or one of: " + names + ")");
+}
+
+const Microarch* find_microarch(const CpuId& id) {
+  for (const Microarch& m : std::span(kRows))  // by model number first
+    if (m.features.empty() && m.vendor == id.vendor && m.family == id.family && id.model >= m.model_lo &&
+        id.model <= m.model_hi)
+      return &m;
+  for (const Microarch& m : std::span(kRows))
+    if (!m.features.empty() && m.vendor == id.vendor && m.family == id.family && id.model >= m.model_lo &&
+        id.model <= m.model_hi && has_features(id, m.features))
+      return &m;
   return nullptr;
 }
 
@@ -140,7 +226,7 @@ std::optional<Ports> ports_at(int vector_bits, std::string* reason, const CpuId&
   };
   if (!m)
     return why("no machine model for " + id.vendor + " family " + hex(id.family) + " model " + hex(id.model) +
-               " (common/machine.cpp has rows for AMD Zen 1-5 and Intel Skylake-SP to Emerald Rapids)");
+               " (common/machine.cpp has rows for AMD Zen 1-5 and Intel Skylake-SP to Granite Rapids)");
   const Ports& p = vector_bits > 256 ? m->p512 : m->p256;
   if (!p.known()) return why(std::string(m->name) + " has no " + std::to_string(vector_bits) + "-bit row");
   return p;
@@ -149,6 +235,7 @@ std::optional<Ports> ports_at(int vector_bits, std::string* reason, const CpuId&
 json microarch_json(const CpuId& id) {
   const Microarch* m = find_microarch(id);
   json j = {{"vendor", id.vendor}, {"family", id.family}, {"model", id.model}};
+  if (!m && !id.forced.empty()) j["forced"] = "BANDWALL_MICROARCH=" + id.forced;
   if (!m) {
     std::string reason;
     ports_at(256, &reason, id);
@@ -157,6 +244,8 @@ json microarch_json(const CpuId& id) {
   }
   j["name"] = m->name;
   j["note"] = m->note;
+  if (!m->features.empty()) j["identified_by"] = std::string(m->features);
+  if (!id.forced.empty()) j["forced"] = "BANDWALL_MICROARCH=" + id.forced;
   return j;
 }
 

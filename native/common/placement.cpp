@@ -106,19 +106,27 @@ Buffer::Buffer(std::size_t bytes, const Placement& placement) : bytes_(bytes) {
   }
 }
 
+const std::vector<PageKind>& page_kinds() {
+  static const std::vector<PageKind> kinds = {
+      {"huge", Pages::Huge, "transparent huge pages asked for (madvise MADV_HUGEPAGE)"},
+      {"base", Pages::Base, "4 KiB pages (madvise MADV_NOHUGEPAGE)"},
+      {"system", Pages::System, "whatever /sys/kernel/mm/transparent_hugepage/enabled says"},
+  };
+  return kinds;
+}
+
 Pages parse_pages(const std::string& text) {
-  if (text == "huge") return Pages::Huge;
-  if (text == "base") return Pages::Base;
-  if (text == "system") return Pages::System;
-  throw UsageError("unknown page size '" + text + "' (use huge, base or system)");
+  std::vector<std::string> names;
+  for (const PageKind& k : page_kinds()) {
+    if (text == k.name) return k.pages;
+    names.emplace_back(k.name);
+  }
+  throw UsageError("unknown page size '" + text + "' (use " + or_list(names) + ")");
 }
 
 std::string to_string(Pages p) {
-  switch (p) {
-    case Pages::Huge: return "huge";
-    case Pages::Base: return "base";
-    case Pages::System: return "system";
-  }
+  for (const PageKind& k : page_kinds())
+    if (k.pages == p) return k.name;
   return "?";
 }
 

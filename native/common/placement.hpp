@@ -18,6 +18,13 @@ enum class Pages { System, Huge, Base };
 
 // "huge", "base" or "system"; throws UsageError for anything else.
 Pages parse_pages(const std::string& text);
+// The page sizes a run may ask for, each with what it means (--pages; the manifest's "pages").
+struct PageKind {
+  const char* name;
+  Pages pages;
+  const char* help;
+};
+const std::vector<PageKind>& page_kinds();
 std::string to_string(Pages p);
 
 struct Placement {

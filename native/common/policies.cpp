@@ -1,5 +1,7 @@
 #include "common/policies.hpp"
 
+#include "common/args.hpp"
+
 #include <numaif.h>
 
 #include "common/topology.hpp"
@@ -38,10 +40,7 @@ std::string syntax_list(std::span<const Row> rows, bool (*keep)(const Row&)) {
   std::vector<std::string> words;
   for (const Row& r : rows)
     if (keep(r)) words.push_back(syntax(r.name, r.arg));
-  std::string out;
-  for (std::size_t i = 0; i < words.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
-  return out;
+  return or_list(words);
 }
 
 // The argument's type as the manifest names it.

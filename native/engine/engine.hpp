@@ -96,6 +96,9 @@ const std::vector<Backend>& backends();
 // The user-facing backends' names, as help and messages list them ("dsa, helper, memcpy, none").
 std::string names();
 
+// The engine a pipeline uses when none is named (the manifest's "default": true).
+const char* default_engine();
+
 // The backend called name; UsageError listing the known names otherwise.
 const Backend& find(std::string_view name);
 

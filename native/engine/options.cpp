@@ -11,6 +11,29 @@ namespace bw::pipeline {
 
 int default_depth(const std::string& kernel) { return kernel == "triad" ? 2 : 4; }
 
+const std::vector<StrategyRow>& strategies() {
+  static const std::vector<StrategyRow> rows = {
+      {"all", Strategy::All, false, "the engine fetches every input"},
+      {"split", Strategy::Split, true, "the core streams the first input itself, the engine fetches the others"},
+  };
+  return rows;
+}
+
+Strategy parse_strategy(const std::string& text) {
+  std::vector<std::string> names;
+  for (const StrategyRow& r : strategies()) {
+    if (text == r.name) return r.strategy;
+    names.emplace_back(r.name);
+  }
+  throw UsageError("unknown strategy '" + text + "' (use " + or_list(names) + ")");
+}
+
+const char* strategy_name(Strategy s) {
+  for (const StrategyRow& r : strategies())
+    if (r.strategy == s) return r.name;
+  return "?";
+}
+
 namespace {
 
 constexpr std::uint64_t kBlockUnit = 4096;
@@ -50,12 +73,8 @@ Setup resolve(const Options& o) {
   Setup s;
   const stream::Kernel& k = stream::find_kernel(o.kernel);
   s.plan.kernel = &k;
-  if (o.stores != "nt" && o.stores != "regular")
-    throw UsageError("unknown store kind '" + o.stores + "' (use nt or regular)");
-  s.plan.nt = o.stores == "nt" && k.writes != 0;
-  if (o.strategy != "all" && o.strategy != "split")
-    throw UsageError("unknown strategy '" + o.strategy + "' (use all or split)");
-  s.plan.strategy = o.strategy == "split" ? Strategy::Split : Strategy::All;
+  s.plan.nt = stream::parse_stores(o.stores) && k.writes != 0;
+  s.plan.strategy = parse_strategy(o.strategy);
   s.depth_default = o.depth.empty();
   s.plan.depth =
       s.depth_default ? default_depth(o.kernel) : static_cast<int>(parse_int(o.depth, "--queue-depth", 1, 64));

@@ -13,9 +13,21 @@
 
 namespace bw::pipeline {
 
+// The strategies (--strategy; the manifest's "strategies"), the first the default.
+struct StrategyRow {
+  const char* name;
+  Strategy strategy;
+  bool cpu_streams_first_input;  // the core reads src1 itself; the engine fetches the others
+  const char* help;
+};
+const std::vector<StrategyRow>& strategies();
+Strategy parse_strategy(const std::string& text);
+const char* strategy_name(Strategy s);
+
 // The STREAM run options (threads: the compute threads), then the engine's.
 struct Options : stream::RunOptions {
-  std::string engine = "helper", engine_cpus, engine_mode, depth, block = "1M", strategy = "all";
+  std::string engine = engine::default_engine(), engine_cpus, engine_mode, depth, block = "1M",
+              strategy = strategies().front().name;
   bool list_engines = false;
 };
 

@@ -27,11 +27,14 @@ nlohmann::json backends_json() {
                    {"takes_cpus", b.takes_cpus},
                    {"hardware", b.hardware.empty() ? nlohmann::json() : nlohmann::json(b.hardware)},
                    {"hidden", b.hidden},
+                   {"default", b.name == default_engine()},
                    {"available", a.available},
                    {"reason", a.reason}});
   }
   return out;
 }
+
+const char* default_engine() { return "helper"; }
 
 std::string names() {
   std::string out;

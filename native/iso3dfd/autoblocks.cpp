@@ -7,17 +7,15 @@
 #include <limits>
 #include <string>
 
+#include "common/decide.hpp"
 #include "common/topology.hpp"
 
 namespace bw::iso3dfd {
 namespace {
 
-// Rounds of the search (candidates alternate within each, in an order rotated from round to
-// round; the best round of each is kept), steps timed per candidate and round, and the lead a
-// candidate needs over the model's y block to be chosen instead.
-constexpr int kRounds = 3;
+// Steps timed per candidate and round of the search (candidates alternate within a round, in an
+// order rotated from round to round; the rounds are the decision rule's).
 constexpr int kTimedSteps = 2;
-constexpr double kMargin = 0.05;
 // The smallest y block the model proposes: a block of y rows re-reads 16 halo rows of prev per
 // plane, 67% more rows at 24 and 200% at 8 (measured slower than 24 on a 512 KiB L2, bench/README).
 constexpr std::size_t kMinY = 24;
@@ -157,10 +155,11 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
   initialise(f, sg, m.blocks, placement.serial_init(), threads);
   const Coefficients c = coefficients();
   // rate[i][r]: MPoints per CPU second of candidate i in round r.
-  std::vector<std::vector<double>> rate(ys.size(), std::vector<double>(kRounds, 0.0));
+  const int rounds = decide::rule().rounds;
+  std::vector<std::vector<double>> rate(ys.size(), std::vector<double>(static_cast<std::size_t>(rounds), 0.0));
   timespec w0{}, w1{};
   clock_gettime(CLOCK_MONOTONIC, &w0);
-  for (int r = 0; r < kRounds; ++r)
+  for (int r = 0; r < rounds; ++r)
     for (std::size_t k = 0; k < ys.size(); ++k) {
       const std::size_t i = (k + static_cast<std::size_t>(r)) % ys.size();  // rotate the order per round
       const double t0 = cpu_seconds();
@@ -170,50 +169,29 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
     }
   clock_gettime(CLOCK_MONOTONIC, &w1);
 
-  // A candidate replaces the model's y block only if it beat it by the margin in every round (the
-  // rounds are paired: the same load on the machine, minutes apart at most); among those, the one
-  // with the best median ratio.
+  // A candidate replaces the model's y block only when it is faster beyond noise under the decision
+  // rule (common/decide.hpp): the rounds are paired, the same load on the machine, seconds apart.
   const std::size_t model = static_cast<std::size_t>(std::find(ys.begin(), ys.end(), m.blocks.b2) - ys.begin());
-  std::size_t top = model;
-  double top_ratio = 1;
+  std::vector<std::string> names;
+  for (std::size_t y : ys) names.push_back("y" + std::to_string(y));
+  const decide::Choice d = decide::choose_best(names, rate, model, "MPoints per CPU second");
+  const std::size_t top = d.chosen;
   json cands = json::array();
-  for (std::size_t i = 0; i < ys.size(); ++i) {
-    std::vector<double> ratio(kRounds);
-    for (std::size_t r = 0; r < ratio.size(); ++r) ratio[r] = rate[model][r] > 0 ? rate[i][r] / rate[model][r] : 0;
-    std::sort(ratio.begin(), ratio.end());
-    const double median = ratio[ratio.size() / 2];
-    if (i != model && ratio.front() > 1 + kMargin && median > top_ratio) {
-      top = i;
-      top_ratio = median;
-    }
-    cands.push_back({{"blocks", blocks_json(Blocks{m.blocks.b1, ys[i], m.blocks.b3})},
-                     {"mpoints_per_cpu_s", rate[i]},
-                     {"median_ratio_to_model", median},
-                     {"beat_model_every_round", ratio.front() > 1 + kMargin}});
-  }
+  for (std::size_t i = 0; i < ys.size(); ++i)
+    cands.push_back({{"blocks", blocks_json(Blocks{m.blocks.b1, ys[i], m.blocks.b3})}, {"mpoints_per_cpu_s", rate[i]}});
+  rec["decision"] = d.record;
   rec["search"] = {
       {"grid", json::array({sg.n1, sg.n2, sg.n3})},
-      {"rounds", kRounds},
+      {"rounds", rounds},
       {"timed_steps", kTimedSteps},
-      {"margin", kMargin},
       {"seconds", static_cast<double>(w1.tv_sec - w0.tv_sec) + 1e-9 * static_cast<double>(w1.tv_nsec - w0.tv_nsec)},
       {"rate", "interior points x timed steps / process CPU seconds, per round"}};
   rec["candidates"] = cands;
   Blocks chosen = m.blocks;
-  char buf[400];
-  if (top != model) {
-    chosen.b2 = ys[top];
-    std::snprintf(buf, sizeof buf,
-                  "measured: y block %zu beat the model's %zu by more than %.0f%% per CPU second in each of %d rounds "
-                  "on a %zux%zux%zu grid (median %.0f%%); model: %s",
-                  ys[top], m.blocks.b2, 100 * kMargin, kRounds, sg.n1, sg.n2, sg.n3, 100 * (top_ratio - 1),
-                  m.why.c_str());
-  } else {
-    std::snprintf(buf, sizeof buf,
-                  "the model's y block %zu (%s): no candidate beat it by more than %.0f%% per CPU second in each of %d "
-                  "rounds on a %zux%zux%zu grid",
-                  m.blocks.b2, m.why.c_str(), 100 * kMargin, kRounds, sg.n1, sg.n2, sg.n3);
-  }
+  char buf[600];
+  chosen.b2 = ys[top];
+  std::snprintf(buf, sizeof buf, "%s on a %zux%zux%zu grid; model: %s", d.why.c_str(), sg.n1, sg.n2, sg.n3,
+                m.why.c_str());
   rec["why"] = buf;
   return {chosen, rec};
 }

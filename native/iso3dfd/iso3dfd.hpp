@@ -122,10 +122,6 @@ void flush_denormals();
 // changes it for the whole process and returns the name chosen, or throws std::invalid_argument
 // with one line when the binary or the CPU lacks it.
 std::string select_isa(const std::string& isa);
-// The same for "auto" by speed (common/isa_choice.hpp, key iso3dfd.rows): the table of measured
-// choices, the per-machine cache, or measure (MPoints/s of the variant by name, made active for the
-// call) for a CPU the table does not know. Returns the name chosen.
-std::string choose_isa(const std::string& isa, const std::function<double()>& measure = {});
 // config.isa_choice: the row kernel's variant, how it was chosen and on what figures.
 nlohmann::json isa_choice_json();
 std::string kernel_isa();

@@ -24,16 +24,6 @@ std::string select_isa(const std::string& isa) {
   return row_dispatch().select(isa).isa;
 }
 
-std::string choose_isa(const std::string& isa, const std::function<double()>& measure) {
-  std::function<double(const RowVariant&)> timed;
-  if (measure)
-    timed = [&](const RowVariant& v) {
-      row_dispatch().select(v.isa);
-      return measure();
-    };
-  return row_dispatch().choose(isa, "iso3dfd.rows", timed, "MPoints/s").isa;
-}
-
 nlohmann::json isa_choice_json() { return row_dispatch().choice_json(); }
 
 std::string kernel_isa() { return active()->isa; }

@@ -15,8 +15,7 @@ enum class KernelChoice { Optimised, Reference };
 struct Options {
   Grid grid;
   int iterations = 0;
-  int trial_steps = 0;  // the first steps, which --threads auto spent timing thread counts (not in time_s)
-  Blocks blocks;        // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
+  Blocks blocks;  // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
   Blocks blocks_requested;
   // Of the first thread's CPU (hwloc; 0: unknown), for the record's model of the L1 misses.
   std::uint64_t l1d_bytes = 0, l2_bytes = 0;

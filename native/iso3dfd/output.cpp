@@ -8,8 +8,7 @@
 
 namespace bw::iso3dfd {
 
-double mpoints_per_s(const Options& o, double seconds) {
-  const int steps = o.iterations - o.trial_steps;
+double mpoints_per_s(const Options& o, int steps, double seconds) {
   if (steps <= 0 || seconds <= 0) return 0.0;
   return static_cast<double>(o.grid.interior()) * steps / seconds / 1e6;
 }
@@ -74,13 +73,16 @@ void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
   std::fflush(stdout);
 }
 
-void print_result(const Options& o, double seconds, const Outcome& v) {
-  const double mp = mpoints_per_s(o, seconds);
+void print_result(const json& rec) {
+  const json& r = rec["result"];
+  const json& v = rec["validation"];
   std::printf("-------------------------------\n");
-  std::printf("time:%15.2f sec\n", seconds);
-  std::printf("throughput:%9.2f MPoints/s\n", mp);
-  std::printf("flops:%14.2f GFlops\n", mp * kFlopsPerPoint / 1e3);
-  if (v.checked) std::printf("verify: passed, max abs error %.3e, max rel error %.3e\n", v.max_abs, v.max_rel);
+  std::printf("time:%15.2f sec\n", r["time_s"].get<double>());
+  std::printf("throughput:%9.2f MPoints/s\n", r["mpoints_per_s"].get<double>());
+  std::printf("flops:%14.2f GFlops\n", r["gflops"].get<double>());
+  if (v.contains("max_abs_error"))
+    std::printf("verify: passed, max abs error %.3e, max rel error %.3e\n", v["max_abs_error"].get<double>(),
+                v["max_rel_error"].get<double>());
 }
 
 std::string failure_message(const Outcome& v) {
@@ -91,10 +93,7 @@ std::string failure_message(const Outcome& v) {
   return buf;
 }
 
-json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
-                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map,
-                     const json& huge_page_share) {
-  const double mp = mpoints_per_s(o, seconds);
+json iso_config(const Options& o) {
   json config = {{"n1", o.grid.n1},
                  {"n2", o.grid.n2},
                  {"n3", o.grid.n3},
@@ -102,16 +101,22 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
                  {"n1_block", o.blocks.b1},
                  {"n2_block", o.blocks.b2},
                  {"n3_block", o.blocks.b3},
+                 {"blocks", json::array({o.blocks.b1, o.blocks.b2, o.blocks.b3})},
                  {"affinity", o.affinity},
-                 {"threads", threads},
                  {"init", o.serial_init ? "serial" : "first-touch"},
                  {"schedule", o.schedule == Schedule::Static ? "static" : "dynamic"},
                  {"placement", o.placement.str()},
                  {"pages", to_string(o.placement.pages)},
                  {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
                  {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
-                 {"isa_requested", o.isa},
                  {"half_length", kHalf}};
+  if (o.kernel == KernelChoice::Optimised) config["row_kernel"] = kernel_method();
+  if (o.fault) config["fault_injected"] = true;
+  return config;
+}
+
+json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm) {
+  const double mp = mpoints_per_s(o, steps, seconds);
   json result = {{"mpoints_per_s", mp},
                  {"gflops", mp * kFlopsPerPoint / 1e3},
                  {"time_s", seconds},
@@ -119,37 +124,24 @@ json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus
                  // much above cpu_s means the run waited for CPUs that others held.
                  {"cpu_s", cpu_seconds},
                  {"interior_points", o.grid.interior()},
-                 {"steps", o.iterations - o.trial_steps},
+                 {"steps", steps},
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
                  {"bytes_per_point", kBytesPerPoint},
                  {"flops_per_point", kFlopsPerPoint},
                  {"traffic_model", traffic_model(o)},
                  {"norm", norm}};
-  // --verify compares the whole field with the plain reference; otherwise main() records the
-  // run's own self-check (iso3dfd/selfcheck.hpp).
-  json validation = validation_not_applicable("no time step ran: nothing to check");
-  if (v.checked) {
-    validation = validation_checked(v.passed, "");
-    validation["max_abs_error"] = v.max_abs;
-    validation["max_rel_error"] = v.max_rel;
-    validation["tolerance"] = v.tolerance;
-    validation["method"] = "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)";
-  }
-  if (o.kernel == KernelChoice::Optimised) {
-    config["row_kernel"] = kernel_method();
-    config["isa_choice"] = isa_choice_json();
-    result["incore_model"] = incore_model();
-  }
-  if (o.fault) config["fault_injected"] = true;
-  json rec = make_record("iso3dfd", config, result, validation,
-                         provenance(threads, cpus, binding, o.placement.str(),
-                                    {{"n1", o.grid.n1}, {"n2", o.grid.n2}, {"n3", o.grid.n3}}, o.iterations));
-  rec["placement"] = {{"policy", o.placement.str()},
-                      {"pages", to_string(o.placement.pages)},
-                      {"init", o.serial_init ? "serial" : "first-touch"},
-                      {"huge_page_share", huge_page_share},
-                      {"page_map", page_map}};
-  return rec;
+  if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model();
+  return result;
+}
+
+json verify_validation(const Outcome& v) {
+  if (!v.checked) return validation_not_applicable("no time step ran: nothing to check");
+  json validation =
+      validation_checked(v.passed, "plain scalar reference, normwise relative error (max |a-ref| / max |ref|)");
+  validation["max_abs_error"] = v.max_abs;
+  validation["max_rel_error"] = v.max_rel;
+  validation["tolerance"] = v.tolerance;
+  return validation;
 }
 
 }  // namespace bw::iso3dfd

@@ -15,8 +15,8 @@ struct Outcome {
   double max_abs = 0, max_rel = 0, tolerance = 0;
 };
 
-// Interior points x timed steps (those after the trials of --threads auto) per second, in millions.
-double mpoints_per_s(const Options& o, double seconds);
+// Interior points x steps per second, in millions.
+double mpoints_per_s(const Options& o, int steps, double seconds);
 
 // What the cache blocking achieves, as a model of the traffic per point from DRAM and into L2:
 // prev's blocks are read with their halo of 8 on each side unless a neighbouring block left it in
@@ -28,10 +28,14 @@ json traffic_model(const Options& o);
 json incore_model();
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
-void print_result(const Options& o, double seconds, const Outcome& v);
+// The article's result lines, from the run's record.
+void print_result(const json& record);
 std::string failure_message(const Outcome& v);
-json make_iso_record(const Options& o, int threads, const std::vector<int>& cpus, const std::string& binding,
-                     double seconds, double cpu_seconds, double norm, const Outcome& v, const json& page_map,
-                     const json& huge_page_share);
+
+// The record's config (without what the measuring driver adds: threads, isa choice) and result.
+json iso_config(const Options& o);
+json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm);
+// The validation part: --verify's comparison when it ran, else "nothing to check".
+json verify_validation(const Outcome& v);
 
 }  // namespace bw::iso3dfd

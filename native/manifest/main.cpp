@@ -1,21 +1,29 @@
 // bandwall-manifest: every word the front end offers, from the native tables where each is defined
-// once, as one JSON document: the kernels (STREAM's table, iso3dfd, peak) with the instruction-set
-// variants built into each, the placement and binding policies with their argument's type, the
+// once, as one JSON document: the measurements (STREAM's table with its store kinds, the pipeline
+// with its strategies, iso3dfd, peak), each with its facts (tool, unit, figure of merit, arrays,
+// helper CPUs: common/driver.hpp) and the instruction-set variants built into it; the page sizes; the
+// decision rule (common/decide.hpp); the placement and binding policies with their argument's type, the
 // copy engines with what each takes, the instruction sets (known, offered by this CPU) and the
 // CPU-list grammar. The front end builds its choices and help from it (python/bandwall/core/manifest.py).
 #include <CLI/CLI.hpp>
 
 #include "common/args.hpp"
 #include "common/cpulist.h"
+#include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/harness.hpp"
 #include "common/isa.hpp"
 #include "common/policies.hpp"
 #include "common/record.hpp"
+#include "common/driver.hpp"
+#include "common/placement.hpp"
 #include "engine/engine.hpp"
+#include "engine/options.hpp"
 #include "iso3dfd/rows.hpp"
-#include "peak/fma.hpp"
+#include "iso3dfd/measurement.hpp"
+#include "peak/measurement.hpp"
 #include "stream/kernels.hpp"
+#include "stream/measurement.hpp"
 #include "stream/record.hpp"
 
 namespace {
@@ -29,17 +37,50 @@ bw::json names(const Variants& variants) {
   return out;
 }
 
+// A measurement's facts (common/driver.hpp) with the variants built into its executable.
+bw::json measurement(bw::driver::Facts f, const bw::json& isas) {
+  bw::json j = f.to_json();
+  j["isa_built"] = isas;
+  return j;
+}
+
 bw::json kernels() {
   const bw::json stream_isas = names(bw::stream::variants());
-  return {
-      {"stream", {{"executable", "bandwall-stream"}, {"isa_built", stream_isas}, {"rows", bw::stream::kernels_json()}}},
-      {"pipeline", {{"executable", "bandwall-pipeline"}, {"isa_built", stream_isas}}},
-      {"iso3dfd", {{"executable", "bandwall-iso3dfd"}, {"isa_built", names(bw::iso3dfd::row_dispatch().variants())}}},
-      {"peak", {{"executable", "bandwall-peak"}, {"isa_built", names(bw::peak::variants())}}}};
+  bw::driver::Facts stream = bw::stream::facts_of(bw::stream::find_kernel("triad"));
+  stream.arrays.clear();  // per kernel: each row's "arrays"
+  bw::json rows = bw::stream::kernels_json();
+  for (bw::json& r : rows) {
+    bw::json arrays = bw::json::array();
+    for (const auto& a : bw::stream::array_roles(bw::stream::find_kernel(r["name"].get<std::string>())))
+      arrays.push_back({{"name", a.name}, {"read", a.read}, {"written", a.written}});
+    r["arrays"] = arrays;
+  }
+  bw::json stores = bw::json::array();
+  for (const auto& k : bw::stream::store_kinds()) stores.push_back({{"name", k.name}, {"nt", k.nt}, {"help", k.help}});
+  bw::json strategies = bw::json::array();
+  for (const auto& r : bw::pipeline::strategies())
+    strategies.push_back({{"name", r.name}, {"cpu_streams_first_input", r.cpu_streams_first_input}, {"help", r.help}});
+  bw::driver::Facts pipeline = stream;
+  pipeline.executable = "bandwall-pipeline", pipeline.helper_cpus = true;
+  bw::json s = measurement(stream, stream_isas);
+  s["rows"] = rows;
+  s["stores"] = stores;
+  bw::json p = measurement(pipeline, stream_isas);
+  p["strategies"] = strategies;
+  return {{"stream", s},
+          {"pipeline", p},
+          {"iso3dfd", measurement(bw::iso3dfd::facts(), names(bw::iso3dfd::row_dispatch().variants()))},
+          {"peak", measurement(bw::peak::PeakMeasurement(0.1, 1).facts(), names(bw::peak::variants()))}};
+}
+
+bw::json pages() {
+  bw::json out = bw::json::array();
+  for (const auto& k : bw::page_kinds()) out.push_back({{"name", k.name}, {"help", k.help}});
+  return out;
 }
 
 bw::json isa() {
-  bw::json choices = bw::json::array({"auto"});
+  bw::json choices = bw::json::array({"auto", "measure"});
   for (const std::string& n : bw::isa_names()) choices.push_back(n);
   return {{"names", bw::isa_names()}, {"choices", choices}, {"offered", bw::cpu_isas()}, {"help", bw::isa_syntax()}};
 }
@@ -70,7 +111,9 @@ int main(int argc, char** argv) {
               {"policies", bw::policies_json()},
               {"engines", bw::engine::backends_json()},
               {"isa", isa()},
-              {"cpu_lists", cpu_lists()}});
+              {"cpu_lists", cpu_lists()},
+              {"pages", pages()},
+              {"decision", bw::decide::rule().to_json()}});
     return 0;
   });
 }

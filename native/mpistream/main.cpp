@@ -17,6 +17,7 @@
 #include "common/topology.hpp"
 #include "mpi/ranks.hpp"
 #include "stream/kernels.hpp"
+#include "stream/record.hpp"
 #include "stream/runner.hpp"
 #include "stream/stats.hpp"
 
@@ -25,7 +26,8 @@ using namespace bw::stream;
 namespace {
 
 struct Options {
-  std::string kernel = "triad", stores = "nt", size, reps = "20", bind = "core", pages = "system";
+  std::string kernel = "triad", stores = bw::stream::store_kinds().front().name, size, reps = "20", bind = "core",
+              pages = "system";
 };
 
 bool parse(int argc, char** argv, Options& o) {
@@ -33,7 +35,7 @@ bool parse(int argc, char** argv, Options& o) {
       "bandwall-mpi-stream: flat-MPI STREAM; every rank runs the kernel on its own core and memory at the same "
       "time; rank 0 prints the aggregate bandwidth"};
   app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot");
-  app.add_option("--stores", o.stores, "nt (non-temporal, default) or regular");
+  app.add_option("--stores", o.stores, "store kind, as bandwall-stream's")->capture_default_str();
   app.add_option("--size", o.size, "bytes per array per rank (default 4x the node's LLC shared by its ranks)");
   app.add_option("--reps", o.reps, "repetitions (the first is dropped)");
   app.add_option("--bind", o.bind, "core (default: one CPU per rank, spread over NUMA nodes), numa or none");
@@ -62,9 +64,7 @@ int nodes_in_job(const std::string& host) {
 
 int run(const Options& o) {
   const Kernel& k = find_kernel(o.kernel);
-  if (o.stores != "nt" && o.stores != "regular")
-    throw bw::UsageError("unknown store kind '" + o.stores + "' (use nt or regular)");
-  const bool nt = o.stores == "nt" && k.writes != 0;
+  const bool nt = bw::stream::parse_stores(o.stores) && k.writes != 0;
   const int reps = static_cast<int>(bw::parse_int(o.reps, "--reps", 1, 1 << 24));
   bw::Placement placement = bw::Placement::parse("first-touch");
   placement.pages = bw::parse_pages(o.pages);
@@ -138,7 +138,7 @@ int run(const Options& o) {
                      {"bytes_per_element", k.bytes_per_element},
                      {"ranks", parts}};
   bw::json config = {{"kernel", k.name},
-                     {"stores", nt ? "nt" : "regular"},
+                     {"stores", bw::stream::store_kinds()[nt ? 0 : 1].name},
                      {"size_per_array_bytes", bytes},
                      {"elements", n},
                      {"reps", reps},

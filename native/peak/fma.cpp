@@ -24,8 +24,6 @@ extern const Variant kPeakAvx2;
 #endif
 extern const Variant kPeakGeneric;
 
-namespace {
-
 Dispatch<Variant>& dispatch() {
   static Dispatch<Variant> d({
 #ifdef BANDWALL_PEAK_AVX512
@@ -38,6 +36,8 @@ Dispatch<Variant>& dispatch() {
   });
   return d;
 }
+
+namespace {
 
 const Variant* active() { return &dispatch().active(); }
 
@@ -53,21 +53,6 @@ const Variant* find_variant(const std::string& isa) { return dispatch().find(isa
 
 std::string select_isa(const std::string& isa) { return dispatch().select(isa).isa; }
 
-std::string choose_isa(const std::string& isa) {
-  // GFlop/s of one variant's double chain on this thread, grown until a run takes 5 ms.
-  auto timed = [](const Variant& v) {
-    for (std::uint64_t iters = 1 << 10;; iters *= 2) {
-      auto t0 = std::chrono::steady_clock::now();
-      volatile double sink = v.chain_dp(iters);
-      (void)sink;
-      const double s = seconds_since(t0);
-      if (s > 5e-3 || iters > (1ull << 36))
-        return 2.0 * v.lanes_dp * kAccumulators * static_cast<double>(iters) / s / 1e9;
-    }
-  };
-  return dispatch().choose(isa, "peak.fma", timed, "GFlop/s per core").isa;
-}
-
 nlohmann::json isa_choice_json() { return dispatch().choice_json(); }
 
 const Variant& variant() { return *active(); }
@@ -79,40 +64,46 @@ double run_chain(Precision p, std::uint64_t iters) {
   return p == Precision::Double ? active()->chain_dp(iters) : active()->chain_sp(iters);
 }
 
-Measurement measure(Precision p, int nthreads, double target_s, int reps) {
-  // Calibrate on the calling thread: grow the count until one run takes a tenth of the target.
+std::uint64_t calibrate(Precision p, double target_s) {
+  // Grow the count until one run on the calling thread takes a tenth of the target.
   std::uint64_t iters = 1 << 12;
   for (;;) {
     auto t0 = std::chrono::steady_clock::now();
     volatile double sink = run_chain(p, iters);  // the result is used, so the call stays
     (void)sink;
     double s = seconds_since(t0);
-    if (s > target_s / 10 || iters > (1ull << 40)) {
-      iters = static_cast<std::uint64_t>(static_cast<double>(iters) * target_s / std::max(s, 1e-9));
-      break;
-    }
+    if (s > target_s / 10 || iters > (1ull << 40))
+      return std::max<std::uint64_t>(
+          1, static_cast<std::uint64_t>(static_cast<double>(iters) * target_s / std::max(s, 1e-9)));
     iters *= 4;
   }
-  iters = std::max<std::uint64_t>(iters, 1);
+}
+
+Repetition repetition(Precision p, int nthreads, std::uint64_t iters) {
+  std::vector<double> secs(static_cast<std::size_t>(nthreads));
+  bool ok = true;
+#pragma omp parallel num_threads(nthreads) reduction(&& : ok)
+  {
+#pragma omp barrier
+    auto t0 = std::chrono::steady_clock::now();
+    double sum = run_chain(p, iters);
+    secs[static_cast<std::size_t>(omp_get_thread_num())] = seconds_since(t0);
+    ok = std::isfinite(sum) && std::fabs(sum - kAccumulators) < 1e-3 * kAccumulators;
+  }
+  return {*std::max_element(secs.begin(), secs.end()), ok};
+}
+
+Measurement measure(Precision p, int nthreads, double target_s, int reps) {
+  const std::uint64_t iters = calibrate(p, target_s);
   Measurement best{0, 0, iters, true, {}};
   for (int r = 0; r < reps; ++r) {
-    std::vector<double> secs(static_cast<std::size_t>(nthreads));
-    bool ok = true;
-#pragma omp parallel num_threads(nthreads) reduction(&& : ok)
-    {
-#pragma omp barrier
-      auto t0 = std::chrono::steady_clock::now();
-      double sum = run_chain(p, iters);
-      secs[static_cast<std::size_t>(omp_get_thread_num())] = seconds_since(t0);
-      ok = std::isfinite(sum) && std::fabs(sum - kAccumulators) < 1e-3 * kAccumulators;
-    }
-    double slowest = *std::max_element(secs.begin(), secs.end());
-    double gflops = flops_per_iteration(p) * static_cast<double>(iters) * nthreads / slowest / 1e9;
-    best.checksum_ok = best.checksum_ok && ok;
+    const Repetition rep = repetition(p, nthreads, iters);
+    double gflops = flops_per_iteration(p) * static_cast<double>(iters) * nthreads / rep.slowest_s / 1e9;
+    best.checksum_ok = best.checksum_ok && rep.checksum_ok;
     best.rounds.push_back(gflops);
     if (gflops > best.gflops) {
       best.gflops = gflops;
-      best.seconds = slowest;
+      best.seconds = rep.slowest_s;
     }
   }
   return best;

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/dispatch.hpp"
+
 namespace bw::peak {
 
 enum class Precision { Double, Single };
@@ -38,11 +40,6 @@ const Variant* find_variant(const std::string& isa);
 // is not built in or this CPU lacks it. Returns the name chosen.
 std::string select_isa(const std::string& isa);
 
-// The same for "auto" by speed (common/isa_choice.hpp, key peak.fma): the table of measured choices,
-// the per-machine cache, or a short timing of each variant's double-precision chain on the calling
-// thread for a CPU the table does not know. Returns the name chosen.
-std::string choose_isa(const std::string& isa);
-
 // config.isa_choice: the variant, how it was chosen and on what figures.
 nlohmann::json isa_choice_json();
 
@@ -65,6 +62,19 @@ struct Measurement {
   bool checksum_ok;
   std::vector<double> rounds;  // GFlop/s of every repetition, in order (their spread)
 };
+
+// The iterations one chain runs in about target_s on the calling thread.
+std::uint64_t calibrate(Precision p, double target_s);
+
+// One repetition: nthreads threads (already bound) each run iters iterations after a barrier.
+struct Repetition {
+  double slowest_s;
+  bool checksum_ok;
+};
+Repetition repetition(Precision p, int nthreads, std::uint64_t iters);
+
+// Dispatch of the variants (common/dispatch.hpp), for the measuring driver's choice.
+Dispatch<Variant>& dispatch();
 
 // nthreads threads each run the chain (already bound by the caller); the iteration count is
 // calibrated so one repetition takes about target_s; the best of reps is returned.

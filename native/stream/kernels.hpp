@@ -5,7 +5,6 @@
 // best is chosen at start-up (common/isa.hpp); select_isa() forces another.
 #pragma once
 #include <cstddef>
-#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -82,15 +81,9 @@ const Variant* find_variant(const std::string& isa);
 // when it is not built in or this CPU lacks it. Returns the name chosen.
 std::string select_isa(const std::string& isa);
 
-// Makes the variant isa ("auto" or a name) means for the kernel called name with the store kind
-// (nt or regular) the active one: "auto" by speed (common/isa_choice.hpp, key
-// stream.<kernel>.<stores>, stream.dot for dot, which stores nothing); measure times one variant briefly in GB/s for a
-// CPU the table of measured choices does not know. UsageError as select_isa. Returns the name chosen.
-std::string choose_isa(const std::string& isa, std::string_view name, const std::string& stores,
-                       const std::function<double(const Variant&)>& measure);
-
-// config.isa_choice: the active variant, how it was chosen and on what figures. (Both in
-// stream/choice.cpp, apart from the kernels, which the pipeline's tests also build alone.)
+// config.isa_choice: the active variant, how it was chosen and on what figures (stream/choice.cpp,
+// apart from the kernels, which the pipeline's tests also build alone). The choice itself is the
+// measuring driver's (stream/measurement.hpp, common/driver.hpp).
 nlohmann::json isa_choice_json();
 
 // The kernel table of the chosen variant.

@@ -2,14 +2,35 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/args.hpp"
+#include "common/errors.hpp"
 #include "stream/stats.hpp"
 
 namespace bw::stream {
 
+const std::vector<StoreKind>& store_kinds() {
+  static const std::vector<StoreKind> kinds = {
+      {"nt", true, "non-temporal stores: the written array goes to memory without being read first"},
+      {"regular", false, "cached stores: each line written is read first (write-allocate)"},
+  };
+  return kinds;
+}
+
+bool parse_stores(const std::string& text) {
+  std::vector<std::string> names;
+  for (const StoreKind& k : store_kinds()) {
+    if (text == k.name) return k.nt;
+    names.emplace_back(k.name);
+  }
+  throw UsageError("unknown store kind '" + text + "' (use " + or_list(names) + ")");
+}
+
 void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--kernel", o.kernel, "the STREAM kernel: " + kernel_names())->capture_default_str();
   add_thread_options(app, o.threads, true);
-  app.add_option("--stores", o.stores, "nt (non-temporal) or regular")->capture_default_str();
+  std::string kinds;
+  for (const StoreKind& k : store_kinds()) kinds += std::string(kinds.empty() ? "" : "; ") + k.name + ": " + k.help;
+  app.add_option("--stores", o.stores, kinds)->capture_default_str();
   app.add_option("--size", o.size,
                  "bytes per array with units (512M, 2G); default 4x the LLC of the CPUs that compute");
   app.add_option("--reps", o.reps, "repetitions; the first is dropped when there are several")->capture_default_str();
@@ -49,7 +70,7 @@ json kernel_config(const Kernel& k, std::size_t n, int arrays, bool nt, const st
           {"size_per_array_bytes", n * sizeof(double)},
           {"elements", n},
           {"arrays", arrays},
-          {"stores", nt ? "nt" : "regular"},
+          {"stores", store_kinds()[nt ? 0 : 1].name},
           {"stores_requested", stores_requested},
           {"reps", reps},
           {"threads", threads},

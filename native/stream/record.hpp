@@ -19,10 +19,20 @@ class App;
 
 namespace bw::stream {
 
+// The store kinds of a kernel that writes (--stores; the manifest's "stores"), the first the default.
+struct StoreKind {
+  const char* name;
+  bool nt;
+  const char* help;
+};
+const std::vector<StoreKind>& store_kinds();
+// Whether the store kind called text is non-temporal; UsageError naming the kinds otherwise.
+bool parse_stores(const std::string& text);
+
 // What every executable that runs a STREAM kernel (bandwall-stream, bandwall-pipeline) takes:
 // the kernel, its arrays and repetitions, the threads (auto allowed) and the memory options.
 struct RunOptions {
-  std::string kernel = "triad", stores = "nt", size, reps = "20";
+  std::string kernel = "triad", stores = store_kinds().front().name, size, reps = "20";
   ThreadOptions threads;
   MemoryOptions memory;
 };

@@ -1,18 +1,22 @@
-// The choice of a kernel's instruction-set variant by speed (common/isa_choice.hpp): a table hit,
-// its fallback when the binary or CPU lacks the variant it names, an unknown CPU measured and then
-// cached, a forced name, and the built-in table's shape. No figure here is a speed: the measure
-// functions return made-up numbers.
+// The choice of a kernel's instruction-set variant (common/isa_choice.hpp): a table hit, its
+// fallback when the binary or CPU lacks the variant it names, the model's default, an unknown CPU
+// measured under the decision rule and cached only when decisive, per size class, a forced name,
+// --isa measure, and the built-in table's shape. No figure here is a speed: the measure functions
+// return made-up numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 
 #include <unistd.h>
 
+#include "common/decide.hpp"
 #include "common/isa.hpp"
 #include "common/isa_choice.hpp"
+#include "common/machine.hpp"
+#include "stream/kernels.hpp"
 
 namespace {
 
@@ -20,6 +24,7 @@ using bw::choose_variant;
 using bw::json;
 
 const std::vector<std::string> kAll = {"avx512", "avx2", "generic"};
+const bw::Microarch kTestZen{"Test Zen", "AuthenticAMD", 0x17, 0, 0xff, {2, 2, 2, 4}, {1, 1, 1, 2}, "a test row"};
 
 json table() {
   return json::parse(R"({"rows": [{"microarch": "Test Zen", "command": "python3 bench/isa_choices.py --rounds 5",
@@ -30,6 +35,11 @@ json table() {
                              "unit": "GFlop/s per core", "command": "python3 bench/isa_choices.py --kernels peak.fma"}}}]})");
 }
 
+bw::VariantRequest request(const std::string& requested, const std::string& key,
+                           const std::vector<std::string>& built = kAll, const std::string& size = "dram") {
+  return {requested, key, built, "GB/s", size};
+}
+
 class IsaChoice : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -37,109 +47,195 @@ class IsaChoice : public ::testing::Test {
                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir);
     cache = (dir / "isa-choices-0123.json").string();
+    t = table();
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
+  bw::ChoiceContext known(std::vector<std::string> offered = kAll) {
+    return {&t, &kTestZen, "Test Zen", std::move(offered), cache};
+  }
+  bw::ChoiceContext unknown() { return {&t, nullptr, "UnknownVendor-0-0", kAll, cache}; }
   std::filesystem::path dir;
   std::string cache;
+  json t;
   std::map<std::string, int> timed;
-  // Made-up figures: generic fastest, so a measured choice differs from the widest.
+  // Made-up figures: generic fastest beyond any margin, so a measured choice differs from the default.
   bw::IsaMeasure measure = [this](const std::string& isa) {
     ++timed[isa];
     return isa == "generic" ? 3.0 : isa == "avx2" ? 2.0 : 1.0;
   };
+  // Made-up figures within noise: the variants alternate which is ahead, 1% apart.
+  bw::IsaMeasure noisy = [this](const std::string& isa) {
+    const int n = ++timed[isa];
+    return 100.0 + ((n + (isa == "avx2")) % 2 ? 1.0 : 0.0);
+  };
 };
 
 TEST_F(IsaChoice, TableRowOfThisMicroarchitecture) {
-  auto c = choose_variant("auto", "stream.dot", kAll, measure, "GB/s", table(), "Test Zen", kAll, cache);
+  auto c = choose_variant(request("auto", "stream.dot"), measure, known());
   EXPECT_EQ(c.isa, "avx2");
   EXPECT_EQ(c.how, "table");
   EXPECT_EQ(c.figures["avx2"], 23.0);
   EXPECT_EQ(c.source["command"], "python3 bench/isa_choices.py --rounds 5");  // the row's
   EXPECT_TRUE(timed.empty());
   EXPECT_FALSE(std::filesystem::exists(cache));
-  auto p = choose_variant("auto", "peak.fma", kAll, measure, "", table(), "Test Zen", kAll, cache);
+  auto p = choose_variant(request("auto", "peak.fma"), measure, known());
   EXPECT_EQ(p.isa, "avx512");
   EXPECT_EQ(p.source["command"], "python3 bench/isa_choices.py --kernels peak.fma");  // the entry's own
   json j = c.to_json("stream.dot");
   EXPECT_EQ(j["kernel"], "stream.dot");
   EXPECT_EQ(j["how"], "table");
   EXPECT_EQ(j["unit"], "GB/s");
+  EXPECT_EQ(j["size_class"], "dram");
 }
 
 TEST_F(IsaChoice, TableChoiceNotBuiltFallsToItsFastestCandidate) {
-  // the table names avx2, which this binary lacks: the fastest of the others by the same figures
-  auto c =
-      choose_variant("auto", "stream.dot", {"avx512", "generic"}, measure, "GB/s", table(), "Test Zen", kAll, cache);
+  auto c = choose_variant(request("auto", "stream.dot", {"avx512", "generic"}), measure, known());
   EXPECT_EQ(c.isa, "avx512");
   EXPECT_EQ(c.how, "table");
-  // a CPU without AVX-512 and a binary without AVX2: one candidate
-  auto only = choose_variant("auto", "stream.dot", {"avx512", "generic"}, measure, "GB/s", table(), "Test Zen",
-                             {"avx2", "generic"}, cache);
+  auto only = choose_variant(request("auto", "stream.dot", {"avx512", "generic"}), measure, known({"avx2", "generic"}));
   EXPECT_EQ(only.isa, "generic");
   EXPECT_EQ(only.how, "only");
 }
 
-TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCached) {
-  auto first = choose_variant("auto", "stream.dot", kAll, measure, "GB/s", table(), "", kAll, cache);
+TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCachedWhenDecisive) {
+  auto first = choose_variant(request("auto", "stream.dot"), measure, unknown());
   EXPECT_EQ(first.isa, "generic");
   EXPECT_EQ(first.how, "measured");
   EXPECT_EQ(first.figures["generic"], 3.0);
-  EXPECT_EQ(timed["avx512"], 3);  // three alternated rounds of each
-  EXPECT_EQ(timed["generic"], 3);
+  EXPECT_TRUE(first.decision["decisive"]);
+  EXPECT_EQ(first.decision["default"], "avx512");  // the model's default for a CPU no model knows: the widest
+  EXPECT_EQ(timed["avx512"], bw::decide::rule().rounds);
+  EXPECT_EQ(timed["generic"], bw::decide::rule().rounds);
   ASSERT_TRUE(std::filesystem::exists(cache));
   timed.clear();
-  auto again = choose_variant("auto", "stream.dot", kAll, measure, "GB/s", table(), "", kAll, cache);
+  auto again = choose_variant(request("auto", "stream.dot"), measure, unknown());
   EXPECT_EQ(again.isa, "generic");
   EXPECT_EQ(again.how, "cached");
   EXPECT_EQ(again.source["file"], cache);
   EXPECT_TRUE(timed.empty());
-  // a known CPU whose row lacks the kernel is measured too, and another kernel has its own entry
-  auto other = choose_variant("auto", "stream.copy.nt", kAll, measure, "GB/s", table(), "Test Zen", kAll, cache);
+  // another size class is measured on its own: a choice timed on data in cache is not one for DRAM
+  auto small = choose_variant(request("auto", "stream.dot", kAll, "l2"), measure, unknown());
+  EXPECT_EQ(small.how, "measured");
+  // a known CPU whose row lacks the kernel is measured too
+  auto other = choose_variant(request("auto", "stream.copy.nt"), measure, known());
   EXPECT_EQ(other.how, "measured");
   EXPECT_NE(other.why.find("no stream.copy.nt entry for Test Zen"), std::string::npos) << other.why;
   // a binary with other variants than those cached measures again
   timed.clear();
-  auto rebuilt = choose_variant("auto", "stream.dot", {"avx2", "generic"}, measure, "GB/s", table(), "", kAll, cache);
+  auto rebuilt = choose_variant(request("auto", "stream.dot", {"avx2", "generic"}), measure, unknown());
   EXPECT_EQ(rebuilt.how, "measured");
-  EXPECT_EQ(timed["avx2"], 3);
+  EXPECT_EQ(timed["avx2"], bw::decide::rule().rounds);
 }
 
-TEST_F(IsaChoice, NoMeasurementFallsToTheWidest) {
-  auto c = choose_variant("auto", "stream.dot", kAll, {}, "GB/s", table(), "", kAll, "");
+TEST_F(IsaChoice, WithinNoiseTheDefaultStandsAndNothingIsCached) {
+  for (int run = 0; run < 3; ++run) {  // the same answer run after run
+    auto c = choose_variant(request("auto", "stream.triad.nt"), noisy, unknown());
+    EXPECT_EQ(c.isa, "avx512");
+    EXPECT_EQ(c.how, "measured");
+    EXPECT_FALSE(c.decision["decisive"]);
+    EXPECT_NE(c.why.find("avx2 within noise"), std::string::npos) << c.why;
+  }
+  EXPECT_FALSE(std::filesystem::exists(cache));
+}
+
+TEST_F(IsaChoice, NoMeasurementTakesTheModelsDefault) {
+  auto c = choose_variant(request("auto", "stream.dot"), {}, unknown());
   EXPECT_EQ(c.isa, "avx512");
-  EXPECT_EQ(c.how, "capability");
+  EXPECT_EQ(c.how, "model");
+  auto k = choose_variant(request("auto", "stream.copy.nt"), {}, known());
+  EXPECT_EQ(k.how, "model");
+  EXPECT_NE(k.why.find("Test Zen"), std::string::npos) << k.why;
 }
 
 TEST_F(IsaChoice, ForcedNameWinsOverTableAndIsRefusedWhenAbsent) {
-  auto c = choose_variant("generic", "stream.dot", kAll, measure, "GB/s", table(), "Test Zen", kAll, cache);
+  auto c = choose_variant(request("generic", "stream.dot"), measure, known());
   EXPECT_EQ(c.isa, "generic");
   EXPECT_EQ(c.how, "forced");
   EXPECT_TRUE(timed.empty());
-  auto none =
-      choose_variant("avx512", "stream.dot", kAll, measure, "GB/s", table(), "Test Zen", {"avx2", "generic"}, cache);
+  auto none = choose_variant(request("avx512", "stream.dot"), measure, known({"avx2", "generic"}));
   EXPECT_TRUE(none.isa.empty());
-  auto unknown = choose_variant("sse9", "stream.dot", kAll, measure, "GB/s", table(), "Test Zen", kAll, cache);
-  EXPECT_TRUE(unknown.isa.empty());
+  auto unknown_name = choose_variant(request("sse9", "stream.dot"), measure, known());
+  EXPECT_TRUE(unknown_name.isa.empty());
+}
+
+TEST_F(IsaChoice, MeasureTimesAgainWhateverTheTableSays) {
+  auto c = choose_variant(request("measure", "stream.dot"), measure, known());
+  EXPECT_EQ(c.how, "measured");
+  EXPECT_EQ(c.decision["default"], "avx2");  // the table's entry is the default it must beat
+  EXPECT_EQ(c.isa, "generic");
+  EXPECT_EQ(timed["avx2"], bw::decide::rule().rounds);
 }
 
 TEST_F(IsaChoice, UnreadableCacheIsMeasuredAgain) {
   std::filesystem::create_directories(dir);
   std::ofstream(cache) << "not json";
-  auto c = choose_variant("auto", "stream.dot", kAll, measure, "GB/s", table(), "", kAll, cache);
+  auto c = choose_variant(request("auto", "stream.dot"), measure, unknown());
   EXPECT_EQ(c.how, "measured");
 }
 
-// Every entry of the built-in table names a variant among its figures, the fastest of them, with a
-// unit and a command (its own or its row's), on a micro-architecture of common/machine.cpp.
+TEST(ModelDefault, TheWidestUnlessTheModelRunsANarrowerOneFaster) {
+  std::string why;
+  EXPECT_EQ(bw::model_default(kAll, nullptr, &why), "avx512");
+  EXPECT_NE(why.find("no machine model"), std::string::npos);
+  // AVX-512 on 256-bit units: as many lanes per cycle as AVX2, so the wider stands.
+  EXPECT_EQ(bw::model_default(kAll, &kTestZen, &why), "avx512");
+  // A core with one 512-bit FMA pipe against three 256-bit ones runs AVX2 faster.
+  const bw::Microarch slow512{"Slow", "X", 1, 0, 0, {2, 3, 2, 4}, {1, 1, 1, 1}, ""};
+  EXPECT_EQ(bw::model_default(kAll, &slow512, &why), "avx2");
+}
+
+// The keys of every kernel with variants: each STREAM kernel and store kind, the FMA peak and the
+// ISO3DFD row kernel.
+std::vector<std::string> kernel_keys() {
+  std::vector<std::string> keys = {"iso3dfd.rows", "peak.fma"};
+  for (const auto& k : bw::stream::kernels()) {
+    if (k.writes)
+      for (const char* s : {"nt", "regular"}) keys.push_back("stream." + std::string(k.name) + "." + s);
+    else
+      keys.push_back("stream." + std::string(k.name));
+  }
+  return keys;
+}
+
+// Every micro-architecture of the machine models has, for every kernel with variants, a row of the
+// built-in table or a stated model default: no CPU the models know is left to a coin toss.
+TEST(IsaChoiceTable, EveryMicroarchitectureHasARowOrAModelDefault) {
+  const json& t = bw::isa_choice_table();
+  for (const std::string& name : bw::microarch_names()) {
+    bw::CpuId id;
+    setenv("BANDWALL_MICROARCH", name.c_str(), 1);
+    id = bw::cpuid();
+    unsetenv("BANDWALL_MICROARCH");
+    const bw::Microarch* m = bw::find_microarch(id);
+    ASSERT_NE(m, nullptr) << name;
+    ASSERT_EQ(std::string(m->name), name);
+    for (const std::string& key : kernel_keys()) {
+      if (bw::table_entry(t, name, key)) continue;
+      std::string why;
+      EXPECT_FALSE(bw::model_default(kAll, m, &why).empty()) << name << " " << key;
+      EXPECT_NE(why.find(name), std::string::npos) << why;
+    }
+  }
+}
+
+// Every entry of the built-in table names a variant among its figures, with a unit and a command
+// (its own or its row's), on a micro-architecture of common/machine.cpp. An entry the decision rule
+// decided names the fastest of its figures; one within noise names the model's default.
 TEST(IsaChoiceTable, BuiltInRowsAreComplete) {
   const json& t = bw::isa_choice_table();
+  const auto names = bw::microarch_names();
   for (const json& row : t["rows"]) {
     ASSERT_TRUE(row.contains("microarch") && row.contains("cpu") && row.contains("command")) << row.dump();
+    EXPECT_NE(std::find(names.begin(), names.end(), row["microarch"].get<std::string>()), names.end())
+        << row["microarch"];
     for (const auto& [key, e] : row["kernels"].items()) {
       const std::string isa = e["isa"];
       ASSERT_TRUE(e["figures"].contains(isa)) << key;
-      for (const auto& [other, figure] : e["figures"].items())
-        EXPECT_LE(figure.get<double>(), e["figures"][isa].get<double>()) << key << " " << other;
+      if (!e.contains("decision") || e["decision"].value("decisive", true)) {
+        for (const auto& [other, figure] : e["figures"].items()) {
+          EXPECT_LE(figure.get<double>(), e["figures"][isa].get<double>()) << key << " " << other;
+        }
+      }
       EXPECT_FALSE(e.value("unit", "").empty()) << key;
       EXPECT_NE(std::find(bw::isa_names().begin(), bw::isa_names().end(), isa), bw::isa_names().end()) << key;
     }

@@ -2,6 +2,9 @@
 // CPU no row knows gets (no bound, and why); the row kernel's port bound follows the row.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
+#include "common/errors.hpp"
 #include "common/machine.hpp"
 #include "iso3dfd/rows.hpp"
 
@@ -9,13 +12,13 @@ namespace {
 
 using bw::CpuId;
 
-const CpuId kZen2{"AuthenticAMD", 0x17, 0x31};
-const CpuId kZen3{"AuthenticAMD", 0x19, 0x01};
-const CpuId kZen4{"AuthenticAMD", 0x19, 0x11};  // the EPYC 9004 family 25 model 17
-const CpuId kZen5{"AuthenticAMD", 0x1a, 0x02};
-const CpuId kSkx{"GenuineIntel", 6, 0x55};
-const CpuId kSpr{"GenuineIntel", 6, 0x8f};
-const CpuId kUnknown{"GenuineIntel", 6, 0x99};
+const CpuId kZen2{"AuthenticAMD", 0x17, 0x31, {}, ""};
+const CpuId kZen3{"AuthenticAMD", 0x19, 0x01, {}, ""};
+const CpuId kZen4{"AuthenticAMD", 0x19, 0x11, {}, ""};  // the EPYC 9004 family 25 model 17
+const CpuId kZen5{"AuthenticAMD", 0x1a, 0x02, {}, ""};
+const CpuId kSkx{"GenuineIntel", 6, 0x55, {}, ""};
+const CpuId kSpr{"GenuineIntel", 6, 0x8f, {}, ""};
+const CpuId kUnknown{"GenuineIntel", 6, 0x99, {}, ""};
 
 TEST(Machine, RowsAreChosenFromVendorFamilyAndModel) {
   EXPECT_EQ(bw::find_microarch(kZen2)->name, "AMD Zen 2");
@@ -25,7 +28,33 @@ TEST(Machine, RowsAreChosenFromVendorFamilyAndModel) {
   EXPECT_EQ(bw::find_microarch(kSkx)->name, "Intel Skylake-SP");
   EXPECT_EQ(bw::find_microarch(kSpr)->name, "Intel Sapphire Rapids");
   EXPECT_EQ(bw::find_microarch(kUnknown), nullptr);
-  EXPECT_EQ(bw::find_microarch(CpuId{"HygonGenuine", 0x18, 0x01}), nullptr);
+  EXPECT_EQ(bw::find_microarch(CpuId{"HygonGenuine", 0x18, 0x01, {}, ""}), nullptr);
+}
+
+TEST(Machine, AModelNumberNoRowKnowsIsIdentifiedByItsFeatures) {
+  // A guest showing a client part's model number with the server core's AMX and AVX512-FP16.
+  const CpuId guest{"GenuineIntel", 6, 0xa7, {"amx-tile", "avx512-fp16"}, ""};
+  ASSERT_NE(bw::find_microarch(guest), nullptr);
+  EXPECT_EQ(bw::find_microarch(guest)->name, "Intel Xeon with AMX");
+  EXPECT_EQ(bw::microarch_json(guest)["identified_by"], "amx-tile avx512-fp16");
+  // one feature is not enough, and a known model number wins over the features
+  EXPECT_EQ(bw::find_microarch(CpuId{"GenuineIntel", 6, 0xa7, {"amx-tile"}, ""}), nullptr);
+  EXPECT_EQ(bw::find_microarch(CpuId{"GenuineIntel", 6, 0x8f, {"amx-tile", "avx512-fp16"}, ""})->name,
+            "Intel Sapphire Rapids");
+}
+
+TEST(Machine, BandwallMicroarchForcesARow) {
+  for (const std::string& name : bw::microarch_names()) {
+    setenv("BANDWALL_MICROARCH", name.c_str(), 1);
+    const CpuId id = bw::cpuid();
+    EXPECT_EQ(bw::find_microarch(id)->name, name);
+    EXPECT_EQ(bw::microarch_json(id)["forced"], "BANDWALL_MICROARCH=" + name);
+  }
+  setenv("BANDWALL_MICROARCH", "none", 1);
+  EXPECT_EQ(bw::find_microarch(bw::cpuid()), nullptr);
+  setenv("BANDWALL_MICROARCH", "AMD Zen 9", 1);
+  EXPECT_THROW(bw::cpuid(), bw::UsageError);
+  unsetenv("BANDWALL_MICROARCH");
 }
 
 TEST(Machine, Zen4SplitsAndZen5RunsFullWidth512BitOperations) {

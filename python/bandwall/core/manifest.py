@@ -1,6 +1,8 @@
-"""The manifest of the native tables (bandwall-manifest): the kernels with the instruction-set
-variants built into each, the placement and binding policies with their argument's type, the copy
-engines with what each takes, the instruction sets and the CPU-list grammar. Read once per process;
+"""The manifest of the native tables (bandwall-manifest): the measurements (each with its facts: tool,
+unit, figure of merit, arrays, helper CPUs) and the instruction-set variants built into each, the
+STREAM store kinds, the pipeline's strategies, the page sizes, the placement and binding policies
+with their argument's type, the copy engines with what each takes, the instruction sets, the
+CPU-list grammar and the decision rule. Read once per process;
 every choice and help text the front end offers for these words comes from here, so a row added to
 a native table reaches the command line without a word typed in Python."""
 
@@ -27,6 +29,41 @@ def isa_choices() -> list[str]:
 def stream_kernels() -> list[dict]:
     """The STREAM kernel table: name, formula, bytes, write-allocate bytes and flops per element."""
     return list(manifest()["kernels"]["stream"]["rows"])
+
+
+def measurement(name: str) -> dict:
+    """The facts of a measurement (stream, pipeline, iso3dfd, peak): tool, executable, unit, figure,
+    arrays, helper_cpus, steps_are_reps, variant_key, isa_built."""
+    return manifest()["kernels"][name]
+
+
+def stores() -> list[str]:
+    """The STREAM store kinds, the default first."""
+    return [k["name"] for k in manifest()["kernels"]["stream"]["stores"]]
+
+
+def strategies() -> list[dict]:
+    """The pipeline's strategies (name, cpu_streams_first_input, help), the default first."""
+    return list(manifest()["kernels"]["pipeline"]["strategies"])
+
+
+def strategy_names() -> list[str]:
+    return [s["name"] for s in strategies()]
+
+
+def pages() -> list[str]:
+    """The page sizes a run may ask for (--pages)."""
+    return [p["name"] for p in manifest()["pages"]]
+
+
+def default_engine() -> str:
+    """The copy engine a pipeline uses when none is named."""
+    return next(e["name"] for e in manifest()["engines"] if e.get("default"))
+
+
+def engine(name: str) -> dict | None:
+    """The engine called name (test-only ones too), or None."""
+    return next((e for e in manifest()["engines"] if e["name"] == name), None)
 
 
 def policies() -> dict:

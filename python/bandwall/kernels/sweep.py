@@ -87,11 +87,19 @@ def surplus(points: Sequence[dict], knee_cores: int, key: str = "cores") -> int:
 
 
 def point(rec: dict) -> dict:
-    return {
+    """A point of the curve: its best and median, and the bandwidth of each kept repetition (what
+    --threads auto reads from a stored sweep, kernels/threads_auto.py)."""
+    r = rec["result"]
+    moved = r.get("traffic", {}).get("without_write_allocate", {}).get("bytes_per_rep")
+    kept = r.get("times_s", [])[int(r.get("dropped_reps", 0)) :]
+    out = {
         "cores": int(rec["config"]["threads"]),
-        "best_GBps": rec["result"]["best_GBps"],
-        "median_GBps": rec["result"]["median_GBps"],
+        "best_GBps": r["best_GBps"],
+        "median_GBps": r["median_GBps"],
     }
+    if moved and kept:
+        out["rates"] = [moved / t / 1e9 for t in kept if t > 0]
+    return out
 
 
 def sweep_record(

@@ -1,21 +1,19 @@
-"""`--threads auto` from what is stored, read with the rule the native harness applies in a run (the
-fewest threads whose best rate is within 3% of the best; native/common/harness.hpp, after Suleman,
-Qureshi and Patt's feedback-driven threading): for a STREAM kernel the newest core sweep of it on a
-machine of the same topology digest; for ISO3DFD the newest bandwall tune of the same grid that
-varied the thread count. Without either the executable times the candidates itself in its first
-iterations."""
+"""`--threads auto` from what is stored, read with the decision rule the native executables apply in a
+run (native/common/decide.hpp's choose_fewest: the fewest threads that no other count beats by more
+than the tolerance, with the rule's confidence, else every thread; after Suleman, Qureshi and Patt's
+feedback-driven threading): for a STREAM kernel the newest core sweep of it on a machine of the
+same topology digest that kept each point's repetitions; for ISO3DFD the newest bandwall tune of the
+same grid that varied the thread count. The repetitions of different counts are paired by their
+order (a sweep runs its counts one after another, so the interval is no narrower than the drift
+between them). Without either the executable times the candidates itself in its first steps."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
 
-from bandwall.core import store, topo
+from bandwall.core import decide, store, topo
 from bandwall.core.errors import BandwallError
-from bandwall.kernels import sweep
-
-TOLERANCE = 0.03
-RULE = "the fewest threads whose best rate is within 3% of the best candidate's"
 
 
 def max_threads(cpus: str | None = None, bind: str | None = None) -> int:
@@ -24,27 +22,33 @@ def max_threads(cpus: str | None = None, bind: str | None = None) -> int:
     return len(placed) if placed is not None else len(os.sched_getaffinity(0))
 
 
-def choice_from_sweep(rec: dict) -> dict:
-    """config.threads_choice read from a stored sweep record: its points as the candidates."""
-    points = rec["result"]["points"]
-    chosen = sweep.knee(points, 1 - TOLERANCE)
-    top = max(p["best_GBps"] for p in points)
-    rate = next(p["best_GBps"] for p in points if p["cores"] == chosen)
+def choice(how: str, record_id, unit: str, rates: dict[int, list[float]], where: str) -> dict:
+    """config.threads_choice (the native record's shape) from the rates per round of each count."""
+    counts = sorted(rates)
+    rule = decide.rule()
+    c = decide.choose_fewest(counts, [rates[n] for n in counts], rule)
     return {
-        "how": "stored sweep",
-        "record": rec.get("id"),
-        "rule": RULE,
-        "tolerance": TOLERANCE,
-        "unit": "GB/s",
-        "candidates": [{"threads": p["cores"], "rate": p["best_GBps"]} for p in points],
-        "chosen": chosen,
-        "max_threads": max(p["cores"] for p in points),
-        "why": (
-            f"{chosen} of {max(p['cores'] for p in points)} threads: {rate:.4g} GB/s, "
-            f"{100 * rate / top:.1f}% of the best ({top:.4g}) in sweep #{rec.get('id')} of this topology; "
-            f"the fewest within {100 * TOLERANCE:.0f}%"
-        ),
+        "how": how,
+        "record": record_id,
+        "rule": {**vars(rule), "unit": unit},
+        "unit": unit,
+        "default": counts[-1],
+        "candidates": [{"threads": n, "rates": rates[n]} for n in counts],
+        "chosen": counts[c.chosen],
+        "decisive": c.decisive,
+        "comparisons": c.comparisons,
+        "max_threads": counts[-1],
+        "why": f"{c.why} in {where} #{record_id}",
     }
+
+
+def choice_from_sweep(rec: dict) -> dict | None:
+    """config.threads_choice read from a stored sweep record: its points' rates per repetition; None
+    for a sweep that kept no repetitions (older records)."""
+    points = rec["result"]["points"]
+    if not all(p.get("rates") for p in points):
+        return None
+    return choice("stored sweep", rec.get("id"), "GB/s", {p["cores"]: p["rates"] for p in points}, "sweep")
 
 
 def _newest(
@@ -86,36 +90,22 @@ def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None,
 
 
 def choice_from_tune(rec: dict, bind: str | None) -> dict | None:
-    """config.threads_choice read from a stored tune record: per thread count the best median of its
-    trials (of the run's binding when the tune tried it), as the candidates; None when the tune
-    tried fewer than two thread counts."""
-    rows = [t for t in rec["result"]["trials"] if "median" in t and "threads" in t["config"]]
+    """config.threads_choice read from a stored tune record: per thread count the rates of its best
+    configuration (of the run's binding when the tune tried it); None when the tune measured fewer
+    than two thread counts."""
+    rows = [t for t in rec["result"]["trials"] if t.get("rates") and "threads" in t["config"]]
     if bind is not None and any(t["config"].get("bind") == bind for t in rows):
         rows = [t for t in rows if t["config"].get("bind") == bind]
-    best: dict[int, float] = {}
+    best: dict[int, dict] = {}
     for t in rows:
         n = int(t["config"]["threads"])
-        best[n] = max(best.get(n, 0.0), float(t["median"]))
+        if n not in best or float(t["median"]) > float(best[n]["median"]):
+            best[n] = t
     if len(best) < 2:
         return None
-    top = max(best.values())
-    chosen = min(n for n, r in best.items() if r >= (1 - TOLERANCE) * top)
     unit = rec["result"].get("unit", "")
-    return {
-        "how": "stored tune",
-        "record": rec.get("id"),
-        "rule": RULE,
-        "tolerance": TOLERANCE,
-        "unit": unit,
-        "candidates": [{"threads": n, "rate": best[n]} for n in sorted(best)],
-        "chosen": chosen,
-        "max_threads": max(best),
-        "why": (
-            f"{chosen} of {max(best)} threads: {best[chosen]:.4g} {unit}, {100 * best[chosen] / top:.1f}% of the "
-            f"best ({top:.4g}) in tune #{rec.get('id')} of this grid and topology; the fewest within "
-            f"{100 * TOLERANCE:.0f}%"
-        ),
-    }
+    rates = {n: [float(x) for x in t["rates"]] for n, t in best.items()}
+    return choice("stored tune", rec.get("id"), unit, rates, "tune of this grid and topology")
 
 
 def stored_tune_choice(

@@ -1,0 +1,168 @@
+#include "iso3dfd/measurement.hpp"
+
+#include <omp.h>
+
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include "common/errors.hpp"
+#include "common/topology.hpp"
+#include "iso3dfd/autoblocks.hpp"
+#include "iso3dfd/rows.hpp"
+
+namespace bw::iso3dfd {
+
+namespace {
+
+// CPU time of the whole process (every thread), user and system.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  return sec(u.ru_utime) + sec(u.ru_stime);
+}
+
+// The optimised run must match the plain reference to float rounding; rounding differences grow
+// with the number of steps.
+double tolerance(int steps) { return std::max(1e-5, 2e-6 * steps); }
+
+Outcome verify(const Options& o, const Fields& result, int steps) {
+  const Grid& g = o.grid;
+  Buffer prev(g.points() * sizeof(float), o.placement), next(g.points() * sizeof(float), o.placement);
+  Fields ref{prev.as<float>(), next.as<float>(), result.vel};
+  std::fill(ref.prev, ref.prev + g.points(), 0.0f);
+  std::fill(ref.next, ref.next + g.points(), 0.0f);
+  add_source(ref.prev, g);
+  run_reference(ref, g, steps, coefficients());
+  Difference d = compare(result.prev, ref.prev, g.points());
+  Outcome v;
+  v.checked = true;
+  v.max_abs = d.max_abs;
+  v.max_rel = d.max_rel;
+  v.tolerance = tolerance(steps);
+  v.passed = d.max_rel <= v.tolerance;
+  return v;
+}
+
+bool optimised(const Options& o) { return o.kernel == KernelChoice::Optimised; }
+
+}  // namespace
+
+driver::Facts facts() {
+  driver::Facts f;
+  f.tool = "iso3dfd";
+  f.executable = "bandwall-iso3dfd";
+  f.unit = "MPoints/s";
+  f.unit_scale = 1e6;
+  f.figure = "mpoints_per_s";
+  f.arrays = {{"prev", true, true}, {"next", true, true}, {"vel", true, false}};
+  f.steps_are_reps = true;
+  f.variant_key = "iso3dfd.rows";
+  return f;
+}
+
+Measurement::Measurement(Options& o, int cpu) : facts_(iso3dfd::facts()), o_(o), cpu_(cpu), c_(coefficients()) {
+  o_.l1d_bytes = Topology::instance().cache_bytes(1, cpu);
+  o_.l2_bytes = Topology::instance().cache_bytes(2, cpu);
+  blocks_choice_ = {{"how", "user"}, {"why", "given on the command line"}};
+  if (o_.fault) c_[1] *= 1.01f;
+}
+
+Measurement::~Measurement() = default;
+
+std::string Measurement::variant_key() const { return optimised(o_) ? facts_.variant_key : ""; }
+
+std::string Measurement::choose_variant(const VariantRequest& r,
+                                        const std::function<double(const std::string&)>& trial) {
+  return driver::choose_with(row_dispatch(), r, trial);
+}
+
+void Measurement::variant_changed(int threads, bool final) {
+  const Blocks& r = o_.blocks_requested;
+  if (r.b1 && r.b2 && r.b3) return;
+  // The blocks of the row kernel now active: its register shape decides the model's window.
+  const bool search = final && o_.block_search && optimised(o_) && o_.iterations > 0;
+  BlockChoice bc = choose_blocks(o_.grid, r, o_.schedule, o_.placement, threads, cpu_, search);
+  o_.blocks = bc.blocks;
+  blocks_choice_ = bc.record;
+  if (optimised(o_)) blocks_choice_["isa"] = kernel_isa();
+}
+
+void Measurement::allocate(const Placement& p, int) {
+  const std::size_t bytes = o_.grid.points() * sizeof(float);
+  prev_ = Buffer(bytes, p), next_ = Buffer(bytes, p), vel_ = Buffer(bytes, p);
+  f_ = Fields{prev_.as<float>(), next_.as<float>(), vel_.as<float>()};
+  // Blocks before the first touch: those of the variant active at start (the widest), which the
+  // choice of the variant may change.
+  if (!o_.blocks.b1 || !o_.blocks.b2 || !o_.blocks.b3) variant_changed(0, false);
+}
+
+void Measurement::initialise(int threads) {
+  split_ = iso3dfd::initialise(f_, o_.grid, o_.blocks, o_.serial_init, threads);
+}
+
+std::vector<std::pair<std::string, const Buffer*>> Measurement::buffers() const {
+  return {{"prev", &prev_}, {"next", &next_}, {"vel", &vel_}};
+}
+
+void Measurement::ready(int threads) {
+  check_ = std::make_unique<SelfCheck>(o_.grid, o_.blocks);
+  if (!o_.json) print_header(o_, threads, 3 * o_.grid.points() * sizeof(float));
+}
+
+driver::Done Measurement::step(const driver::Step& s) {
+  const bool timed = s.phase == driver::Phase::Timed;
+  if (timed && s.last && check_) check_->before_last_step(f_);  // a few hundred loads, left out of the time
+  const double c0 = timed ? cpu_seconds() : 0;
+  const double t0 = omp_get_wtime();
+  if (optimised(o_))
+    run(f_, o_.grid, o_.blocks, o_.schedule, s.threads, 1, c_);
+  else
+    run_reference(f_, o_.grid, 1, c_);
+  const double secs = omp_get_wtime() - t0;
+  if (timed) cpu_s_ += cpu_seconds() - c0;
+  return {secs, static_cast<double>(o_.grid.interior())};
+}
+
+json Measurement::validate(int steps, int) {
+  norm_ = l2_norm(f_.prev, o_.grid.points());
+  Outcome v;
+  if (o_.verify && steps > 0) {
+    v = verify(o_, f_, steps);
+    if (!v.passed) throw RunError(failure_message(v));
+  }
+  const bool checked = check_ && steps > 0 && check_->after_last_step(f_, coefficients());
+  if (check_ && steps > 0 && !checked) throw RunError(check_->failure_message());
+  json validation = verify_validation(v);
+  if (!v.checked && check_ && check_->checked())
+    validation = validation_checked(check_->passed(),
+                                    "self-check: sampled points of the last step recomputed with the scalar formula");
+  if (check_) validation["self_check"] = check_->to_json();
+  return validation;
+}
+
+json Measurement::config() const {
+  json c = iso_config(o_);
+  c["blocks_choice"] = blocks_choice_;
+  return c;
+}
+
+json Measurement::result(const std::vector<driver::Timing>& t) const {
+  double secs = 0;
+  for (double s : t[0].seconds) secs += s;
+  const int steps = static_cast<int>(t[0].seconds.size());
+  json r = iso_result(o_, steps, secs, cpu_s_, norm_);
+  if (steps > 0) {
+    std::vector<double> rates = t[0].rates();
+    std::sort(rates.begin(), rates.end());
+    r["step_mpoints_per_s"] = {{"median", rates[rates.size() / 2]}, {"min", rates.front()}, {"max", rates.back()}};
+  }
+  return r;
+}
+
+json Measurement::placement_extra() const {
+  return {{"init", o_.serial_init ? "serial" : "first-touch"}, {"page_split", split_.to_json()}};
+}
+
+}  // namespace bw::iso3dfd

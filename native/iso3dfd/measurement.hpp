@@ -1,0 +1,60 @@
+// The ISO3DFD stencil as a measurement of the driver (common/driver.hpp): prev, next and vel under a
+// placement, first-touch (or serial) initialisation by the static schedule's slabs, one time step
+// as the step (the article's nb_iter steps are the repetitions), the self-check of the last step and
+// --verify's comparison with the plain reference as the validation. The cache blocks follow the row
+// kernel's variant: the model proposes them for the variant that runs (iso3dfd/autoblocks.hpp).
+#pragma once
+#include <memory>
+#include <optional>
+
+#include "common/driver.hpp"
+#include "iso3dfd/options.hpp"
+#include "iso3dfd/output.hpp"
+#include "iso3dfd/selfcheck.hpp"
+
+namespace bw::iso3dfd {
+
+driver::Facts facts();
+
+class Measurement : public driver::Measurement {
+ public:
+  // o: the parsed options (its blocks are filled as they are chosen); cpu: the first CPU of the
+  // binding, whose caches the block model reads.
+  Measurement(Options& o, int cpu);
+  ~Measurement() override;
+
+  const driver::Facts& facts() const override { return facts_; }
+  std::string variant_key() const override;
+  std::string choose_variant(const VariantRequest& r, const std::function<double(const std::string&)>& trial) override;
+  json variant_record() const override { return isa_choice_json(); }
+  void variant_changed(int threads, bool final) override;
+  std::uint64_t working_set_bytes() const override { return 3 * o_.grid.points() * sizeof(float); }
+  void allocate(const Placement& p, int threads) override;
+  void initialise(int threads) override;
+  std::vector<std::pair<std::string, const Buffer*>> buffers() const override;
+  void ready(int threads) override;
+  driver::Done step(const driver::Step& s) override;
+  json validate(int steps, int threads) override;
+  json config() const override;
+  json result(const std::vector<driver::Timing>& t) const override;
+  json sizes() const override { return {{"n1", o_.grid.n1}, {"n2", o_.grid.n2}, {"n3", o_.grid.n3}}; }
+  json placement_extra() const override;
+  std::size_t page_map_samples() const override { return std::size_t{1} << 20; }
+  std::string trial_note() const override {
+    return "the grid was placed by the largest team before the trials; each trial is one time step";
+  }
+
+ private:
+  driver::Facts facts_;
+  Options& o_;
+  int cpu_;
+  json blocks_choice_;
+  Buffer prev_, next_, vel_;
+  Fields f_{};
+  PageSplit split_;
+  Coefficients c_;
+  std::unique_ptr<SelfCheck> check_;
+  double cpu_s_ = 0, norm_ = 0;
+};
+
+}  // namespace bw::iso3dfd
