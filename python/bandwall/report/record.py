@@ -105,7 +105,7 @@ def history(lines: list[Line], previous: list[dict]) -> list[str]:
         old = before.get(line.topic)
         if old is None or old.value is None or line.value is None:
             continue
-        if line.value.apart_from(old.value):
+        if line.value.ranges_apart(old.value):
             changed.append(
                 f"{line.topic}: {old.value.text()} in report {prev['id']} ({prev['provenance'].get('date', '')}), "
                 f"now {line.value.text()}: {line.value.ratio(old.value):.2f}x"

@@ -3,6 +3,9 @@ whether the surplus cores pay beside a noise process (bandwall interference)."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from bandwall.core import decide
 from bandwall.interference import verdict as interference
 from bandwall.report.advice.base import (
     EFFICIENCY_FLAG,
@@ -37,12 +40,14 @@ def sweep_points(ev: Evidence, sweep: dict) -> list[dict]:
 
 
 def knee(spreads: dict[int, Spread], share: float) -> tuple[int, int]:
-    """(knee, top): top is the core count with the best median; the knee is the fewest cores whose
-    median reaches share of it, or whose range overlaps it (within noise of the best)."""
+    """(knee, top): top is the core count with the best median; the knee is the fewest cores that no
+    other count beats by more than 1/share with the decision rule's confidence (its repetitions
+    paired in order), else every core: fewer cores are recommended only on evidence."""
     top = max(spreads, key=lambda n: spreads[n].median)
-    best = spreads[top]
-    k = min(n for n, s in spreads.items() if s.median >= share * best.median or not s.apart_from(best))
-    return k, top
+    counts = sorted(spreads)
+    rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
+    c = decide.choose_fewest(counts, [spreads[n].values for n in counts], rule)
+    return counts[c.chosen], top
 
 
 def cores(ev: Evidence) -> list[Line]:
@@ -68,14 +73,14 @@ def cores(ev: Evidence) -> list[Line]:
             )
             if not sp[k].apart_from(sp[most]):
                 verdict += f"; {k} against {most} cores: {NOISE}, so the fewer cores are kept"
-            elif sp[most].median < sp[k].median:
+            elif sp[k].beats(sp[most]):
                 verdict += f"; on {most} cores it runs slower than on {k} ({compare(sp[most], sp[k], f'{most} cores', f'{k} cores')})"
         lines.append(
             Line(
                 f"cores per memory-bound process ({kernel})",
                 f"{sp[k].text()} on {k} core(s)",
                 f"{share:.0%} of this machine's best {kernel} bandwidth ({sp[top].text()} on {top} cores), "
-                "or within its spread",
+                "shown by the decision rule over the repetitions",
                 verdict,
                 f"OMP_NUM_THREADS={k} OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}",
                 evidence,

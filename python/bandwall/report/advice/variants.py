@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bandwall.core import decide
 from bandwall.report.advice.base import Evidence, Line, ids
-from bandwall.report.spread import NOISE, Spread
+from bandwall.report.spread import Spread
 
 
 def _asked_isa(r: dict) -> bool:
@@ -37,14 +38,16 @@ def _choice(ev: Evidence, knob: str, topic: str, flag_of: Callable[[str], str]) 
             continue
         kernel = key[0]
         sp = {v: Spread.of([x["result"]["median_GBps"] for x in rs], "GB/s") for v, rs in by.items()}
-        best = max(sp, key=lambda v: sp[v].median)
-        tied = [v for v in sp if v != best and not sp[v].apart_from(sp[best])]
-        if tied:
-            verdict, fix = f"{NOISE} between {', '.join([best, *tied])}", ""
-        else:
-            runner = max((v for v in sp if v != best), key=lambda v: sp[v].median)
-            verdict = f"{best}: {sp[best].ratio(sp[runner]):.2f}x the next best ({runner}), beyond the spread"
+        # The default is the first value the section ran (the widest variant, the first page size):
+        # another is recommended only when faster beyond noise (the decision rule).
+        names = list(sp)
+        pick = decide.choose_best(names, [sp[v].values for v in names], 0)
+        best = names[pick.chosen]
+        if pick.decisive:
+            verdict = f"{best}: faster than the default {names[0]} beyond noise ({pick.why})"
             fix = f"bandwall stream --kernel {kernel} {flag_of(best)}"
+        else:
+            verdict, fix = f"keep the default {names[0]}: {pick.why}", ""
         lines.append(
             Line(
                 f"{topic} ({kernel}, {key[1]} threads)",

@@ -5,6 +5,7 @@ array (the article's "memory objects" view)."""
 
 from __future__ import annotations
 
+from bandwall.core import decide
 from bandwall.kernels import iso3dfd
 from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
@@ -14,7 +15,9 @@ from bandwall.views.iso3dfd import ARRAYS, COLUMNS, page_map_rows, render, row
 
 QUICK = {"grid": (144, 144, 144), "iters": 20}
 FULL = {"grid": (272, 272, 272), "iters": 20}
-ROUNDS = 3  # the four variants alternate, the first rotating each round
+ROUNDS = (
+    decide.rule().rounds
+)  # the four variants alternate, the first rotating each round: the decision rule's rounds
 SPREAD_COLUMNS = ["init", "schedule", "MPoints/s: median (min, max, rounds)"]
 
 
@@ -46,12 +49,13 @@ class Iso3dfdSection:
         roof = iso3dfd.Roofline(quick=ctx.quick)
         n = len(iso3dfd.ABLATION)
         recs = []
-        for k in range(ROUNDS):
+        rounds = decide.rule().rounds  # the four variants alternate, the first rotating each round
+        for k in range(rounds):
             for i in range(n):
                 init, schedule = iso3dfd.ABLATION[(i + k) % n]
                 ctx.step(
                     f"ISO3DFD {'x'.join(map(str, size['grid']))}, {init} init, {schedule} schedule, "
-                    f"round {k + 1} of {ROUNDS}"
+                    f"round {k + 1} of {rounds}"
                 )
                 verify = k == 0 and (init, schedule) == ("first-touch", "static")
                 recs.append(

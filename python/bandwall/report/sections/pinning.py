@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from bandwall.core import native
+from bandwall.core import decide, native
 from bandwall.core.errors import Unavailable
 from bandwall.core.fom import Fom
 from bandwall.output import table
@@ -19,7 +19,7 @@ from bandwall.report.render import facts, html_table, note
 from bandwall.report.spread import NOISE, Spread
 
 FULL = {"rounds": 5, "args": ["60", "200000"]}
-QUICK = {"rounds": 3, "args": ["20", "100000"]}
+QUICK = {"rounds": None, "args": ["20", "100000"]}  # rounds: the decision rule's
 COLUMNS = ["mode", "what", "median runs/s", "min", "max", "rounds"]
 # Spin policies compared: (key, --spin word, title)
 SPINS = (
@@ -53,6 +53,7 @@ class PinningSection:
         if len(os.sched_getaffinity(0)) < 2:
             raise Unavailable("one CPU only: binding threads apart needs two")
         plan = QUICK if ctx.quick else FULL
+        plan = {**plan, "rounds": plan["rounds"] or decide.rule().rounds}
         fom = Fom.from_regex(r"time ([0-9.]+) s", lower_is_better=True)
         for _, spin, _ in SPINS:
             ctx.step(f"pin --compare on the OpenMP probe, spin {spin}")

@@ -4,7 +4,7 @@ pages, in alternating rounds (the first variant rotating each round) so drift hi
 
 from __future__ import annotations
 
-from bandwall.core import topo
+from bandwall.core import decide, topo
 from bandwall.kernels import stream
 from bandwall.output import table
 from bandwall.report import Context, of_tool, sections
@@ -15,7 +15,6 @@ from bandwall.report.spread import Spread
 # quick: the two widest variants this CPU offers; full: every one. Kernels None: every kernel.
 QUICK = {"kernels": ("triad", "dot"), "reps": 4, "isas": 2}
 FULL = {"kernels": None, "reps": 10, "isas": None}
-ROUNDS = 3
 PAGES = ("huge", "base")
 COLUMNS = ["kernel", "knob", "value", "GB/s: median (min, max, rounds)"]
 
@@ -35,10 +34,11 @@ class VariantsSection:
         kernels = list(p["kernels"] or stream.kernel_names())
         isas = topo.topology()["result"]["isa"]["offered"][: p["isas"]]
         runs = plan(kernels, isas)
-        for k in range(ROUNDS):
+        rounds = decide.rule().rounds  # each choice the first section reads is the decision rule's
+        for k in range(rounds):
             for i in range(len(runs)):
                 run = runs[(i + k) % len(runs)]
-                ctx.step(f"{run} round {k + 1} of {ROUNDS}")
+                ctx.step(f"{run} round {k + 1} of {rounds}")
                 ctx.save(stream.run(threads=ctx.threads, reps=p["reps"], **run))
 
     def build(self, ctx: Context, recs: list[dict]) -> dict:
