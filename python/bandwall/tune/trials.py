@@ -59,6 +59,10 @@ class Trials:
         rates = self._rates.get(self.space.key(config))
         return stats(rates) if rates else None
 
+    def rates(self, config: dict) -> list[float]:
+        """Its rates in the order they were measured (the rounds the decision rule pairs)."""
+        return list(self._rates.get(self.space.key(config), []))
+
     def failed(self, config: dict) -> bool:
         return self.space.key(config) in self._failures
 
