@@ -7,7 +7,9 @@ order alternated from round to round: STREAM at 1 thread and at all threads (def
 LLC), bandwall-peak per core, bandwall-iso3dfd on 2 threads. A variant's figure is the median over
 rounds (STREAM: the mean of its 1-thread and all-thread medians' ratios to the widest variant, times
 the widest's figure, so both thread counts weigh alike); the spread (min-max over rounds) is
-printed beside it. With --write, the row of this CPU's micro-architecture (named as in
+printed beside it. The entry names the variant the project's decision rule chooses on the rounds
+(bandwall.core.decide: each round's figures paired, a variant replacing the machine model's default
+only when faster beyond noise) and keeps the decision, so a row never names a coin toss. With --write, the row of this CPU's micro-architecture (named as in
 native/common/machine.cpp, which bandwall-peak's record reports) is replaced by the new one, with
 the command, the date and the CPU; without it the row is printed.
 
@@ -27,7 +29,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-TABLE = Path(__file__).resolve().parent.parent / "native" / "common" / "isa_choices.json"
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "native" / "common" / "isa_choices.json"
+sys.path.insert(0, str(ROOT / "python"))
 STREAM_KERNELS = ["copy", "scale", "add", "triad", "nstream", "dot"]
 
 
@@ -114,7 +118,11 @@ def main() -> int:
     threads = (
         [int(t) for t in a.threads.split(",")] if a.threads else sorted({1, len(os.sched_getaffinity(0))})
     )
+    os.environ["BANDWALL_BINDIR"] = str(a.bindir.resolve())
+    from bandwall.core import decide, manifest
+
     isas = offered(a.bindir)
+    default = manifest.manifest()["isa"]["model_default"]
     peak = record(a.bindir / "bandwall-peak", "--reps", 1, "--seconds", "0.001", "--threads", 1)
     micro = peak["config"]["microarch"]
     if "name" not in micro:
@@ -152,13 +160,29 @@ def main() -> int:
             }
             for isa in isas
         }
-        best = max(figures, key=figures.get)
+        # each round's figure: its values as shares of the widest's median per thread count, so the
+        # rounds pair across variants and both thread counts weigh alike
+        per_round = {
+            isa: [
+                statistics.mean(runs[(t, isa)][r] / med[(t, widest)] for t in tags) for r in range(a.rounds)
+            ]
+            for isa in isas
+        }
+        d = decide.choose_best(isas, [per_round[i] for i in isas], isas.index(default["isa"]))
+        best = isas[d.chosen]
         unit = {"peak": "GFlop/s per core", "iso3dfd": "MPoints/s"}.get(key.split(".")[0], "GB/s")
         kernels[key] = {
             "isa": best,
             "figures": figures,
             "unit": unit,
             "runs": per_run,
+            "decision": {
+                "default": default["isa"],
+                "default_why": default["why"],
+                "decisive": d.decisive,
+                "why": d.why,
+                "rule": vars(decide.rule()),
+            },
             "command": command,
             "measured": today,
         }

@@ -84,6 +84,24 @@ def _private_state(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("BANDWALL_MICROARCH", raising=False)
 
 
+def microarchs() -> list[str]:
+    """Every micro-architecture of the native machine models (BANDWALL_MICROARCH's names)."""
+    from bandwall.core import manifest
+
+    return list(manifest.manifest()["isa"]["microarchs"])
+
+
+@pytest.fixture(params=["this CPU", *microarchs(), "none"])
+def microarch(request, monkeypatch) -> str | None:
+    """Each micro-architecture's branch on whatever CPU runs the tests: BANDWALL_MICROARCH forces the
+    machine-model row (and with it the table of measured choices and the in-core models) of every
+    row, "none" a CPU no row knows; "this CPU" leaves the real one. The forced name, or None."""
+    if request.param == "this CPU":
+        return None
+    monkeypatch.setenv("BANDWALL_MICROARCH", request.param)
+    return request.param
+
+
 SAMPLE_PROVENANCE = {
     "host": "testhost",
     "cpu_model": "Test CPU",

@@ -27,16 +27,17 @@ def tool_record(*args) -> dict:
     return records.validate(json.loads(proc.stdout))
 
 
-def test_auto_takes_the_model_of_the_caches():
+def test_auto_takes_the_model_of_the_caches(microarch):
     rec = tool_record(*GRID, 2, "auto", "auto", "auto", "compact", 1)
     c = rec["config"]
     choice = c["blocks_choice"]
     assert choice["how"] == "auto" and choice["requested"] == ["auto"] * 3
     assert c["blocks"] == choice["model"]["blocks"] == [c["n1_block"], c["n2_block"], c["n3_block"]]
+    # The blocks are those of the row kernel that ran, whichever variant the choice made.
+    assert choice["isa"] == c["isa"]
     # Whole rows; y at least 24 (8 for a split row kernel, which re-reads only the halo rows) or the
     # interior (13 here); z 128 or the interior (25 here).
-    split = rec["result"].get("incore_model", {}).get("split", False)
-    assert c["blocks"] == [37, 8 if split else 13, 25]
+    assert c["blocks"] == [37, 8 if choice["model"]["split"] else 13, 25]
     assert "not refined by measurement" in choice["why"] and "candidates" not in choice
     assert rec["validation"]["passed"]
 

@@ -135,6 +135,8 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
                 {"l2_bytes", m.l2_bytes},
                 {"cpu", cpu},
                 {"window_bytes", m.window_bytes},
+                {"planes", register_planes()},
+                {"split", register_split()},
                 {"y_window_in_l1", m.y_window_in_l1},
                 {"why", m.why}}}};
   if (!search || requested.b2) {

@@ -13,6 +13,8 @@
 #include "common/errors.hpp"
 #include "common/harness.hpp"
 #include "common/isa.hpp"
+#include "common/isa_choice.hpp"
+#include "common/machine.hpp"
 #include "common/policies.hpp"
 #include "common/record.hpp"
 #include "common/driver.hpp"
@@ -82,7 +84,15 @@ bw::json pages() {
 bw::json isa() {
   bw::json choices = bw::json::array({"auto", "measure"});
   for (const std::string& n : bw::isa_names()) choices.push_back(n);
-  return {{"names", bw::isa_names()}, {"choices", choices}, {"offered", bw::cpu_isas()}, {"help", bw::isa_syntax()}};
+  std::string why;
+  const std::string fallback = bw::model_default(bw::cpu_isas(), bw::this_microarch(), &why);
+  return {{"names", bw::isa_names()},
+          {"choices", choices},
+          {"offered", bw::cpu_isas()},
+          {"model_default", {{"isa", fallback}, {"why", why}}},
+          {"microarch", bw::microarch_json()},
+          {"microarchs", bw::microarch_names()},
+          {"help", bw::isa_syntax()}};
 }
 
 bw::json cpu_lists() {
