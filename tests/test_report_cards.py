@@ -206,7 +206,7 @@ def test_rules_set_the_number_they_judge_against(make_record):
     lines = advice.placement(Evidence({"topology": [topo], "placement": [mat]}))
     (numa,) = [x for x in lines if x.topic.startswith("NUMA efficiency")]
     assert numa.limit == pytest.approx(EFFICIENCY_FLAG * 21.0) and numa.value.unit == "GB/s"
-    assert numa.flag and numa.value.median < numa.limit
+    assert numa.value.median < numa.limit  # remote 10 GB/s: below 0.8 of the local 21
 
     def stream(kernel, median):
         result = {"best_GBps": median, "median_GBps": median, "min_GBps": median, "max_GBps": median}
