@@ -109,7 +109,8 @@ def test_topology_report_is_one_self_contained_page(tmp_path, run_bandwall):
     assert "http" not in page.lower()
     parts = PageParts(page)
     tags = [t for t, _ in parts.tags]
-    assert not {"script", "link", "iframe", "object", "embed", "base"} & set(tags)
+    assert not {"link", "iframe", "object", "embed", "base"} & set(tags)
+    assert [attrs for tag, attrs in parts.tags if tag == "script"] == [{}]  # the copy buttons', inline
     for tag, attrs in parts.tags:
         for name in ("src", "href", "action", "srcset"):
             if name in attrs:
@@ -566,3 +567,18 @@ def test_history_of_earlier_reports_shows_changes_beyond_noise(
     history = stored_report(db)["result"]["history"]
     assert "history: " in out and history and ("2.00x" in " ".join(history)) is changed
     assert "no difference beyond noise" in history[-1]
+
+
+def test_the_page_opens_with_one_card_per_recommendation(tmp_path, capsys, fake, make_record):
+    fake(_sweep_section(make_record, 20.0))
+    code, stdout, stderr = inproc(
+        capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path, "--format", "json"
+    )
+    assert code == 0, stderr
+    _, report = report_of(stdout)
+    lines = report["result"]["advice"]
+    assert len(lines) == 2  # the knee of the sweep and its parallel efficiency
+    tags = PageParts((tmp_path / "index.html").read_text()).tags
+    cards = [a for t, a in tags if t == "article" and "card" in a.get("class", "").split()]
+    assert len(cards) == len(lines) == len([t for t, _ in tags if t == "details"])
+    assert [t for t, _ in tags].count("svg") == sum("value" in line for line in lines)

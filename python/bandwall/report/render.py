@@ -2,8 +2,10 @@
 records as CSV (one row per record, for a spreadsheet). The records are the report's only data.
 
 Sections build their HTML fragments with html_table(), facts() and note() (which escape what they
-show), bandwall.report.plots.img_tag() and figures() (plots side by side); the page puts them in the template templates/report.html.j2,
-with its style inline and no external links or scripts.
+show), bandwall.report.plots.img_tag() and figures() (plots side by side), or a template of their own
+(template()); the page puts them in the template templates/report.html.j2, with its style inline
+and no external links or scripts (one small inline script adds the copy buttons of the fixes; the
+page reads the same without it).
 """
 
 from __future__ import annotations
@@ -63,6 +65,16 @@ def figures(*img_tags: str) -> str:
     return '<div class="figs">' + "".join(img_tags) + "</div>"
 
 
+def template(name: str) -> jinja2.Template:
+    """A template of templates/, escaping every value it shows (mark trusted HTML with Markup)."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("bandwall.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env.get_template(name)
+
+
 def section_html(ctx: Context, section: Any, outcome: Outcome) -> str:
     """The section's fragment, or the reason it has none. A section that cannot render is failed."""
     if outcome.status == OK:
@@ -79,11 +91,6 @@ def page(
     ctx: Context, chosen: list[tuple[str, Any]], outcomes: list[Outcome], meta: dict, first: dict
 ) -> str:
     """The page: first (a block of name, title and body: the recommendations) then each section."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("bandwall.report", "templates"),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
     blocks = [
         {
             "name": o.name,
@@ -104,9 +111,7 @@ def page(
         **first,
         "body": Markup(first["body"]),
     }
-    return env.get_template("report.html.j2").render(
-        meta=meta, sections=[head, *blocks], record_ids=ctx.record_ids
-    )
+    return template("report.html.j2").render(meta=meta, sections=[head, *blocks], record_ids=ctx.record_ids)
 
 
 CSV_COLUMNS = [

@@ -23,6 +23,7 @@ class Line:
     evidence: str = ""
     flag: bool = False
     value: Spread | None = None  # the headline figure, compared with earlier reports
+    limit: float | None = None  # the number value is judged against, in its unit (a mark on the page)
 
     def to_json(self) -> dict:
         out = {
@@ -31,12 +32,15 @@ class Line:
         }
         if self.value is not None:
             out["value"] = self.value.to_json()
+        if self.limit is not None:
+            out["limit"] = self.limit
         return out
 
     @classmethod
     def from_json(cls, d: dict) -> Line:
         value = Spread.from_json(d["value"]) if d.get("value") else None
-        return cls(**{k: v for k, v in d.items() if k != "value"}, value=value)
+        rest = {k: v for k, v in d.items() if k not in ("value", "limit")}
+        return cls(**rest, value=value, limit=d.get("limit"))
 
 
 @dataclass

@@ -66,6 +66,7 @@ def roofline(ev: Evidence) -> list[Line]:
                 "",
                 f"{ids([r, peak])}",
                 value=Spread.of_stream(r),
+                limit=cg,
             )
         )
     return lines
@@ -153,6 +154,7 @@ def stencil(ev: Evidence) -> list[Line]:
             f"{ids(runs)}; " + "; ".join(f"{a}/{b} {s.text()}" for (a, b), s in sp.items()),
             flag=e < EFFICIENCY_FLAG,
             value=sp[best],
+            limit=EFFICIENCY_FLAG * bounds[tight],
         )
     ]
 

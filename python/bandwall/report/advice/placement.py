@@ -91,6 +91,7 @@ def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
                 ids([mat]),
                 flag=flagged,
                 value=sr,
+                limit=EFFICIENCY_FLAG * sum(m[i][j] for i, j in local) / len(local),
             )
         )
     return lines
