@@ -92,6 +92,7 @@ bw::json isa() {
           {"model_default", {{"isa", fallback}, {"why", why}}},
           {"microarch", bw::microarch_json()},
           {"microarchs", bw::microarch_names()},
+          {"cache_path", bw::isa_cache_path()},
           {"help", bw::isa_syntax()}};
 }
 

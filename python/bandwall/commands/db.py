@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from bandwall.core import records
+from bandwall.core import choices, records
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.core.store import Store
@@ -50,7 +50,7 @@ record_id = click.argument("record_id", type=RecordId(), metavar="ID")
 @commands.register("db")
 @click.group("db")
 def db() -> None:
-    """The stored records: list, show, compare, export."""
+    """The stored records: list, show, compare, export; and the variant choices measured here."""
 
 
 def _open(path) -> Store:
@@ -115,6 +115,42 @@ def show_cmd(record_id, db, fmt):
         con.print(table(f"record {rec['id']}: {rec['tool']}", ["field", "value"], list(flatten(rec).items())))
 
     emit(rec, fmt, render, lambda: (["field", "value"], list(flatten(rec).items())))
+
+
+CHOICE_COLUMNS = ["kernel", "size_class", "isa", "cpu", "measured", "why"]
+
+
+@db.command("choices")
+@click.option(
+    "--forget",
+    "forget_kernel",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[KERNEL]",
+    help="forget the cached choices (of one kernel key, e.g. stream.triad.nt; all without one): the next run "
+    "measures again",
+)
+@format_option
+def choices_cmd(forget_kernel, fmt):
+    """The instruction-set variants measured on this machine and cached because they were faster than
+    the default beyond noise (per kernel and size class); --isa measure, or --forget, redoes them."""
+    if forget_kernel is not None:
+        n = choices.forget(forget_kernel or None)
+        console().print(f"forgot {n} cached choice(s) in {choices.path()}")
+        return
+    rows = choices.rows()
+
+    def render(con):
+        con.print(
+            table(
+                f"{len(rows)} cached variant choice(s) in {choices.path()}",
+                CHOICE_COLUMNS,
+                [[r[c] for c in CHOICE_COLUMNS] for r in rows],
+            )
+        )
+
+    emit(rows, fmt, render, lambda: (CHOICE_COLUMNS, [[r[c] for c in CHOICE_COLUMNS] for r in rows]))
 
 
 def compare(a: dict, b: dict) -> list[dict]:

@@ -1,0 +1,69 @@
+"""The instruction-set variants measured on this machine and kept because they were faster than the
+default beyond noise (native/common/isa_choice.hpp writes them, one JSON file per machine under the
+user's cache folder: the manifest's "cache_path"): read them, and forget them so the next run
+measures again."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from bandwall.core import manifest, native
+from bandwall.core.errors import RunFailed, UsageError
+
+
+def path() -> Path:
+    """The cache file of this machine, as the native executables resolve it now (from
+    BANDWALL_CACHE_DIR or XDG_CACHE_HOME and the topology digest): asked afresh, not from the
+    manifest read once per process."""
+    return Path(native.table(manifest.EXECUTABLE)["isa"]["cache_path"])
+
+
+def _load(p: Path) -> dict:
+    if not p.exists():
+        return {"choices": {}}
+    try:
+        doc = json.loads(p.read_text())
+    except (OSError, ValueError) as e:
+        raise RunFailed(f"the cache of measured choices {str(p)!r} cannot be read: {e}") from e
+    if not isinstance(doc, dict) or not isinstance(doc.get("choices", {}), dict):
+        raise RunFailed(f"the cache of measured choices {str(p)!r} is not one bandwall wrote")
+    doc.setdefault("choices", {})
+    return doc
+
+
+def rows() -> list[dict]:
+    """One row per cached choice: kernel, size class, variant, CPU, date, why."""
+    out = []
+    for key, e in sorted(_load(path())["choices"].items()):
+        kernel, _, size = key.partition("@")
+        out.append(
+            {
+                "kernel": kernel,
+                "size_class": size or e.get("size_class", ""),
+                "isa": e.get("isa", ""),
+                "cpu": e.get("cpu", ""),
+                "measured": e.get("measured", ""),
+                "why": (e.get("decision") or {}).get("why", ""),
+            }
+        )
+    return out
+
+
+def forget(kernel: str | None = None) -> int:
+    """Removes the cached choices of kernel (a key such as stream.triad.nt; every one when None);
+    returns how many. UsageError for a kernel with no cached choice."""
+    p = path()
+    doc = _load(p)
+    keys = [k for k in doc["choices"] if kernel is None or k.partition("@")[0] == kernel]
+    if kernel is not None and not keys:
+        known = sorted({k.partition("@")[0] for k in doc["choices"]})
+        raise UsageError(f"no cached choice for {kernel!r} (cached: {', '.join(known) or 'none'})")
+    for k in keys:
+        del doc["choices"][k]
+    if keys:
+        tmp = p.with_name(p.name + f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.replace(p)
+    return len(keys)

@@ -1,0 +1,114 @@
+"""`bandwall db choices`: the variant choices cached on this machine are shown, and forgotten one
+kernel at a time or all at once (the next run measures again); bad input is one line and exit 2.
+The cache is the test's own (conftest: BANDWALL_CACHE_DIR)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bandwall.core import choices, native
+
+ENTRY = {
+    "isa": "generic",
+    "decisive": True,
+    "figures": {"generic": 2.0},
+    "unit": "GB/s",
+    "candidates": ["generic"],
+    "cpu": "Test CPU",
+    "size_class": "dram",
+    "decision": {"why": "generic faster than the default avx512 beyond noise"},
+    "measured": "2026-01-02",
+}
+
+
+@pytest.fixture
+def cached():
+    p = choices.path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(
+        json.dumps(
+            {"choices": {"stream.triad.nt@dram": ENTRY, "stream.dot@l2": ENTRY, "peak.fma@core": ENTRY}}
+        )
+    )
+    return p
+
+
+def test_the_cache_lives_in_the_tests_own_folder(tmp_path_factory):
+    assert str(choices.path()).startswith(str(tmp_path_factory.getbasetemp()))
+    assert choices.path().name.startswith("isa-choices-")
+
+
+def test_choices_are_listed_then_forgotten(run_bandwall, cached):
+    p = run_bandwall("db", "choices", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)
+    assert [(r["kernel"], r["size_class"]) for r in rows] == [
+        ("peak.fma", "core"),
+        ("stream.dot", "l2"),
+        ("stream.triad.nt", "dram"),
+    ]
+    assert all(r["isa"] == "generic" and r["why"].startswith("generic faster") for r in rows)
+    p = run_bandwall("db", "choices", "--forget", "stream.dot")
+    assert p.returncode == 0 and "forgot 1" in p.stdout, p.stderr
+    assert set(json.loads(cached.read_text())["choices"]) == {"stream.triad.nt@dram", "peak.fma@core"}
+    p = run_bandwall("db", "choices", "--forget")
+    assert p.returncode == 0 and "forgot 2" in p.stdout, p.stderr
+    assert json.loads(cached.read_text())["choices"] == {}
+
+
+def test_no_cache_is_an_empty_list(run_bandwall):
+    p = run_bandwall("db", "choices", "--format", "json")
+    assert p.returncode == 0 and json.loads(p.stdout) == []
+
+
+@pytest.mark.parametrize(
+    "text, args, message",
+    [
+        (None, ["--forget", "stream.nope"], "no cached choice for 'stream.nope'"),
+        ("not json", [], "cannot be read"),
+        ("[1, 2]", [], "is not one bandwall wrote"),
+    ],
+)
+def test_bad_input(run_bandwall, text, args, message):
+    if text is not None:
+        choices.path().parent.mkdir(parents=True, exist_ok=True)
+        choices.path().write_text(text)
+    p = run_bandwall("db", "choices", *args)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode in (1, 2) and len(lines) == 1 and message in lines[0], p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_a_forgotten_choice_is_measured_again(tmp_path, monkeypatch):
+    """The native executables read the same file: a decisive entry for this CPU is taken without a
+    measurement, and once forgotten the next run measures (a table without rows, so that nothing
+    but the cache can name the variant)."""
+    import subprocess
+
+    from bandwall.core import manifest
+
+    table = tmp_path / "empty.json"
+    table.write_text('{"rows": []}')
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    isa = manifest.manifest()["isa"]
+    m = isa["microarch"]
+    cpu = m.get("name") or f"{m['vendor']}-{m['family']}-{m['model']}"
+    if len(isa["offered"]) < 2:
+        pytest.skip("this CPU offers one variant: nothing is cached")
+    entry = {
+        **ENTRY,
+        "cpu": cpu,
+        "candidates": isa["offered"],
+        "isa": isa["offered"][-1],
+        "size_class": "core",
+    }
+    choices.path().parent.mkdir(parents=True, exist_ok=True)
+    choices.path().write_text(json.dumps({"choices": {"peak.fma@core": entry}}))
+    peak = [native.executable("bandwall-peak"), "--reps", "1", "--seconds", "0.01", "--threads", "1"]
+    rec = json.loads(subprocess.check_output(peak))
+    assert (rec["config"]["isa_choice"]["how"], rec["config"]["isa"]) == ("cached", isa["offered"][-1])
+    assert choices.forget("peak.fma") == 1
+    rec = json.loads(subprocess.check_output(peak))
+    assert rec["config"]["isa_choice"]["how"] == "measured"
