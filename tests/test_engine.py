@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 
 import pytest
 
-from bandwall.core import records
-from bandwall.core.store import Store
+from bandwall.core import manifest, records
+from bandwall.core.store import Store, save
 from bandwall.engine import pipeline as engine
 
 NCPU = len(os.sched_getaffinity(0))
@@ -19,9 +20,9 @@ ENGINES = {e["name"]: e for e in engine.engines()}
 
 
 def engine_args(name: str) -> list[str]:
-    """Compute on CPU 0; the helper on CPU 1."""
+    """Compute on CPU 0; an engine that runs on CPUs of its own on CPU 1."""
     args = ["--engine", name, "--cpus", "0"]
-    if name == "helper":
+    if ENGINES[name]["takes_cpus"]:
         args += ["--engine-cpus", "1"]
     return args
 
@@ -71,7 +72,9 @@ def test_pipelined_record_over_every_engine(run_bandwall, tmp_path, name, kernel
     per_rep = (r["engine"]["blocks"] - r["engine"]["direct_blocks"]) // 2 * len(c["engine_inputs"])
     assert r["engine"]["requests"] == per_rep * 2
     if name == "dsa-model":
-        assert r["engine"]["page_faults"] > 0 and c["dsa_hardware_verified"] is False
+        assert r["engine"]["page_faults"] > 0
+    # an engine on a device (the manifest's hardware, no CPUs of its own) is flagged unverified
+    assert c.get("dsa_hardware_verified") == (False if engine.needs_device(name) else None)
     with Store(db, readonly=True) as s:
         assert s.count() == 1
 
@@ -113,6 +116,73 @@ def test_auto_strategy_follows_the_stored_knee(run_bandwall, tmp_path):
     assert rec["config"]["strategy"] == "split" and "knee at 1 cores" in rec["config"]["strategy_reason"]
     one = piped(run_bandwall, "--kernel", "scale", *engine_args("memcpy"), db=db)
     assert one["config"]["strategy"] == "all" and "one array" in one["config"]["strategy_reason"]
+
+
+def sweep_with_rounds(make_record, rounds: dict[str, list[float] | None], cores: int = 2) -> dict:
+    """An engine-sweep record of this host measuring triad on cores compute cores with each strategy
+    of rounds (its engine rate in each interleaved round, or None: a row without them)."""
+    rows = [
+        {
+            "kernel": "triad",
+            "cores": cores,
+            "helpers": 0,
+            "strategy": name,
+            "cpu_GBps": 20.0,
+            "engine_GBps": max(rates) if rates else 21.0 + i,
+            "speedup": None,
+            "engine_wait_share": 0.1,
+            **({"engine_rounds_GBps": rates} if rates else {}),
+        }
+        for i, (name, rates) in enumerate(rounds.items())
+    ]
+    return make_record(
+        "engine-sweep",
+        {"rows": rows, "summary": []},
+        config={"kernels": ["triad"], "engine": "memcpy", "strategies": list(rounds)},
+        host=socket.gethostname(),
+    )
+
+
+def stored(tmp_path, *recs) -> str:
+    db = str(tmp_path / "r.db")
+    for rec in recs:
+        save(rec, db)
+    return db
+
+
+def test_auto_strategy_keeps_the_default_on_a_tie(make_record, tmp_path):
+    default, other = manifest.strategy_names()[:2]
+    tie = {default: [20.0, 20.4, 19.8, 20.1, 20.2, 19.9], other: [20.1, 20.2, 20.0, 19.9, 20.3, 20.0]}
+    db = stored(tmp_path, sweep_with_rounds(make_record, tie))
+    chosen, why = engine.choose_strategy("triad", 2, db, "memcpy")
+    assert chosen == default and f"the default {default} stands" in why and "within noise" in why
+
+
+def test_auto_strategy_switches_on_a_clear_win(make_record, tmp_path):
+    default, other = manifest.strategy_names()[:2]
+    win = {default: [20.0, 20.4, 19.8, 20.1, 20.2, 19.9], other: [24.0, 24.5, 23.9, 24.2, 24.4, 24.1]}
+    db = stored(tmp_path, sweep_with_rounds(make_record, win))
+    chosen, why = engine.choose_strategy("triad", 2, db, "memcpy")
+    assert chosen == other and f"{other} faster than the default {default} beyond noise" in why
+
+
+def test_auto_strategy_without_per_round_rates_keeps_the_default(make_record, tmp_path):
+    # one best rate per strategy, however far apart, is no evidence beyond noise
+    default, other = manifest.strategy_names()[:2]
+    db = stored(tmp_path, sweep_with_rounds(make_record, {default: None, other: None}))
+    chosen, why = engine.choose_strategy("triad", 2, db, "memcpy")
+    assert chosen == default and "without per-round rates" in why and f"the default {default} stands" in why
+    # a sweep of another engine or core count says nothing about this run
+    assert "no stored sweep" in engine.choose_strategy("triad", 2, db, "helper")[1]
+    assert "no stored sweep" in engine.choose_strategy("triad", 3, db, "memcpy")[1]
+
+
+def test_auto_strategy_needs_enough_rounds(make_record, tmp_path):
+    default, other = manifest.strategy_names()[:2]
+    few = {default: [20.0, 20.1], other: [30.0, 30.2]}  # too few rounds for the rule's confidence
+    db = stored(tmp_path, sweep_with_rounds(make_record, few))
+    chosen, why = engine.choose_strategy("triad", 2, db, "memcpy")
+    assert chosen == default and "too few paired rounds" in why
 
 
 def test_engine_sweep_table_summary_heatmap_and_records(run_bandwall, tmp_path):

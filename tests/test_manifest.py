@@ -105,6 +105,11 @@ def grown(doc, monkeypatch):
     more["engines"].append({**more["engines"][0], "name": "teleport", "modes": ["beam"], "hidden": False})
     more["kernels"]["stream"]["rows"].append({**more["kernels"]["stream"]["rows"][0], "name": "swirl"})
     more["cpu_lists"]["help"] += ", Q0:spiral (spiral)"
+    more["kernels"]["stream"]["stores"].append({"name": "streaming", "nt": True, "help": "-"})
+    more["kernels"]["pipeline"]["strategies"].append(
+        {"name": "halves", "cpu_streams_first_input": False, "help": "-"}
+    )
+    more["pages"].append({"name": "gigantic", "help": "-"})
     monkeypatch.setattr(manifest, "manifest", lambda: more)
     return more
 
@@ -137,6 +142,10 @@ def help_of(param, cmd_name: str) -> str:
         ("bind", "zigzag"),
         ("placement", "mirror"),
         ("kernel", "swirl"),
+        ("stores", "streaming"),
+        ("strategy", "halves"),
+        ("pages", "gigantic"),
+        ("engine_name", "teleport"),
     ],
 )
 def test_a_row_added_natively_reaches_every_option_that_offers_it(grown, name, word):
@@ -151,6 +160,24 @@ def test_a_row_added_natively_reaches_every_option_that_offers_it(grown, name, w
             assert word in help_of(p, cmd_name), cmd_name
 
 
+def test_option_defaults_follow_the_manifest(grown):
+    """The default engine and store kind are the manifest's, read when used: a table that changes
+    its default changes every command's."""
+    for e in grown["engines"]:
+        e["default"] = e["name"] == "memcpy"
+    grown["kernels"]["stream"]["stores"].reverse()
+    first_store = grown["kernels"]["stream"]["stores"][0]["name"]
+    found = {}
+    for cmd_name, p in [*options("engine_name"), *options("stores")]:
+        ctx = click.Context(click.Command(cmd_name))
+        if p.get_default(ctx) is not None:
+            found[(cmd_name, p.name)] = p.get_default(ctx)
+            assert help_of(p, cmd_name).endswith(f"[default: {p.get_default(ctx)}]"), cmd_name
+    assert found[("engine sweep", "engine_name")] == "memcpy"
+    stores = [v for (_, name), v in found.items() if name == "stores"]
+    assert len(stores) >= 3 and set(stores) == {first_store}
+
+
 def test_cpus_help_comes_from_the_grammar(grown):
     for cmd_name, p in options("cpus"):
         if isinstance(p, TableHelp):
@@ -162,6 +189,11 @@ RETYPED = [
     (r"[\"']compact[\"'],\s*[\"']scatter[\"']", "binding policy names"),
     (r"[\"']dsa[\"'],\s*[\"']helper[\"']", "engine names"),
     (r"[\"']copy[\"'],\s*[\"']touch[\"']", "engine modes"),
+    (r"[\"']nt[\"'],\s*[\"']regular[\"']", "store kinds"),
+    (r"[\"']huge[\"'],\s*[\"']base[\"']", "page sizes"),
+    (r"[\"']all[\"'],\s*[\"']split[\"']", "strategies"),
+    (r"[!=]=\s*[\"'](helper|dsa|dsa-model|memcpy)[\"']", "engine names compared"),
+    (r"default=[\"'](helper|nt|regular|huge|base|system|all|split)[\"']", "defaults of native words"),
 ]
 
 

@@ -1,17 +1,35 @@
-// The one run-time instruction-set dispatch of every kernel with variants (stream, the pipeline,
-// iso3dfd's row kernels, the FMA peak). A kernel declares its variants (structs with a member
-// `const char* isa`, one per file compiled with its own target flags, constinit so that no code of
-// an AVX-512 file runs at start-up on a CPU without it) and lists them once, widest first:
+// The one run-time instruction-set dispatch of every kernel with variants (stream and the pipeline,
+// iso3dfd's row kernels, the FMA peak). A variant is a struct with a member `const char* isa`, defined
+// constinit in a file of its own compiled with its instruction set's target flags (stream/kernels_avx512.cpp),
+// so that no code of an AVX-512 file runs at start-up on a CPU without it. CMake's bandwall_isa_sources()
+// (common/isa.cmake) builds such a file only where the compiler takes its flags, and then defines
+// BANDWALL_<PREFIX>_AVX2 or BANDWALL_<PREFIX>_AVX512; the generic file is always built. The kernel's
+// dispatch file (stream/kernels.cpp, iso3dfd/rows.cpp, peak/fma.cpp) declares the variants built, under
+// those macros, and lists them once, widest first, in a function-local static:
 //
-//   BW_ISA_VARIANT(STREAM, AVX512, kStreamAvx512)   // built when CMake defines BANDWALL_STREAM_AVX512
+//   #ifdef BANDWALL_STREAM_AVX512
+//   extern const Variant kStreamAvx512;
+//   #endif
 //   ...
-//   Dispatch<Variant>& dispatch() { static Dispatch<Variant> d{{BW_ISA_LIST(...)}}; return d; }
+//   Dispatch<Variant>& dispatch() {
+//     static Dispatch<Variant> d({
+//   #ifdef BANDWALL_STREAM_AVX512
+//         &kStreamAvx512,
+//   #endif
+//         ...
+//         &kStreamGeneric,
+//     });
+//     return d;
+//   }
 //
-// Dispatch then answers, for every kernel alike: which variants are built, which one a name means
-// on this CPU (common/isa.hpp), which one "auto" means for a kernel by speed (choose():
-// common/isa_choice.hpp, the table of measured choices, the per-machine cache or a short timing),
-// the one active now and how it was chosen, and why a request is refused. The measuring driver
-// (common/driver.hpp) makes the choice for every kernel alike through variant_set().
+// Dispatch then answers, for every kernel alike: which variants are built (variants(), names()); which
+// one a name means on this CPU (find(); "auto": the widest it runs; common/isa.hpp) and why a request
+// is refused (refusal()); select() makes a named one active without timing anything; choose() makes
+// active the one a request ("auto", "measure" or a name) means, by the table of measured choices, a
+// choice cached on this machine, the machine model or a short timing on the run's own data
+// (common/isa_choice.hpp), use() switching variants during that timing; active() is the variant in
+// use and choice_json() how it was chosen (a record's config.isa_choice). The measuring driver
+// (common/driver.hpp) makes the choice for every kernel alike through choose_with().
 #pragma once
 #include <functional>
 #include <string>

@@ -58,18 +58,52 @@ db_option = click.option(
     help="SQLite database (default: $BANDWALL_DB or the user data directory)",
 )
 no_store_option = click.option("--no-store", is_flag=True, help="do not store the record")
-PAGES = ("huge", "base", "system")
 
 
-def pages_option(default_word: str):
-    """--pages for commands whose buffers come from the native allocator; None leaves the
-    executable's own default, which default_word names for the help text."""
+class FromManifest:
+    """An option's default read from the manifest when it is used or shown, never at import: click
+    calls it for the value, and --help shows its str() (the word itself, not "(dynamic)")."""
+
+    def __init__(self, read: Callable[[], str]):
+        self.read = read
+
+    def __call__(self) -> str:
+        return self.read()
+
+    def __str__(self) -> str:
+        try:
+            return str(self.read())
+        except BandwallError:
+            return ""
+
+
+def pages_option():
+    """--pages for commands whose buffers come from the native allocator; left out, the executable
+    asks for its own default, which the record's placement.pages names."""
     return click.option(
         "--pages",
+        cls=TableHelp,
         default=None,
-        type=click.Choice(PAGES),
-        help=f"page size asked for: huge (transparent huge pages), base (4 KiB) or "
-        f"system (default: {default_word}); placement.huge_page_share says what was granted",
+        type=ManifestChoice(manifest.pages),
+        help_from=lambda: (
+            f"page size asked for: {manifest.words_help(manifest.page_kinds())} (default: "
+            "the executable's own, named in the record's placement.pages); placement.huge_page_share says "
+            "what was granted"
+        ),
+        fallback="page size asked for (bandwall-manifest); placement.huge_page_share says what was granted",
+    )
+
+
+def stores_option():
+    """--stores: a STREAM store kind of the manifest, its first by default."""
+    return click.option(
+        "--stores",
+        cls=TableHelp,
+        default=FromManifest(lambda: manifest.stores()[0]),
+        show_default=True,
+        type=ManifestChoice(manifest.stores),
+        help_from=lambda: f"store kind: {manifest.words_help(manifest.store_kinds())}",
+        fallback="store kind (bandwall-manifest)",
     )
 
 

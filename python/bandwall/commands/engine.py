@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store, topo
+from bandwall.core import manifest, store, topo
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import sweep
 from bandwall.output import (
+    FromManifest,
     ManifestChoice,
+    TableHelp,
     console,
     db_option,
     emit,
@@ -24,6 +26,8 @@ from bandwall.output import (
 )
 from bandwall.report import engine_plot, sweep_plot
 from bandwall.views.engine import SWEEP_COLUMNS, render_sweep, sweep_rows
+
+BOTH = "both"  # --strategy: every strategy of the manifest
 
 
 @click.group("engine")
@@ -80,20 +84,29 @@ def _ints(text: str, what: str) -> list[int]:
 @placing_options(
     note="; compute threads take the first CPUs of the policy's order (or of --cpus), helpers the next ones"
 )
-@click.option("--engine", "engine_name", callback=refuse_empty, default="helper", show_default=True)
+@click.option(
+    "--engine",
+    "engine_name",
+    cls=TableHelp,
+    callback=refuse_empty,
+    default=FromManifest(manifest.default_engine),
+    show_default=True,
+    help_from=lambda: "copy engine: " + ", ".join(e["name"] for e in engine.public_engines()),
+    fallback="copy engine (bandwall engine list)",
+)
 @click.option(
     "--helpers",
     callback=refuse_empty,
     default="1",
     show_default=True,
-    help="helper core counts (helper engine)",
+    help="helper core counts (engines that run on CPUs of their own)",
 )
 @click.option(
     "--strategy",
-    type=click.Choice(("both", "all", "split")),
-    default="both",
+    type=ManifestChoice(lambda: [BOTH, *manifest.strategy_names()]),
+    default=BOTH,
     show_default=True,
-    help="strategies measured for two-input kernels",
+    help=f"strategies measured for two-input kernels ({BOTH}: every one)",
 )
 @click.option("--engine-mode", type=ManifestChoice(engine.modes), default=None)
 @click.option("--queue-depth", type=click.IntRange(min=1), default=None)
@@ -103,7 +116,7 @@ def _ints(text: str, what: str) -> list[int]:
 @click.option(
     "--heatmap", "heatmap_file", callback=refuse_empty, type=click.Path(dir_okay=False), default=None
 )
-@pages_option("system")
+@pages_option()
 @format_option
 @db_option
 @no_store_option
@@ -144,7 +157,7 @@ def sweep_cmd(
     counts = sweep.parse_cores(cores, len(pool), f"the sweep's CPUs ({topo.cpu_list(pool)}) allow")
     helper_counts = _ints(helpers, "--helpers")
     keep = store.Series(db, no_store)
-    strategies = ["all", "split"] if strategy == "both" else [strategy]
+    strategies = manifest.strategy_names() if strategy == BOTH else [strategy]
     err = console(stderr=True)
     rows, recs = engine_sweep.run(
         names,

@@ -47,7 +47,7 @@ from bandwall.views.iso3dfd import csv_rows, render
 @click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
 @click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
 @placement_option()
-@pages_option("huge")
+@pages_option()
 @isa_option("the row kernel")
 @click.option(
     "--verify",

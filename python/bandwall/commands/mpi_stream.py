@@ -16,6 +16,7 @@ from bandwall.output import (
     pages_option,
     plot_option,
     refuse_empty,
+    stores_option,
 )
 from bandwall.report import sweep_plot
 from bandwall.views import mpi_stream as view
@@ -45,14 +46,14 @@ from bandwall.views import mpi_stream as view
     type=click.Choice(mpi_stream.BINDINGS),
     help="core: one CPU per rank, spread over NUMA nodes",
 )
-@click.option("--stores", default="nt", show_default=True, type=click.Choice(["nt", "regular"]))
+@stores_option()
 @click.option(
     "--size", callback=refuse_empty, default=None, help="bytes per array per rank (default: 4x LLC / ranks)"
 )
 @click.option("--reps", type=click.IntRange(min=1), default=20, show_default=True)
 @click.option("--knee-share", type=float, default=sweep.DEFAULT_KNEE_SHARE, show_default=True)
 @plot_option("ranks")
-@pages_option("system")
+@pages_option()
 @format_option
 @db_option
 @no_store_option

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import manifest, store
 from bandwall.core.registry import commands
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import stream
 from bandwall.output import (
     ManifestChoice,
+    TableHelp,
     auto_thread_options,
     counters_option,
     emit,
@@ -19,6 +20,7 @@ from bandwall.output import (
     pages_option,
     placement_option,
     refuse_empty,
+    stores_option,
 )
 from bandwall.views import counters as counters_view
 from bandwall.views.engine import engine_line
@@ -29,13 +31,7 @@ from bandwall.views.stream import csv_rows, render
 @click.command("stream")
 @kernel_option()
 @auto_thread_options
-@click.option(
-    "--stores",
-    default="nt",
-    show_default=True,
-    type=click.Choice(stream.STORES),
-    help="non-temporal or regular stores",
-)
+@stores_option()
 @click.option(
     "--size",
     callback=refuse_empty,
@@ -50,20 +46,27 @@ from bandwall.views.stream import csv_rows, render
     help="repetitions (the first is dropped)",
 )
 @placement_option()
-@pages_option("system")
+@pages_option()
 @isa_option("the kernels")
 @click.option(
     "--engine",
     "engine_name",
+    cls=TableHelp,
     callback=refuse_empty,
     default=None,
-    help="pipeline the kernel with a copy engine: helper, dsa, memcpy or none (default: CPU only)",
+    help_from=lambda: (
+        "pipeline the kernel with a copy engine: "
+        + ", ".join(e["name"] for e in engine.public_engines())
+        + " (default: CPU only; bandwall engine list says which run here)"
+    ),
+    fallback="pipeline the kernel with a copy engine (bandwall engine list; default: CPU only)",
 )
 @click.option(
     "--engine-cpus",
     callback=refuse_empty,
     default=None,
-    help="helper CPUs, in the syntax of --cpus (default: the CPUs that do not compute)",
+    help="CPUs of an engine that runs on CPUs of its own, in the syntax of --cpus (default: the CPUs "
+    "that do not compute)",
 )
 @click.option(
     "--engine-mode",
@@ -82,10 +85,12 @@ from bandwall.views.stream import csv_rows, render
 )
 @click.option(
     "--strategy",
-    type=click.Choice(engine.STRATEGIES),
-    default="auto",
+    cls=TableHelp,
+    type=ManifestChoice(engine.strategy_choices),
+    default=engine.AUTO,
     show_default=True,
-    help="all: the engine fetches every input; split: the core streams src1; auto: from the stored curves",
+    help_from=lambda: f"{manifest.words_help(manifest.strategies())}; {engine.AUTO}: {engine.AUTO_HELP}",
+    fallback=f"the pipeline's strategy (bandwall-manifest); {engine.AUTO}: {engine.AUTO_HELP}",
 )
 @counters_option
 @measuring_options

@@ -15,6 +15,7 @@ from bandwall.output import (
     placement_option,
     plot_option,
     refuse_empty,
+    stores_option,
     thread_options,
 )
 from bandwall.report import sweep_plot
@@ -33,7 +34,7 @@ from bandwall.views.sweep import csv_rows, render
 )
 @thread_options
 @placement_option()
-@click.option("--stores", default="nt", show_default=True, type=click.Choice(stream.STORES))
+@stores_option()
 @click.option(
     "--size",
     callback=refuse_empty,

@@ -37,9 +37,14 @@ def measurement(name: str) -> dict:
     return manifest()["kernels"][name]
 
 
+def store_kinds() -> list[dict]:
+    """The STREAM store kinds (name, nt, help), the default first."""
+    return list(manifest()["kernels"]["stream"]["stores"])
+
+
 def stores() -> list[str]:
     """The STREAM store kinds, the default first."""
-    return [k["name"] for k in manifest()["kernels"]["stream"]["stores"]]
+    return [k["name"] for k in store_kinds()]
 
 
 def strategies() -> list[dict]:
@@ -51,9 +56,29 @@ def strategy_names() -> list[str]:
     return [s["name"] for s in strategies()]
 
 
+def default_strategy() -> str:
+    """The strategy a pipeline takes unless another is shown to be faster: the first."""
+    return strategies()[0]["name"]
+
+
+def cpu_streams_strategy() -> str | None:
+    """The strategy in which the core streams the first input itself (the engine the others)."""
+    return next((s["name"] for s in strategies() if s["cpu_streams_first_input"]), None)
+
+
+def page_kinds() -> list[dict]:
+    """The page sizes a run may ask for (name, help)."""
+    return list(manifest()["pages"])
+
+
 def pages() -> list[str]:
     """The page sizes a run may ask for (--pages)."""
-    return [p["name"] for p in manifest()["pages"]]
+    return [p["name"] for p in page_kinds()]
+
+
+def words_help(rows: list[dict]) -> str:
+    """'name: help; name: help' of a table's rows, for an option's help."""
+    return "; ".join(f"{r['name']}: {r['help']}" for r in rows)
 
 
 def default_engine() -> str:

@@ -1,6 +1,6 @@
 """The engine sweep (the table of Intel's DSA article): for each kernel and compute-core count, the CPU-only kernel
-against the same kernel pipelined with a copy engine (and, for the helper engine, each number of
-helper cores that fits beside the compute cores), the speed-up, and the fewest cores with the engine
+against the same kernel pipelined with a copy engine (and, for an engine that runs on CPUs of its own,
+each number of helper cores that fits beside the compute cores), the speed-up, and the fewest cores with the engine
 that reach the CPU-only best ("with the engine, N cores give what the CPU needs M for").
 
 Compute threads run on the first n CPUs of the sweep's CPUs (--cpus, or --bind's order; every
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bandwall.core import records, topo
+from bandwall.core import manifest, records, topo
 from bandwall.core.errors import UsageError
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import stream
@@ -22,11 +22,12 @@ DEFAULT_KERNELS = ("triad", "scale", "dot")
 def plan(
     cores: Sequence[int], helpers: Sequence[int], engine_name: str, allowed: Sequence[int]
 ) -> list[tuple]:
-    """(compute cores, helper cores) pairs to measure; helpers only for the helper engine, and
-    only where compute + helpers fit in the allowed CPUs."""
+    """(compute cores, helper cores) pairs to measure; helpers only for an engine that runs on CPUs
+    of its own (the manifest's takes_cpus), and only where compute + helpers fit in the allowed CPUs."""
     out = []
+    with_helpers = engine.takes_cpus(engine_name)
     for n in cores:
-        if engine_name != "helper":
+        if not with_helpers:
             out.append((n, 0))
             continue
         for h in helpers:
@@ -74,7 +75,7 @@ def run(
                 on_step(f"{k}: CPU only on {n} cores")
             cpu_only[n] = keep(stream.run(k, cpus=topo.cpu_list(allowed[:n]), **common))
         for n, h in pairs:
-            ks = strategies if engine.inputs(k) > 1 else ["all"]
+            ks = strategies if engine.inputs(k) > 1 else [manifest.default_strategy()]
             for strat in ks:
                 if on_step:
                     on_step(

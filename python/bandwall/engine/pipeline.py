@@ -1,15 +1,21 @@
 """Copy engines (Intel's DSA article): which exist here and why the others do not, the pipelined STREAM kernels
-run by bandwall-pipeline, and the choice of strategy.
+run by bandwall-pipeline, and the choice of strategy. Engines and strategies are the manifest's rows
+(bandwall.core.manifest): what an engine takes (CPUs of its own, a device) is read from its row, the
+default strategy is the first row, and the one where the core streams the first input itself is the
+row that says so.
 
 The strategy `auto` is decided here, from what was measured on this host:
-  1. an engine sweep that measured both strategies for the kernel at this compute-core count: the
-     faster of the two;
-  2. otherwise a CPU-only sweep of the kernel: `split` (the core streams src1 itself, the engine
-     fetches src2) from the knee of that curve on, where the cores alone nearly saturate memory and
-     an engine fetching everything only queues up behind them (the DSA article's high core counts);
-     `all` below the knee;
-  3. otherwise `all`.
-Kernels with one input (copy, scale) have nothing to split: always `all`.
+  1. an engine sweep of the same engine that measured every strategy for the kernel at this
+     compute-core count: the decision rule (bandwall.core.decide.choose_best) over the rates of each
+     interleaved round (a row's engine_rounds_GBps); another strategy replaces the default only when
+     faster beyond noise. A sweep whose rows keep no per-round rates cannot tell a difference from
+     noise: the default stands, and the reason says so;
+  2. otherwise a CPU-only sweep of the kernel: the strategy in which the core streams the first input
+     itself (the engine fetching the others) from the knee of that curve on, where the cores alone
+     nearly saturate memory and an engine fetching everything only queues up behind them (the DSA
+     article's high core counts); the default below the knee;
+  3. otherwise the default.
+Kernels with one input (copy, scale) have nothing to split: always the default.
 """
 
 from __future__ import annotations
@@ -17,11 +23,29 @@ from __future__ import annotations
 import os
 import socket
 
-from bandwall.core import manifest, native, records, topo
+from bandwall.core import decide, manifest, native, records, topo
 from bandwall.core.errors import RunFailed, UsageError
 
 EXECUTABLE = "bandwall-pipeline"
-STRATEGIES = ("auto", "all", "split")
+AUTO = "auto"
+AUTO_HELP = "chosen from the sweeps stored for this host"
+
+
+def strategy_choices() -> list[str]:
+    """The --strategy words: auto and every strategy of the manifest, the default first."""
+    return [AUTO, *manifest.strategy_names()]
+
+
+def takes_cpus(name: str) -> bool:
+    """Whether the engine runs on CPUs of its own (--engine-cpus)."""
+    e = manifest.engine(name)
+    return bool(e and e["takes_cpus"])
+
+
+def needs_device(name: str) -> bool:
+    """Whether the engine needs hardware beyond the CPUs (a device), not CPUs of its own."""
+    e = manifest.engine(name)
+    return bool(e and e["hardware"] and not e["takes_cpus"])
 
 
 def modes() -> list[str]:
@@ -65,10 +89,12 @@ def inputs(kernel: str) -> int:
     return arrays - (1 if k["stores"] else 0)
 
 
-def choose_strategy(kernel: str, threads: int, db=None) -> tuple[str, str]:
-    """(all or split, why) for `auto`, from the sweeps stored for this host (see the module doc)."""
+def choose_strategy(kernel: str, threads: int, db=None, engine: str | None = None) -> tuple[str, str]:
+    """(strategy, why) for `auto`, from the sweeps stored for this host (see the module doc); engine
+    names the pipeline's engine, whose sweeps alone count (None: any engine's)."""
+    default = manifest.default_strategy()
     if inputs(kernel) < 2:
-        return "all", f"{kernel} reads one array: nothing to split"
+        return default, f"{kernel} reads one array: nothing to split"
     from bandwall.core import store
 
     host = socket.gethostname()
@@ -77,26 +103,50 @@ def choose_strategy(kernel: str, threads: int, db=None) -> tuple[str, str]:
             for rec in s.list("engine-sweep", limit=20):
                 if rec["provenance"].get("host") != host:
                     continue
-                pts = {
-                    r["strategy"]: r["engine_GBps"]
-                    for r in rec["result"]["rows"]
-                    if r["kernel"] == kernel and r["cores"] == threads and r.get("engine_GBps")
-                }
-                if "all" in pts and "split" in pts:
-                    best = max(pts, key=pts.get)
-                    return best, (
-                        f"engine sweep #{rec['id']} measured all {pts['all']:.1f} and split "
-                        f"{pts['split']:.1f} GB/s on {threads} cores"
-                    )
+                if engine is not None and rec["config"].get("engine") not in (None, engine):
+                    continue
+                found = sweep_choice(rec, kernel, threads)
+                if found is not None:
+                    return found
+            split = manifest.cpu_streams_strategy()
             for rec in s.list("sweep", limit=50):
                 if rec["provenance"].get("host") != host or rec["config"].get("kernel") != kernel:
                     continue
                 knee = rec["result"]["knee_cores"]
-                pick = "split" if threads >= knee else "all"
+                pick = split if split and threads >= knee else default
                 return pick, f"sweep #{rec['id']}: knee at {knee} cores, {threads} compute cores"
     except Exception as e:  # an unreadable store only loses the measured choice
-        return "all", f"no stored sweep could be read ({e}): all"
-    return "all", f"no stored sweep of {kernel} on this host: all"
+        return default, f"no stored sweep could be read ({e}): {default}"
+    return default, f"no stored sweep of {kernel} on this host: {default}"
+
+
+def sweep_choice(rec: dict, kernel: str, threads: int) -> tuple[str, str] | None:
+    """(strategy, why) from an engine-sweep record that measured every strategy of the manifest for
+    kernel on threads compute cores (with the same helper cores), or None when it did not. The
+    decision rule compares the rates of each interleaved round (a row's engine_rounds_GBps); rows
+    without them leave the default."""
+    names = manifest.strategy_names()
+    groups: dict[int, dict[str, dict]] = {}
+    for r in rec["result"]["rows"]:
+        if r["kernel"] == kernel and r["cores"] == threads and r.get("engine_GBps") and r.get("strategy"):
+            groups.setdefault(r.get("helpers") or 0, {})[r["strategy"]] = r
+    helpers, rows = next(
+        ((h, g) for h, g in sorted(groups.items()) if all(n in g for n in names)), (None, None)
+    )
+    if rows is None:
+        return None
+    where = f"engine sweep #{rec.get('id', '?')} on {threads} cores" + (
+        f" + {helpers} helper cores" if helpers else ""
+    )
+    rates = [rows[n].get("engine_rounds_GBps") or [] for n in names]
+    if not all(rates):
+        best = ", ".join(f"{n} {rows[n]['engine_GBps']:.1f}" for n in names)
+        return names[0], (
+            f"{where} measured {best} GB/s without per-round rates, so no difference can be told from "
+            f"noise: the default {names[0]} stands"
+        )
+    choice = decide.choose_best(names, rates, 0)
+    return names[choice.chosen], f"{where}: {choice.why}"
 
 
 def pipeline_args(
@@ -137,24 +187,25 @@ def pipeline_args(
     return args
 
 
-def run(kernel: str, engine: str = "helper", strategy: str = "auto", db=None, **options) -> dict:
+def run(kernel: str, engine: str | None = None, strategy: str = AUTO, db=None, **options) -> dict:
     """Runs one pipelined kernel (options as in pipeline_args) and returns its validated record.
 
-    auto is resolved first (config.strategy says what ran, config.strategy_requested and
-    config.strategy_reason how it was chosen). Bad options raise UsageError, a failed validation or
-    crash RunFailed: no record comes back, so nothing can be stored.
+    engine None is the manifest's default engine. auto is resolved first (config.strategy says what
+    ran, config.strategy_requested and config.strategy_reason how it was chosen). Bad options raise
+    UsageError, a failed validation or crash RunFailed: no record comes back, so nothing can be stored.
     """
-    if strategy not in STRATEGIES:
-        raise UsageError(f"unknown strategy {strategy!r} (use {', '.join(STRATEGIES)})")
+    engine = engine or manifest.default_engine()
+    if strategy not in strategy_choices():
+        raise UsageError(f"unknown strategy {strategy!r} (use {', '.join(strategy_choices())})")
     check_engine(engine)
     chosen, reason = strategy, "asked for"
-    if strategy == "auto":
+    if strategy == AUTO:
         threads = options.get("threads")
         if threads == "auto":  # chosen by the executable: the strategy is read for the largest team
             threads = None
         if threads is None and options.get("cpus"):
             threads = len(topo.resolve_cpus(options["cpus"]))
-        chosen, reason = choose_strategy(kernel, threads or 1, db)
+        chosen, reason = choose_strategy(kernel, threads or 1, db, engine)
     rec = native.run_record(EXECUTABLE, pipeline_args(kernel, engine, chosen, **options))
     rec = records.finish(rec)
     if not records.passed(rec):
@@ -162,7 +213,7 @@ def run(kernel: str, engine: str = "helper", strategy: str = "auto", db=None, **
     rec["config"]["strategy_requested"] = strategy
     rec["config"]["strategy_reason"] = reason
     rec["config"]["engines_here"] = availability()
-    if engine.startswith("dsa"):
+    if needs_device(engine):  # its hardware path is untested on the device (docs/guides/engines.md)
         rec["config"]["dsa_hardware_verified"] = False
     return rec
 

@@ -9,7 +9,6 @@ from bandwall.counters import events as counters_mod
 from bandwall.kernels import threads_auto
 
 EXECUTABLE = "bandwall-stream"
-STORES = ("nt", "regular")
 
 
 def kernel_table() -> list[dict]:

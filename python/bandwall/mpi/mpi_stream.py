@@ -17,9 +17,12 @@ BINDINGS = ("core", "numa", "none")
 
 
 def native_args(
-    kernel: str, stores: str, size: str | None, reps: int, bind: str, pages: str | None
+    kernel: str, stores: str | None, size: str | None, reps: int, bind: str, pages: str | None
 ) -> list[str]:
-    args = ["--kernel", kernel, "--stores", stores, "--reps", str(reps), "--bind", bind]
+    """bandwall-mpi-stream's arguments; stores, size and pages None leave the executable's default."""
+    args = ["--kernel", kernel, "--reps", str(reps), "--bind", bind]
+    if stores is not None:
+        args += ["--stores", stores]
     if size is not None:
         args += ["--size", size]
     if pages is not None:
@@ -31,7 +34,7 @@ def run(
     kernel: str,
     ranks: int,
     launcher: str = launchers.AUTO,
-    stores: str = "nt",
+    stores: str | None = None,
     size: str | None = None,
     reps: int = 20,
     bind: str = "core",

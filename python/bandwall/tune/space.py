@@ -2,11 +2,10 @@
 and configurations (one value per knob) that mean the same run folded into one (two binding words
 that put the threads on the same CPUs, a strategy an engine ignores).
 
-The values come from the tables the rest of bandwall uses, read here and nowhere else in tune:
-binding and placement policies (bandwall-topo --list-policies, python/bandwall/core/policies.py),
-the instruction sets the CPU offers, NUMA nodes and engines (the topology record), page sizes
-(python/bandwall/output.py), STREAM stores (python/bandwall/kernels/stream.py), engines and
-strategies (python/bandwall/engine/pipeline.py).
+The values come from the tables the rest of bandwall uses: binding and placement policies
+(bandwall-topo --list-policies, python/bandwall/core/policies.py, read here), the instruction sets
+the CPU offers and NUMA nodes (the topology record), page sizes, STREAM stores, engines and
+strategies (the manifest, python/bandwall/core/manifest.py, read by python/bandwall/tune/targets.py).
 """
 
 from __future__ import annotations

@@ -8,12 +8,11 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 
-from bandwall.core import native, records
-from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core import manifest, native, records
+from bandwall.core.errors import BandwallError, RunFailed, UsageError
 from bandwall.core.fom import Fom
 from bandwall.engine import pipeline
 from bandwall.kernels import iso3dfd, stream
-from bandwall.output import PAGES
 from bandwall.pinning import pin
 from bandwall.tune import command, guide
 from bandwall.tune.space import (
@@ -41,6 +40,17 @@ def names() -> list[str]:
 def first(guess, values) -> tuple:
     """values with the guess first: the default is the cheapest choice of a knob."""
     return (guess, *[v for v in values if v != guess])
+
+
+def pages_knob(rec: dict | None) -> Knob:
+    """The page sizes of the manifest, the guess first: the one the executable asks for when
+    --pages is left out, as its record rec (of a run without --pages) says; the manifest's first
+    when there is no such record."""
+    pages = manifest.pages()
+    default = rec and (rec.get("placement", {}).get("pages") or rec["config"].get("pages"))
+    if default in pages:
+        return Knob("pages", first(default, pages), default, "page sizes, the executable's own first")
+    return Knob("pages", tuple(pages), pages[0], "page sizes (the executable's own unknown)")
 
 
 @dataclass
@@ -99,10 +109,17 @@ class StreamTarget(Target):
         kept = guide.prune_threads(counts, knee)
         self.notes.append(f"threads: {why}" + (f"; kept {list(kept)}" if kept != counts else ""))
         knobs, left = self._common(m, kept, kept[0] if knee else kept[-1], why)
+        # a run of one thread on 64 KiB arrays says which page size the executable asks for itself
+        try:
+            probe = stream.run(self.name, threads=1, size="64K", reps=2, isa=m.isas[-1] if m.isas else None)
+        except BandwallError:
+            probe = None
+        self.guide_runs += 1
+        stores = tuple(manifest.stores())
         knobs += [
-            Knob("pages", first("system", PAGES), "system", "page sizes"),
+            pages_knob(probe),
             Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
-            Knob("stores", stream.STORES, stream.STORES[0], "the kernel's store kinds"),
+            Knob("stores", stores, stores[0], "the kernel's store kinds"),
         ]
         fixed = {"kernel": self.name, "size": self.options.get("size"), "reps": self.options.get("reps")}
         return Space(self.name, knobs, fixed, lambda c: fold_bindings(m, c), left)
@@ -138,7 +155,7 @@ class Iso3dfdTarget(Target):
         counts = thread_counts(len(m.cpus))
         knobs, left = self._common(m, counts, counts[-1], "every count up to this process's CPUs")
         knobs += [
-            Knob("pages", first("huge", PAGES), "huge", "page sizes"),
+            pages_knob(model),
             Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
             Knob("yblock", first(y0, ys), y0, why),
         ]
@@ -172,20 +189,29 @@ class PipelineTarget(Target):
 
     def space(self, m: Machine, db, keep) -> Space:
         kernel = self.options["kernel"]
-        engines = tuple(e["name"] for e in pipeline.public_engines() if e["available"])
         counts = thread_counts(len(m.cpus))
-        helper = "helper" in engines and len(counts) > 1
-        counts = counts[:-1] if helper else counts
-        knobs, left = self._common(m, counts, counts[-1], "every count, leaving one CPU to the helper")
-        strategies = tuple(s for s in pipeline.STRATEGIES if s != "auto")
+        spare = len(counts) > 1  # a CPU can be left to an engine that runs on CPUs of its own
+        engines = tuple(
+            e["name"] for e in pipeline.public_engines() if e["available"] and (spare or not e["takes_cpus"])
+        )
+        if not engines:
+            raise UsageError("no copy engine can run here (bandwall engine list says why)")
+        default = manifest.default_engine()
+        guess = default if default in engines else engines[0]
+        takers = [n for n in engines if pipeline.takes_cpus(n)]
+        if takers:
+            counts = counts[:-1]
+            why = f"every count, leaving one CPU to the engine that takes CPUs ({', '.join(takers)})"
+        else:
+            why = "every count up to this process's CPUs"
+        knobs, left = self._common(m, counts, counts[-1], why)
+        strategies = tuple(manifest.strategy_names())
         if pipeline.inputs(kernel) < 2:
             strategies = strategies[:1]
             left["strategy"] = f"{kernel} reads one array: nothing to split"
-        knobs += [
-            Knob("engine", first("helper", engines) if helper else engines, "helper", "available engines")
-        ]
+        knobs += [Knob("engine", first(guess, engines), guess, "available engines, the default first")]
         if len(strategies) > 1:
-            knobs.append(Knob("strategy", strategies, strategies[0], "the DSA article's two strategies"))
+            knobs.append(Knob("strategy", strategies, strategies[0], "the strategies of the manifest"))
         knobs += [
             Knob("queue_depth", first(2, QUEUE_DEPTHS), 2, "blocks in flight per thread"),
             Knob("block", first("1M", BLOCKS), "1M", "block sizes around the executable's 1M"),

@@ -9,6 +9,7 @@ from typing import Callable
 
 from bandwall.core import records, store
 from bandwall.core.errors import RunFailed, UsageError
+from bandwall.engine.pipeline import takes_cpus
 from bandwall.tune import space as space_mod
 from bandwall.tune import targets
 from bandwall.tune.search import Search
@@ -95,8 +96,11 @@ def record(m, target, sp, trials: Trials, outcome, budget, seconds, distinct: in
         "resumed_trials": trials.resumed,
         "guide_runs": target.guide_runs,
         "exhaustive_runs": distinct * EXHAUSTIVE_ROUNDS,
-        # the helper engine computes on the CPUs the threads leave (bandwall-pipeline's default)
-        "surplus_cores": 0 if full.get("engine") == "helper" else max(0, len(m.cpus) - threads),
+        # an engine that runs on CPUs of its own takes the CPUs the threads leave (bandwall-pipeline's
+        # default)
+        "surplus_cores": 0
+        if full.get("engine") and takes_cpus(full["engine"])
+        else max(0, len(m.cpus) - threads),
         "stopped": outcome.stopped,
         "command": target.commands(full),
     }

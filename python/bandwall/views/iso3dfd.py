@@ -66,7 +66,8 @@ def _pages(rec: dict) -> str:
     pl = rec.get("placement", {})
     share = pl.get("huge_page_share", {}).get("prev")
     granted = f" ({100 * share:.0f}% in huge pages)" if share is not None else ""
-    return f"{pl.get('pages', 'system')} pages asked{granted}"
+    asked = pl.get("pages") or rec.get("config", {}).get("pages")
+    return f"{asked} pages asked{granted}" if asked else f"page size not recorded{granted}"
 
 
 def render(con, recs: list[dict]) -> None:

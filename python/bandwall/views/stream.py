@@ -38,7 +38,7 @@ def render(con, recs: list[dict]) -> None:
         r = rec["result"]
         if r["traffic"]["write_allocate_occurs"]:
             con.print(
-                f"{rec['config']['kernel']}: regular stores also read the written array first "
+                f"{rec['config']['kernel']}: {rec['config']['stores']} stores also read the written array first "
                 f"(+{r['write_allocate_bytes_per_element']:.0f} B/element): "
                 f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic"
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bandwall.core import manifest
 from bandwall.report.advice.base import Evidence, Line, ids
 from bandwall.report.spread import NOISE, Spread
 
@@ -20,18 +21,14 @@ def copy_engine(ev: Evidence) -> list[Line]:
             be = max(eng, key=lambda r: r["result"]["median_GBps"])
             sc, se = Spread.of_stream(bc), Spread.of_stream(be)
             c = be["config"]
-            how = f"{c['engine']} engine, strategy {c.get('strategy', 'all')}, {c['threads']} compute core(s)"
+            strategy = c.get("strategy") or manifest.default_strategy()
+            how = f"{c['engine']} engine, strategy {strategy}, {c['threads']} compute core(s)"
             if not sc.apart_from(se):
                 verdict, fix = f"{NOISE}: the copy engine does not pay here", ""
             elif se.median > sc.median:
                 verdict = f"pays: {how} runs {se.ratio(sc):.2f}x CPU only"
-                fix = (
-                    f"bandwall stream --kernel {kernel} --engine {c['engine']} --strategy {c.get('strategy', 'all')}"
-                    + (
-                        f" --engine-cpus {','.join(map(str, c['engine_cpus']))}"
-                        if c.get("engine_cpus")
-                        else ""
-                    )
+                fix = f"bandwall stream --kernel {kernel} --engine {c['engine']} --strategy {strategy}" + (
+                    f" --engine-cpus {','.join(map(str, c['engine_cpus']))}" if c.get("engine_cpus") else ""
                 )
             else:
                 verdict = f"does not pay: the best engine run ({how}) reaches {se.ratio(sc):.2f}x CPU only"

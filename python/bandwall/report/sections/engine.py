@@ -1,9 +1,10 @@
 """Report section `engine`: the experiment of Intel's DSA article on this machine. CPU only against the kernels
-pipelined with a copy engine (DSA where a work queue is enabled, helper cores otherwise), the
-speed-up heat map, and how many cores the engine saves."""
+pipelined with a copy engine (one on a device, such as DSA, where one is available; the manifest's
+default engine otherwise), the speed-up heat map, and how many cores the engine saves."""
 
 from __future__ import annotations
 
+from bandwall.core import manifest
 from bandwall.core.errors import Unavailable
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
@@ -23,14 +24,19 @@ class EngineSection:
 
     def collect(self, ctx: Context) -> None:
         here = engine.availability()
-        name = "dsa" if here.get("dsa") == "available" else "helper"
+        devices = [n for n, v in here.items() if v == "available" and engine.needs_device(n)]
+        default = manifest.default_engine()
+        name = devices[0] if devices else default
         if here.get(name) != "available":
-            raise Unavailable(f"no copy engine here: dsa: {here.get('dsa')}; helper: {here.get('helper')}")
+            tried = "; ".join(
+                f"{n}: {here.get(n)}" for n in [n for n in here if engine.needs_device(n)] + [default]
+            )
+            raise Unavailable(f"no copy engine here: {tried}")
         kernels = list(QUICK_KERNELS if ctx.quick else engine_sweep.DEFAULT_KERNELS)
         reps = QUICK_REPS if ctx.quick else FULL_REPS
         cores = [1] if ctx.quick else list(range(1, ctx.threads + 1))
-        helpers = [1] if name == "helper" else []
-        strategies = ["all"] if ctx.quick else ["all", "split"]
+        helpers = [1] if engine.takes_cpus(name) else []
+        strategies = manifest.strategy_names()[:1] if ctx.quick else manifest.strategy_names()
         ids: list[int] = []
 
         def keep(rec: dict) -> None:
@@ -63,7 +69,7 @@ class EngineSection:
             cut = (
                 f"quick: {', '.join(c['kernels'])} only, {c['cores'][-1]} compute core(s), strategy "
                 f"{', '.join(c['strategies'])}, {c['reps']} repetitions (full: triad, scale and dot on "
-                f"1..{ctx.threads} cores, both strategies, {FULL_REPS} repetitions)"
+                f"1..{ctx.threads} cores, every strategy, {FULL_REPS} repetitions)"
             )
         return {"record": rec, "engine": c["engine"], "engines_here": c.get("engines_here", {}), "cut": cut}
 
@@ -92,9 +98,13 @@ class EngineSection:
                 ]
             )
         ]
-        if data["engine"] == "dsa":
+        if engine.needs_device(data["engine"]):
             parts.append(
-                note("the DSA hardware path is unverified until it has run on a machine with DSA", "warn")
+                note(
+                    f"the {data['engine']} hardware path is unverified until it has run on a machine with "
+                    "that device",
+                    "warn",
+                )
             )
         if data["cut"]:
             parts.append(note(data["cut"], "warn"))

@@ -1,10 +1,10 @@
 """Report section `variants`: the choices bandwall would otherwise leave to a guess, measured on
-this machine: each instruction-set variant this CPU offers per STREAM kernel, and huge against base
-pages, in alternating rounds (the first variant rotating each round) so drift hits them alike."""
+this machine: each instruction-set variant this CPU offers per STREAM kernel, and each page size of
+the manifest, in alternating rounds (the first variant rotating each round) so drift hits them alike."""
 
 from __future__ import annotations
 
-from bandwall.core import decide, topo
+from bandwall.core import decide, manifest, topo
 from bandwall.kernels import stream
 from bandwall.output import table
 from bandwall.report import Context, of_tool, sections
@@ -15,14 +15,13 @@ from bandwall.report.spread import Spread
 # quick: the two widest variants this CPU offers; full: every one. Kernels None: every kernel.
 QUICK = {"kernels": ("triad", "dot"), "reps": 4, "isas": 2}
 FULL = {"kernels": None, "reps": 10, "isas": None}
-PAGES = ("huge", "base")
 COLUMNS = ["kernel", "knob", "value", "GB/s: median (min, max, rounds)"]
 
 
 def plan(kernels: list[str], isas: list[str]) -> list[dict]:
-    """One round's runs: every ISA variant per kernel, then huge and base pages for triad."""
+    """One round's runs: every ISA variant per kernel, then every page size of the manifest for triad."""
     runs = [{"kernel": k, "isa": i} for k in kernels for i in isas]
-    return runs + [{"kernel": "triad", "pages": p} for p in PAGES]
+    return runs + [{"kernel": "triad", "pages": p} for p in manifest.pages()]
 
 
 class VariantsSection:
