@@ -65,8 +65,56 @@ def run_bandwall():
     return run
 
 
+# The CPUs this process may use: all of the machine's, or fewer under taskset, `srun -c 1` or a cgroup.
+# A test that needs more CPUs, or particular ones, says so with the `cpus` marker and is skipped
+# with the reason where they are missing; the others take their CPUs from here.
+CPUS = sorted(os.sched_getaffinity(0))
+
+
 # Where a user's state lives: no test reads or writes the user's own folders.
 XDG = ("XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME")
+_SESSION_STATE: list[str] = []
+
+
+def _point_state_at(home: str) -> dict[str, str]:
+    env = {var: os.path.join(home, var.lower()) for var in XDG}
+    env.update(BANDWALL_DB=os.path.join(home, "bandwall.db"), BANDWALL_CACHE_DIR=os.path.join(home, "cache"))
+    return env
+
+
+def pytest_configure(config):
+    # Before anything runs (module- and session-scoped fixtures too, which the per-test fixture below
+    # does not reach): the session's own folders for what bandwall keeps between runs.
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="bandwall-tests-state-")
+    _SESSION_STATE.append(home)
+    os.environ.update(_point_state_at(home))
+    os.environ.pop("BANDWALL_MICROARCH", None)  # the `microarch` fixture forces rows where a test means to
+    config.addinivalue_line(
+        "markers",
+        "cpus(n=2, ids=()): needs n CPUs this process may use (and, with ids, those CPU numbers); skipped with the "
+        "reason otherwise",
+    )
+
+
+def pytest_runtest_setup(item):
+    for mark in item.iter_markers("cpus"):
+        n = mark.args[0] if mark.args else mark.kwargs.get("n", 2)
+        ids = tuple(mark.kwargs.get("ids", ()))
+        missing = [c for c in ids if c not in CPUS]
+        if len(CPUS) < n or missing:
+            want = f"CPUs {', '.join(map(str, ids))}" if ids else f"{n} CPUs"
+            pytest.skip(
+                f"needs {want}; this process may use {', '.join(map(str, CPUS))} (taskset, srun -c or a cgroup)"
+            )
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    for home in _SESSION_STATE:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
@@ -74,21 +122,23 @@ def _private_state(tmp_path_factory, monkeypatch):
     """Every test gets folders of its own for what bandwall keeps between runs: the database of
     records (without --db), the cache of measured variant choices, and the XDG folders; so no test
     reads the user's state, leaves any behind, or depends on what an earlier test cached."""
-    home = tmp_path_factory.mktemp("state")
-    for var in XDG:
-        monkeypatch.setenv(var, str(home / var.lower()))
-    monkeypatch.setenv("BANDWALL_DB", str(home / "bandwall.db"))
-    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(home / "cache"))
+    for var, value in _point_state_at(str(tmp_path_factory.mktemp("state"))).items():
+        monkeypatch.setenv(var, value)
     # A row forced by the caller's shell would make every test run one micro-architecture's branch:
     # the tests that mean to force one say so (the `microarch` fixture).
     monkeypatch.delenv("BANDWALL_MICROARCH", raising=False)
 
 
 def microarchs() -> list[str]:
-    """Every micro-architecture of the native machine models (BANDWALL_MICROARCH's names)."""
+    """Every micro-architecture of the native machine models (BANDWALL_MICROARCH's names); none when
+    the native executables are not built (the tests that need them then fail on their own)."""
     from bandwall.core import manifest
+    from bandwall.core.errors import BandwallError
 
-    return list(manifest.manifest()["isa"]["microarchs"])
+    try:
+        return list(manifest.manifest()["isa"]["microarchs"])
+    except BandwallError:
+        return []
 
 
 @pytest.fixture(params=["this CPU", *microarchs(), "none"])

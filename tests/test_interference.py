@@ -110,18 +110,40 @@ def test_verdict_rule(all_noise, knee_noise, higher, answer):
         (["--noise", "memory", "--noise-cmd", "sleep 100"], 2, "not both"),
         (["--noise-cmd", " "], 2, "--noise-cmd is empty"),
         (["trid"], 2, "unknown kernel 'trid'"),
-        (["--knee", "9999"], 2, "must leave a surplus core"),
+        pytest.param(["--knee", "9999"], 2, "must leave a surplus core", marks=pytest.mark.cpus(2)),
         (["--noise-placement", "nowhere"], 2, "nowhere"),
         (["--rounds", "0"], 2, "0"),
         (["--size", "2M", "--", "true"], 2, "a command sizes itself"),
-        (
+        pytest.param(
             ["--noise-cmd", "false", "--size", "2M", "--reps", "2", "--rounds", "1"],
             1,
             "noise command 'false' ended",
+            marks=pytest.mark.cpus(2),
         ),
-        (["--noise-cmd", "no-such-noise-x", "--size", "2M", "--rounds", "1"], 1, "cannot start the noise"),
-        (["--rounds", "1", "--", "sh", "-c", "exit 3"], 1, "exited with code 3"),
-        (["--size", "2M", "--reps", "2", "--rounds", "1"], 1, "validation of triad failed"),
+        pytest.param(
+            ["--noise-cmd", "no-such-noise-x", "--size", "2M", "--rounds", "1"],
+            1,
+            "cannot start the noise",
+            marks=pytest.mark.cpus(2),
+        ),
+        pytest.param(
+            ["--rounds", "1", "--", "sh", "-c", "exit 3"], 1, "exited with code 3", marks=pytest.mark.cpus(2)
+        ),
+        pytest.param(
+            ["--size", "2M", "--reps", "2", "--rounds", "1"],
+            1,
+            "validation of triad failed",
+            marks=pytest.mark.cpus(2),
+        ),
+        # one CPU: the experiment has no surplus core to leave free
+        pytest.param(
+            ["--size", "2M", "--rounds", "1"],
+            2,
+            "needs at least 2 CPUs",
+            marks=pytest.mark.skipif(
+                len(os.sched_getaffinity(0)) >= 2, reason="a process with one CPU is refused"
+            ),
+        ),
     ],
 )
 def test_bad_input(run_bandwall, args, code, message):

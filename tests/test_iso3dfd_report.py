@@ -7,7 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
-from bandwall.core import records
+from bandwall.core import decide, records
 from bandwall.kernels import iso3dfd
 from bandwall.report import Context, load_sections, sections
 
@@ -35,9 +35,10 @@ def test_section_collects_renders_and_draws(section, tmp_path):
     data = section.build(ctx, ctx.records)
     recs = data["records"]  # the median run of each variant
     assert [(r["config"]["init"], r["config"]["schedule"]) for r in recs] == iso3dfd.ABLATION
-    assert len(ctx.records) == 4 * 3  # three rounds, the variants alternating
+    rounds = decide.rule().rounds  # the decision rule's rounds: the first section judges them
+    assert len(ctx.records) == 4 * rounds  # the variants alternating, round by round
     assert [row[:2] for row in data["spreads"]] == [list(v) for v in iso3dfd.ABLATION]
-    assert all("3 rounds" in row[2] for row in data["spreads"])
+    assert all(f"{rounds} rounds" in row[2] for row in data["spreads"])
     for r in ctx.records:
         records.validate(r)
         roof = r["result"]["roofline"]

@@ -77,6 +77,7 @@ def test_every_rank_runs_on_its_own_core_at_once():
     assert rec["result"]["best_GBps"] == pytest.approx(moved / best / 1e9)
 
 
+@pytest.mark.cpus(2)
 def test_sweep_command_stores_points_and_knee(run_bandwall, tmp_path):
     db = tmp_path / "b.db"
     out = run_bandwall(

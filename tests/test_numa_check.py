@@ -310,8 +310,12 @@ def test_bad_input(args, code, fragment, tmp_path):
 
 
 LAUNCH_BAD = [
-    (["--proc", "0@bind:99", "--", "/bin/true"], 2, "does not exist"),
-    (["--proc", "0@serial", "--", "/bin/true"], 2, "process policy"),
+    pytest.param(
+        ["--proc", "0@bind:99", "--", "/bin/true"], 2, "does not exist", marks=pytest.mark.cpus(ids=(0,))
+    ),
+    pytest.param(
+        ["--proc", "0@serial", "--", "/bin/true"], 2, "process policy", marks=pytest.mark.cpus(ids=(0,))
+    ),
     (["--proc", "0", "--", "/bin/true"], 2, "CPUS@POLICY"),
     (["--proc", "999@default", "--", "/bin/true"], 2, "not available"),
     (["--proc", "all@default", "--", "no-such-command-xyz"], 2, "not found"),

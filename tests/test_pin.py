@@ -297,11 +297,12 @@ def static_program(tmp_path_factory) -> str:
 
 
 def test_static_program_falls_back_to_binding_the_process(static_program, capsys):
+    cpu = str(CPUS[0])
     code, out, err = run_in_process(
-        ["pin", "--no-store", "--format", "json", "--cpus", "0", "--", static_program], capsys
+        ["pin", "--no-store", "--format", "json", "--cpus", cpu, "--", static_program], capsys
     )
     assert code == 0, err
-    assert "statically linked" in err and "binding the whole process to CPUs 0" in err
+    assert "statically linked" in err and f"binding the whole process to CPUs {cpu}" in err
     rec = json.loads(out)
     assert rec["config"]["mode"] == "process" and rec["config"]["static"] is True
 
@@ -310,7 +311,7 @@ BAD = [
     # (arguments, environment, exit code, message fragment)
     (["--bind", "wobble", "--", "true"], {}, 2, "unknown binding 'wobble'"),
     (["--bind", "node:x", "--", "true"], {}, 2, "binding 'node:x' needs a NUMA node number"),
-    (["--cpus", "0,4096", "--", "true"], {}, 2, "4096"),
+    (["--cpus", f"{CPUS[0]},4096", "--", "true"], {}, 2, "4096"),
     (["--compare", "--bind", "compact", "--", "true"], {}, 2, "leave out --cpus, --bind and --report"),
     (["--", "/nonexistent/program"], {}, 2, "does not exist"),
     (["--", "/etc/hostname"], {}, 2, "is not an executable"),
@@ -319,7 +320,12 @@ BAD = [
     (["--spin", "abc", "--", "true"], {}, 2, "BANDWALL_PIN_SPIN='abc'"),
     (["--skip", "zz", "--", "true"], {}, 2, "BANDWALL_PIN_SKIP='zz'"),
     (["--", "true"], {"MP_BLIST": "0,,1"}, 2, "MP_BLIST='0,,1': empty item at position 2"),
-    (["--", "true"], {"MP_BLIST": "0,99"}, 2, "MP_BLIST='0,99': CPU 99 is not one this process may run on"),
+    (
+        ["--", "true"],
+        {"MP_BLIST": f"{CPUS[0]},99"},
+        2,
+        f"MP_BLIST='{CPUS[0]},99': CPU 99 is not one this process may run on",
+    ),
     (["--", "true"], {"MP_SPIN": "abc"}, 2, "MP_SPIN='abc'"),
     (["--", "true"], {"MP_BIND": "maybe"}, 2, "MP_BIND='maybe': expected yes, y, no or n"),
     (["--", "false"], {}, 1, "'false' exited with code 1"),
@@ -339,7 +345,7 @@ def test_bad_input(args, env, code, fragment, capsys):
 
 BAD_BY_HAND = [
     ({"MP_BIND": "yes", "MP_BLIST": "0,,1"}, "MP_BLIST='0,,1': empty item at position 2"),
-    ({"MP_BIND": "yes", "MP_BLIST": "0,99"}, "MP_BLIST='0,99': CPU 99"),
+    ({"MP_BIND": "yes", "MP_BLIST": f"{CPUS[0]},99"}, f"MP_BLIST='{CPUS[0]},99': CPU 99"),
     ({"MP_SPIN": "abc"}, "MP_SPIN='abc'"),
     ({"MP_BIND": "maybe"}, "MP_BIND='maybe'"),
     ({"MP_BLIST": ""}, "MP_BLIST is empty"),

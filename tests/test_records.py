@@ -18,6 +18,7 @@ from bandwall.core import native, records
 from bandwall.core.errors import RunFailed
 from bandwall.mpi import launchers
 
+FIRST_CPU = str(min(os.sched_getaffinity(0)))  # a CPU this process may use (taskset may leave out 0)
 # A small, fast invocation of each native executable that prints a record.
 SAMPLES = {
     "bandwall-topo": [],
@@ -25,14 +26,14 @@ SAMPLES = {
     "bandwall-peak": ["--threads", "1", "--reps", "1", "--seconds", "0.05"],
     "bandwall-iso3dfd": ["24", "24", "24", "2", "16", "8", "8", "none", "1", "--json"],
     "bandwall-place": ["--size", "2M", "--threads", "1"],
-    "bandwall-launch": ["--proc", "0@default", "--", "true"],
+    "bandwall-launch": ["--proc", f"{FIRST_CPU}@default", "--", "true"],
     "bandwall-counters": ["--", "true"],
-    "bandwall-pin": ["--cpus", "0", "--", "true"],
+    "bandwall-pin": ["--cpus", FIRST_CPU, "--", "true"],
     "bandwall-pipeline": [
         "--kernel",
         "triad",
         "--cpus",
-        "0",
+        FIRST_CPU,
         "--engine",
         "memcpy",
         "--size",

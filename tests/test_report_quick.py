@@ -5,6 +5,7 @@ same page from the stored records without running anything."""
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -45,7 +46,10 @@ def test_the_first_section_is_what_to_do(quick):
     out = proc.stdout
     assert out.index("What to do on this machine") < out.index("Topology ─")
     advice = out[out.index("What to do on this machine") : out.index("Topology ─")]
-    for word in ("measured:", "threshold:", "evidence:", "cores per memory-bound process", "NUMA placement"):
+    words = ["measured:", "threshold:", "evidence:", "NUMA placement"]
+    if len(os.sched_getaffinity(0)) >= 2:  # a sweep of one core count has no knee to speak of
+        words.append("cores per memory-bound process")
+    for word in words:
         assert word in advice
     assert re.search(r"min [0-9.]+, max [0-9.]+, [3-9] rounds", advice)  # figures with their spread
     with store.Store(db, readonly=True) as s:

@@ -47,7 +47,7 @@ class Dispatch {
  public:
   // built: the variants of this binary, widest first (the generic one is always there).
   explicit Dispatch(std::vector<const Variant*> built) : built_(std::move(built)), active_(find("auto")) {
-    choice_.isa = active_->isa, choice_.how = "capability", choice_.why = "the widest variant this CPU runs";
+    choice_.isa = active_->isa, choice_.how = "model", choice_.why = "the widest variant this CPU runs";
   }
 
   const std::vector<const Variant*>& variants() const { return built_; }
@@ -75,7 +75,7 @@ class Dispatch {
     if (!v) throw UsageError(refusal(isa));
     active_ = v;
     choice_ = {v->isa,
-               isa == "auto" ? "capability" : "forced",
+               isa == "auto" ? "model" : "forced",
                isa == "auto" ? "the widest variant this CPU runs" : "--isa " + isa + " names it",
                json::object(),
                "",

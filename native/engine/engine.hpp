@@ -85,6 +85,7 @@ struct Backend {
   bool takes_cpus = false;                         // runs on CPUs of its own (--engine-cpus)
   std::string_view hardware = "";                  // what it needs beyond the CPUs ("": nothing)
   bool hidden = false;                             // test-only: out of help, choices and records
+  bool queues = true;                              // false: nothing is queued (queue depth, strategy moot)
 };
 
 // The table as JSON for the manifest: every row, with whether it can run here and why not.

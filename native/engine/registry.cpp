@@ -28,6 +28,7 @@ nlohmann::json backends_json() {
                    {"hardware", b.hardware.empty() ? nlohmann::json() : nlohmann::json(b.hardware)},
                    {"hidden", b.hidden},
                    {"default", b.name == default_engine()},
+                   {"queues", b.queues},
                    {"available", a.available},
                    {"reason", a.reason}});
   }

@@ -63,7 +63,11 @@ Backend none_backend() {
             return Availability{true, ""};
           },
           [](const Config&) -> std::unique_ptr<Engine> { return std::make_unique<SyncEngine>(false); },
-          {"touch"}};
+          {"touch"},
+          false,
+          "",
+          false,
+          false};
 }
 
 }  // namespace bw::engine

@@ -194,9 +194,9 @@ class ThreadCount(click.ParamType):
 
 
 THREADS_AUTO_HELP = (
-    "threads, or auto: the fewest within 3% of the best, from a stored sweep (stream) or tune "
-    "(iso3dfd) of this machine's topology, or timed in the run's first iterations (default: every "
-    "CPU of --cpus or --bind)"
+    "threads, or auto: the fewest shown to be within 3% of every other count by the decision rule, from "
+    "a stored sweep (stream) or tune (iso3dfd) of this machine's topology, or timed in the run's first "
+    "steps; else every thread (default: every CPU of --cpus or --bind)"
 )
 
 

@@ -61,10 +61,10 @@ class Interval:
     enough: bool
 
     def text(self) -> str:
-        """'1.12x [1.05, 1.19] over 5 paired rounds'."""
+        """'1.12x (1.05 to 1.19 over 5 paired rounds)'."""
         if not self.rounds:
             return "no paired rounds"
-        return f"{self.median:.2f}x [{self.lo:.2f}, {self.hi:.2f}] over {self.rounds} paired rounds"
+        return f"{self.median:.2f}x ({self.lo:.2f} to {self.hi:.2f} over {self.rounds} paired rounds)"
 
     def to_json(self) -> dict:
         return {k: getattr(self, k) for k in ("rounds", "median", "lo", "hi", "coverage")}

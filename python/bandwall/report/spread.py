@@ -99,11 +99,11 @@ class Spread:
 
 
 def compare(a: Spread, b: Spread, a_name: str, b_name: str) -> str:
-    """'a: 1.25x b [1.10, 1.31] over 5 paired rounds' for a difference beyond noise, else NOISE (with
-    both medians)."""
+    """'a: 1.25x b (1.10 to 1.31 over 5 paired rounds)' for a difference beyond noise, else NOISE
+    (with both medians)."""
     if a.apart_from(b):
         i = a.interval(b)
-        return f"{a_name}: {i.median:.2f}x {b_name} [{i.lo:.2f}, {i.hi:.2f}] over {i.rounds} paired rounds"
+        return f"{a_name}: {i.median:.2f}x {b_name} ({i.lo:.2f} to {i.hi:.2f} over {i.rounds} paired rounds)"
     return (
         f"{NOISE} between {a_name} and {b_name} ({fmt(a.median)} against {fmt(b.median)} {a.unit})".rstrip()
     )

@@ -222,7 +222,8 @@ class PipelineTarget(Target):
 
         def canon(c: dict) -> dict:
             c = fold_bindings(m, c)
-            if c.get("engine") == "none":  # no engine: nothing is queued or split
+            row = manifest.engine(c.get("engine", ""))
+            if row is not None and not row["queues"]:  # no engine: nothing is queued or split
                 c.update(queue_depth=2, **({"strategy": strategies[0]} if "strategy" in c else {}))
             return c
 

@@ -164,4 +164,4 @@ def _against(a: Spread, best: Spread) -> str:
     if v == NOISE:
         return NOISE
     i = a.interval(best)
-    return f"{i.median:.2f}x [{i.lo:.2f}, {i.hi:.2f}]" + (" slower" if v == decide.SLOWER else " faster")
+    return f"{i.median:.2f}x ({i.lo:.2f} to {i.hi:.2f})" + (" slower" if v == decide.SLOWER else " faster")
