@@ -285,7 +285,13 @@ def test_line_round_trips_through_json():
 def _report(make_record, rid, value, digest="0123456789abcdef"):
     rec = make_record(
         "report",
-        result={"advice": [Line("cores (triad)", "", "", "", value=value).to_json()]},
+        config={"quick": True, "threads": 2, "sections": [], "command": "bandwall report --quick"},
+        result={
+            "sections": [],
+            "date": "2026-01-02",
+            "advice": [Line("cores (triad)", "", "", "", value=value).to_json()],
+            "history": [],
+        },
         topology_digest=digest,
     )
     if rid is not None:

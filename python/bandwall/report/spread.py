@@ -63,6 +63,14 @@ class Spread:
         """True when self is higher than other beyond noise."""
         return self.verdict(other) == decide.FASTER
 
+    def below(self, limit: float) -> bool:
+        """True when the figure lies below limit beyond noise: its rounds against the limit under the
+        decision rule (a threshold crossed by the median alone is not a finding)."""
+        if not self.values or limit <= 0:
+            return False
+        i = decide.ratio_interval(self.values, [limit] * len(self.values))
+        return decide.verdict(i) == decide.SLOWER
+
     def ranges_apart(self, other: Spread) -> bool:
         """True when the two ranges do not overlap. For figures that were not measured in paired
         rounds, such as the same topic in two reports taken days apart: shown as a change, never
