@@ -179,6 +179,7 @@ def main() -> int:
             "decision": {
                 "default": default["isa"],
                 "default_why": default["why"],
+                "chosen": best,
                 "decisive": d.decisive,
                 "why": d.why,
                 "rule": vars(decide.rule()),

@@ -231,6 +231,11 @@ TEST(IsaChoiceTable, BuiltInRowsAreComplete) {
     for (const auto& [key, e] : row["kernels"].items()) {
       const std::string isa = e["isa"];
       ASSERT_TRUE(e["figures"].contains(isa)) << key;
+      if (e.contains("decision")) {  // the decision rule's record, as config.isa_choice.decision carries it
+        for (const char* f : {"default", "chosen", "decisive", "why"})
+          EXPECT_TRUE(e["decision"].contains(f)) << key << " " << f;
+        EXPECT_EQ(e["decision"].value("chosen", ""), isa) << key;
+      }
       if (!e.contains("decision") || e["decision"].value("decisive", true)) {
         for (const auto& [other, figure] : e["figures"].items()) {
           EXPECT_LE(figure.get<double>(), e["figures"][isa].get<double>()) << key << " " << other;
