@@ -340,7 +340,9 @@ LAUNCH_BAD = [
 ]
 
 
-@pytest.mark.parametrize("args, code, fragment", LAUNCH_BAD, ids=[" ".join(a) for a, _, _ in LAUNCH_BAD])
+@pytest.mark.parametrize(
+    "args, code, fragment", LAUNCH_BAD, ids=[" ".join(getattr(p, "values", p)[0]) for p in LAUNCH_BAD]
+)
 def test_launcher_bad_input(args, code, fragment):
     from bandwall.core import native
 

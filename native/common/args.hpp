@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.hpp"
+
 namespace CLI {
 class App;
 }
@@ -53,5 +55,17 @@ std::string join(const std::vector<int>& values, std::string_view sep = ",");
 std::string format_bytes(std::uint64_t bytes);
 // Words as a message lists them: {"a", "b", "c"} -> "a, b or c".
 std::string or_list(const std::vector<std::string>& words);
+
+// The row of a table of words (rows with a `name`) that text names; UsageError "unknown <what>
+// 'text' (use a, b or c)" otherwise.
+template <class Row>
+const Row& find_word(const std::vector<Row>& rows, const std::string& text, const std::string& what) {
+  std::vector<std::string> names;
+  for (const Row& r : rows) {
+    if (text == r.name) return r;
+    names.emplace_back(r.name);
+  }
+  throw UsageError("unknown " + what + " '" + text + "' (use " + or_list(names) + ")");
+}
 
 }  // namespace bw

@@ -115,14 +115,7 @@ const std::vector<PageKind>& page_kinds() {
   return kinds;
 }
 
-Pages parse_pages(const std::string& text) {
-  std::vector<std::string> names;
-  for (const PageKind& k : page_kinds()) {
-    if (text == k.name) return k.pages;
-    names.emplace_back(k.name);
-  }
-  throw UsageError("unknown page size '" + text + "' (use " + or_list(names) + ")");
-}
+Pages parse_pages(const std::string& text) { return find_word(page_kinds(), text, "page size").pages; }
 
 std::string to_string(Pages p) {
   for (const PageKind& k : page_kinds())

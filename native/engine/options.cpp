@@ -19,14 +19,7 @@ const std::vector<StrategyRow>& strategies() {
   return rows;
 }
 
-Strategy parse_strategy(const std::string& text) {
-  std::vector<std::string> names;
-  for (const StrategyRow& r : strategies()) {
-    if (text == r.name) return r.strategy;
-    names.emplace_back(r.name);
-  }
-  throw UsageError("unknown strategy '" + text + "' (use " + or_list(names) + ")");
-}
+Strategy parse_strategy(const std::string& text) { return find_word(strategies(), text, "strategy").strategy; }
 
 const char* strategy_name(Strategy s) {
   for (const StrategyRow& r : strategies())

@@ -16,14 +16,7 @@ const std::vector<StoreKind>& store_kinds() {
   return kinds;
 }
 
-bool parse_stores(const std::string& text) {
-  std::vector<std::string> names;
-  for (const StoreKind& k : store_kinds()) {
-    if (text == k.name) return k.nt;
-    names.emplace_back(k.name);
-  }
-  throw UsageError("unknown store kind '" + text + "' (use " + or_list(names) + ")");
-}
+bool parse_stores(const std::string& text) { return find_word(store_kinds(), text, "store kind").nt; }
 
 void add_run_options(CLI::App& app, RunOptions& o) {
   app.add_option("--kernel", o.kernel, "the STREAM kernel: " + kernel_names())->capture_default_str();
