@@ -135,7 +135,7 @@ def test_record_fields_and_schema(run_bandwall, tmp_path):
     assert set(pm) == {"prev", "next", "vel"}
     for shares in pm.values():
         assert sum(shares.values()) == pytest.approx(1.0)
-    assert rec["provenance"]["threads"] == 2
+    assert rec["provenance"]["threads"] == THREADS
     with Store(db) as s:
         stored = s.list(tool="iso3dfd")
     assert len(stored) == 1 and stored[0]["result"]["norm"] == r["norm"]
