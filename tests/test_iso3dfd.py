@@ -446,6 +446,16 @@ BAD_CLI = [
     (["--placement", ""], "'--placement': is empty"),
     (["--pages", "giant"], "'giant' is not one of"),
     (["--isa", "sse9"], "'sse9' is not one of"),
+    (["--time-block", "0"], "--time-block '0' must be auto or a whole number of time steps from 1 to 64"),
+    (["--time-block", "65"], "--time-block '65' must be auto or a whole number"),
+    (["--time-block", "deep"], "--time-block 'deep' must be auto or a whole number"),
+    (["--time-block", ""], "--time-block '' must be auto or a whole number"),
+    (["--time-block", "2", "--ranks", "2"], "over MPI ranks the halo is exchanged every step"),
+    pytest.param(
+        ["--time-block", "3", "--threads", "2"],
+        "--time-block 3 needs thicker slabs than 2 threads have in 25 interior planes (at most 2 here)",
+        marks=pytest.mark.cpus(ids=(0, 1)),
+    ),
 ]
 
 
@@ -484,6 +494,18 @@ BAD_NATIVE = [
     ([37, 29, 41, "", 13, 7, 9], "nb_iter '' is not a whole number"),
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "sse9"], "unknown isa 'sse9'"),
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", ""], "--isa is empty"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--time-block", "x"], "--time-block 'x' is not a whole number"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--time-block", "0"], "--time-block '0' is out of range"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--time-block", "65"], "--time-block '65' is out of range"),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--time-block", "2"],
+        "the reference kernel runs step by step",
+    ),
+    pytest.param(
+        [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3"],
+        "needs thicker slabs than 2 threads",
+        marks=pytest.mark.cpus(ids=(0, 1)),
+    ),
 ]
 
 
@@ -519,3 +541,45 @@ def test_the_record_names_this_cpus_machine_model(run_bandwall, tmp_path):
     if "name" not in m:
         assert m["unavailable"].startswith("no machine model")
         assert "port_bound_mpoints_per_s" not in rec["result"].get("roofline", {})
+
+
+@pytest.mark.parametrize("threads", [1, THREADS])
+def test_time_blocks_leave_the_wavefield_exact(threads):
+    """Sweeps of 1, 2 and 3 steps (7 steps: not a multiple of either) give the step-by-step
+    wavefield: the same norm to the last bit, and --verify's reference agrees; the record says which
+    depth ran and how it was chosen, and counts every step."""
+    norms = {}
+    for depth in (1, 2, 3):
+        grid = [37, 29, 57]  # slabs of 20 planes at 2 threads: depth 3 at most
+        rec = tool_record(*grid, 7, 13, 7, 9, "compact", threads, "--time-block", depth, "--verify")
+        tb = rec["config"]["time_block"]
+        assert (tb["depth"], tb["how"], tb["requested"]) == (depth, "user", depth)
+        assert rec["result"]["time_block"] == depth and rec["result"]["steps"] == 7
+        assert rec["validation"]["checked"] and rec["validation"]["passed"] is True
+        model = rec["result"]["traffic_model"]["time_block"]
+        assert model["depth"] == depth and model["memory_bytes_per_point"] > 0
+        if depth > 1:
+            assert rec["result"]["bytes_per_point"] == model["memory_bytes_per_point"]
+        norms[depth] = rec["result"]["norm"]
+    assert norms[1] == norms[2] == norms[3]
+
+
+def test_time_block_auto_says_how_and_counts_its_race():
+    """auto: the model's depth 1, or a race of single steps against sweeps whose steps the run
+    counts; whichever it was, the record says why, and the answer is the step-by-step one."""
+    step = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", 1)
+    rec = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", "auto")
+    tb = rec["config"]["time_block"]
+    assert tb["requested"] == "auto" and tb["how"] in ("model", "race") and tb["why"]
+    assert "proposal" in tb
+    race = tb.get("race_steps", 0)
+    assert rec["result"]["steps"] + race == 40
+    if tb["how"] == "race":
+        assert race > 0 and tb["race"]["rule"]["rounds_run"] >= 5
+    assert rec["result"]["norm"] == step["result"]["norm"]
+
+
+def test_the_view_names_the_time_block(run_bandwall, tmp_path):
+    proc = run_bandwall("iso3dfd", *SMALL, "--time-block", "2", "--threads", "1", "--db", tmp_path / "v.db")
+    assert proc.returncode == 0, proc.stderr
+    assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout

@@ -143,6 +143,19 @@ def test_native_refuses_the_same_decompositions_as_the_front_end():
     assert out.stdout == ""
 
 
+def test_native_refuses_a_time_block_over_ranks():
+    """Temporal blocking needs deeper halos than the slabs exchange: the executable refuses it in one
+    line from rank 0 (and accepts 1 and auto, which are step by step)."""
+    plan = launchers.plan(iso3dfd_mpi.TOOL, 2, "mpirun")
+    base = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
+    out = subprocess.run(
+        [*base, "--time-block", "2"], capture_output=True, text=True, env={**os.environ, **plan.env}, timeout=120
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("--time-block 2: temporal blocking over MPI ranks") == 1
+    assert out.stdout == ""
+
+
 def test_missing_launcher_names_its_package(run_bandwall, tmp_path):
     """A PATH without the launcher: one line naming the Debian package, exit 1."""
     for name in ("srun", "mpirun"):

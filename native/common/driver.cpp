@@ -118,8 +118,8 @@ json run(Measurement& m, const Request& req) {
   m.variant_changed(threads, true);
 
   json threads_choice;
-  int steps = 0;  // since the last initialisation
-  int timed_reps = req.reps;
+  int steps = m.settling_steps();  // since the last initialisation
+  int timed_reps = req.reps - (facts.steps_are_reps ? steps : 0);
   if (automatic) {
     ThreadsChosen c = choose_threads(m, candidates, rounds);
     binding = c.binding, seen = c.seen, threads = c.binding.threads, threads_choice = c.record;
@@ -131,13 +131,19 @@ json run(Measurement& m, const Request& req) {
   const std::vector<Case> cases = m.cases();
   std::vector<Timing> timings;
   for (std::size_t i = 0; i < cases.size(); ++i) timings.push_back({cases[i].name, facts.unit_scale, {}, {}});
-  for (int r = 0; r < timed_reps; ++r)  // cases interleaved, repetition by repetition
+  // Cases interleaved, repetition by repetition; a measurement whose steps are its repetitions may
+  // advance several in one call.
+  const int per_call = facts.steps_are_reps ? std::max(1, m.steps_per_call()) : 1;
+  for (int left = timed_reps; left > 0;) {
+    const int count = std::min(per_call, left);
+    left -= count;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const Done d =
-          m.step({i, cases[i].one_thread ? 1 : threads, Phase::Timed, r + 1 == timed_reps && i + 1 == cases.size()});
+          m.step({i, cases[i].one_thread ? 1 : threads, Phase::Timed, left == 0 && i + 1 == cases.size(), count});
       timings[i].seconds.push_back(d.seconds);
       timings[i].amounts.push_back(d.amount);
     }
+  }
   steps += timed_reps;
 
   json validation = m.validate(steps, threads);

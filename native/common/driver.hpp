@@ -60,6 +60,7 @@ struct Step {
   int threads = 1;
   Phase phase = Phase::Timed;
   bool last = false;  // the last timed step
+  int count = 1;      // time steps this call advances (steps_are_reps: more than one per sweep)
 };
 
 // What one step did: its seconds (what the step itself times, without its own bookkeeping) and its
@@ -94,6 +95,9 @@ class Measurement {
   // change of variant, during its trials (final false) as after the choice (final true; also when
   // the measurement has no variants).
   virtual void variant_changed(int threads, bool final) { (void)threads, (void) final; }
+  // Steps the measurement advanced on its data while choosing those settings (after the final
+  // variant_changed), which the run counts as its own (steps_are_reps: taken from the repetitions).
+  virtual int settling_steps() const { return 0; }
 
   // Bytes the steps touch (0: none, the data stay in registers): the size class of the choice.
   virtual std::uint64_t working_set_bytes() const = 0;
@@ -103,6 +107,11 @@ class Measurement {
   virtual std::vector<std::pair<std::string, const Buffer*>> buffers() const { return {}; }
   // After allocation and every choice, before the timed steps (iso3dfd prints its header here).
   virtual void ready(int threads) { (void)threads; }
+
+  // Time steps one timed call may advance together (iso3dfd's temporal blocking: the depth of a
+  // sweep), known once the settings that follow the variant are chosen; the driver gives each
+  // timed call up to this many (Step::count), the last call the rest.
+  virtual int steps_per_call() const { return 1; }
 
   virtual std::vector<Case> cases() const { return {Case{}}; }
   virtual Done step(const Step& s) = 0;

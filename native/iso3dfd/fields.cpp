@@ -20,17 +20,23 @@ Coefficients coefficients() {
   return out;
 }
 
-std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges) {
-  std::vector<Box> out;
-  const std::size_t h = kHalf;
-  // x cuts at multiples of b1 from the row's start (the first block is the shorter): with a row
+std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1) {
+  // Cuts at multiples of b1 from the row's start (the first block is the shorter): with a row
   // length and b1 that are multiples of the vector width, every block but the first and last
   // starts and ends on a vector boundary of the row kernel, so no vector is computed twice. A last
   // piece shorter than half a block joins the block before it.
+  const std::size_t h = kHalf;
   std::vector<std::size_t> xs{h};
-  for (std::size_t x = (h / b.b1 + 1) * b.b1; x < g.n1 - h; x += b.b1) xs.push_back(x);
-  if (xs.size() > 1 && 2 * (g.n1 - h - xs.back()) < b.b1) xs.pop_back();
+  for (std::size_t x = (h / b1 + 1) * b1; x < g.n1 - h; x += b1) xs.push_back(x);
+  if (xs.size() > 1 && 2 * (g.n1 - h - xs.back()) < b1) xs.pop_back();
   xs.push_back(g.n1 - h);
+  return xs;
+}
+
+std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges) {
+  std::vector<Box> out;
+  const std::size_t h = kHalf;
+  const std::vector<std::size_t> xs = x_cuts(g, b.b1);
   for (std::size_t z = z0; z < z1; z += b.b3)
     for (std::size_t y = h; y < g.n2 - h; y += b.b2)
       for (std::size_t i = 0; i + 1 < xs.size(); ++i) {

@@ -72,6 +72,10 @@ struct Box {
   std::size_t x0, x1, y0, y1, z0, z1;
 };
 
+// Where blocks of b1 points cut the interior of a row along x: the first block's start, every
+// cut, the last block's end.
+std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1);
+
 // The blocks of the interior in the seed's order (z outer, then y, then x); with to_edges the
 // blocks on the border extend to the edge of the array, so the list covers every point (this is
 // the decomposition the first-touch initialisation uses).

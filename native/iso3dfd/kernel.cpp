@@ -34,6 +34,8 @@ bool register_split() { return active()->shapes[0].split; }
 
 std::string kernel_method() { return active()->method; }
 
+BoxFn active_box() { return active()->shapes[0].box; }
+
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/topology.hpp"
 #include "iso3dfd/autoblocks.hpp"
@@ -79,6 +80,11 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 }
 
 void Measurement::variant_changed(int threads, bool final) {
+  choose_blocks_for_variant(threads, final);
+  if (final) choose_time_block(threads);
+}
+
+void Measurement::choose_blocks_for_variant(int threads, bool final) {
   const Blocks& r = o_.blocks_requested;
   if (r.b1 && r.b2 && r.b3) return;
   // The blocks of the row kernel now active: its register shape decides the model's window.
@@ -87,6 +93,87 @@ void Measurement::variant_changed(int threads, bool final) {
   o_.blocks = bc.blocks;
   blocks_choice_ = bc.record;
   if (optimised(o_)) blocks_choice_["isa"] = kernel_isa();
+}
+
+void Measurement::choose_time_block(int threads) {
+  const int deepest = max_depth(o_.grid, threads);
+  const std::uint64_t l3 = Topology::instance().cache_bytes(3, cpu_);
+  model_ = propose_time_block(o_.grid, threads, deepest, o_.l2_bytes, l3);
+  tiles_ = TimeTiles{1, 0, model_.chunk};
+  time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json("auto")},
+                 {"max_depth", std::min(deepest, 64)}};
+  if (!optimised(o_)) {
+    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    time_block_.update({{"depth", 1}, {"how", "reference"}, {"why", "the reference kernel runs step by step"}});
+    return;
+  }
+  if (o_.time_block > 0) {
+    if (o_.time_block > deepest)
+      throw UsageError("--time-block " + std::to_string(o_.time_block) + " needs thicker slabs than " +
+                       std::to_string(threads) + " threads have in " + std::to_string(o_.grid.n3 - 2 * kHalf) +
+                       " interior planes (at most " + std::to_string(deepest) + " here)");
+    model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3);
+    tiles_ = TimeTiles{o_.time_block, model_.tile_rows, model_.chunk};
+    time_block_.update({{"depth", o_.time_block}, {"how", "user"}, {"why", "given on the command line"}});
+    return;
+  }
+  time_block_["proposal"] = model_.to_json();
+  const int rounds = decide::rule().rounds;
+  // A round is one step and one sweep: the race may take half of the run's steps.
+  const int affordable = std::min(model_.depth, o_.iterations / 2 / rounds - 1);
+  std::string skip;
+  if (model_.depth == 1)
+    skip = model_.why;
+  else if (o_.thread_options.automatic())
+    skip = "--threads auto: the threads are chosen step by step, so the depth is not raced";
+  else if (affordable < 2)
+    skip = "the run is too short to race a depth against single steps (" + std::to_string(rounds * 3 * 2) +
+           " steps at least)";
+  if (!skip.empty()) {
+    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    time_block_.update({{"depth", 1}, {"how", "model"}, {"why", skip}});
+    return;
+  }
+  // The race, on the run's data (its steps count as the run's): per round one step and one sweep of
+  // the proposal's depth (at most what the run affords), the first alternating; rates in interior
+  // points and steps a second.
+  const TimeTiles proposal{affordable, fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3).tile_rows,
+                           model_.chunk};
+  std::vector<std::vector<double>> rates(2);
+  for (int r = 0; r < rounds; ++r)
+    for (int k = 0; k < 2; ++k) {
+      const int c = (k + r) % 2;
+      const int n = c == 0 ? 1 : proposal.depth;
+      const double t0 = omp_get_wtime();
+      if (c == 0)
+        run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
+      else
+        run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
+      rates[c].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) / 1e6);
+      race_steps_ += n;
+    }
+  const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
+  if (ch.chosen == 1) {
+    tiles_ = proposal;
+    model_ = fit_time_block(o_.grid, proposal.depth, threads, o_.l2_bytes, l3);
+  } else {
+    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+  }
+  time_block_.update({{"depth", tiles_.depth},
+                      {"how", "race"},
+                      {"why", ch.why},
+                      {"race", ch.record},
+                      {"race_steps", race_steps_},
+                      {"note", "the race's steps advanced the run's wavefield and count among its steps, untimed"}});
+}
+
+void Measurement::advance(int n, int threads) {
+  if (!optimised(o_))
+    run_reference(f_, o_.grid, n, c_);
+  else if (tiles_.depth > 1 && n > 1)
+    run_time_blocked(f_, o_.grid, o_.blocks, tiles_, threads, n, c_);
+  else
+    run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
 }
 
 void Measurement::allocate(const Placement& p, int) {
@@ -113,16 +200,25 @@ void Measurement::ready(int threads) {
 
 driver::Done Measurement::step(const driver::Step& s) {
   const bool timed = s.phase == driver::Phase::Timed;
-  if (timed && s.last && check_) check_->before_last_step(f_);  // a few hundred loads, left out of the time
+  const int n = std::max(s.count, 1);
+  double secs = 0;
+  // The self-check samples the last step alone: the steps before it, then (left out of the time, a
+  // few hundred loads) its samples, then the last step.
+  const int before = timed && s.last && check_ ? n - 1 : n;
   const double c0 = timed ? cpu_seconds() : 0;
-  const double t0 = omp_get_wtime();
-  if (optimised(o_))
-    run(f_, o_.grid, o_.blocks, o_.schedule, s.threads, 1, c_);
-  else
-    run_reference(f_, o_.grid, 1, c_);
-  const double secs = omp_get_wtime() - t0;
+  if (before > 0) {
+    const double t0 = omp_get_wtime();
+    advance(before, s.threads);
+    secs += omp_get_wtime() - t0;
+  }
+  if (before < n) {
+    check_->before_last_step(f_);
+    const double t0 = omp_get_wtime();
+    advance(1, s.threads);
+    secs += omp_get_wtime() - t0;
+  }
   if (timed) cpu_s_ += cpu_seconds() - c0;
-  return {secs, static_cast<double>(o_.grid.interior())};
+  return {secs, static_cast<double>(o_.grid.interior()) * n};
 }
 
 json Measurement::validate(int steps, int) {
@@ -145,14 +241,17 @@ json Measurement::validate(int steps, int) {
 json Measurement::config() const {
   json c = iso_config(o_);
   c["blocks_choice"] = blocks_choice_;
+  c["time_block"] = time_block_;
   return c;
 }
 
 json Measurement::result(const std::vector<driver::Timing>& t) const {
   double secs = 0;
   for (double s : t[0].seconds) secs += s;
-  const int steps = static_cast<int>(t[0].seconds.size());
-  json r = iso_result(o_, steps, secs, cpu_s_, norm_);
+  double points = 0;
+  for (double a : t[0].amounts) points += a;
+  const int steps = static_cast<int>(points / static_cast<double>(o_.grid.interior()) + 0.5);
+  json r = iso_result(o_, steps, secs, cpu_s_, norm_, model_);
   if (steps > 0) {
     std::vector<double> rates = t[0].rates();
     std::sort(rates.begin(), rates.end());

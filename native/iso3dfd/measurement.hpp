@@ -11,6 +11,8 @@
 #include "iso3dfd/options.hpp"
 #include "iso3dfd/output.hpp"
 #include "iso3dfd/selfcheck.hpp"
+#include "iso3dfd/timeblock.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 namespace bw::iso3dfd {
 
@@ -32,6 +34,8 @@ class Measurement : public driver::Measurement {
   void allocate(const Placement& p, int threads) override;
   void initialise(int threads) override;
   std::vector<std::pair<std::string, const Buffer*>> buffers() const override;
+  int steps_per_call() const override { return tiles_.depth; }
+  int settling_steps() const override { return race_steps_; }
   void ready(int threads) override;
   driver::Done step(const driver::Step& s) override;
   json validate(int steps, int threads) override;
@@ -48,7 +52,19 @@ class Measurement : public driver::Measurement {
   driver::Facts facts_;
   Options& o_;
   int cpu_;
-  json blocks_choice_;
+  json blocks_choice_, time_block_;
+  TimeTiles tiles_;
+  int race_steps_ = 0;
+  TimeBlockModel model_;
+
+  // --time-block: the depth given, or auto's choice: the model's proposal raced against single steps
+  // on the run's data, within half of the run's steps, which the race advances (they count as the
+  // run's); config.time_block says which and why.
+  void choose_time_block(int threads);
+  // The blocks of the row kernel now active, unless the command line gave all three.
+  void choose_blocks_for_variant(int threads, bool final);
+  // Advances n steps as the chosen depth does (n at most the depth).
+  void advance(int n, int threads);
   Buffer prev_, next_, vel_;
   Fields f_{};
   PageSplit split_;

@@ -35,7 +35,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (Intel's NUMA 3DFD article)"};
   std::vector<std::string> pos;
   std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
-              pages = "huge", isa = "auto";
+              pages = "huge", isa = "auto", time_block = "auto";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
                  "grid with halo, steps, cache blocks (each a number, auto: from this CPU's caches, or search: "
                  "refined by a short measured search), a binding policy (as --bind), threads (as --threads)")
@@ -50,6 +50,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--verify", o.verify, "compare the result with the plain reference (exit 1 when it differs)");
   app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
   app.add_option("--isa", isa, isa_syntax());
+  app.add_option("--time-block", time_block,
+                 "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
+                 "the depth the model proposes when a short race on this run's data shows it faster beyond noise");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
@@ -94,6 +97,10 @@ bool parse_options(int argc, char** argv, Options& o) {
     o.kernel = KernelChoice::Reference;
   else
     throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
+
+  o.time_block = time_block == "auto" ? 0 : static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
+  if (o.kernel == KernelChoice::Reference && o.time_block > 1)
+    throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;

@@ -31,6 +31,9 @@ struct Options {
   bool verify = false;
   bool json = false;
   KernelChoice kernel = KernelChoice::Optimised;
+  // --time-block: time steps per sweep (iso3dfd/timeblock.hpp); 0: auto (the model's proposal if a
+  // short race on the run's data shows it faster beyond noise, else 1).
+  int time_block = 0;
   std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
   bool fault = false;        // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 

@@ -13,7 +13,7 @@ double mpoints_per_s(const Options& o, int steps, double seconds) {
   return static_cast<double>(o.grid.interior()) * steps / seconds / 1e6;
 }
 
-json traffic_model(const Options& o) {
+json traffic_model(const Options& o, const TimeBlockModel& t) {
   auto eff = [](std::size_t block, std::size_t n) { return std::min(block, n - 2 * kHalf); };
   const double b1 = static_cast<double>(eff(o.blocks.b1, o.grid.n1));
   const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
@@ -34,6 +34,8 @@ json traffic_model(const Options& o) {
           {"l1_fills",
            l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split()), o.l1d_bytes)},
           {"l2_bytes", o.l2_bytes},
+          {"time_block", t.to_json()},
+          {"bytes_per_point_memory", t.depth > 1 ? t.memory_bytes_per_point : dram},
           {"assumption",
            "next is read before it is written (no write-allocate); the window of prev stays in L2 "
            "within a block; the last-level cache holds one row of blocks"}};
@@ -115,7 +117,7 @@ json iso_config(const Options& o) {
   return config;
 }
 
-json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm) {
+json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm, const TimeBlockModel& t) {
   const double mp = mpoints_per_s(o, steps, seconds);
   json result = {{"mpoints_per_s", mp},
                  {"gflops", mp * kFlopsPerPoint / 1e3},
@@ -126,9 +128,10 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  {"interior_points", o.grid.interior()},
                  {"steps", steps},
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
-                 {"bytes_per_point", kBytesPerPoint},
+                 {"bytes_per_point", t.depth > 1 ? t.memory_bytes_per_point : kBytesPerPoint},
+                 {"time_block", t.depth},
                  {"flops_per_point", kFlopsPerPoint},
-                 {"traffic_model", traffic_model(o)},
+                 {"traffic_model", traffic_model(o, t)},
                  {"norm", norm}};
   if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model();
   return result;

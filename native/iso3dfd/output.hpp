@@ -5,6 +5,7 @@
 
 #include "common/record.hpp"
 #include "iso3dfd/options.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 namespace bw::iso3dfd {
 
@@ -21,7 +22,7 @@ double mpoints_per_s(const Options& o, int steps, double seconds);
 // What the cache blocking achieves, as a model of the traffic per point from DRAM and into L2:
 // prev's blocks are read with their halo of 8 on each side unless a neighbouring block left it in
 // cache.
-json traffic_model(const Options& o);
+json traffic_model(const Options& o, const TimeBlockModel& t);
 
 // The in-core bound of the row kernel in use: its operations per output vector against the
 // core's ports (rows.hpp), as cycles per vector and points per cycle per core.
@@ -34,7 +35,10 @@ std::string failure_message(const Outcome& v);
 
 // The record's config (without what the measuring driver adds: threads, isa choice) and result.
 json iso_config(const Options& o);
-json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm);
+// t: the temporal blocking that ran (depth 1: step by step); bytes_per_point is then its memory
+// bytes per point and step.
+json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm,
+                const TimeBlockModel& t = TimeBlockModel{});
 // The validation part: --verify's comparison when it ran, else "nothing to check".
 json verify_validation(const Outcome& v);
 

@@ -66,6 +66,9 @@ IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid());
 Dispatch<RowVariant>& row_dispatch();
 const std::vector<const RowVariant*>& row_variants();
 
+// The block function of the active variant's register shape (the one run() uses).
+BoxFn active_box();
+
 // The variant named isa if it is built in and this CPU can run it, otherwise nullptr; "auto"
 // names the best such variant.
 const RowVariant* find_row_variant(const std::string& isa);

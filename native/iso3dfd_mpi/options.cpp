@@ -66,12 +66,19 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   app.add_flag("--verify", o.verify,
                "gather the wavefield on rank 0 and compare it with one process running the same grid (exit 1 "
                "when it differs)");
+  std::string time_block = "1";
+  app.add_option("--time-block", time_block,
+                 "time steps per sweep: 1 (or auto) only; over ranks the 8-plane halo is exchanged every step");
   bool no_overlap = false;
   app.add_flag("--no-overlap", no_overlap, "exchange the halo after the whole update instead of during it");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 8)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
+  if (time_block != "1" && time_block != "auto")
+    throw UsageError("--time-block " + time_block +
+                     ": temporal blocking over MPI ranks needs halos of 8 planes per step of a sweep, exchanged once "
+                     "a sweep, which this tool does not do yet (use --time-block 1, or one process)");
   o.ranks = ranks;
   o.grid = Grid{parse_dimension(pos[0], "n1"), parse_dimension(pos[1], "n2"), parse_dimension(pos[2], "n3")};
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));

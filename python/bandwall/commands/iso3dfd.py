@@ -50,6 +50,14 @@ from bandwall.views.iso3dfd import csv_rows, render
 @pages_option()
 @isa_option("the row kernel")
 @click.option(
+    "--time-block",
+    default="auto",
+    show_default=True,
+    help="time steps per sweep while a tile stays in cache (temporal blocking); auto: the depth the model "
+    "proposes, kept only when a short race on this run's data shows it faster beyond noise, else 1 "
+    "(config.time_block says why); over --ranks only 1",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -103,6 +111,7 @@ def iso3dfd_cmd(
     placement,
     pages,
     isa,
+    time_block,
     verify,
     counters,
     ablation,
@@ -118,6 +127,7 @@ def iso3dfd_cmd(
     """Run the 16th-order isotropic stencil (the ISO3DFD of Intel's NUMA 3DFD article) and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
     blk = iso3dfd.parse_blocks(blocks)
+    depth = iso3dfd.parse_time_block(time_block)
     if not no_store:
         store.check(db)
     if ranks is not None:
@@ -129,6 +139,11 @@ def iso3dfd_cmd(
             )
         if threads == "auto":
             raise UsageError("--threads auto chooses the threads of one process; with --ranks give a number")
+        if depth not in ("auto", 1):
+            raise UsageError(
+                f"--time-block {depth}: over MPI ranks the halo is exchanged every step; temporal blocking "
+                "runs in one process (use --time-block 1 with --ranks)"
+            )
         counts = iso3dfd_mpi.parse_ranks(ranks)
         recs = [
             iso3dfd_mpi.run(
@@ -165,6 +180,7 @@ def iso3dfd_cmd(
         verify=verify,
         pages=pages,
         isa=isa,
+        time_block=depth,
     )
     if ablation and counters:
         raise UsageError("--counters counts one run; it does not go with --ablation")

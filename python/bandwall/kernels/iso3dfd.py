@@ -67,6 +67,7 @@ def native_args(
     kernel: str = "optimised",
     pages: str | None = None,
     isa: str | None = None,
+    time_block: int | str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -87,7 +88,18 @@ def native_args(
         args += ["--pages", pages]
     if isa is not None:
         args += ["--isa", isa]
+    if time_block is not None:
+        args += ["--time-block", time_block]
     return [str(a) for a in args]
+
+
+def parse_time_block(text: str) -> int | str:
+    """--time-block: auto, or the time steps per sweep (a whole number from 1 to 64)."""
+    if text == "auto":
+        return text
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise UsageError(f"--time-block '{text}' must be auto or a whole number of time steps from 1 to 64")
+    return int(text)
 
 
 def run(grid, iters: int, env: dict | None = None, counters: str | None = None, db=None, **options) -> dict:

@@ -81,10 +81,13 @@ def render(con, recs: list[dict]) -> None:
     choice = c.get("blocks_choice", {})
     if choice.get("how") in ("auto", "search"):
         con.print(f"blocks chosen for this CPU: {choice['why']}")
+    tb = c.get("time_block", {})
+    if tb:
+        con.print(f"time steps per sweep: {tb['depth']} ({tb['how']}: {tb['why']})")
     con.print(table("Runs", COLUMNS, [row(rec) for rec in recs]))
     con.print(
         f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
-        f"{r['bytes_per_point']} bytes per point"
+        f"{r['bytes_per_point']:.3g} bytes per point and step from memory"
     )
     roof = r.get("roofline", {})
     if "memory_bound_mpoints_per_s" in roof:

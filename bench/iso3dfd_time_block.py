@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""ISO3DFD's temporal blocking: time steps per sweep (depth) 1, 2, 4, 8 and auto, alternated round by
+round, with the model's figures beside each.
+
+Every round runs bandwall-iso3dfd once per depth, the order rotating from round to round (a noisy
+host's state is shared by the runs of one round). For each depth it prints the median and range of
+MPoints/s, the median and range of the per-round ratio to depth 1, the bytes a point and step the
+record's model says cross memory and the cache level it expects to hold a tile's wavefront; for
+auto, the depths it chose. With --roofline (bandwall's Python package importable, e.g. .venv/bin/python)
+the ceilings are measured once on the same cores and each depth's three-level estimate (ports +
+L2-to-L1 fills + memory at its bytes a point) is printed beside its median: the model's prediction.
+
+With --oracle it first runs the experiment that says whether memory is worth sparing at all: the
+same rows and blocks on a grid whose three arrays fit the last-level cache (few planes) against the
+run's grid, step by step, alternated: if the small grid is not faster per point, a sweep of several
+steps has nothing to gain but its cost.
+
+    python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
+    .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+
+def parse() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--bindir", default="build/py/bin", help="where bandwall-iso3dfd is")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
+    p.add_argument("--steps", type=int, default=40)
+    p.add_argument("--depths", default="1,2,4,8,auto")
+    p.add_argument("--oracle", action="store_true", help="first, the in-cache grid against the run's grid")
+    p.add_argument("--oracle-planes", type=int, default=48, help="n3 of the in-cache grid (halo included)")
+    p.add_argument(
+        "--roofline", action="store_true", help="measure the ceilings once; print each depth's estimate"
+    )
+    a = p.parse_args()
+    if a.rounds < 3:
+        p.error("--rounds must be at least 3")
+    exe = Path(a.bindir) / "bandwall-iso3dfd"
+    if not exe.is_file():
+        p.error(f"no executable {exe}")
+    a.exe = str(exe)
+    a.dims = [int(n) for n in a.grid.split("x")]
+    a.depth_list = [d.strip() for d in a.depths.split(",") if d.strip()]
+    return a
+
+
+def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | None = None) -> dict:
+    blk = blocks or ["auto"] * 3
+    cmd = [
+        a.exe,
+        *map(str, dims),
+        str(a.steps),
+        *blk,
+        "--threads",
+        str(a.threads),
+        "--time-block",
+        depth,
+        "--json",
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
+        sys.exit(f"{shlex.join(cmd)} failed: {last}")
+    rec = json.loads(out.stdout)
+    if not rec.get("validation", {}).get("passed", False):
+        sys.exit(f"{shlex.join(cmd)}: its check did not pass")
+    return rec
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):8.1f} [{min(values):.1f}-{max(values):.1f}]"
+
+
+def ratio_text(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f}x [{min(values):.3f}-{max(values):.3f}]"
+
+
+def oracle(a: argparse.Namespace) -> None:
+    """Step by step, the same rows and blocks: the run's grid against one of few planes."""
+    big = run(a, a.dims, "1")
+    blocks = [str(b) for b in big["config"]["blocks"]]
+    blocks[2] = str(min(int(blocks[2]), (a.oracle_planes - 16) // max(a.threads, 1)))
+    small_dims = [a.dims[0], a.dims[1], a.oracle_planes]
+    rates: dict[str, list[float]] = {"run's grid": [], "in-cache grid": []}
+    for r in range(a.rounds):
+        order = [("run's grid", a.dims), ("in-cache grid", small_dims)]
+        for name, dims in order if r % 2 == 0 else reversed(order):
+            rec = run(a, dims, "1", blocks)
+            rates[name].append(float(rec["result"]["step_mpoints_per_s"]["median"]))
+    ratios = [s / b for s, b in zip(rates["in-cache grid"], rates["run's grid"])]
+    print(f"oracle: blocks {'x'.join(blocks)}, step by step, median step rate (MPoints/s)")
+    for name, dims in (("run's grid", a.dims), ("in-cache grid", small_dims)):
+        arrays = 3 * dims[0] * dims[1] * dims[2] * 4 / 2**20
+        print(f"  {name:14s} {'x'.join(map(str, dims)):12s} {arrays:7.0f} MiB  {spread(rates[name])}")
+    print(f"  in-cache / run's grid, per round: {ratio_text(ratios)}")
+
+
+def ceilings(a: argparse.Namespace, rec: dict):
+    """The Roofline placer of bandwall's Python package, ceilings measured once on the same cores."""
+    try:
+        from bandwall.kernels import iso3dfd
+    except ImportError:
+        sys.exit("bench: --roofline needs bandwall's Python package (run with .venv/bin/python)")
+    return iso3dfd.Roofline()
+
+
+def main() -> None:
+    a = parse()
+    if a.oracle:
+        oracle(a)
+    rates: dict[str, list[float]] = {d: [] for d in a.depth_list}
+    last: dict[str, dict] = {}
+    chosen: list[int] = []
+    n = len(a.depth_list)
+    for r in range(a.rounds):
+        for i in range(n):
+            d = a.depth_list[(i + r) % n]
+            rec = run(a, a.dims, d)
+            rates[d].append(float(rec["result"]["mpoints_per_s"]))
+            last[d] = rec
+            if d == "auto":
+                chosen.append(int(rec["config"]["time_block"]["depth"]))
+    roof = ceilings(a, next(iter(last.values()))) if a.roofline else None
+    cpu = next(iter(last.values()))["provenance"].get("cpu_model", "")
+    print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
+    print(
+        f"{'depth':>6} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
+        f"{'tile in':>8} {'model MPoints/s':>16}"
+    )
+    base = rates.get("1")
+    for d in a.depth_list:
+        rec = last[d]
+        res = rec["result"]
+        model = res["traffic_model"]["time_block"]
+        ratio = ratio_text([x / y for x, y in zip(rates[d], base)]) if base else "-"
+        estimate = "-"
+        if roof is not None:
+            placed = roof.place(json.loads(json.dumps(rec)))
+            ecm = placed["result"].get("roofline", {}).get("ecm_mpoints_per_s")
+            if ecm:
+                estimate = f"{ecm:.0f} ({100 * statistics.median(rates[d]) / ecm:.0f}%)"
+        print(
+            f"{d:>6} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
+            f"{estimate:>16}"
+        )
+    if chosen:
+        print(f"auto chose depths {chosen}; last why: {last['auto']['config']['time_block']['why']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+// Temporal blocking of the ISO3DFD engine: several time steps per sweep over the grid, while the
+// data of a tile stay in the last-level cache, so that memory is crossed once per sweep instead of
+// once per step.
+//
+// The update is in place on two arrays (next = 2 prev - next + vel lap(prev), then the two swap):
+// level s of a sweep (s = 1 .. depth) reads the array holding level s - 1 around each point and
+// overwrites the one holding level s - 2 at the point. The scheme keeps that exact:
+//  - split tiling in z across threads: every thread keeps its static slab of planes (the planes its
+//    first touch placed), computing level s on its slab shrunk by 8 (s - 1) planes at every face it
+//    shares with another thread (a trapezoid in z and time, no thread waits for another); then the
+//    team fills the inverted triangles about every shared face, [m - 8 (s - 1), m + 8 (s - 1)) at
+//    level s, together, level by level;
+//  - within a slab, tiles of whole rows along x and tile_rows rows along y, skewed back by 8 rows a
+//    level (level s of tile j ends 8 (s - 1) rows before the tile's start, except at the interior's
+//    edges), taken in order: a tile reads only levels its predecessor has finished, and its
+//    predecessor has overwritten none of them (the radius is the skew);
+//  - within a tile, a wavefront along z: chunks of `chunk` planes, level s 8 (s - 1) planes behind
+//    level 1, levels in order, so the planes in flight are those of the wavefront window.
+// Every box of every level goes to the row kernel of the active variant with the run's cache blocks
+// (along x and y), so the variant and its blocks are those of the step-by-step run.
+#pragma once
+#include <cstddef>
+
+#include "iso3dfd/iso3dfd.hpp"
+
+namespace bw::iso3dfd {
+
+struct TimeTiles {
+  int depth = 1;              // time steps per sweep
+  std::size_t tile_rows = 0;  // y rows of a tile (0: the whole interior)
+  std::size_t chunk = 8;      // planes a level advances per wavefront step
+};
+
+// The deepest sweep the static slabs of `threads` threads allow: a slab shared on both faces must
+// hold the two triangles (16 (depth - 1) planes), one on a single face 8 (depth - 1); any depth
+// with one thread.
+int max_depth(const Grid& g, int threads);
+
+// Tile rows as the scheme needs them for depth d: at least 8 (d - 1) so a tile's first level-d rows
+// exist, at most the interior.
+std::size_t tile_rows_for(const Grid& g, std::size_t rows, int depth);
+
+// Advances `steps` time steps, t.depth per sweep (the last sweep the rest), on threads OpenMP
+// threads with the active row kernel; on return f.prev holds the latest wavefield, as run(). The
+// depth is at most max_depth (std::invalid_argument otherwise).
+void run_time_blocked(Fields& f, const Grid& g, const Blocks& b, const TimeTiles& t, int threads, int steps,
+                      const Coefficients& c);
+
+}  // namespace bw::iso3dfd

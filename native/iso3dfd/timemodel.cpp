@@ -1,0 +1,97 @@
+#include "iso3dfd/timemodel.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "iso3dfd/timeblock.hpp"
+
+namespace bw::iso3dfd {
+
+json TimeBlockModel::to_json() const {
+  return {{"depth", depth},
+          {"tile_rows", tile_rows},
+          {"tiles", tiles},
+          {"chunk_planes", chunk},
+          {"window_bytes", window_bytes},
+          {"level", level},
+          {"memory_bytes_per_point", memory_bytes_per_point},
+          {"shared_face_share", shared_face_share},
+          {"redundant_flops_share", 0.0},
+          {"why", why}};
+}
+
+TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
+                                std::uint64_t l3, std::size_t chunk) {
+  TimeBlockModel m;
+  m.depth = depth;
+  m.chunk = chunk;
+  const std::size_t interior_rows = g.n2 - 2 * kHalf, planes = g.n3 - 2 * kHalf;
+  m.tile_rows = tile_rows_for(g, rows, depth);
+  m.tiles = (interior_rows + m.tile_rows - 1) / m.tile_rows;
+  if (depth <= 1) {
+    m.level = "none";
+    m.why = "one time step per sweep: every step crosses memory";
+    return m;
+  }
+  const double d = depth, r = static_cast<double>(m.tile_rows), h = kHalf;
+  // The planes in flight: level d's 17-plane window, 8 (d - 1) planes behind level 1's chunk; the
+  // rows: the tile's and the 8 d rows its levels reach back into the tile before, plus 8 ahead.
+  const double window_planes = h * (d - 1) + static_cast<double>(chunk) + 2 * h;
+  const double window_rows = std::min(r + h * (d + 1), static_cast<double>(g.n2));
+  m.window_bytes = window_planes * window_rows * static_cast<double>(g.n1) * 3 * sizeof(float);
+  const double team = std::max(threads, 1);
+  if (l2 && m.window_bytes <= static_cast<double>(l2))
+    m.level = "L2";
+  else if (l3 && team * m.window_bytes <= 0.5 * static_cast<double>(l3))
+    m.level = "L3";
+  else
+    m.level = "memory";
+  // A sweep reads prev, next and vel once and writes prev and next back once: 20 bytes a point for
+  // d steps. A tile reads again the 8 (d + 1) rows of the tile before it that its levels reach (gone
+  // from the cache since), and the triangles about shared faces are read again after the trapezoids.
+  const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
+  m.shared_face_share = (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
+  m.shared_face_share = std::min(m.shared_face_share, 1.0);
+  if (m.level == "memory") {
+    m.memory_bytes_per_point = kBytesPerPoint;
+    m.why = "the wavefront's window fits no cache: every step crosses memory";
+  } else {
+    m.memory_bytes_per_point = 20.0 / d * reach * (1 + m.shared_face_share);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%d steps a sweep on tiles of %zu rows held in %s: %.1f bytes a point and step",
+                  depth, m.tile_rows, m.level.c_str(), m.memory_bytes_per_point);
+    m.why = buf;
+  }
+  return m;
+}
+
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3) {
+  const std::size_t interior_rows = g.n2 - 2 * kHalf;
+  TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3);
+  for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
+    TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3);
+    if (t.level != "memory") m = t;
+  }
+  return m;
+}
+
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3) {
+  TimeBlockModel best = time_block_model(g, 1, 0, threads, l2, l3);
+  const double arrays = 3.0 * static_cast<double>(g.points()) * sizeof(float);
+  if (l2 && arrays <= 0.5 * static_cast<double>(l2) * std::max(threads, 1)) {
+    best.why = "the grid's three arrays fit the team's L2: no memory traffic to spare";
+    return best;
+  }
+  TimeBlockModel found = best;
+  for (int d = 2; d <= std::min(max_depth, 8); ++d) {
+    const TimeBlockModel m = fit_time_block(g, d, threads, l2, l3);
+    if (m.level == "memory") continue;
+    if (found.depth == 1 || m.memory_bytes_per_point < 0.95 * found.memory_bytes_per_point) found = m;
+  }
+  if (found.depth > 1 && found.memory_bytes_per_point <= 0.8 * kBytesPerPoint) return found;
+  best.why = found.depth > 1 ? "no depth saves a fifth of the memory traffic: " + found.why
+                             : "no depth's wavefront fits a cache, or the slabs allow none";
+  return best;
+}
+
+}  // namespace bw::iso3dfd

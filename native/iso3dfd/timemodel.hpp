@@ -1,0 +1,42 @@
+// The model of temporal blocking (iso3dfd/timeblock.hpp): for a depth and a tile, the bytes a tile's
+// wavefront keeps in flight, the cache level that holds them, and the bytes per point and time step
+// that still cross memory; and the depth and tile it proposes for a run. `--time-block auto` runs the
+// proposal against step-by-step sweeps on the run's own data under the decision rule
+// (common/decide.hpp) and keeps depth 1 unless the proposal is faster beyond noise.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "common/record.hpp"
+#include "iso3dfd/iso3dfd.hpp"
+
+namespace bw::iso3dfd {
+
+struct TimeBlockModel {
+  int depth = 1;
+  std::size_t tile_rows = 0;                       // y rows of a tile (the interior's when one tile)
+  std::size_t tiles = 1;                           // along y
+  std::size_t chunk = 8;                           // planes per wavefront step
+  double window_bytes = 0;                         // of prev, next and vel a thread's wavefront keeps in flight
+  std::string level;                               // where that window stays: L2, L3, or memory (it fits neither)
+  double memory_bytes_per_point = kBytesPerPoint;  // per interior point and time step
+  double shared_face_share = 0;                    // of the points, in the triangles the team computes together
+  std::string why;
+  json to_json() const;
+};
+
+// The model for depth d with tiles of `rows` y rows (0: the whole interior) on `threads` threads,
+// whose cores have l2 bytes each and share l3 bytes (0: unknown).
+TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
+                                std::uint64_t l3, std::size_t chunk = 8);
+
+// Depth d on the largest tile (the whole interior, else a multiple of 8 rows) whose window a cache
+// holds; the whole interior when none does.
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3);
+
+// The proposal: for each depth from 2 up to max_depth (at most 8), the largest tile whose window the
+// caches hold; the one that crosses memory least (the shallower when within 5%), or depth 1 when none
+// saves a fifth of today's bytes.
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3);
+
+}  // namespace bw::iso3dfd

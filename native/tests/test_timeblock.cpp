@@ -1,0 +1,96 @@
+// Temporal blocking (iso3dfd/timeblock.hpp) against the step-by-step kernel: the same wavefield bit
+// for bit, for every depth up to what the slabs allow (6 at most), step counts that are not multiples of the
+// depth, 1, 2 and 3 threads (a slab shared on both faces), tiles along y or none, every variant
+// this CPU runs; and the refusal of a depth the slabs cannot hold.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/isa.hpp"
+#include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/rows.hpp"
+#include "iso3dfd/timeblock.hpp"
+
+using namespace bw::iso3dfd;
+
+namespace {
+
+struct Arrays {
+  std::vector<float> prev, next, vel;
+  explicit Arrays(const Grid& g) : prev(g.points()), next(g.points()), vel(g.points()) {}
+  Fields fields() { return Fields{prev.data(), next.data(), vel.data()}; }
+};
+
+// Interior 21 x 29 x 51: odd extents, 2 threads' slabs of 25 and 26 planes (depth 4 at most), 3
+// threads' of 17 (depth 2 for the middle one).
+const Grid kGrid{37, 45, 67};
+const Blocks kBlocks{13, 7, 9};
+
+std::vector<float> stepwise(int threads, int steps) {
+  Arrays a(kGrid);
+  initialise(a.fields(), kGrid, kBlocks, false, threads);
+  Fields f = a.fields();
+  run(f, kGrid, kBlocks, Schedule::Static, threads, steps, coefficients());
+  return std::vector<float>(f.prev, f.prev + kGrid.points());
+}
+
+std::vector<float> blocked(int threads, int steps, const TimeTiles& t) {
+  Arrays a(kGrid);
+  initialise(a.fields(), kGrid, kBlocks, false, threads);
+  Fields f = a.fields();
+  run_time_blocked(f, kGrid, kBlocks, t, threads, steps, coefficients());
+  return std::vector<float>(f.prev, f.prev + kGrid.points());
+}
+
+// isa, threads, tile rows
+using Case = std::tuple<std::string, int, std::size_t>;
+
+}  // namespace
+
+class TimeBlockMatches : public ::testing::TestWithParam<Case> {};
+
+// Every depth the slabs allow (up to 6), each for 1 step, one sweep, two sweeps and one more step,
+// and 7 steps.
+TEST_P(TimeBlockMatches, SameWavefieldAsStepByStep) {
+  const auto [isa, threads, rows] = GetParam();
+  if (!find_row_variant(isa)) GTEST_SKIP() << row_variant_refusal(isa);
+  select_isa(isa);
+  for (int depth = 1; depth <= std::min(6, max_depth(kGrid, threads)); ++depth)
+    for (int steps : {1, depth, 2 * depth + 1, 7}) {
+      const auto want = stepwise(threads, steps);
+      const auto got = blocked(threads, steps, TimeTiles{depth, rows, 8});
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i];
+      EXPECT_EQ(differ, 0u) << isa << " threads " << threads << " depth " << depth << " rows " << rows << " steps "
+                            << steps;
+      EXPECT_EQ(l2_norm(got.data(), got.size()), l2_norm(want.data(), want.size()));
+      EXPECT_GT(l2_norm(got.data(), got.size()), 1.0);
+    }
+  select_isa("auto");
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, TimeBlockMatches,
+                         ::testing::Combine(::testing::ValuesIn(bw::isa_names()), ::testing::Values(1, 2, 3),
+                                            ::testing::Values(0u, 8u, 11u)));
+
+TEST(TimeBlock, DeepestSweepFollowsTheSlabs) {
+  EXPECT_GT(max_depth(kGrid, 1), 1000);
+  EXPECT_EQ(max_depth(kGrid, 2), 25 / 8 + 1);    // slabs of 25 and 26 planes, one shared face each
+  EXPECT_EQ(max_depth(kGrid, 3), 17 / 16 + 1);   // the middle slab of 17 shares both faces
+  EXPECT_EQ(max_depth(Grid{37, 45, 18}, 2), 1);  // one plane each
+  EXPECT_EQ(tile_rows_for(kGrid, 0, 4), 29u);    // the whole interior
+  EXPECT_EQ(tile_rows_for(kGrid, 8, 4), 24u);    // at least 8 (depth - 1)
+  EXPECT_EQ(tile_rows_for(kGrid, 100, 2), 29u);  // at most the interior
+}
+
+TEST(TimeBlock, RefusesADepthTheSlabsCannotHold) {
+  Arrays a(kGrid);
+  initialise(a.fields(), kGrid, kBlocks, false, 2);
+  Fields f = a.fields();
+  EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{5, 0, 8}, 2, 5, coefficients()), std::invalid_argument);
+  EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{0, 0, 8}, 1, 5, coefficients()), std::invalid_argument);
+}
