@@ -149,7 +149,11 @@ def test_native_refuses_a_time_block_over_ranks():
     plan = launchers.plan(iso3dfd_mpi.TOOL, 2, "mpirun")
     base = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
     out = subprocess.run(
-        [*base, "--time-block", "2"], capture_output=True, text=True, env={**os.environ, **plan.env}, timeout=120
+        [*base, "--time-block", "2"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **plan.env},
+        timeout=120,
     )
     assert out.returncode == 2
     assert out.stderr.count("--time-block 2: temporal blocking over MPI ranks") == 1

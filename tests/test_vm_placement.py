@@ -265,6 +265,20 @@ def test_iso3dfd_arrays_follow_their_initialisation(name):
 
 
 @needs("bandwall-iso3dfd")
+@pytest.mark.parametrize("name", GUESTS)
+def test_iso3dfd_time_blocks_keep_the_first_touch(name):
+    """Sweeps of 3 steps on 4 threads over every node: each array still an equal share per node, the
+    threads where the binding put them, and the answer checked."""
+    nodes, _ = shape(name)
+    rec = ok(name, "iso3dfd-time-block")
+    assert rec["config"]["time_block"]["depth"] == 3 and rec["result"]["steps"] == 9
+    assert rec["validation"]["checked"] and rec["validation"]["passed"] is True
+    assert rec["result"]["threads_ran_on"] == pc.synthetic_order(name, "compact")
+    for page_map in rec["placement"]["page_map"].values():
+        assert_shares(page_map, {n: 1 / nodes for n in range(nodes)}, tol=0.05)
+
+
+@needs("bandwall-iso3dfd")
 @pytest.mark.parametrize("n, split", [(128, 0), (160, 1), (272, 1)])
 def test_iso3dfd_first_touch_survives_huge_pages(n, split):
     """Huge pages on, 2 threads one per node: every array half on each node (40-60%), whether the

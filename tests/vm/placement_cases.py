@@ -187,6 +187,13 @@ def builtin_cases(name: str) -> list[guest.Case]:
                 thp="never",
             ),
             guest.Case(
+                # Sweeps of 3 steps (9 steps; slabs of 36 planes each at 4 threads): the trapezoids
+                # are each thread's own slab, so the pages stay where the first touch put them.
+                "iso3dfd-time-block",
+                [bin_path("bandwall-iso3dfd"), *grid[:3], "9", *grid[4:], "--time-block", "3", "--json"],
+                thp="never",
+            ),
+            guest.Case(
                 "iso3dfd-serial",
                 [bin_path("bandwall-iso3dfd"), *grid, "--init", "serial", "--json"],
                 thp="never",
