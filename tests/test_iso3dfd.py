@@ -583,3 +583,39 @@ def test_the_view_names_the_time_block(run_bandwall, tmp_path):
     proc = run_bandwall("iso3dfd", *SMALL, "--time-block", "2", "--threads", "1", "--db", tmp_path / "v.db")
     assert proc.returncode == 0, proc.stderr
     assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout
+
+
+PROJECTION_CASES = [
+    # cores, STREAM GB/s, proposal (depth, bytes) or None: pays, gain
+    (2, 44.0, (8, 4.6875), False, 1.0),  # 2 x 750 = 1500 against 2750 fed step by step
+    (64, 450.0, (4, 5.9375), True, 48000 / 28125),  # 48000 against 28125; sweeps feed 75789
+    (64, 450.0, None, True, 1.0),  # pays, but the model proposed no depth to gain it with
+    (30, 450.0, (4, 5.9375), False, 1.0),  # 22500 against 28125: the cores do not outrun DRAM
+]
+
+
+@pytest.mark.parametrize("cores,stream,proposal,pays,gain", PROJECTION_CASES)
+def test_node_projection_says_where_temporal_blocking_pays(cores, stream, proposal, pays, gain):
+    rec = {
+        "provenance": {"threads": 2},
+        "config": {"time_block": {"proposal": {"depth": proposal[0], "memory_bytes_per_point": proposal[1]}}}
+        if proposal
+        else {},
+        "result": {"mpoints_per_s": 1400.0, "traffic_model": {"bytes_per_point_compulsory": 16}},
+    }
+    # ports 3000 and L1 fills 3000 MPoints/s on the run's 2 threads: 750 a core in cache
+    roof = {"port_bound_mpoints_per_s": 3000.0, "l1_fill_bound_mpoints_per_s": 3000.0}
+    p = iso3dfd.node_projection(rec, roof, cores, stream)
+    assert p["per_core_mpoints_per_s"] == pytest.approx(750.0)
+    assert p["compute_mpoints_per_s"] == pytest.approx(750.0 * cores)
+    assert p["depths"][0]["memory_bound_mpoints_per_s"] == pytest.approx(stream * 1e3 / 16)
+    assert p["pays"] is pays and p["gain"] == pytest.approx(gain)
+    assert ("do not outrun" not in p["why"]) is pays
+    assert ("sweeps of" in p["why"]) is (pays and proposal is not None)
+
+
+def test_node_projection_falls_back_to_the_run_per_thread():
+    rec = {"provenance": {"threads": 2}, "config": {}, "result": {"mpoints_per_s": 1400.0}}
+    p = iso3dfd.node_projection(rec, {}, 4, 10.0)
+    assert p["per_core_mpoints_per_s"] == pytest.approx(700.0)
+    assert p["per_core_source"] == "the run's rate per thread"

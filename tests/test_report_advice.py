@@ -501,3 +501,28 @@ def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise
     (line,) = advice.surplus_under_noise(Evidence({advice.STORED: [rec]}))
     assert says in line.verdict and "#7" in line.evidence and "memory noise" in line.evidence
     assert (fix in line.fix) if fix else line.fix == ""
+
+
+@pytest.mark.parametrize(
+    "pays, ran, fix",
+    [
+        (True, 1, "bandwall iso3dfd --time-block 4"),  # the node's cores outrun its DRAM: sweeps
+        (True, 4, ""),  # already sweeping
+        (False, 1, ""),  # memory is not what holds it: no fix, the reason is said
+    ],
+)
+def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, fix):
+    why = "64 cores outrun the memory" if pays else "2 cores do not outrun the memory"
+    proj = {"pays": pays, "why": why, "depths": [{"depth": 1}, {"depth": 4}]}
+    roof = {"memory_bound_mpoints_per_s": 1000.0, "port_bound_mpoints_per_s": 900.0, "node_projection": proj}
+    recs = [
+        make_record(
+            "iso3dfd",
+            result={"mpoints_per_s": v, "roofline": roof},
+            config={"init": "first-touch", "schedule": "static", "time_block": {"depth": ran}},
+        )
+        for v in (850, 860, 870, 860, 860)
+    ]
+    (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
+    assert f"temporal blocking: {why}" in line.verdict
+    assert line.fix == fix

@@ -126,6 +126,8 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  // much above cpu_s means the run waited for CPUs that others held.
                  {"cpu_s", cpu_seconds},
                  {"interior_points", o.grid.interior()},
+                 // the cores of the node (hwloc), for the front end's projection to a full node
+                 {"node_cores", Topology::instance().cores()},
                  {"steps", steps},
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
                  {"bytes_per_point", t.depth > 1 ? t.memory_bytes_per_point : kBytesPerPoint},

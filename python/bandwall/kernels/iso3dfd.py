@@ -221,6 +221,10 @@ class Roofline:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
         roof.update(fill_bound(fills, c, roof, mp))
+        threads, cores = int(prov["threads"]), int(r.get("node_cores", 0))
+        node = c if threads >= cores else self.ceilings(cores, "", "none")
+        if cores > 0 and "stream_best_GBps" in node:
+            roof["node_projection"] = node_projection(rec, roof, cores, node["stream_best_GBps"])
         r["roofline"] = roof
         return records.validate(rec)
 
@@ -248,6 +252,65 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
         "port_bound_by": model["bound_by"],
         "microarch": model.get("microarch", {}).get("name", "unknown"),
         "core_ghz_from_peak": ghz,
+    }
+
+
+# A node's cores must outrun what its DRAM feeds step by step by this factor before temporal blocking
+# is said to pay (a figure near the line would otherwise flip the advice from run to run).
+OUTRUN = 1.25
+
+
+def node_projection(rec: dict, roof: dict, cores: int, stream_gbps: float) -> dict:
+    """Where temporal blocking would pay: this node's cores at the run's per-core speed with its data
+    in cache (ports + L2-to-L1 fills, the ECM estimate without memory; else the run's own rate per
+    thread), against what the node's STREAM feeds step by step (16 bytes a point) and with the sweeps
+    the model proposes (its bytes a point and step). Each projected rate is the lower of the two, as
+    a roofline; it pays when the cores outrun DRAM step by step by OUTRUN."""
+    r = rec["result"]
+    threads = int(rec["provenance"]["threads"])
+    port, fill = roof.get("port_bound_mpoints_per_s"), roof.get("l1_fill_bound_mpoints_per_s")
+    if isinstance(port, (int, float)) and isinstance(fill, (int, float)) and port > 0 and fill > 0:
+        per_core, source = 1.0 / (1.0 / port + 1.0 / fill) / threads, "ports + L2-to-L1 fills"
+    else:
+        per_core, source = float(r["mpoints_per_s"]) / threads, "the run's rate per thread"
+    compute = per_core * cores
+    step_bytes = float(r.get("traffic_model", {}).get("bytes_per_point_compulsory", 16))
+    proposal = rec["config"].get("time_block", {}).get("proposal", {})
+    depths = [(1, step_bytes)]
+    if int(proposal.get("depth", 1)) > 1:
+        depths.append((int(proposal["depth"]), float(proposal["memory_bytes_per_point"])))
+    rows = [
+        {
+            "depth": d,
+            "bytes_per_point": b,
+            "memory_bound_mpoints_per_s": stream_gbps * 1e3 / b,
+            "projected_mpoints_per_s": min(compute, stream_gbps * 1e3 / b),
+        }
+        for d, b in depths
+    ]
+    memory = rows[0]["memory_bound_mpoints_per_s"]
+    pays = compute >= OUTRUN * memory
+    gain = rows[-1]["projected_mpoints_per_s"] / rows[0]["projected_mpoints_per_s"]
+    why = (
+        f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) outrun the {memory:.0f} MPoints/s that "
+        f"STREAM's {stream_gbps:.1f} GB/s feeds step by step"
+        if pays
+        else f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) do not outrun the {memory:.0f} "
+        f"MPoints/s that STREAM's {stream_gbps:.1f} GB/s feeds step by step by {OUTRUN}x: temporal blocking has "
+        "little to spare here"
+    )
+    if pays and len(rows) > 1:
+        why += f": sweeps of {rows[-1]['depth']} steps would give {gain:.2f}x"
+    return {
+        "cores": cores,
+        "per_core_mpoints_per_s": per_core,
+        "per_core_source": source,
+        "compute_mpoints_per_s": compute,
+        "stream_GBps": stream_gbps,
+        "depths": rows,
+        "pays": pays,
+        "gain": gain if pays else 1.0,
+        "why": why,
     }
 
 

@@ -113,6 +113,9 @@ def render(con, recs: list[dict]) -> None:
             f"ECM estimate ({roof.get('ecm_levels', 'ports + L2-to-L1 fills')}, not overlapped): "
             f"{roof['ecm_mpoints_per_s']:.0f} MPoints/s"
         )
+    proj = roof.get("node_projection")
+    if proj:
+        con.print(f"temporal blocking on this node: {proj['why']}")
     split = first.get("placement", {}).get("page_split", {})
     if split.get("mode", "").startswith("base pages throughout"):
         con.print(

@@ -143,9 +143,15 @@ def stencil(ev: Evidence) -> list[Line]:
             f"(L2 {fmt(roof['l2_GBps'])} GB/s, {fmt(roof['l1_fill_bound_mpoints_per_s'])} MPoints/s alone)"
             + ("" if roof.get("y_window_in_l1") else ": the y neighbours' rows do not stay in L1")
         )
+    proj = roof.get("node_projection")
+    ran = max(int(r["config"].get("time_block", {}).get("depth", 1)) for r in variants[best])
+    if proj:
+        verdict += f"; temporal blocking: {proj['why']}"
     # below the flag beyond noise, not by the median alone (low, above): a figure hovering at the flag
     # must not bring a fix one run and not the next
     fix = []
+    if proj and proj["pays"] and ran == 1 and len(proj["depths"]) > 1:
+        fix.append(f"--time-block {proj['depths'][-1]['depth']}")
     if pick.decisive:
         fix.append(f"--init {best[0]} --schedule {best[1]}")
     if low and tight != "memory":
