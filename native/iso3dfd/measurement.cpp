@@ -119,34 +119,34 @@ void Measurement::choose_time_block(int threads) {
   }
   time_block_["proposal"] = model_.to_json();
   const int rounds = decide::rule().rounds;
-  // A round is one step and one sweep: the race may take half of the run's steps.
-  const int affordable = std::min(model_.depth, o_.iterations / 2 / rounds - 1);
+  // A round is a sweep of d steps and d single steps: the race may take half of the run's steps.
+  const int affordable = std::min(model_.depth, o_.iterations / 2 / rounds / 2);
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;
   else if (o_.thread_options.automatic())
     skip = "--threads auto: the threads are chosen step by step, so the depth is not raced";
   else if (affordable < 2)
-    skip = "the run is too short to race a depth against single steps (" + std::to_string(rounds * 3 * 2) +
+    skip = "the run is too short to race a depth against single steps (" + std::to_string(rounds * 2 * 2 * 2) +
            " steps at least)";
   if (!skip.empty()) {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
     time_block_.update({{"depth", 1}, {"how", "model"}, {"why", skip}});
     return;
   }
-  // The race, on the run's data (its steps count as the run's): per round one step and one sweep of
-  // the proposal's depth (at most what the run affords), the first alternating; rates in interior
-  // points and steps a second.
-  const TimeTiles proposal{affordable, fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3).tile_rows,
-                           model_.chunk};
+  // The race, on the run's data (its steps count as the run's): per round one sweep of the
+  // proposal's depth d (at most what the run affords) and d single steps, the same work, the first
+  // alternating; rates in interior points and steps a second.
+  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3);
+  const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk};
   std::vector<std::vector<double>> rates(2);
   for (int r = 0; r < rounds; ++r)
     for (int k = 0; k < 2; ++k) {
       const int c = (k + r) % 2;
-      const int n = c == 0 ? 1 : proposal.depth;
+      const int n = proposal.depth;
       const double t0 = omp_get_wtime();
       if (c == 0)
-        run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
+        run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
       else
         run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
       rates[c].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) / 1e6);
@@ -155,7 +155,7 @@ void Measurement::choose_time_block(int threads) {
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
   if (ch.chosen == 1) {
     tiles_ = proposal;
-    model_ = fit_time_block(o_.grid, proposal.depth, threads, o_.l2_bytes, l3);
+    model_ = raced;
   } else {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 #include "iso3dfd/timeblock.hpp"
 
@@ -15,6 +16,8 @@ json TimeBlockModel::to_json() const {
           {"window_bytes", window_bytes},
           {"level", level},
           {"memory_bytes_per_point", memory_bytes_per_point},
+          {"llc_bytes_per_point", llc_bytes_per_point},
+          {"cost_bytes_per_point", cost()},
           {"shared_face_share", shared_face_share},
           {"redundant_flops_share", 0.0},
           {"why", why}};
@@ -29,6 +32,7 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   m.tile_rows = tile_rows_for(g, rows, depth);
   m.tiles = (interior_rows + m.tile_rows - 1) / m.tile_rows;
   if (depth <= 1) {
+    m.llc_bytes_per_point = 12.0 + 4.0 * (128.0 + 2 * kHalf) / 128.0;  // blocks of 128 planes
     m.level = "none";
     m.why = "one time step per sweep: every step crosses memory";
     return m;
@@ -52,27 +56,40 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
   m.shared_face_share = (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
   m.shared_face_share = std::min(m.shared_face_share, 1.0);
+  // Into L2, a level's box of `chunk` planes reads prev with its 16 halo planes, and next and vel,
+  // and writes next back.
+  m.llc_bytes_per_point = 12.0 + 4.0 * (static_cast<double>(chunk) + 2 * h) / static_cast<double>(chunk);
   if (m.level == "memory") {
     m.memory_bytes_per_point = kBytesPerPoint;
     m.why = "the wavefront's window fits no cache: every step crosses memory";
   } else {
     m.memory_bytes_per_point = 20.0 / d * reach * (1 + m.shared_face_share);
     char buf[200];
-    std::snprintf(buf, sizeof buf, "%d steps a sweep on tiles of %zu rows held in %s: %.1f bytes a point and step",
-                  depth, m.tile_rows, m.level.c_str(), m.memory_bytes_per_point);
+    std::snprintf(buf, sizeof buf,
+                  "%d steps a sweep on tiles of %zu rows in chunks of %zu planes held in %s: %.1f bytes a point and "
+                  "step from memory, %.1f into L2",
+                  depth, m.tile_rows, chunk, m.level.c_str(), m.memory_bytes_per_point, m.llc_bytes_per_point);
     m.why = buf;
   }
   return m;
 }
 
+double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / kCacheOverMemory; }
+
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3) {
   const std::size_t interior_rows = g.n2 - 2 * kHalf;
-  TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3);
-  for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
-    TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3);
-    if (t.level != "memory") m = t;
+  std::optional<TimeBlockModel> best;
+  for (std::size_t chunk : {128, 64, 32, 16, 8}) {
+    // The largest tile whose window a cache holds: the whole interior, else a multiple of 8 rows.
+    TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3, chunk);
+    for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
+      TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3, chunk);
+      if (t.level != "memory") m = t;
+    }
+    if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
+      best = m;
   }
-  return m;
+  return *best;
 }
 
 TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3) {
@@ -86,9 +103,10 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
   for (int d = 2; d <= std::min(max_depth, 8); ++d) {
     const TimeBlockModel m = fit_time_block(g, d, threads, l2, l3);
     if (m.level == "memory") continue;
-    if (found.depth == 1 || m.memory_bytes_per_point < 0.95 * found.memory_bytes_per_point) found = m;
+    if (found.depth == 1 || m.cost() < 0.95 * found.cost()) found = m;
   }
-  if (found.depth > 1 && found.memory_bytes_per_point <= 0.8 * kBytesPerPoint) return found;
+  if (found.depth > 1 && found.memory_bytes_per_point <= 0.8 * kBytesPerPoint && found.cost() < best.cost())
+    return found;
   best.why = found.depth > 1 ? "no depth saves a fifth of the memory traffic: " + found.why
                              : "no depth's wavefront fits a cache, or the slabs allow none";
   return best;

@@ -20,23 +20,31 @@ struct TimeBlockModel {
   double window_bytes = 0;                         // of prev, next and vel a thread's wavefront keeps in flight
   std::string level;                               // where that window stays: L2, L3, or memory (it fits neither)
   double memory_bytes_per_point = kBytesPerPoint;  // per interior point and time step
-  double shared_face_share = 0;                    // of the points, in the triangles the team computes together
+  // From the last-level cache into L2 per point and step: a box re-reads prev's 16 halo planes.
+  double llc_bytes_per_point = 0;
+  double shared_face_share = 0;  // of the points, in the triangles the team computes together
   std::string why;
+  // What the model minimises: the memory bytes and the last-level cache's, the latter at the
+  // assumed kCacheOverMemory times memory's bandwidth.
+  double cost() const;
   json to_json() const;
 };
+
+// How many times DRAM's bandwidth the last-level cache feeds a core with, as the model assumes.
+inline constexpr double kCacheOverMemory = 2.0;
 
 // The model for depth d with tiles of `rows` y rows (0: the whole interior) on `threads` threads,
 // whose cores have l2 bytes each and share l3 bytes (0: unknown).
 TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
                                 std::uint64_t l3, std::size_t chunk = 8);
 
-// Depth d on the largest tile (the whole interior, else a multiple of 8 rows) whose window a cache
-// holds; the whole interior when none does.
+// Depth d in chunks of 128, 64, 32, 16 or 8 planes, each on the largest tile (the whole interior,
+// else a multiple of 8 rows) whose window a cache holds: the one that costs least.
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3);
 
-// The proposal: for each depth from 2 up to max_depth (at most 8), the largest tile whose window the
-// caches hold; the one that crosses memory least (the shallower when within 5%), or depth 1 when none
-// saves a fifth of today's bytes.
+// The proposal: for each depth from 2 up to max_depth (at most 8), the chunk and the largest tile
+// whose window the caches hold that cost least; the depth that costs least (the shallower when
+// within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than depth 1.
 TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3);
 
 }  // namespace bw::iso3dfd
