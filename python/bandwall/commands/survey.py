@@ -1,0 +1,92 @@
+"""`bandwall survey`: every node of an allocation measured alike, and the slow or odd ones named."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from bandwall.core import store
+from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core.registry import commands
+from bandwall.output import emit, measuring_options
+from bandwall.survey import gather, judge, node
+from bandwall.views.survey import render, render_node
+
+
+@commands.register("survey")
+@click.command("survey")
+@click.option("--local", is_flag=True, help="measure this node only and print (or --out-dir) its node record")
+@click.option(
+    "--judge",
+    "judging",
+    is_flag=True,
+    help="judge the node records in the FILES (or folders of them) given after the options, however gathered",
+)
+@click.option("--short", is_flag=True, help="short runs: at most about 30 s a node")
+@click.option(
+    "--out-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="where node records are written, one <node>.json each (a folder every node sees; inside Slurm "
+    "default ./bandwall-survey-<job id>)",
+)
+@click.option(
+    "--against",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="judge against this earlier survey record (its nodes' medians) or node record instead of the "
+    "other nodes",
+)
+@click.option(
+    "--margin",
+    type=float,
+    default=judge.DEFAULT_MARGIN,
+    show_default=True,
+    help="how far below the median (as a share) a node's best must lie to be flagged",
+)
+@click.option("--fail", is_flag=True, help="exit 1 when a node is flagged (a health check or prolog step)")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@measuring_options
+def survey_cmd(local, judging, short, out_dir, against, margin, fail, files, fmt, db, no_store):
+    """Measure every node of a Slurm allocation alike (STREAM triad at the knee and on all cores, the
+    FMA peak, a short ISO3DFD, the settings that explain differences) and name the nodes that stand
+    out; outside Slurm, this node alone."""
+    judge.check_margin(margin)
+    if local and judging:
+        raise UsageError("--local measures this node and --judge judges records: give one")
+    if files and not judging:
+        raise UsageError(f"{files[0]}: files are judged with --judge")
+    if judging and not files:
+        raise UsageError("--judge needs node record files or folders after the options")
+    baseline = judge.baseline_of(gather.load(against)) if against is not None else None
+    if not no_store:
+        store.check(db)
+    if local:
+        rec = node.measure(short)
+        if out_dir is not None:
+            gather.write(rec, out_dir)
+        if not no_store:
+            rec["id"] = store.save(rec, db)
+        emit(rec, fmt, lambda con: render_node(con, rec))
+        return
+    if judging:
+        node_recs = gather.read(list(files))
+    elif gather.in_slurm():
+        folder = out_dir or Path(f"bandwall-survey-{os.environ['SLURM_JOB_ID']}")
+        node_recs = gather.slurm(folder, short)
+    else:
+        node_recs = [node.measure(short)]
+        if out_dir is not None:
+            gather.write(node_recs[0], out_dir)
+    rec = judge.survey_record(node_recs, margin, baseline)
+    if not no_store:
+        rec["id"] = store.save(rec, db)
+    emit(rec, fmt, lambda con: render(con, rec))
+    if fail and rec["result"]["flagged"]:
+        first = rec["result"]["outliers"][0]
+        raise RunFailed(
+            f"{len(rec['result']['flagged'])} node(s) flagged: {', '.join(rec['result']['flagged'])} "
+            f"(first: {first['node']} {first['metric']}: {first['reason']})"
+        )

@@ -1,0 +1,109 @@
+"""One node measured for a survey: its topology digest, STREAM triad at the knee and on all cores,
+the FMA peak, a short ISO3DFD run and its settings; every figure with the median, min and max of its
+repetitions. The record (tool survey-node) is what `bandwall survey --judge` reads, however it was
+gathered."""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+
+from bandwall.core import native, records, topo
+from bandwall.kernels import iso3dfd, sweep
+from bandwall.survey import settings
+
+TOOL = "survey-node"
+# (full, short): STREAM repetitions and array elements; ISO3DFD grid and steps
+STREAM = {False: (20, 40_000_000), True: (8, 10_000_000)}
+ISO = {False: ((208, 208, 208), 20), True: ((112, 112, 112), 10)}
+# Figures and their units; all are higher-is-better.
+UNITS = {
+    "stream_triad_all_GBps": "GB/s",
+    "stream_triad_knee_GBps": "GB/s",
+    "peak_gflops_dp": "GFlop/s",
+    "iso3dfd_mpoints_per_s": "MPoints/s",
+}
+
+
+def name() -> str:
+    """SLURMD_NODENAME inside a Slurm job step, else the host name."""
+    return os.environ.get("SLURMD_NODENAME") or socket.gethostname()
+
+
+def spread(values) -> dict:
+    vals = [float(v) for v in values if v is not None]
+    return {"median": statistics.median(vals), "min": min(vals), "max": max(vals), "values": vals}
+
+
+def _stream(threads: int, short: bool) -> dict:
+    reps, size = STREAM[short]
+    return native.run_record(
+        "bandwall-stream",
+        ["--kernel", "triad", "--threads", str(threads), "--reps", str(reps), "--size", str(size)],
+    )
+
+
+def _stream_spread(rec: dict) -> dict:
+    r = rec["result"]
+    moved = r["traffic"]["without_write_allocate"]["bytes_per_rep"]
+    times = r.get("times_s", [])[int(r.get("dropped_reps", 0)) :]
+    return spread(moved / t / 1e9 for t in times if t > 0)
+
+
+def counts(cores: int) -> list[int]:
+    """The core counts the knee is looked for at: powers of two below all, and all."""
+    out, c = [], 1
+    while c < cores:
+        out.append(c)
+        c *= 2
+    return [*out, cores]
+
+
+def measure(short: bool = False) -> dict:
+    """This node's survey record."""
+    t = topo.topology()["result"]
+    cores = int(t["cores"])
+    cores = max(1, min(cores, sweep.allowed_cpu_count()))
+    parts: list[dict] = []
+    points, streams = [], {}
+    for c in counts(cores):
+        rec = _stream(c, short)
+        parts.append(rec)
+        streams[c] = rec
+        points.append({"cores": c, "best_GBps": rec["result"]["best_GBps"]})
+    knee = sweep.knee(points)
+    peak = native.run_record("bandwall-peak", ["--threads", str(cores)])
+    parts.append(peak)
+    grid, steps = ISO[short]
+    iso = iso3dfd.run(grid, steps, threads=cores, time_block=1)
+    parts.append(iso)
+    pr = peak["result"]
+    figures = {
+        "stream_triad_all_GBps": _stream_spread(streams[cores]),
+        "stream_triad_knee_GBps": _stream_spread(streams[knee]),
+        "peak_gflops_dp": spread(pr.get("total_gflops_dp_reps") or [pr["total_gflops_dp"]]),
+        "iso3dfd_mpoints_per_s": {
+            k: iso["result"]["step_mpoints_per_s"][k] for k in ("median", "min", "max")
+        },
+    }
+    for key, fig in figures.items():
+        fig["unit"] = UNITS[key]
+    prov = dict(iso["provenance"])
+    return records.finish(
+        {
+            "schema_version": records.SCHEMA_VERSION,
+            "tool": TOOL,
+            "config": {"node": name(), "short": short, "cores": cores, "knee_counts": counts(cores)},
+            "result": {
+                "node": name(),
+                "digest": t["digest"],
+                "cpu_model": t.get("cpu_model", ""),
+                "knee_cores": knee,
+                "figures": figures,
+                "settings": settings.read(),
+            },
+            "validation": records.of_parts(parts, "runs of the node"),
+            "provenance": prov,
+        }
+    )

@@ -1,0 +1,205 @@
+"""`bandwall survey`: a node's record measured for real, the judgement of node records by robust
+statistics (a slowed node and a node with other settings flagged, the others not), --fail,
+--against, the Slurm path on the one-node test cluster, and bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+
+import pytest
+
+from bandwall.core import records
+from bandwall.survey import judge, node
+
+NAMES = [f"node{k}" for k in range(1, 7)]
+
+
+@pytest.fixture(scope="module")
+def real_node(tmp_path_factory):
+    """This machine's node record from `bandwall survey --local --short`."""
+    from conftest import run
+
+    proc = run("survey", "--local", "--short", "--no-store", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return records.validate(json.loads(proc.stdout))
+
+
+def scaled(rec: dict, name: str, factor: float = 1.0, wobble: float = 0.0, **settings) -> dict:
+    """A copy of a node record named name, its figures times factor (each repetition moved by up to
+    wobble, alternately up and down), its settings changed."""
+    out = copy.deepcopy(rec)
+    r = out["result"]
+    r["node"] = out["config"]["node"] = name
+    for f in r["figures"].values():
+        f["median"] *= factor
+        f["min"] *= factor * (1 - wobble)
+        f["max"] *= factor * (1 + wobble)
+        f.pop("values", None)
+    r["settings"].update(settings)
+    return out
+
+
+def population(real_node) -> list[dict]:
+    """Six nodes: node3 at 60% (a noise process beside it), node5 with THP never, the rest within 2%."""
+    recs = []
+    for k, name in enumerate(NAMES):
+        factor = 0.6 if name == "node3" else 1.0 + 0.005 * (k % 3)
+        extra = {"thp": "never"} if name == "node5" else {}
+        recs.append(scaled(real_node, name, factor, **extra))
+    return recs
+
+
+def test_the_local_record_has_every_figure_with_its_spread(real_node):
+    r = real_node["result"]
+    assert set(r["figures"]) == set(node.UNITS)
+    for key, f in r["figures"].items():
+        assert 0 < f["min"] <= f["median"] <= f["max"], key
+        assert f["unit"] == node.UNITS[key]
+    assert 1 <= r["knee_cores"] <= real_node["config"]["cores"]
+    assert {"thp", "numa_balancing", "governor", "kernel", "memory_bytes"} <= set(r["settings"])
+    assert real_node["validation"]["checked"] and real_node["validation"]["passed"] is True
+
+
+def test_slurmd_nodename_names_the_node(monkeypatch):
+    monkeypatch.setenv("SLURMD_NODENAME", "cn042")
+    assert node.name() == "cn042"
+
+
+def test_the_slow_node_and_the_odd_setting_are_flagged_and_no_other(real_node):
+    rec = judge.survey_record(population(real_node))
+    r = rec["result"]
+    assert r["flagged"] == ["node3", "node5"]
+    slow = {o["metric"] for o in r["outliers"] if o["node"] == "node3"}
+    assert slow == set(node.UNITS)
+    (odd,) = [o for o in r["outliers"] if o["node"] == "node5"]
+    assert (odd["metric"], odd["value"], odd["population_median"]) == (
+        "thp",
+        "never",
+        real_node["result"]["settings"]["thp"],
+    )
+    assert rec["validation"]["checked"]
+
+
+def test_a_node_whose_best_reaches_the_floor_is_not_flagged(real_node):
+    """A node whose median is low but whose spread reaches within the margin: not beyond noise."""
+    recs = population(real_node)
+    recs[2] = scaled(real_node, "node3", 0.85, wobble=0.2)
+    assert "node3" not in judge.survey_record(recs)["result"]["flagged"]
+
+
+def test_the_population_spread_widens_the_floor(real_node):
+    """Nodes spread widely (a heterogeneous population): a node 15% low is within three robust
+    deviations and is not flagged; in a tight population it is."""
+    tight = [scaled(real_node, n, 1.0) for n in NAMES[:5]] + [scaled(real_node, "node6", 0.85)]
+    assert judge.survey_record(tight)["result"]["flagged"] == ["node6"]
+    wide = [scaled(real_node, n, f) for n, f in zip(NAMES[:5], (0.8, 0.9, 1.0, 1.1, 1.2))]
+    wide.append(scaled(real_node, "node6", 0.85))
+    assert judge.survey_record(wide)["result"]["flagged"] == []
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_too_few_nodes_judge_no_figures(real_node, n):
+    recs = [scaled(real_node, NAMES[k], 0.5 if k else 1.0) for k in range(n)]
+    r = judge.survey_record(recs)["result"]
+    assert r["flagged"] == [] and r["judged"].startswith("too few nodes")
+
+
+def test_against_a_baseline_one_node_is_judged(real_node):
+    base = judge.survey_record(population(real_node))
+    baseline = judge.baseline_of(base)
+    ok = judge.survey_record([scaled(real_node, "node1")], baseline=baseline)["result"]
+    assert ok["flagged"] == [] and ok["judged"] == "against the baseline"
+    slow = judge.survey_record([scaled(real_node, "node1", 0.7)], baseline=baseline)["result"]
+    assert slow["flagged"] == ["node1"]
+
+
+def write_population(folder, recs) -> None:
+    folder.mkdir(exist_ok=True)
+    for rec in recs:
+        (folder / f"{rec['result']['node']}.json").write_text(json.dumps(rec))
+
+
+def test_judge_and_fail_on_records_gathered_by_hand(run_bandwall, real_node, tmp_path):
+    write_population(tmp_path / "nodes", population(real_node))
+    db = tmp_path / "s.db"
+    proc = run_bandwall("survey", "--judge", tmp_path / "nodes", "--db", db, "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["result"]["flagged"] == ["node3", "node5"]
+    proc = run_bandwall(
+        "survey", "--judge", "--fail", "--no-store", *sorted((tmp_path / "nodes").glob("*.json"))
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "2 node(s) flagged: node3, node5" in proc.stderr
+    assert "node3" in proc.stdout  # the table was printed before the verdict
+    healthy = [r for r in population(real_node) if r["result"]["node"] not in ("node3", "node5")]
+    write_population(tmp_path / "healthy", healthy)
+    proc = run_bandwall("survey", "--judge", "--fail", "--no-store", tmp_path / "healthy")
+    assert proc.returncode == 0 and "no node stands out" in proc.stdout
+
+
+def test_against_a_stored_survey_with_fail(run_bandwall, real_node, tmp_path):
+    base = judge.survey_record(population(real_node))
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    write_population(tmp_path / "one", [scaled(real_node, "node9", 0.5)])
+    proc = run_bandwall(
+        "survey", "--judge", "--fail", "--no-store", "--against", tmp_path / "base.json", tmp_path / "one"
+    )
+    assert proc.returncode == 1 and "node9" in proc.stderr
+
+
+def test_survey_in_a_slurm_allocation_runs_one_task_a_node(slurm_cluster, tmp_path):
+    """Inside an allocation (salloc on the one-node test cluster), one srun task measures the node
+    into the shared folder and the survey judges it."""
+    out = slurm_cluster.run(
+        "salloc",
+        "-N1",
+        sys.executable,
+        "-m",
+        "bandwall",
+        "survey",
+        "--short",
+        "--no-store",
+        "--out-dir",
+        str(tmp_path / "nodes"),
+        "--format",
+        "json",
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    rec = json.loads(out.stdout[out.stdout.index("{") :])
+    assert [n["node"] for n in rec["result"]["nodes"]] == [slurm_cluster.node]
+    assert (tmp_path / "nodes" / f"{slurm_cluster.node}.json").exists()
+
+
+BAD = [
+    (["--judge"], "--judge needs node record files or folders"),
+    (["stray.json"], "stray.json: files are judged with --judge"),
+    (["--local", "--judge", "x.json"], "--local measures this node and --judge judges records: give one"),
+    (["--judge", "missing.json"], "missing.json: no such file"),
+    (["--judge", "{garbage}"], "not a JSON record"),
+    (["--judge", "{stream}"], "a 'stream' record, not a survey-node record"),
+    (["--judge", "{twice}"], "node 'node1' has more than one record"),
+    (["--judge", "{empty}"], "a folder with no *.json node records"),
+    (["--margin", "0", "--judge", "x.json"], "--margin 0.0 must be a share between 0 and 1"),
+    (["--margin", "1.5", "--judge", "x.json"], "--margin 1.5 must be a share between 0 and 1"),
+    (["--against", "missing.json", "--judge", "x.json"], "missing.json: no such file"),
+    (["--against", "{stream}", "--judge", "x.json"], "a baseline must be a survey or survey-node record"),
+]
+
+
+@pytest.mark.parametrize("args,fragment", BAD)
+def test_bad_input(run_bandwall, real_node, make_record, tmp_path, args, fragment):
+    (tmp_path / "garbage.json").write_text("{not json")
+    (tmp_path / "stream.json").write_text(json.dumps(make_record()))
+    (tmp_path / "twice").mkdir()
+    for k in (1, 2):
+        (tmp_path / "twice" / f"{k}.json").write_text(json.dumps(scaled(real_node, "node1")))
+    (tmp_path / "empty").mkdir()
+    names = {"{garbage}": "garbage.json", "{stream}": "stream.json", "{twice}": "twice", "{empty}": "empty"}
+    argv = [str(tmp_path / names[a]) if a in names else a for a in args]
+    argv = [str(tmp_path / a) if a.endswith(".json") and "/" not in a else a for a in argv]
+    proc = run_bandwall("survey", "--no-store", *argv)
+    assert proc.returncode == 2, proc.stderr
+    assert fragment in proc.stderr and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
