@@ -173,6 +173,29 @@ def test_survey_in_a_slurm_allocation_runs_one_task_a_node(slurm_cluster, tmp_pa
     assert (tmp_path / "nodes" / f"{slurm_cluster.node}.json").exists()
 
 
+def test_survey_through_a_hostfile_runs_one_task_a_host(run_bandwall, tmp_path):
+    """--hostfile: Open MPI's mpirun starts one task on every host listed (here this one)."""
+    from bandwall.mpi import flavours
+
+    if not flavours.flavours.get("openmpi").available():
+        pytest.skip("Open MPI's mpirun is not installed")
+    (tmp_path / "hosts").write_text("# the test's one host\nlocalhost slots=2\n")
+    proc = run_bandwall(
+        "survey",
+        "--hostfile",
+        tmp_path / "hosts",
+        "--short",
+        "--no-store",
+        "--out-dir",
+        tmp_path / "n",
+        "--format",
+        "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout)
+    assert len(rec["result"]["nodes"]) == 1 and len(list((tmp_path / "n").glob("*.json"))) == 1
+
+
 BAD = [
     (["--judge"], "--judge needs node record files or folders"),
     (["stray.json"], "stray.json: files are judged with --judge"),
@@ -186,6 +209,12 @@ BAD = [
     (["--margin", "1.5", "--judge", "x.json"], "--margin 1.5 must be a share between 0 and 1"),
     (["--against", "missing.json", "--judge", "x.json"], "missing.json: no such file"),
     (["--against", "{stream}", "--judge", "x.json"], "a baseline must be a survey or survey-node record"),
+    (["--hostfile", "nohosts.json"], "nohosts.json: cannot read the hostfile"),
+    (["--hostfile", "{blank}"], "a hostfile with no hosts"),
+    (
+        ["--hostfile", "{blank}", "--local"],
+        "--hostfile starts a task on every host: it does not go with --local",
+    ),
 ]
 
 
@@ -197,7 +226,14 @@ def test_bad_input(run_bandwall, real_node, make_record, tmp_path, args, fragmen
     for k in (1, 2):
         (tmp_path / "twice" / f"{k}.json").write_text(json.dumps(scaled(real_node, "node1")))
     (tmp_path / "empty").mkdir()
-    names = {"{garbage}": "garbage.json", "{stream}": "stream.json", "{twice}": "twice", "{empty}": "empty"}
+    (tmp_path / "blank").write_text("# no hosts\n\n")
+    names = {
+        "{garbage}": "garbage.json",
+        "{stream}": "stream.json",
+        "{twice}": "twice",
+        "{empty}": "empty",
+        "{blank}": "blank",
+    }
     argv = [str(tmp_path / names[a]) if a in names else a for a in args]
     argv = [str(tmp_path / a) if a.endswith(".json") and "/" not in a else a for a in argv]
     proc = run_bandwall("survey", "--no-store", *argv)

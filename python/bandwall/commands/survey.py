@@ -8,8 +8,9 @@ from pathlib import Path
 import click
 
 from bandwall.core import store
-from bandwall.core.errors import RunFailed, UsageError
+from bandwall.core.errors import RunFailed, Unavailable, UsageError
 from bandwall.core.registry import commands
+from bandwall.mpi import flavours as mpi
 from bandwall.output import emit, measuring_options
 from bandwall.survey import gather, judge, node
 from bandwall.views.survey import render, render_node
@@ -46,10 +47,17 @@ from bandwall.views.survey import render, render_node
     show_default=True,
     help="how far below the median (as a share) a node's best must lie to be flagged",
 )
+@click.option(
+    "--hostfile",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="outside Slurm: one task on every host of this MPI hostfile, through Open MPI's mpirun (the "
+    "hosts must see --out-dir and this Python)",
+)
 @click.option("--fail", is_flag=True, help="exit 1 when a node is flagged (a health check or prolog step)")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @measuring_options
-def survey_cmd(local, judging, short, out_dir, against, margin, fail, files, fmt, db, no_store):
+def survey_cmd(local, judging, short, out_dir, against, margin, hostfile, fail, files, fmt, db, no_store):
     """Measure every node of a Slurm allocation alike (STREAM triad at the knee and on all cores, the
     FMA peak, a short ISO3DFD, the settings that explain differences) and name the nodes that stand
     out; outside Slurm, this node alone."""
@@ -60,6 +68,8 @@ def survey_cmd(local, judging, short, out_dir, against, margin, fail, files, fmt
         raise UsageError(f"{files[0]}: files are judged with --judge")
     if judging and not files:
         raise UsageError("--judge needs node record files or folders after the options")
+    if hostfile is not None and (local or judging):
+        raise UsageError("--hostfile starts a task on every host: it does not go with --local or --judge")
     baseline = judge.baseline_of(gather.load(against)) if against is not None else None
     if not no_store:
         store.check(db)
@@ -73,6 +83,17 @@ def survey_cmd(local, judging, short, out_dir, against, margin, fail, files, fmt
         return
     if judging:
         node_recs = gather.read(list(files))
+    elif hostfile is not None:
+        names = gather.hosts(hostfile)
+        flavour = mpi.flavours.get("openmpi")
+        if not flavour.available():
+            raise Unavailable(
+                f"--hostfile runs Open MPI's {flavour.mpirun} (Debian: apt-get install {flavour.packages})"
+            )
+        prefix = flavour.mpirun_args(len(names), len(os.sched_getaffinity(0)))
+        prefix += ["--hostfile", str(hostfile), "--map-by", "ppr:1:node"]
+        folder = out_dir or Path("bandwall-survey")
+        node_recs = gather.launch(prefix, folder, short, flavour.mpirun_env(), "mpirun")
     elif gather.in_slurm():
         folder = out_dir or Path(f"bandwall-survey-{os.environ['SLURM_JOB_ID']}")
         node_recs = gather.slurm(folder, short)

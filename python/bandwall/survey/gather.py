@@ -65,22 +65,42 @@ def read(paths: list[Path]) -> list[dict]:
     return recs
 
 
-def slurm(folder: Path, short: bool) -> list[dict]:
-    """One task per node of the allocation, each measuring its node into folder."""
-    argv = [
-        "srun",
-        "--ntasks-per-node=1",
-        sys.executable,
-        "-m",
-        "bandwall",
-        "survey",
-        "--local",
-        "--no-store",
-    ]
-    argv += ["--out-dir", str(folder), *(["--short"] if short else [])]
+def local_task(folder: Path, short: bool) -> list[str]:
+    """The command each node's task runs: this node's record into folder."""
+    argv = [sys.executable, "-m", "bandwall", "survey", "--local", "--no-store", "--format", "json"]
+    return [*argv, "--out-dir", str(folder), *(["--short"] if short else [])]
+
+
+def launch(
+    prefix: list[str], folder: Path, short: bool, env: dict | None = None, what: str = "srun"
+) -> list[dict]:
+    """One task per node started by prefix (srun or mpirun), each measuring its node into folder."""
     folder.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(argv, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [*prefix, *local_task(folder, short)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise RunFailed(f"srun of the survey's tasks failed: {last}")
+        raise RunFailed(f"{what} of the survey's tasks failed: {last}")
     return read([folder])
+
+
+def slurm(folder: Path, short: bool) -> list[dict]:
+    """One task per node of the allocation."""
+    return launch(["srun", "--ntasks-per-node=1"], folder, short)
+
+
+def hosts(path: Path) -> list[str]:
+    """The host names of an MPI hostfile (the first word of each line; # starts a comment)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read the hostfile ({e.strerror or e})") from None
+    names = [ln.split("#", 1)[0].split()[0] for ln in lines if ln.split("#", 1)[0].strip()]
+    if not names:
+        raise UsageError(f"{path}: a hostfile with no hosts")
+    return names
