@@ -139,6 +139,15 @@ def test_judge_and_fail_on_records_gathered_by_hand(run_bandwall, real_node, tmp
     assert proc.returncode == 0 and "no node stands out" in proc.stdout
 
 
+def test_the_per_node_plot_is_written(run_bandwall, real_node, tmp_path):
+    write_population(tmp_path / "nodes", population(real_node))
+    proc = run_bandwall(
+        "survey", "--judge", "--no-store", "--plot", tmp_path / "nodes.png", tmp_path / "nodes"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "nodes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_against_a_stored_survey_with_fail(run_bandwall, real_node, tmp_path):
     base = judge.survey_record(population(real_node))
     (tmp_path / "base.json").write_text(json.dumps(base))
@@ -209,6 +218,7 @@ BAD = [
     (["--margin", "1.5", "--judge", "x.json"], "--margin 1.5 must be a share between 0 and 1"),
     (["--against", "missing.json", "--judge", "x.json"], "missing.json: no such file"),
     (["--against", "{stream}", "--judge", "x.json"], "a baseline must be a survey or survey-node record"),
+    (["--local", "--plot", "p.png"], "--plot draws the nodes of a survey: it does not go with --local"),
     (["--hostfile", "nohosts.json"], "nohosts.json: cannot read the hostfile"),
     (["--hostfile", "{blank}"], "a hostfile with no hosts"),
     (

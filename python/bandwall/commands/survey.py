@@ -12,6 +12,7 @@ from bandwall.core.errors import RunFailed, Unavailable, UsageError
 from bandwall.core.registry import commands
 from bandwall.mpi import flavours as mpi
 from bandwall.output import emit, measuring_options
+from bandwall.report import survey_plot, sweep_plot
 from bandwall.survey import gather, judge, node
 from bandwall.views.survey import render, render_node
 
@@ -55,13 +56,25 @@ from bandwall.views.survey import render, render_node
     "hosts must see --out-dir and this Python)",
 )
 @click.option("--fail", is_flag=True, help="exit 1 when a node is flagged (a health check or prolog step)")
+@click.option(
+    "--plot",
+    "plot_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="write the per-node plot: each figure's median and range per node, flagged nodes marked "
+    "(PNG, SVG or PDF by extension)",
+)
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @measuring_options
-def survey_cmd(local, judging, short, out_dir, against, margin, hostfile, fail, files, fmt, db, no_store):
+def survey_cmd(
+    local, judging, short, out_dir, against, margin, hostfile, fail, plot_file, files, fmt, db, no_store
+):
     """Measure every node of a Slurm allocation alike (STREAM triad at the knee and on all cores, the
     FMA peak, a short ISO3DFD, the settings that explain differences) and name the nodes that stand
     out; outside Slurm, this node alone."""
     judge.check_margin(margin)
+    if local and plot_file:
+        raise UsageError("--plot draws the nodes of a survey: it does not go with --local")
     if local and judging:
         raise UsageError("--local measures this node and --judge judges records: give one")
     if files and not judging:
@@ -104,6 +117,8 @@ def survey_cmd(local, judging, short, out_dir, against, margin, hostfile, fail, 
     rec = judge.survey_record(node_recs, margin, baseline)
     if not no_store:
         rec["id"] = store.save(rec, db)
+    if plot_file:
+        sweep_plot.save(survey_plot.figure(rec), plot_file)
     emit(rec, fmt, lambda con: render(con, rec))
     if fail and rec["result"]["flagged"]:
         first = rec["result"]["outliers"][0]
