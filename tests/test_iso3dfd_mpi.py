@@ -80,6 +80,7 @@ def test_mpirun_gives_the_single_process_norm(run_bandwall, single_norm, ranks):
     assert [p["rank"] for p in parts] == list(range(ranks))
     # The slabs tile the interior planes in rank order.
     assert [p["z0"] for p in parts] == [8 + i * 32 // ranks for i in range(ranks)]
+    assert rec["config"]["dims"] == [1, 1, ranks] and rec["config"]["decomposition"] == "z-slabs"
     assert all(p["planes"] == 32 // ranks for p in parts)
     assert 0 <= rec["result"]["comm_share"] <= 1
     assert all(0 <= p["wait_s"] <= p["time_s"] for p in parts)
@@ -113,9 +114,15 @@ def test_ranks_sharing_a_node_share_its_cpus():
 
 
 BAD = [
-    (["--ranks", "3"], 2, "which 3 ranks do not divide"),
+    (["--ranks", "5"], 2, "5 ranks along z leave a rank 6 interior points there, fewer than the halo of 8"),
     (["--ranks", "8"], 2, "fewer than the halo of 8"),
     (["--ranks", "2,8"], 2, "fewer than the halo of 8"),
+    (["--ranks", "8", "--dims", "2x2"], 2, "--dims '2x2' is not three whole numbers like 2x2x2"),
+    (["--ranks", "8", "--dims", "2x2x3"], 2, "--dims 2x2x3 makes 12 ranks, but 8 run"),
+    (["--ranks", "8", "--dims", "8x1x1"], 2, "8 ranks along x leave a rank 3 interior points there"),
+    (["--ranks", "2,4", "--dims", "1x1x2"], 2, "--dims 1x1x2 fits one rank count"),
+    (["--dims", "1x1x2"], 2, "--dims shapes the grid of MPI ranks: give --ranks with it"),
+    (["--ranks", "64", "--dims", "auto"], 2, "64 ranks cannot share grid 40x36x48 in any shape"),
     (["--ranks", "0"], 2, "must be at least 1"),
     (["--ranks", "two"], 2, "is not whole numbers"),
     (["--ranks", ""], 2, "empty"),
@@ -135,12 +142,53 @@ def test_bad_input(run_bandwall, args, code, fragment):
 
 def test_native_refuses_the_same_decompositions_as_the_front_end():
     """Run directly under mpirun, the executable itself refuses, in one line from rank 0 only."""
-    plan = launchers.plan(iso3dfd_mpi.TOOL, 3, "mpirun")
+    plan = launchers.plan(iso3dfd_mpi.TOOL, 5, "mpirun")
     argv = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
     out = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **plan.env}, timeout=120)
     assert out.returncode == 2
-    assert out.stderr.count("which 3 ranks do not divide") == 1
+    assert out.stderr.count("5 ranks along z leave a rank 6 interior points there") == 1
     assert out.stdout == ""
+
+
+# Odd extents in every dimension: interior 41 x 27 x 47, cut unevenly.
+ODD = (57, 43, 63)
+
+
+@pytest.mark.parametrize(
+    "ranks,dims,want",
+    [
+        (8, "2x2x2", [2, 2, 2]),
+        (8, "1x2x4", [1, 2, 4]),
+        (8, "4x2x1", [4, 2, 1]),
+        (6, "auto", None),
+        (4, "2x1x2", [2, 1, 2]),
+        (3, None, [1, 1, 3]),
+        (1, "1x1x1", [1, 1, 1]),
+    ],
+)
+def test_3d_grids_of_ranks_give_the_single_process_wavefield(ranks, dims, want):
+    """Every shape, odd extents: the gathered wavefield equals one process's to the last bit (the
+    same row kernel on the same points), the boxes tile the interior, and the record gives each
+    rank's halo bytes and the share of its exchange the inner update hid."""
+    rec = iso3dfd_mpi.run(ODD, 4, ranks, threads=1, bind="none", launcher="mpirun", verify=True, dims=dims)
+    c, r = rec["config"], rec["result"]
+    assert c["dims"] == (want or c["dims"]) and c["dims"][0] * c["dims"][1] * c["dims"][2] == ranks
+    assert c["decomposition"] == ("z-slabs" if c["dims"][:2] == [1, 1] else "3-D")
+    assert rec["validation"]["passed"] is True and rec["validation"]["max_rel_error"] == 0.0
+    assert r["norm"] == pytest.approx(rec["validation"]["single_process_norm"], rel=1e-12)
+    boxes = [(p["origin"], p["extent"]) for p in r["ranks"]]
+    assert sum(e[0] * e[1] * e[2] for _, e in boxes) == 41 * 27 * 47
+    for p in r["ranks"]:
+        faces = sum(2 if d > 1 else 0 for d in c["dims"])
+        assert 0 <= p["neighbours"] <= faces and 0 <= p["hidden_share"] <= 1
+        assert (p["halo_bytes_per_step"] > 0) is (ranks > 1)
+
+
+def test_auto_dims_take_the_shape_of_least_halo():
+    """6 ranks on 41 x 27 x 47: 2x1x3 sends least a rank (the native's choice, the same the front end
+    accepts)."""
+    rec = iso3dfd_mpi.run(ODD, 2, 6, threads=1, bind="none", launcher="mpirun", dims="auto")
+    assert rec["config"]["dims"] == [2, 1, 3] and rec["config"]["dims_how"] == "auto"
 
 
 def test_native_refuses_a_time_block_over_ranks():
@@ -196,3 +244,20 @@ def test_auto_launcher_is_srun_inside_an_allocation(monkeypatch):
     assert launchers.choose("auto") == expected
     monkeypatch.delenv("SLURM_JOB_ID")
     assert launchers.choose("auto") == "mpirun"
+
+
+def test_the_exchange_model_stands_beside_the_measurement(run_bandwall):
+    """bandwall iso3dfd --ranks: a ping-pong between two ranks started alike gives each rank's
+    modelled exchange (a message per face with a neighbour: latency + bytes / bandwidth) beside the
+    exchange measured alone and within the steps, and the update it could hide behind."""
+    rec = distributed(run_bandwall, 4, "--launcher", "mpirun", "--dims", "1x2x2")
+    m = rec["result"]["exchange_model"]
+    assert m["pingpong"]["latency_us"] >= 0 and m["pingpong"]["bandwidth_GBps"] > 0
+    assert [r["rank"] for r in m["ranks"]] == [0, 1, 2, 3]
+    for r, part in zip(m["ranks"], rec["result"]["ranks"]):
+        assert r["messages"] == part["neighbours"] == 2  # one neighbour along y, one along z
+        assert r["halo_bytes"] == part["halo_bytes_per_step"] > 0
+        lat, bw = m["pingpong"]["latency_us"] * 1e-6, m["pingpong"]["bandwidth_GBps"] * 1e9
+        assert r["predicted_s"] == pytest.approx(2 * lat + r["halo_bytes"] / bw)
+        assert r["alone_s"] > 0 and r["compute_s"] > 0
+    assert m["hideable"] == (m["predicted_max_s"] <= m["compute_min_s"])

@@ -1,6 +1,7 @@
-// bandwall-iso3dfd-mpi: ISO3DFD over MPI ranks (z-slabs), MPI+OpenMP. Every rank binds its threads
-// (one rank per NUMA node by default), first-touches its own slab, and times its compute and its
-// waits for the halo; rank 0 prints one JSON record with every rank's part.
+// bandwall-iso3dfd-mpi: ISO3DFD over a 3-D grid of MPI ranks (z-slabs by default), MPI+OpenMP. Every
+// rank binds its threads (one rank per NUMA node by default), first-touches its own part, and times
+// its compute, its waits for the halo and the exchange alone; rank 0 prints one JSON record with
+// every rank's part.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -13,7 +14,7 @@
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "iso3dfd_mpi/options.hpp"
-#include "iso3dfd_mpi/slabs.hpp"
+#include "iso3dfd_mpi/part.hpp"
 #include "mpi/ranks.hpp"
 
 using namespace bw::iso3dfd;
@@ -30,20 +31,42 @@ std::string hostname() {
 }
 
 // Gathers the wavefield on rank 0 and compares it with one process running the whole grid.
-bw::json verify(const Options& o, const Slab& slab, MPI_Comm cart, int threads) {
+bw::json verify(const Options& o, const Part& part, MPI_Comm cart, int threads) {
   const Grid& g = o.global;
-  const std::size_t pp = slab.plane_points();
-  MPI_Datatype plane;
-  MPI_Type_contiguous(static_cast<int>(pp), MPI_FLOAT, &plane);
-  MPI_Type_commit(&plane);
   const bool root = bw::mpi::rank(cart) == 0;
-  std::vector<float> whole(root ? g.points() : 0, 0.0f);
-  MPI_Gather(slab.owned(), static_cast<int>(slab.planes()), plane, root ? whole.data() + kHalf * pp : nullptr,
-             static_cast<int>(slab.planes()), plane, 0, cart);
-  MPI_Type_free(&plane);
+  const int n = bw::mpi::size(cart);
+  long long box[6] = {0, 0, 0, 0, 0, 0};
+  for (int d = 0; d < 3; ++d)
+    box[d] = static_cast<long long>(part.origin()[d]), box[3 + d] = static_cast<long long>(part.extent()[d]);
+  std::vector<long long> boxes(root ? 6 * static_cast<std::size_t>(n) : 0);
+  MPI_Gather(box, 6, MPI_LONG_LONG, boxes.data(), 6, MPI_LONG_LONG, 0, cart);
+  const std::vector<float> mine = part.owned();
+  std::vector<int> counts(root ? n : 0), offsets(root ? n : 0);
+  if (root)
+    for (int r = 0, at = 0; r < n; ++r) {
+      const long long* bx = &boxes[6 * static_cast<std::size_t>(r)];
+      counts[r] = static_cast<int>(bx[3] * bx[4] * bx[5]);
+      offsets[r] = at;
+      at += counts[r];
+    }
+  std::vector<float> all(root ? g.interior() : 0);
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_FLOAT, all.data(), counts.data(), offsets.data(),
+              MPI_FLOAT, 0, cart);
   int passed = 1;
   bw::json out;
   if (root) {
+    std::vector<float> whole(g.points(), 0.0f);
+    for (int r = 0; r < n; ++r) {
+      const long long* bx = &boxes[6 * static_cast<std::size_t>(r)];
+      const float* src = all.data() + offsets[r];
+      for (long long z = 0; z < bx[5]; ++z)
+        for (long long y = 0; y < bx[4]; ++y) {
+          float* row = whole.data() + g.index(static_cast<std::size_t>(bx[0]), static_cast<std::size_t>(bx[1] + y),
+                                              static_cast<std::size_t>(bx[2] + z));
+          std::copy(src, src + bx[3], row);
+          src += bx[3];
+        }
+    }
     const std::size_t bytes = g.points() * sizeof(float);
     bw::Buffer prev(bytes, o.placement), next(bytes, o.placement), vel(bytes, o.placement);
     Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
@@ -62,17 +85,23 @@ bw::json verify(const Options& o, const Slab& slab, MPI_Comm cart, int threads) 
   return out;
 }
 
-bw::json rank_part(const Slab& slab, int rank, const std::vector<int>& cpus, const std::vector<int>& seen,
-                   double seconds, const Timers& t, const bw::Topology& topo) {
-  const std::size_t bytes = slab.planes() * slab.plane_points() * sizeof(float);
-  const std::size_t off = kHalf * slab.plane_points();
-  const Fields& f = slab.fields();
+bw::json rank_part(const Part& part, int rank, const std::vector<int>& cpus, const std::vector<int>& seen,
+                   double seconds, const Timers& t, double alone_s, int steps, const bw::Topology& topo) {
+  const Fields& f = part.fields();
+  const Grid& l = part.local();
+  // the page maps of the whole local arrays (the part's own points and its halo)
+  const std::size_t bytes = l.points() * sizeof(float);
   std::vector<int> nodes;
   for (int c : seen) nodes.push_back(topo.node_of_cpu(c));
+  const double exchange = steps > 0 ? (t.post_s + t.wait_s) / steps : 0.0;
   return {{"rank", rank},
           {"host", hostname()},
-          {"z0", slab.z0()},
-          {"planes", slab.planes()},
+          {"origin", part.origin()},
+          {"extent", part.extent()},
+          {"z0", part.origin()[2]},
+          {"planes", part.extent()[2]},
+          {"neighbours", part.neighbours()},
+          {"halo_bytes_per_step", part.halo_bytes()},
           {"cpus", bw::format_cpu_list(cpus)},
           {"thread_cpus", seen},
           {"thread_nodes", nodes},
@@ -80,11 +109,14 @@ bw::json rank_part(const Slab& slab, int rank, const std::vector<int>& cpus, con
           {"compute_s", t.compute_s},
           {"post_s", t.post_s},
           {"wait_s", t.wait_s},
+          {"exchange_alone_s", alone_s},
+          {"exchange_in_steps_s", exchange},
+          {"hidden_share", alone_s > 0 ? std::clamp(1.0 - exchange / alone_s, 0.0, 1.0) : 0.0},
           {"comm_share", seconds > 0 ? (t.wait_s + t.post_s) / seconds : 0.0},
           {"page_map",
-           {{"prev", bw::page_map(f.prev + off, bytes)},
-            {"next", bw::page_map(f.next + off, bytes)},
-            {"vel", bw::page_map(f.vel + off, bytes)}}}};
+           {{"prev", bw::page_map(f.prev, bytes)},
+            {"next", bw::page_map(f.next, bytes)},
+            {"vel", bw::page_map(f.vel, bytes)}}}};
 }
 
 }  // namespace
@@ -94,11 +126,20 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse_options(argc, argv, bw::mpi::size(), o)) return 0;
     const bw::mpi::Local local = bw::mpi::local_ranks();
-    const std::uint64_t slab_bytes = 3ull * o.global.n1 * o.global.n2 * (o.planes + 2 * kHalf) * sizeof(float);
-    const std::uint64_t verify_bytes = o.verify ? 4ull * o.global.points() * sizeof(float) : 0;
-    bw::check_fits_in_memory(slab_bytes * static_cast<std::uint64_t>(local.size) + verify_bytes,
-                             std::to_string(local.size) + " slabs of " + std::to_string(o.planes) + " planes" +
-                                 (o.verify ? " and the whole grid for --verify" : ""));
+    std::size_t largest = 0;  // points of the largest part with its halo
+    {
+      std::size_t e[3];
+      for (int d = 0; d < 3; ++d) {
+        e[d] = 0;
+        for (std::size_t i = 0; i + 1 < o.cuts[d].size(); ++i) e[d] = std::max(e[d], o.cuts[d][i + 1] - o.cuts[d][i]);
+      }
+      largest = (e[0] + 2 * kHalf) * (e[1] + 2 * kHalf) * (e[2] + 2 * kHalf);
+    }
+    const std::uint64_t part_bytes = 3ull * largest * sizeof(float);
+    const std::uint64_t verify_bytes = o.verify ? 5ull * o.global.points() * sizeof(float) : 0;
+    bw::check_fits_in_memory(
+        part_bytes * static_cast<std::uint64_t>(local.size) + verify_bytes,
+        std::to_string(local.size) + " parts of the grid" + (o.verify ? " and the whole grid for --verify" : ""));
 
     const std::vector<int> cpus = bw::mpi::rank_cpus(o.bind, o.cpus);
     const bw::Binding binding = o.bind == "none" && o.cpus.empty()
@@ -108,36 +149,46 @@ int main(int argc, char** argv) {
     const int threads = binding.threads;
 
     MPI_Comm cart;
-    int dims[1] = {o.ranks}, periods[1] = {0};
-    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart);
-    Slab slab(o, cart, threads);
+    int dims[3] = {o.dims[2], o.dims[1], o.dims[0]}, periods[3] = {0, 0, 0};
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+    Part part(o, cart, threads);
 
     Timers t;
     MPI_Barrier(cart);
     const double t0 = MPI_Wtime();
-    for (int s = 0; s < o.iterations; ++s) slab.step(t);
+    for (int s = 0; s < o.iterations; ++s) part.step(t);
     const double seconds = MPI_Wtime() - t0;
+    // The exchange alone, without the update to hide behind: the median of a few.
+    std::vector<double> alone;
+    for (int k = 0; k < 5; ++k) alone.push_back(part.exchange_alone());
+    std::sort(alone.begin(), alone.end());
+    const double alone_s = alone[alone.size() / 2];
     double times[2] = {seconds, 0}, worst[2] = {0, 0};
     times[1] = t.wait_s + t.post_s;
     MPI_Reduce(times, worst, 2, MPI_DOUBLE, MPI_MAX, 0, cart);
-    double sq = slab.local_sum_of_squares(), total_sq = 0;
+    double sq = part.local_sum_of_squares(), total_sq = 0;
     MPI_Allreduce(&sq, &total_sq, 1, MPI_DOUBLE, MPI_SUM, cart);
 
     bw::json validation =
         bw::validation_not_applicable("the distributed wavefield is compared with one process's only with --verify");
-    if (o.verify) validation = verify(o, slab, cart, threads);
+    if (o.verify) validation = verify(o, part, cart, threads);
     const bw::Topology& topo = bw::Topology::instance();
-    auto parts = bw::mpi::gather(rank_part(slab, bw::mpi::rank(cart), cpus, seen, seconds, t, topo), 0, cart);
+    auto parts = bw::mpi::gather(
+        rank_part(part, bw::mpi::rank(cart), cpus, seen, seconds, t, alone_s, o.iterations, topo), 0, cart);
     MPI_Comm_free(&cart);
     if (bw::mpi::rank() != 0) return 0;
 
     const Grid& g = o.global;
     const double points = static_cast<double>(g.interior()) * o.iterations;
     const double mpoints = worst[0] > 0 ? points / worst[0] / 1e6 : 0.0;
-    double mean_share = 0;
+    double mean_share = 0, halo_max = 0, halo_mean = 0, hidden_mean = 0;
     std::vector<int> all_cpus;
     for (const auto& p : parts) {
-      mean_share += p["comm_share"].get<double>() / static_cast<double>(parts.size());
+      const double n = static_cast<double>(parts.size());
+      mean_share += p["comm_share"].get<double>() / n;
+      halo_max = std::max(halo_max, p["halo_bytes_per_step"].get<double>());
+      halo_mean += p["halo_bytes_per_step"].get<double>() / n;
+      hidden_mean += p["hidden_share"].get<double>() / n;
       for (int c : p["thread_cpus"]) all_cpus.push_back(c);
     }
     std::sort(all_cpus.begin(), all_cpus.end());
@@ -154,9 +205,10 @@ int main(int argc, char** argv) {
                        {"bind", o.bind},
                        {"cpus", o.cpus.empty() ? bw::json(nullptr) : bw::json(o.cpus)},
                        {"scaling", o.scaling == Scaling::Strong ? "strong" : "weak"},
-                       {"decomposition", "z-slabs"},
-                       {"dims", {1, 1, o.ranks}},
-                       {"planes_per_rank", o.planes},
+                       {"decomposition", o.dims[0] == 1 && o.dims[1] == 1 ? "z-slabs" : "3-D"},
+                       {"dims", o.dims},
+                       {"dims_how", o.dims_how},
+                       {"planes_per_rank", o.cuts[2][1] - o.cuts[2][0]},
                        {"overlap", o.overlap},
                        {"isa", kernel_isa()},
                        {"mpi_library", bw::mpi::library_version()}};
@@ -167,6 +219,11 @@ int main(int argc, char** argv) {
                        {"comm_time_s", worst[1]},
                        {"comm_share", worst[0] > 0 ? worst[1] / worst[0] : 0.0},
                        {"comm_share_mean", mean_share},
+                       {"halo_bytes_per_rank_max", halo_max},
+                       {"halo_bytes_per_rank_mean", halo_mean},
+                       // the share of the exchange the inner update hid: 1 - (post + wait a step) /
+                       // (the exchange alone), per rank, averaged
+                       {"hidden_share_mean", o.overlap ? hidden_mean : 0.0},
                        {"flops_per_point", kFlopsPerPoint},
                        {"ranks", parts}};
     bw::json prov = bw::provenance(threads * o.ranks, all_cpus, o.bind, o.placement.str(),

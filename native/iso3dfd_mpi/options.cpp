@@ -1,6 +1,8 @@
 #include "iso3dfd_mpi/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "common/args.hpp"
@@ -18,35 +20,116 @@ std::size_t block(const std::string& text, const char* name) {
   return static_cast<std::size_t>(v);
 }
 
-// Splits the interior planes along z over the ranks, or says why it cannot.
-void decompose_z(Options& o) {
-  const std::size_t h = static_cast<std::size_t>(kHalf);
-  const std::size_t ranks = static_cast<std::size_t>(o.ranks);
-  if (o.scaling == Scaling::Weak) {
-    o.planes = o.grid.n3 - 2 * h;
-    o.global = Grid{o.grid.n1, o.grid.n2, o.planes * ranks + 2 * h};
-  } else {
-    const std::size_t interior = o.grid.n3 - 2 * h;
-    if (interior % ranks != 0)
-      throw UsageError("n3 " + std::to_string(o.grid.n3) + " has " + std::to_string(interior) +
-                       " interior planes, which " + std::to_string(ranks) +
-                       " ranks do not divide (z-slabs need equal parts)");
-    o.planes = interior / ranks;
-    o.global = o.grid;
+const char* kAxis[3] = {"x", "y", "z"};
+
+std::array<std::size_t, 3> interior(const Grid& g) {
+  const std::size_t h = kHalf;
+  return {g.n1 - 2 * h, g.n2 - 2 * h, g.n3 - 2 * h};
+}
+
+// Why dims cannot cut the global grid ("" when they can).
+std::string refusal(const Grid& global, const std::array<int, 3>& dims) {
+  const auto n = interior(global);
+  for (int d = 0; d < 3; ++d) {
+    if (dims[d] == 1) continue;
+    const std::size_t least = n[d] / static_cast<std::size_t>(dims[d]);
+    if (least < static_cast<std::size_t>(kHalf))
+      return std::to_string(dims[d]) + " ranks along " + kAxis[d] + " leave a rank " + std::to_string(least) +
+             " interior points there, fewer than the halo of " + std::to_string(kHalf) +
+             " its neighbours need (use fewer ranks along " + kAxis[d] + " or a larger grid)";
   }
-  if (ranks > 1 && o.planes < h)
-    throw UsageError(std::to_string(ranks) + " ranks leave each rank " + std::to_string(o.planes) +
-                     " planes along z, fewer than the halo of " + std::to_string(h) +
-                     " its neighbours need (use fewer ranks or a larger n3)");
+  return "";
+}
+
+double halo_bytes(const Grid& global, const std::array<int, 3>& dims) {
+  const auto n = interior(global);
+  double e[3];
+  for (int d = 0; d < 3; ++d) e[d] = std::ceil(static_cast<double>(n[d]) / dims[d]);
+  double bytes = 0;
+  for (int d = 0; d < 3; ++d)
+    if (dims[d] > 1) bytes += 2.0 * kHalf * e[(d + 1) % 3] * e[(d + 2) % 3] * sizeof(float);
+  return bytes;
+}
+
+std::array<int, 3> parse_dims(const std::string& text, int ranks) {
+  std::array<int, 3> d{};
+  std::size_t start = 0;
+  for (int k = 0; k < 3; ++k) {
+    const std::size_t x = text.find('x', start);
+    if ((k < 2) != (x != std::string::npos))
+      throw UsageError("--dims '" + text + "' is not three whole numbers like 2x2x2 (or auto)");
+    d[k] = static_cast<int>(parse_int(text.substr(start, k < 2 ? x - start : std::string::npos), "--dims", 1, 4096));
+    start = x + 1;
+  }
+  if (d[0] * d[1] * d[2] != ranks)
+    throw UsageError("--dims " + text + " makes " + std::to_string(d[0] * d[1] * d[2]) + " ranks, but " +
+                     std::to_string(ranks) + " run");
+  return d;
+}
+
+// The global grid and the cuts of each dimension, or why the shape cannot cut it.
+void decompose(Options& o, const std::string& dims_text) {
+  const std::size_t h = static_cast<std::size_t>(kHalf);
+  if (dims_text.empty()) {
+    o.dims = {1, 1, o.ranks};
+  } else if (dims_text == "auto") {
+    o.dims_how = "auto";
+  } else {
+    o.dims = parse_dims(dims_text, o.ranks);
+    o.dims_how = "given";
+  }
+  if (o.scaling == Scaling::Weak) {
+    // every rank's extents are the given grid's whatever the shape: the fewest faces, z-slabs
+    if (o.dims_how == "auto") o.dims = {1, 1, o.ranks};
+    const auto n = interior(o.grid);
+    o.global =
+        Grid{n[0] * static_cast<std::size_t>(o.dims[0]) + 2 * h, n[1] * static_cast<std::size_t>(o.dims[1]) + 2 * h,
+             n[2] * static_cast<std::size_t>(o.dims[2]) + 2 * h};
+  } else {
+    o.global = o.grid;
+    if (o.dims_how == "auto") {
+      o.dims = least_halo_dims(o.global, o.ranks);
+      if (o.dims[0] == 0)
+        throw UsageError(std::to_string(o.ranks) + " ranks cannot share grid " + std::to_string(o.grid.n1) + "x" +
+                         std::to_string(o.grid.n2) + "x" + std::to_string(o.grid.n3) +
+                         " in any shape that leaves every rank the halo of 8 points along each dimension it cuts");
+    }
+  }
+  const std::string why = refusal(o.global, o.dims);
+  if (!why.empty()) throw UsageError(why);
+  const auto n = interior(o.global);
+  for (int d = 0; d < 3; ++d) o.cuts[d] = cut(n[d], o.dims[d]);
 }
 
 }  // namespace
 
+std::vector<std::size_t> cut(std::size_t extent, int p) {
+  const std::size_t parts = static_cast<std::size_t>(std::max(p, 1));
+  std::vector<std::size_t> c(parts + 1);
+  for (std::size_t i = 0; i <= parts; ++i) c[i] = kHalf + extent * i / parts;
+  return c;
+}
+
+std::array<int, 3> least_halo_dims(const Grid& global, int ranks) {
+  std::array<int, 3> best{0, 0, 0};
+  double least = 0;
+  // z outermost and descending, so that among equal halos the first found has the most ranks along z
+  for (int pz = ranks; pz >= 1; --pz)
+    for (int py = ranks / pz; py >= 1; --py) {
+      if (ranks % (pz * py)) continue;
+      const std::array<int, 3> d{ranks / (pz * py), py, pz};
+      if (!refusal(global, d).empty()) continue;
+      const double bytes = halo_bytes(global, d);
+      if (best[0] == 0 || bytes < least) best = d, least = bytes;
+    }
+  return best;
+}
+
 bool parse_options(int argc, char** argv, int ranks, Options& o) {
   CLI::App app{
-      "bandwall-iso3dfd-mpi: ISO3DFD (Intel's NUMA 3DFD article) decomposed in z-slabs over MPI ranks, "
-      "MPI+OpenMP, halo exchange of 8 planes overlapped with the interior update; prints one JSON record from "
-      "rank 0"};
+      "bandwall-iso3dfd-mpi: ISO3DFD (Intel's NUMA 3DFD article) decomposed over a 3-D grid of MPI ranks "
+      "(z-slabs by default), MPI+OpenMP, halo exchange of 8 layers on every shared face overlapped with the "
+      "interior update; prints one JSON record from rank 0"};
   std::vector<std::string> pos;
   std::string scaling = "strong", pages = "huge";
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads]", pos,
@@ -69,6 +152,10 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   std::string time_block = "1";
   app.add_option("--time-block", time_block,
                  "time steps per sweep: 1 (or auto) only; over ranks the 8-plane halo is exchanged every step");
+  std::string dims;
+  app.add_option("--dims", dims,
+                 "ranks along x, y and z (PxQxR, their product the rank count), or auto: the shape of least halo "
+                 "bytes a rank; default 1x1xN (z-slabs)");
   bool no_overlap = false;
   app.add_flag("--no-overlap", no_overlap, "exchange the halo after the whole update instead of during it");
   if (!parse_command_line(app, argc, argv)) return false;
@@ -93,7 +180,8 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   o.placement = Placement::parse("first-touch");
   o.placement.pages = parse_pages(pages);
   o.overlap = !no_overlap;
-  decompose_z(o);
+  if (app.count("--dims") && dims.empty()) throw UsageError("--dims is empty (use PxQxR or auto)");
+  decompose(o, dims);
   return true;
 }
 

@@ -1,7 +1,9 @@
 // The command line of bandwall-iso3dfd-mpi. Every check happens here, before anything is
 // allocated, and gives every rank the same answer (so rank 0 alone prints it).
 #pragma once
+#include <array>
 #include <string>
+#include <vector>
 
 #include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
@@ -23,12 +25,25 @@ struct Options {
   bool overlap = true;  // post the halo exchange before the interior update
   bool verify = false;
   int ranks = 1;
-  std::size_t planes = 0;  // interior planes along z per rank
+  // Ranks along x, y and z (--dims PxQxR, or auto: the shape of least halo bytes a rank; default
+  // 1x1xN, z-slabs), and where each dimension's interior is cut: dims[d] + 1 bounds, global indices.
+  std::array<int, 3> dims{1, 1, 1};
+  std::string dims_how = "z-slabs";
+  std::array<std::vector<std::size_t>, 3> cuts;
 };
 
+// The parts of `extent` interior points along one dimension for p ranks: bounds from kHalf, as
+// equal as whole points allow.
+std::vector<std::size_t> cut(std::size_t extent, int p);
+
+// The shape of least halo bytes a rank (each face with a neighbour sends 8 layers of its rank's
+// extents in the other two dimensions), among those whose every part holds the halo; ties go to
+// more ranks along z, then y. {0, 0, 0} when none does.
+std::array<int, 3> least_halo_dims(const Grid& global, int ranks);
+
 // Parses argv for a run over ranks processes; throws UsageError with one line for bad input
-// (including rank counts that do not divide the grid's interior planes or leave a rank fewer
-// planes than the halo). Returns false when help was printed.
+// (including shapes whose product is not the rank count, or that leave a rank fewer points than
+// the halo along a dimension it shares). Returns false when help was printed.
 bool parse_options(int argc, char** argv, int ranks, Options& out);
 
 }  // namespace bw::iso3dfd::mpi

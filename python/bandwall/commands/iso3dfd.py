@@ -91,6 +91,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="with --ranks: strong (--grid is shared) or weak (--grid is each rank's part)",
 )
 @click.option(
+    "--dims",
+    "shape",
+    callback=refuse_empty,
+    default=None,
+    help="with --ranks: ranks along x, y and z (PxQxR, their product the rank count), or auto (the shape of "
+    "least halo bytes a rank); default z-slabs (1x1xN)",
+)
+@click.option(
     "--rank-bind",
     default=None,
     type=click.Choice(iso3dfd_mpi.BINDINGS),
@@ -120,6 +128,7 @@ def iso3dfd_cmd(
     launcher,
     scaling,
     rank_bind,
+    shape,
     fmt,
     db,
     no_store,
@@ -130,6 +139,8 @@ def iso3dfd_cmd(
     depth = iso3dfd.parse_time_block(time_block)
     if not no_store:
         store.check(db)
+    if shape is not None and ranks is None:
+        raise UsageError("--dims shapes the grid of MPI ranks: give --ranks with it")
     if ranks is not None:
         placed = cpus is not None or given("bind")
         if placed and rank_bind is not None:
@@ -145,6 +156,8 @@ def iso3dfd_cmd(
                 "runs in one process (use --time-block 1 with --ranks)"
             )
         counts = iso3dfd_mpi.parse_ranks(ranks)
+        if shape is not None and shape != "auto" and len(counts) > 1:
+            raise UsageError(f"--dims {shape} fits one rank count; give one with --ranks (or --dims auto)")
         recs = [
             iso3dfd_mpi.run(
                 dims,
@@ -158,8 +171,10 @@ def iso3dfd_cmd(
                 pages,
                 verify,
                 cpus=cpus,
+                dims=shape,
+                model=True,
             )
-            for n in iso3dfd_mpi.checked(dims, counts, scaling)
+            for n in iso3dfd_mpi.checked(dims, counts, scaling, shape)
         ]
         if not no_store:
             for rec in recs:

@@ -1,5 +1,5 @@
-"""ISO3DFD over MPI ranks: checks the decomposition (z-slabs of equal planes, at least the halo of
-8 each) before launching, runs bandwall-iso3dfd-mpi through a launcher (mpirun or srun), and sums
+"""ISO3DFD over MPI ranks: checks the decomposition (a 3-D grid of ranks, z-slabs by default, each
+part at least the halo of 8 along every dimension it shares) before launching, runs bandwall-iso3dfd-mpi through a launcher (mpirun or srun), and sums
 strong or weak scaling over rank counts (speed-up, efficiency, share of time in communication)."""
 
 from __future__ import annotations
@@ -9,37 +9,70 @@ from collections.abc import Sequence
 from bandwall.core import native, records
 from bandwall.core.errors import UsageError
 from bandwall.kernels import iso3dfd
-from bandwall.mpi import launchers
+from bandwall.mpi import launchers, mpi_pingpong, mpi_rails
 
 TOOL = "bandwall-iso3dfd-mpi"
 SCALINGS = ("strong", "weak")
 BINDINGS = ("numa", "core", "none")
 
 
-def check_decomposition(grid: Sequence[int], ranks: int, scaling: str) -> int:
-    """Interior planes per rank along z, or UsageError when ranks cannot share the grid."""
+AXES = ("x", "y", "z")
+
+
+def parse_dims(text: str, ranks: int) -> tuple[int, int, int]:
+    """--dims PxQxR: ranks along x, y and z, their product the rank count (UsageError otherwise)."""
+    parts = text.split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) >= 1 for p in parts):
+        raise UsageError(f"--dims {text!r} is not three whole numbers like 2x2x2 (or auto)")
+    dims = tuple(int(p) for p in parts)
+    if dims[0] * dims[1] * dims[2] != ranks:
+        raise UsageError(f"--dims {text} makes {dims[0] * dims[1] * dims[2]} ranks, but {ranks} run")
+    return dims  # type: ignore[return-value]
+
+
+def _refusal(interior: Sequence[int], dims: Sequence[int]) -> str | None:
     half = iso3dfd.HALF_LENGTH
-    n3 = grid[2]
-    if n3 < 2 * half + 1:
-        raise UsageError(
-            f"n3 {n3} is below the minimum {2 * half + 1} (the halo of 8 on each side and one plane)"
-        )
-    interior = n3 - 2 * half
-    if scaling == "weak":
-        planes = interior
-    else:
-        if interior % ranks:
-            raise UsageError(
-                f"n3 {n3} has {interior} interior planes, which {ranks} ranks do not divide "
-                "(z-slabs need equal parts)"
+    for axis, n, p in zip(AXES, interior, dims):
+        if p > 1 and n // p < half:
+            return (
+                f"{p} ranks along {axis} leave a rank {n // p} interior points there, fewer than the halo of "
+                f"{half} its neighbours need (use fewer ranks along {axis} or a larger grid)"
             )
-        planes = interior // ranks
-    if ranks > 1 and planes < half:
-        raise UsageError(
-            f"{ranks} ranks leave each rank {planes} planes along z, fewer than the halo of {half} "
-            "its neighbours need (use fewer ranks or a larger n3)"
-        )
-    return planes
+    return None
+
+
+def check_decomposition(grid: Sequence[int], ranks: int, scaling: str, dims: str | None = None) -> None:
+    """UsageError when ranks cannot share the grid in the shape asked for (dims PxQxR, auto, or None:
+    z-slabs), as bandwall-iso3dfd-mpi decides it: every dimension cut in parts as equal as whole
+    points allow, each at least the halo of 8."""
+    half = iso3dfd.HALF_LENGTH
+    for axis, n in zip(("n1", "n2", "n3"), grid):
+        if n < 2 * half + 1:
+            raise UsageError(
+                f"{axis} {n} is below the minimum {2 * half + 1} (the halo of 8 on each side and one point)"
+            )
+    interior = [n - 2 * half for n in grid]
+    if dims == "auto":
+        if scaling == "weak":
+            return
+        shapes = [
+            (ranks // (py * pz), py, pz)
+            for pz in range(1, ranks + 1)
+            for py in range(1, ranks + 1)
+            if ranks % (py * pz) == 0
+        ]
+        if all(_refusal(interior, d) for d in shapes):
+            raise UsageError(
+                f"{ranks} ranks cannot share grid {'x'.join(map(str, grid))} in any shape that leaves every rank "
+                f"the halo of {half} points along each dimension it cuts"
+            )
+        return
+    shape = parse_dims(dims, ranks) if dims else (1, 1, ranks)
+    if scaling == "weak":
+        interior = [n * p for n, p in zip(interior, shape)]
+    why = _refusal(interior, shape)
+    if why:
+        raise UsageError(why)
 
 
 def native_args(
@@ -52,6 +85,7 @@ def native_args(
     pages: str | None,
     verify: bool,
     cpus: str | None = None,
+    dims: str | None = None,
 ) -> list[str]:
     """bind is a rank binding (BINDINGS) or a thread-binding policy, and cpus a CPU list: the CPUs of
     a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi)."""
@@ -65,6 +99,8 @@ def native_args(
         args += ["--pages", pages]
     if verify:
         args.append("--verify")
+    if dims is not None:
+        args += ["--dims", dims]
     return [str(a) for a in args]
 
 
@@ -82,21 +118,74 @@ def run(
     env: dict | None = None,
     timeout: float | None = None,
     cpus: str | None = None,
+    dims: str | None = None,
+    model: bool = False,
 ) -> dict:
     """One distributed run; returns its record (validated, not stored), with the launch plan in
-    config.launcher."""
-    check_decomposition(grid, ranks, scaling)
+    config.launcher. dims: PxQxR, auto, or None for z-slabs. model: a ping-pong between two ranks
+    started the same way gives result.exchange_model (exchange_model)."""
+    check_decomposition(grid, ranks, scaling, dims)
     blocks = blocks or iso3dfd.default_blocks(grid)
     plan = launchers.plan(TOOL, ranks, launcher)
     rec = native.run_record(
         TOOL,
-        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus),
+        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus, dims),
         env={**plan.env, **(env or {})},
         prefix=plan.prefix,
         timeout=timeout,
     )
     rec["config"]["launcher"] = {"name": plan.launcher, "argv": plan.prefix, "mpi": plan.mpi}
+    if model and ranks > 1:
+        rec["result"]["exchange_model"] = exchange_model(rec, pingpong(plan.mpi, launcher))
     return records.finish(rec)
+
+
+_PINGPONGS: dict[tuple[str, str], dict] = {}
+
+
+def pingpong(impl: str, launcher: str) -> dict:
+    """A ping-pong between two ranks started as the run's are, measured once per process."""
+    key = (impl, launcher)
+    if key not in _PINGPONGS:
+        if launchers.choose(launcher) == "srun":
+            plan = launchers.plan(f"bandwall-mpi-pingpong-{impl}", 2, launcher)
+            _PINGPONGS[key] = mpi_pingpong.run(impl, reps=3, launcher=plan.prefix)
+        else:  # its own mpirun, run as root where needed
+            _PINGPONGS[key] = mpi_pingpong.run(impl, reps=3)
+    return _PINGPONGS[key]
+
+
+def exchange_model(rec: dict, pp: dict) -> dict:
+    """What the halo exchange should cost each rank, from the ping-pong's latency and bandwidth: a
+    message per face with a neighbour, sent one after the other (latency + bytes / bandwidth each,
+    the faces' bytes together), beside what it took alone, what it took within the steps (post and
+    wait), and the update it can hide behind (the rank's compute a step)."""
+    rail = mpi_rails.rail_from_pingpong(pp)
+    steps = max(int(rec["config"]["nb_iter"]), 1)
+    rows = []
+    for p in rec["result"]["ranks"]:
+        messages = int(p.get("neighbours", 0))
+        predicted = messages * rail.latency_s + float(p.get("halo_bytes_per_step", 0)) / rail.bandwidth_Bps
+        rows.append(
+            {
+                "rank": p["rank"],
+                "messages": messages,
+                "halo_bytes": p.get("halo_bytes_per_step", 0),
+                "predicted_s": predicted,
+                "alone_s": p.get("exchange_alone_s"),
+                "in_steps_s": p.get("exchange_in_steps_s"),
+                "compute_s": p["compute_s"] / steps,
+            }
+        )
+    worst = max(rows, key=lambda r: r["predicted_s"])
+    return {
+        "pingpong": {"latency_us": rail.latency_s * 1e6, "bandwidth_GBps": rail.bandwidth_Bps * 1e-9},
+        "ranks": rows,
+        "predicted_max_s": worst["predicted_s"],
+        "alone_max_s": max((r["alone_s"] or 0) for r in rows),
+        "compute_min_s": min(r["compute_s"] for r in rows),
+        "hideable": worst["predicted_s"] <= min(r["compute_s"] for r in rows),
+    }
 
 
 def scaling_rows(recs: Sequence[dict]) -> list[dict]:
@@ -134,8 +223,8 @@ def parse_ranks(text: str) -> list[int]:
     return counts
 
 
-def checked(grid: Sequence[int], counts: Sequence[int], scaling: str) -> list[int]:
+def checked(grid: Sequence[int], counts: Sequence[int], scaling: str, dims: str | None = None) -> list[int]:
     """counts, once every one of them is known to decompose grid (before anything is launched)."""
     for n in counts:
-        check_decomposition(grid, n, scaling)
+        check_decomposition(grid, n, scaling, dims)
     return list(counts)

@@ -27,10 +27,18 @@ def rows(recs: Sequence[dict]) -> list[list]:
     ]
 
 
+def _box(p: dict) -> str:
+    """The rank's interior points, global indices, per dimension (z-slab records: z only)."""
+    if "origin" not in p:
+        return f"z {p['z0']}..{p['z0'] + p['planes'] - 1}"
+    return ", ".join(f"{o}..{o + e - 1}" for o, e in zip(p["origin"], p["extent"]))
+
+
 def render(con, recs: Sequence[dict]) -> None:
     c = recs[0]["config"]
     con.print(
-        f"ISO3DFD over MPI ({c['scaling']} scaling, {c['decomposition']} along z), grid {c['n1']}x{c['n2']}x"
+        f"ISO3DFD over MPI ({c['scaling']} scaling, {c['decomposition']}, ranks along x, y, z "
+        f"{'x'.join(map(str, c.get('dims', [1, 1, c['ranks']])))}), grid {c['n1']}x{c['n2']}x"
         f"{c['n3']} for the fewest ranks, {c['nb_iter']} steps, ranks bound by {c['bind']}, "
         f"launched by {c['launcher']['name']} ({c['mpi_library']})"
     )
@@ -39,21 +47,42 @@ def render(con, recs: Sequence[dict]) -> None:
     con.print(
         table(
             f"Ranks of the {last['config']['ranks']}-rank run",
-            ["rank", "host", "planes z", "thread CPUs", "thread nodes", "wait s", "prev pages"],
+            [
+                "rank",
+                "host",
+                "box (x, y, z)",
+                "halo B/step",
+                "thread CPUs",
+                "thread nodes",
+                "wait s",
+                "hidden",
+                "prev pages",
+            ],
             [
                 [
                     p["rank"],
                     p["host"],
-                    f"{p['z0']}..{p['z0'] + p['planes'] - 1}",
+                    _box(p),
+                    p.get("halo_bytes_per_step", "-"),
                     ",".join(map(str, p["thread_cpus"])),
                     ",".join(map(str, p["thread_nodes"])),
                     p["wait_s"],
+                    f"{100 * p['hidden_share']:.0f}%" if "hidden_share" in p else "-",
                     page_map_text(p["page_map"]["prev"]),
                 ]
                 for p in last["result"]["ranks"]
             ],
         )
     )
+    m = last["result"].get("exchange_model")
+    if m:
+        con.print(
+            f"halo exchange a step, the slowest rank: modelled {1e6 * m['predicted_max_s']:.1f} us from the "
+            f"ping-pong ({m['pingpong']['latency_us']:.2f} us, {m['pingpong']['bandwidth_GBps']:.2f} GB/s), "
+            f"measured alone {1e6 * m['alone_max_s']:.1f} us; the update to hide it behind "
+            f"{1e6 * m['compute_min_s']:.1f} us ({'enough' if m['hideable'] else 'too short'}); "
+            f"{100 * last['result'].get('hidden_share_mean', 0):.0f}% of it hidden on average"
+        )
     v = last["validation"]
     if "max_rel_error" in v:
         con.print(
