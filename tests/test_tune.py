@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from bandwall.core import policies, records, topo
+from bandwall.core import native, policies, records, topo
 from bandwall.core.store import Store
 from bandwall.tune import command
 from bandwall.tune.space import Machine, bindings, placements
@@ -45,6 +45,12 @@ BAD = [
     (["--fom", "(", "--", "true"], 2, "is not a regular expression"),
     (["iso3dfd", "--grid", "12x12"], 2, "not three whole numbers"),
     (["pipeline", "--kernel", "daxpy"], 2, "unknown kernel 'daxpy'"),
+    (["triad", "--ranks", "2"], 2, "--ranks tunes iso3dfd over MPI ranks: it goes with iso3dfd"),
+    (
+        ["iso3dfd", "--ranks", "64", "--grid", "40x36x48"],
+        2,
+        "64 ranks cannot share grid 40x36x48 in any shape",
+    ),
     (
         ["--fom", "never ([0-9]+)", "--", "echo", "hi"],
         1,
@@ -197,6 +203,42 @@ def test_a_tiny_kernel_tune_stores_schema_valid_records(run_bandwall, tmp_path):
     assert r["command"]["bandwall"].startswith("bandwall stream --kernel triad")
     with Store(db, readonly=True) as s:
         assert len(s.list("tune-trial")) == 3 and len(s.list("tune")) == 1
+
+
+def test_iso3dfd_over_ranks_searches_the_shapes(run_bandwall, tmp_path):
+    """tune iso3dfd --ranks 4: the shapes that can cut the grid, the least-halo one first (the
+    guess); every trial's shape is one of them and the command to run it names it."""
+    from bandwall.mpi import iso3dfd_mpi
+
+    try:
+        native.executable(iso3dfd_mpi.TOOL)
+    except Exception:
+        pytest.skip(f"{iso3dfd_mpi.TOOL} is not built: no MPI found at build time")
+    db = str(tmp_path / "t.db")
+    grid = "40x36x48"
+    p = run_bandwall(
+        "tune",
+        "iso3dfd",
+        "--ranks",
+        "4",
+        "--grid",
+        grid,
+        "--iters",
+        "2",
+        "--budget",
+        "3",
+        "--format",
+        "json",
+        "--db",
+        db,
+    )
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)["result"]
+    shapes = ["x".join(map(str, d)) for d in iso3dfd_mpi.shapes((40, 36, 48), 4)]
+    assert shapes[0] == "1x1x4"  # 32 planes along z: the fewest halo bytes a rank
+    assert {t["config"]["dims"] for t in r["trials"]} <= set(shapes)
+    assert r["best"]["config"]["dims"] in shapes
+    assert f"--ranks 4 --dims {r['best']['config']['dims']}" in r["command"]["bandwall"]
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,12 @@ from bandwall.views.tune import csv_rows, render
 @click.option(
     "--iters", type=click.IntRange(min=1), default=10, show_default=True, help="iso3dfd: time steps"
 )
+@click.option(
+    "--ranks",
+    type=click.IntRange(min=1),
+    default=None,
+    help="iso3dfd: over this many MPI ranks, searching the shape of their grid (--dims)",
+)
 @kernel_option()
 @measuring_options
 def tune_cmd(
@@ -70,6 +76,7 @@ def tune_cmd(
     reps,
     grid,
     iters,
+    ranks,
     kernel,
     fmt,
     db,
@@ -108,6 +115,7 @@ def tune_cmd(
             reps=reps,
             grid=grid,
             iters=iters,
+            ranks=ranks,
             kernel=kernel,
             fom=fom,
             lower=lower,

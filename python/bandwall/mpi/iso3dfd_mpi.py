@@ -41,6 +41,28 @@ def _refusal(interior: Sequence[int], dims: Sequence[int]) -> str | None:
     return None
 
 
+def halo_bytes(interior: Sequence[int], dims: Sequence[int]) -> float:
+    """Bytes an inner rank sends a step: 8 layers on both faces of every dimension it cuts, of the
+    largest part's extents in the other two (as bandwall-iso3dfd-mpi's auto shape counts them)."""
+    half = iso3dfd.HALF_LENGTH
+    e = [-(-n // p) for n, p in zip(interior, dims)]
+    return sum(2.0 * half * e[(d + 1) % 3] * e[(d + 2) % 3] * 4 for d in range(3) if dims[d] > 1)
+
+
+def shapes(grid: Sequence[int], ranks: int) -> list[tuple[int, int, int]]:
+    """Every shape (ranks along x, y, z) that can cut grid, least halo bytes first (ties: more ranks
+    along z, then y): the first is what --dims auto takes."""
+    half = iso3dfd.HALF_LENGTH
+    interior = [n - 2 * half for n in grid]
+    found = [
+        (ranks // (py * pz), py, pz)
+        for pz in range(ranks, 0, -1)
+        for py in range(ranks // pz, 0, -1)
+        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz)) is None
+    ]
+    return sorted(found, key=lambda d: halo_bytes(interior, d))
+
+
 def check_decomposition(grid: Sequence[int], ranks: int, scaling: str, dims: str | None = None) -> None:
     """UsageError when ranks cannot share the grid in the shape asked for (dims PxQxR, auto, or None:
     z-slabs), as bandwall-iso3dfd-mpi decides it: every dimension cut in parts as equal as whole
@@ -55,13 +77,7 @@ def check_decomposition(grid: Sequence[int], ranks: int, scaling: str, dims: str
     if dims == "auto":
         if scaling == "weak":
             return
-        shapes = [
-            (ranks // (py * pz), py, pz)
-            for pz in range(1, ranks + 1)
-            for py in range(1, ranks + 1)
-            if ranks % (py * pz) == 0
-        ]
-        if all(_refusal(interior, d) for d in shapes):
+        if not shapes(grid, ranks):
             raise UsageError(
                 f"{ranks} ranks cannot share grid {'x'.join(map(str, grid))} in any shape that leaves every rank "
                 f"the halo of {half} points along each dimension it cuts"

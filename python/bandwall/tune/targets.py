@@ -13,6 +13,7 @@ from bandwall.core.errors import BandwallError, RunFailed, UsageError
 from bandwall.core.fom import Fom
 from bandwall.engine import pipeline
 from bandwall.kernels import iso3dfd, stream
+from bandwall.mpi import iso3dfd_mpi
 from bandwall.pinning import pin
 from bandwall.tune import command, guide
 from bandwall.tune.space import (
@@ -184,6 +185,33 @@ class Iso3dfdTarget(Target):
         return command.builtin(head, o, ())
 
 
+class Iso3dfdRanksTarget(Target):
+    """ISO3DFD over MPI ranks: rate mpoints_per_s; the shape of the grid of ranks is searched, the
+    one of least halo bytes (--dims auto's) first."""
+
+    def space(self, m: Machine, db, keep) -> Space:
+        grid, ranks = self.options["grid"], self.options["ranks"]
+        found = iso3dfd_mpi.shapes(grid, ranks)
+        if not found:
+            iso3dfd_mpi.check_decomposition(grid, ranks, "strong", "auto")  # says why
+        values = tuple("x".join(map(str, d)) for d in found)
+        why = f"every shape of {ranks} ranks whose parts hold the halo, least halo bytes a rank first"
+        knobs = [Knob("dims", values, values[0], why)]
+        fixed = {"grid": list(grid), "iters": self.options["iters"], "ranks": ranks}
+        return Space(ISO3DFD, knobs, fixed, None, {})
+
+    def run(self, o: dict) -> tuple[float, dict]:
+        rec = iso3dfd_mpi.run(tuple(o["grid"]), o["iters"], o["ranks"], dims=o["dims"])
+        if records.failed(rec):
+            raise RunFailed("iso3dfd over ranks did not validate")
+        return rec["result"]["mpoints_per_s"], _summary(rec, "mpoints_per_s", "comm_share")
+
+    def commands(self, o: dict) -> dict:
+        grid = "x".join(map(str, o["grid"]))
+        head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--ranks", str(o["ranks"])]
+        return command.builtin([*head, "--dims", o["dims"]], {}, ())
+
+
 class PipelineTarget(Target):
     """A STREAM kernel pipelined with a copy engine (Intel's DSA article): rate best_GBps."""
 
@@ -299,7 +327,12 @@ def make(words: list[str], m: Machine, **options) -> Target:
                 )
         if word == ISO3DFD:
             grid = iso3dfd.parse_dims(options["grid"], "grid")
+            if options.get("ranks"):
+                opts = {"grid": grid, "iters": options["iters"], "ranks": options["ranks"]}
+                return Iso3dfdRanksTarget(word, "MPoints/s", opts)
             return Iso3dfdTarget(word, "MPoints/s", {"grid": grid, "iters": options["iters"]})
+        if options.get("ranks"):
+            raise UsageError("--ranks tunes iso3dfd over MPI ranks: it goes with iso3dfd")
         if word == PIPELINE:
             stream.check_kernel(options["kernel"])
             return PipelineTarget(word, "GB/s", {k: options[k] for k in ("kernel", "size", "reps")})
