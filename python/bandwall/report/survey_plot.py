@@ -7,13 +7,7 @@ from __future__ import annotations
 import statistics
 
 from bandwall.report import plots
-
-TITLES = {
-    "stream_triad_all_GBps": "STREAM triad, all cores",
-    "stream_triad_knee_GBps": "STREAM triad, knee",
-    "peak_gflops_dp": "FMA peak (double)",
-    "iso3dfd_mpoints_per_s": "ISO3DFD",
-}
+from bandwall.views.survey import NAMES
 
 
 def figure(rec: dict):
@@ -45,7 +39,7 @@ def figure(rec: dict):
         ax.axhline(statistics.median(med), color="black", linestyle="--", linewidth=1)
         ax.set_xticks(xs)
         ax.set_xticklabels([n["node"] for n in have], rotation=60, fontsize=7)
-        ax.set_title(TITLES.get(key, key), fontsize=9)
+        ax.set_title(NAMES.get(key, key), fontsize=9)
         ax.set_ylabel(f[0].get("unit", ""))
         ax.set_ylim(bottom=0)
     return fig
