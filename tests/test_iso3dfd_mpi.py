@@ -46,7 +46,7 @@ def single_norm():
     return json.loads(out.stdout)["result"]["norm"]
 
 
-def distributed(run_bandwall, ranks, *extra, env=None):
+def distributed(run_bandwall, ranks, *extra, env=None, prefix=None):
     out = run_bandwall(
         "iso3dfd",
         "--grid",
@@ -61,6 +61,7 @@ def distributed(run_bandwall, ranks, *extra, env=None):
         "--no-store",
         *extra,
         env=env,
+        prefix=prefix,
     )
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
@@ -246,6 +247,7 @@ def test_auto_launcher_is_srun_inside_an_allocation(monkeypatch):
     assert launchers.choose("auto") == "mpirun"
 
 
+@pytest.mark.cpus(2)
 def test_the_exchange_model_stands_beside_the_measurement(run_bandwall):
     """bandwall iso3dfd --ranks: a ping-pong between two ranks started alike gives each rank's
     modelled exchange (a message per face with a neighbour: latency + bytes / bandwidth) beside the
@@ -261,3 +263,10 @@ def test_the_exchange_model_stands_beside_the_measurement(run_bandwall):
         assert r["predicted_s"] == pytest.approx(2 * lat + r["halo_bytes"] / bw)
         assert r["alone_s"] > 0 and r["compute_s"] > 0
     assert m["hideable"] == (m["predicted_max_s"] <= m["compute_min_s"])
+
+
+def test_one_cpu_gives_no_exchange_model_and_says_why(run_bandwall):
+    """Under one CPU the ping-pong's two ranks would take turns: the model is not measured."""
+    one = str(min(os.sched_getaffinity(0)))
+    rec = distributed(run_bandwall, 2, "--launcher", "mpirun", prefix=["taskset", "-c", one])
+    assert rec["result"]["exchange_model"]["unavailable"].startswith("one CPU")

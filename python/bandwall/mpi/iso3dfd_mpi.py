@@ -4,6 +4,7 @@ strong or weak scaling over rank counts (speed-up, efficiency, share of time in 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from bandwall.core import native, records
@@ -152,7 +153,13 @@ def run(
     )
     rec["config"]["launcher"] = {"name": plan.launcher, "argv": plan.prefix, "mpi": plan.mpi}
     if model and ranks > 1:
-        rec["result"]["exchange_model"] = exchange_model(rec, pingpong(plan.mpi, launcher))
+        if len(os.sched_getaffinity(0)) < 2:
+            rec["result"]["exchange_model"] = {
+                "unavailable": "one CPU: the two ranks of a ping-pong would take turns on it, and its latency "
+                "would be the scheduler's"
+            }
+        else:
+            rec["result"]["exchange_model"] = exchange_model(rec, pingpong(plan.mpi, launcher))
     return records.finish(rec)
 
 
@@ -163,11 +170,12 @@ def pingpong(impl: str, launcher: str) -> dict:
     """A ping-pong between two ranks started as the run's are, measured once per process."""
     key = (impl, launcher)
     if key not in _PINGPONGS:
+        short = {"reps": 3, "max_iterations": 200}
         if launchers.choose(launcher) == "srun":
             plan = launchers.plan(f"bandwall-mpi-pingpong-{impl}", 2, launcher)
-            _PINGPONGS[key] = mpi_pingpong.run(impl, reps=3, launcher=plan.prefix)
+            _PINGPONGS[key] = mpi_pingpong.run(impl, launcher=plan.prefix, **short)
         else:  # its own mpirun, run as root where needed
-            _PINGPONGS[key] = mpi_pingpong.run(impl, reps=3)
+            _PINGPONGS[key] = mpi_pingpong.run(impl, **short)
     return _PINGPONGS[key]
 
 

@@ -75,7 +75,9 @@ def render(con, recs: Sequence[dict]) -> None:
         )
     )
     m = last["result"].get("exchange_model")
-    if m:
+    if m and "unavailable" in m:
+        con.print(f"halo exchange model: unavailable: {m['unavailable']}")
+    elif m:
         con.print(
             f"halo exchange a step, the slowest rank: modelled {1e6 * m['predicted_max_s']:.1f} us from the "
             f"ping-pong ({m['pingpong']['latency_us']:.2f} us, {m['pingpong']['bandwidth_GBps']:.2f} GB/s), "
