@@ -14,15 +14,13 @@
 #include "iso3dfd/selfcheck.hpp"
 #include "iso3dfd/rows.hpp"
 
+#include "tests/iso3dfd_arrays.hpp"
+
 using namespace bw::iso3dfd;
 
 namespace {
 
-struct Arrays {
-  std::vector<float> prev, next, vel;
-  explicit Arrays(const Grid& g) : prev(g.points()), next(g.points()), vel(g.points()) {}
-  Fields fields() { return Fields{prev.data(), next.data(), vel.data()}; }
-};
+using test_support::Arrays;
 
 // The reference's latest wavefield after steps.
 std::vector<float> reference(const Grid& g, int steps) {

@@ -15,15 +15,13 @@
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/timeblock.hpp"
 
+#include "tests/iso3dfd_arrays.hpp"
+
 using namespace bw::iso3dfd;
 
 namespace {
 
-struct Arrays {
-  std::vector<float> prev, next, vel;
-  explicit Arrays(const Grid& g) : prev(g.points()), next(g.points()), vel(g.points()) {}
-  Fields fields() { return Fields{prev.data(), next.data(), vel.data()}; }
-};
+using test_support::Arrays;
 
 // Interior 21 x 29 x 51: odd extents, 2 threads' slabs of 25 and 26 planes (depth 4 at most), 3
 // threads' of 17 (depth 2 for the middle one).

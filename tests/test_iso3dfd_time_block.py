@@ -1,0 +1,88 @@
+"""ISO3DFD's temporal blocking through the executable and the front end: sweeps of every depth give
+the step-by-step wavefield, auto says how it chose and counts its race's steps, the view names the
+depth; and the projection to the whole node that says where sweeps would pay."""
+
+from __future__ import annotations
+
+import pytest
+
+from bandwall.kernels import iso3dfd
+from test_iso3dfd import SMALL, THREADS, tool_record
+
+
+@pytest.mark.parametrize("threads", [1, THREADS])
+def test_time_blocks_leave_the_wavefield_exact(threads):
+    """Sweeps of 1, 2 and 3 steps (7 steps: not a multiple of either) give the step-by-step
+    wavefield: the same norm to the last bit, and --verify's reference agrees; the record says which
+    depth ran and how it was chosen, and counts every step."""
+    norms = {}
+    for depth in (1, 2, 3):
+        grid = [37, 29, 57]  # slabs of 20 planes at 2 threads: depth 3 at most
+        rec = tool_record(*grid, 7, 13, 7, 9, "compact", threads, "--time-block", depth, "--verify")
+        tb = rec["config"]["time_block"]
+        assert (tb["depth"], tb["how"], tb["requested"]) == (depth, "user", depth)
+        assert rec["result"]["time_block"] == depth and rec["result"]["steps"] == 7
+        assert rec["validation"]["checked"] and rec["validation"]["passed"] is True
+        model = rec["result"]["traffic_model"]["time_block"]
+        assert model["depth"] == depth and model["memory_bytes_per_point"] > 0
+        if depth > 1:
+            assert rec["result"]["bytes_per_point"] == model["memory_bytes_per_point"]
+        norms[depth] = rec["result"]["norm"]
+    assert norms[1] == norms[2] == norms[3]
+
+
+def test_time_block_auto_says_how_and_counts_its_race():
+    """auto: the model's depth 1, or a race of single steps against sweeps whose steps the run
+    counts; whichever it was, the record says why, and the answer is the step-by-step one."""
+    step = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", 1)
+    rec = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", "auto")
+    tb = rec["config"]["time_block"]
+    assert tb["requested"] == "auto" and tb["how"] in ("model", "race") and tb["why"]
+    assert "proposal" in tb
+    race = tb.get("race_steps", 0)
+    assert rec["result"]["steps"] + race == 40
+    if tb["how"] == "race":
+        assert race > 0 and tb["race"]["rule"]["rounds_run"] >= 5
+    assert rec["result"]["norm"] == step["result"]["norm"]
+
+
+def test_the_view_names_the_time_block(run_bandwall, tmp_path):
+    proc = run_bandwall("iso3dfd", *SMALL, "--time-block", "2", "--threads", "1", "--db", tmp_path / "v.db")
+    assert proc.returncode == 0, proc.stderr
+    assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout
+
+
+PROJECTION_CASES = [
+    # cores, STREAM GB/s, proposal (depth, bytes) or None: pays, gain
+    (2, 44.0, (8, 4.6875), False, 1.0),  # 2 x 750 = 1500 against 2750 fed step by step
+    (64, 450.0, (4, 5.9375), True, 48000 / 28125),  # 48000 against 28125; sweeps feed 75789
+    (64, 450.0, None, True, 1.0),  # pays, but the model proposed no depth to gain it with
+    (30, 450.0, (4, 5.9375), False, 1.0),  # 22500 against 28125: the cores do not outrun DRAM
+]
+
+
+@pytest.mark.parametrize("cores,stream,proposal,pays,gain", PROJECTION_CASES)
+def test_node_projection_says_where_temporal_blocking_pays(cores, stream, proposal, pays, gain):
+    rec = {
+        "provenance": {"threads": 2},
+        "config": {"time_block": {"proposal": {"depth": proposal[0], "memory_bytes_per_point": proposal[1]}}}
+        if proposal
+        else {},
+        "result": {"mpoints_per_s": 1400.0, "traffic_model": {"bytes_per_point_compulsory": 16}},
+    }
+    # ports 3000 and L1 fills 3000 MPoints/s on the run's 2 threads: 750 a core in cache
+    roof = {"port_bound_mpoints_per_s": 3000.0, "l1_fill_bound_mpoints_per_s": 3000.0}
+    p = iso3dfd.node_projection(rec, roof, cores, stream)
+    assert p["per_core_mpoints_per_s"] == pytest.approx(750.0)
+    assert p["compute_mpoints_per_s"] == pytest.approx(750.0 * cores)
+    assert p["depths"][0]["memory_bound_mpoints_per_s"] == pytest.approx(stream * 1e3 / 16)
+    assert p["pays"] is pays and p["gain"] == pytest.approx(gain)
+    assert ("do not outrun" not in p["why"]) is pays
+    assert ("sweeps of" in p["why"]) is (pays and proposal is not None)
+
+
+def test_node_projection_falls_back_to_the_run_per_thread():
+    rec = {"provenance": {"threads": 2}, "config": {}, "result": {"mpoints_per_s": 1400.0}}
+    p = iso3dfd.node_projection(rec, {}, 4, 10.0)
+    assert p["per_core_mpoints_per_s"] == pytest.approx(700.0)
+    assert p["per_core_source"] == "the run's rate per thread"
