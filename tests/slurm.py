@@ -1,11 +1,13 @@
-"""A one-node Slurm cluster on localhost for the tests: munged, slurmctld and slurmd started in the
-foreground as child processes, with their configuration, key, sockets, state, spool and logs in one
-temporary folder, and stopped (by their process ids) when the session ends, even after a failure.
+"""A Slurm cluster on localhost for the tests: munged, slurmctld and one slurmd per node started in
+the foreground as child processes, with their configuration, key, sockets, state, spool and logs in
+one temporary folder, and stopped (by their process ids) when the session ends, even after a failure.
 
 Ports are picked free at start-up, so several test sessions on one machine do not collide, and the
-munge socket is private, so a system munged (if any) is neither needed nor disturbed. The node's
-line is `slurmd -C`'s own (real CPU count, sockets, cores and memory). Jobs reach the cluster through
-the environment `Cluster.env` gives (SLURM_CONF).
+munge socket is private, so a system munged (if any) is neither needed nor disturbed. A node's line
+is `slurmd -C`'s own (real CPU count, sockets, cores and memory). With several nodes, each is a
+`slurmd -N nodeK` with its own port, spool, pid file and log (Slurm's %n), all on this one host and
+all given its CPUs; a task prolog may give each node's tasks their own environment. Jobs reach the
+cluster through the environment `Cluster.env` gives (SLURM_CONF).
 """
 
 from __future__ import annotations
@@ -43,9 +45,14 @@ def unavailable() -> str | None:
 class Cluster:
     root: Path
     conf: Path
-    node: str
+    nodes: list[str]
     cpus: int
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+
+    @property
+    def node(self) -> str:
+        """The first node (the only one of a one-node cluster)."""
+        return self.nodes[0]
 
     @property
     def env(self) -> dict[str, str]:
@@ -88,15 +95,34 @@ def node_line() -> tuple[str, int, str]:
     return fields["NodeName"], int(fields["CPUs"]), line
 
 
-def write_config(root: Path, node: str, node_desc: str, ports: list[int]) -> Path:
-    for sub in ("state", "spool", "log", "run"):
+def node_lines(desc: str, names: list[str], ports: list[int]) -> list[str]:
+    """slurm.conf's node lines: slurmd -C's description under each name; with several nodes on this
+    one host, each with its own slurmd port."""
+    if len(names) == 1:
+        return [f"{desc} NodeAddr=127.0.0.1 State=UNKNOWN"]
+    rest = desc.split(None, 1)[1]
+    return [
+        f"NodeName={n} NodeHostname={socket.gethostname()} NodeAddr=127.0.0.1 Port={p} {rest} State=UNKNOWN"
+        for n, p in zip(names, ports)
+    ]
+
+
+def write_config(
+    root: Path,
+    names: list[str],
+    node_desc: str,
+    ports: list[int],
+    task_prolog: Path | None = None,
+    own_cpus: bool = False,
+) -> Path:
+    for sub in ("state", "log", "run", "tmp", *(f"spool/{n}" for n in names)):
         (root / sub).mkdir(parents=True, exist_ok=True)
     conf = root / "slurm.conf"
     conf.write_text(
         "\n".join(
             [
                 "ClusterName=bandwalltest",
-                f"SlurmctldHost={node}(127.0.0.1)",
+                f"SlurmctldHost={socket.gethostname()}(127.0.0.1)",
                 "SlurmUser=root",
                 "SlurmdUser=root",
                 f"SlurmctldPort={ports[0]}",
@@ -105,15 +131,19 @@ def write_config(root: Path, node: str, node_desc: str, ports: list[int]) -> Pat
                 "CredType=cred/munge",
                 f"AuthInfo=socket={root / 'run' / 'munge.sock'}",
                 f"StateSaveLocation={root / 'state'}",
-                f"SlurmdSpoolDir={root / 'spool'}",
+                # The PMIx plugin's client folders go under TmpFS: this cluster's own, not /tmp.
+                f"TmpFS={root / 'tmp'}",
+                f"SlurmdSpoolDir={root / 'spool' / '%n'}",
                 f"SlurmctldPidFile={root / 'run' / 'slurmctld.pid'}",
-                f"SlurmdPidFile={root / 'run' / 'slurmd.pid'}",
+                f"SlurmdPidFile={root / 'run' / 'slurmd-%n.pid'}",
                 f"SlurmctldLogFile={root / 'log' / 'slurmctld.log'}",
-                f"SlurmdLogFile={root / 'log' / 'slurmd.log'}",
+                f"SlurmdLogFile={root / 'log' / 'slurmd-%n.log'}",
                 "SlurmctldDebug=info",
                 "SlurmdDebug=info",
                 "ProctrackType=proctrack/linuxproc",
-                "TaskPlugin=task/affinity",
+                # Nodes given their own CPUs are slurmd processes bound to them: their tasks inherit
+                # that binding, which task/affinity would replace with the host's CPU numbers.
+                f"TaskPlugin={'task/none' if own_cpus else 'task/affinity'}",
                 "SelectType=select/cons_tres",
                 "SelectTypeParameters=CR_Core",
                 "SchedulerType=sched/builtin",
@@ -126,7 +156,8 @@ def write_config(root: Path, node: str, node_desc: str, ports: list[int]) -> Pat
                 "InactiveLimit=0",
                 "KillWait=5",
                 "MinJobAge=10",
-                f"{node_desc} NodeAddr=127.0.0.1 State=UNKNOWN",
+                *([f"TaskProlog={task_prolog}"] if task_prolog else []),
+                *node_lines(node_desc, names, ports[2:]),
                 "PartitionName=local Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO",
                 "",
             ]
@@ -137,7 +168,7 @@ def write_config(root: Path, node: str, node_desc: str, ports: list[int]) -> Pat
     return conf
 
 
-def _spawn(cluster: Cluster, name: str, argv: list[str]) -> None:
+def _spawn(cluster: Cluster, name: str, argv: list[str], cpus: set[int] | None = None) -> None:
     log = open(cluster.root / "log" / f"{name}.out", "wb")
     cluster.procs[name] = subprocess.Popen(
         argv,
@@ -145,6 +176,7 @@ def _spawn(cluster: Cluster, name: str, argv: list[str]) -> None:
         stderr=subprocess.STDOUT,
         env=dict(os.environ, SLURM_CONF=str(cluster.conf)),
         start_new_session=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
     )
 
 
@@ -157,11 +189,12 @@ def _wait_idle(cluster: Cluster) -> None:
                 raise SlurmError(f"{name} exited with {proc.returncode}: {_tail(cluster, name)}")
         out = cluster.run("sinfo", "-h", "-N", "-o", "%N %t", timeout=10)
         state = out.stdout.strip()
-        if out.returncode == 0 and state.split()[-1:] == ["idle"]:
+        states = state.split()[1::2]
+        if out.returncode == 0 and len(states) == len(cluster.nodes) and set(states) == {"idle"}:
             return
         time.sleep(0.5)
     raise SlurmError(
-        f"node not idle after {START_TIMEOUT_S} s (sinfo: {state!r}): {_tail(cluster, 'slurmd')}"
+        f"nodes not idle after {START_TIMEOUT_S} s (sinfo: {state!r}): {_tail(cluster, 'slurmd-' + cluster.nodes[-1])}"
     )
 
 
@@ -184,14 +217,19 @@ def stop(cluster: Cluster) -> None:
 
 
 @contextmanager
-def cluster(root: Path):
-    """Starts munged, slurmctld and slurmd under root; yields the Cluster; stops them on exit."""
+def cluster(
+    root: Path, nodes: int = 1, task_prolog: Path | None = None, node_cpus: dict[str, set[int]] | None = None
+):
+    """Starts munged, slurmctld and a slurmd per node under root (one node: this machine's name;
+    several: node1..nodeN, each bound to its node_cpus when given); yields the Cluster; stops them
+    on exit."""
     reason = unavailable()
     if reason:
         raise SlurmError(reason)
     node, cpus, desc = node_line()
-    conf = write_config(root, node, desc, free_ports(2))
-    c = Cluster(root=root, conf=conf, node=node, cpus=cpus)
+    names = [node] if nodes == 1 else [f"node{k}" for k in range(1, nodes + 1)]
+    conf = write_config(root, names, desc, free_ports(2 + len(names)), task_prolog, bool(node_cpus))
+    c = Cluster(root=root, conf=conf, nodes=names, cpus=cpus)
     run = root / "run"
     key = root / "munge.key"
     try:
@@ -214,7 +252,8 @@ def cluster(root: Path):
                 raise SlurmError(f"munged did not start: {_tail(c, 'munged')}")
             time.sleep(0.1)
         _spawn(c, "slurmctld", ["slurmctld", "-D", "-i", "-f", str(conf)])
-        _spawn(c, "slurmd", ["slurmd", "-D", "-f", str(conf), "-N", node])
+        for n in names:
+            _spawn(c, f"slurmd-{n}", ["slurmd", "-D", "-f", str(conf), "-N", n], (node_cpus or {}).get(n))
         _wait_idle(c)
         yield c
     finally:

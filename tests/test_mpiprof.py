@@ -328,6 +328,37 @@ def test_pingpong(run_bandwall, tmp_path, impl):
     assert records.passed(rec) and rec["id"] >= 1
 
 
+@pytest.mark.parametrize("impl", list(TOOLS))
+@pytest.mark.parametrize("np,links", [(2, 1), (3, 3)])
+def test_the_ring_measures_every_link_once(impl, np, links):
+    """--ring: link i joins rank i and rank i+1 (two ranks: one link), every repetition kept."""
+    if impl not in mpi.available():
+        pytest.skip(f"bandwall was built without {impl}")
+    from bandwall.core import native
+
+    argv = [*launcher(impl, np), native.executable(f"bandwall-mpi-pingpong-{impl}")]
+    argv += ["--ring", "--max-size", "64K", "--reps", "2", "--max-iterations", "20"]
+    p = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **ENV}, timeout=120)
+    assert p.returncode == 0, p.stderr
+    rec = records.validate(json.loads(p.stdout))
+    assert rec["tool"] == "mpi-ring" and records.passed(rec)
+    got = [(ln["from_rank"], ln["to_rank"]) for ln in rec["result"]["links"]]
+    assert got == [(k, (k + 1) % np) for k in range(links)]
+    for ln in rec["result"]["links"]:
+        assert len(ln["latency_us"]["values"]) == 2 and ln["bandwidth_GBps"]["min"] > 0
+
+
+@pytest.mark.parametrize("impl", list(TOOLS))
+def test_a_ring_of_one_rank_is_refused(impl):
+    if impl not in mpi.available():
+        pytest.skip(f"bandwall was built without {impl}")
+    from bandwall.core import native
+
+    argv = [*launcher(impl, 1), native.executable(f"bandwall-mpi-pingpong-{impl}"), "--ring"]
+    p = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **ENV}, timeout=120)
+    assert p.returncode != 0 and "--ring needs 2 ranks or more, got 1" in p.stderr
+
+
 def test_report_section(run_bandwall, tmp_path):
     """`bandwall report --sections mpiprof` profiles bandwall's own ping-pong when nothing is stored:
     call shares, size histograms and the partner heat map on the page."""

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
 import sys
+import threading
 
 import pytest
 
 from bandwall.core import records
-from bandwall.survey import judge, node
+from bandwall.survey import judge, load, node
 
 NAMES = [f"node{k}" for k in range(1, 7)]
 
@@ -26,12 +29,23 @@ def real_node(tmp_path_factory):
     return records.validate(json.loads(proc.stdout))
 
 
-def scaled(rec: dict, name: str, factor: float = 1.0, wobble: float = 0.0, **settings) -> dict:
+def scaled(
+    rec: dict, name: str, factor: float = 1.0, wobble: float = 0.0, busy: float = 0.0, **settings
+) -> dict:
     """A copy of a node record named name, its figures times factor (each repetition moved by up to
-    wobble, alternately up and down), its settings changed."""
+    wobble, alternately up and down), its CPUs busy with others by busy (a process 'spin' named
+    when 0.1 or more), its settings changed."""
     out = copy.deepcopy(rec)
     r = out["result"]
     r["node"] = out["config"]["node"] = name
+    spin = [{"pid": 4242, "command": "spin", "cpus": busy}] if busy >= 0.1 else []
+    r["load"] = {
+        "window_s": 0.5,
+        "busy_cpus": busy,
+        "per_cpu": {"0": busy},
+        "processes": spin,
+        "waited_s": 0.0,
+    }
     for f in r["figures"].values():
         f["median"] *= factor
         f["min"] *= factor * (1 - wobble)
@@ -53,6 +67,8 @@ def population(real_node) -> list[dict]:
 
 def test_the_local_record_has_every_figure_with_its_spread(real_node):
     r = real_node["result"]
+    assert set(r["load"]["per_cpu"]) == {str(c) for c in os.sched_getaffinity(0)}
+    assert r["host"] == load.host_id()
     assert set(r["figures"]) == set(node.UNITS)
     for key, f in r["figures"].items():
         assert 0 < f["min"] <= f["median"] <= f["max"], key
@@ -115,6 +131,124 @@ def test_against_a_baseline_one_node_is_judged(real_node):
     assert slow["flagged"] == ["node1"]
 
 
+def test_a_node_busy_with_other_processes_is_flagged_and_they_are_named(real_node):
+    recs = [scaled(real_node, n, busy=1.0 if n == "node4" else 0.02) for n in NAMES]
+    rec = judge.survey_record(recs)
+    assert rec["result"]["flagged"] == ["node4"]
+    (row,) = rec["result"]["outliers"]
+    assert row["metric"] == "busy_cpus" and "spin (pid 4242) 1" in row["reason"]
+
+
+def test_a_load_every_node_shares_flags_none(real_node):
+    """Against the nodes' median: a background every node carries is not one node's fault."""
+    rec = judge.survey_record([scaled(real_node, n, busy=0.7) for n in NAMES])
+    assert rec["result"]["flagged"] == []
+
+
+def test_against_a_baseline_a_busy_node_is_flagged_alone(real_node):
+    base = judge.baseline_of(judge.survey_record(population(real_node)))
+    rec = judge.survey_record([scaled(real_node, "node9", busy=0.6)], baseline=base)
+    assert [o["metric"] for o in rec["result"]["outliers"]] == ["busy_cpus"]
+
+
+def test_a_process_spinning_on_the_nodes_cpu_is_seen_and_named():
+    """A spinner pinned to one of this task's CPUs while the node is watched: that CPU busy and
+    the spinner named (the survey itself sleeps through the window)."""
+    cpu = max(os.sched_getaffinity(0))
+    code = f"import os; os.sched_setaffinity(0, {{{cpu}}}); print('go', flush=True)\nwhile True: pass"
+    spin = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert spin.stdout.readline() == "go\n"
+        seen = load.foreign(0.5)
+    finally:
+        spin.kill()
+        spin.wait()
+    assert seen["per_cpu"][str(cpu)] >= 0.5
+    assert spin.pid in [p["pid"] for p in seen["processes"]]
+
+
+def test_nodes_of_one_machine_take_turns():
+    """A second turn begins only after the first has ended (the lock, not a clock, orders them)."""
+    order: list[str] = []
+    first_in, second_tried = threading.Event(), threading.Event()
+
+    def first():
+        with load.turn():
+            order.append("first in")
+            first_in.set()
+            second_tried.wait(10)
+            order.append("first out")
+
+    def second():
+        first_in.wait(10)
+        second_tried.set()
+        with load.turn():
+            order.append("second in")
+
+    threads = [threading.Thread(target=f) for f in (first, second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert order == ["first in", "first out", "second in"]
+
+
+def ring(names: list[str], slow: str | None = None, bandwidth: float = 10.0) -> dict:
+    """An mpi-ring record over names; the link from slow at a fifth of the bandwidth and five times
+    the latency."""
+    links = []
+    for k, a in enumerate(names):
+        f = 0.2 if a == slow else 1.0
+        bw = [bandwidth * f * w for w in (0.98, 1.0, 1.01)]
+        lat = [2.0 / f * w for w in (0.99, 1.0, 1.02)]
+        links.append(
+            {
+                "from": a,
+                "to": names[(k + 1) % len(names)],
+                "from_rank": k,
+                "to_rank": (k + 1) % len(names),
+                "latency_us": {"median": lat[1], "min": lat[0], "max": lat[2], "values": lat},
+                "bandwidth_GBps": {"median": bw[1], "min": bw[0], "max": bw[2], "values": bw},
+            }
+        )
+    return {
+        "schema_version": 1,
+        "tool": "mpi-ring",
+        "config": {"ranks": len(names), "latency_bytes": 8, "bandwidth_bytes": 1 << 20},
+        "result": {"links": links},
+        "validation": {"checked": True, "passed": True, "method": "test"},
+        "provenance": {},
+    }
+
+
+def test_a_slow_link_of_the_ring_is_flagged_by_its_two_nodes(real_node):
+    recs = [scaled(real_node, n) for n in NAMES]
+    for k, r in enumerate(recs):
+        r["result"]["host"] = f"host{k}"
+    rec = judge.survey_record(recs, ring=ring(NAMES, slow="node3"))
+    assert rec["result"]["flagged"] == ["node3-node4"]
+    assert {o["metric"] for o in rec["result"]["outliers"]} == {"link_bandwidth_GBps", "link_latency_us"}
+
+
+def test_links_within_one_machine_are_shown_not_judged(real_node):
+    recs = [scaled(real_node, n) for n in NAMES]
+    for r in recs:
+        r["result"]["host"] = "one"
+    rec = judge.survey_record(recs, ring=ring(NAMES, slow="node3"))
+    assert rec["result"]["flagged"] == [] and len(rec["result"]["links"]) == len(NAMES)
+    assert all(ln["one_machine"] for ln in rec["result"]["links"])
+
+
+def test_against_a_baseline_the_links_are_judged_too(real_node):
+    recs = [scaled(real_node, n) for n in NAMES]
+    for k, r in enumerate(recs):
+        r["result"]["host"] = f"host{k}"
+    base = judge.baseline_of(judge.survey_record(recs, ring=ring(NAMES)))
+    pair = recs[:2]
+    rec = judge.survey_record(pair, baseline=base, ring=ring(["node1", "node2"], bandwidth=5.0))
+    assert {o["metric"] for o in rec["result"]["outliers"]} == {"link_bandwidth_GBps"}
+
+
 def write_population(folder, recs) -> None:
     folder.mkdir(exist_ok=True)
     for rec in recs:
@@ -146,6 +280,28 @@ def test_the_per_node_plot_is_written(run_bandwall, real_node, tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "nodes.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_report_shows_the_stored_survey_node_by_node(run_bandwall, real_node, tmp_path):
+    db = tmp_path / "s.db"
+    write_population(tmp_path / "nodes", population(real_node))
+    assert run_bandwall("survey", "--judge", tmp_path / "nodes", "--db", db).returncode == 0
+    out = tmp_path / "rep"
+    proc = run_bandwall("report", "--sections", "survey", "--db", db, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "index.html").read_text()
+    assert all(n in page for n in NAMES) and "setting thp is" in page
+    assert page.count("data:image/png;base64") >= 1
+    assert "flagged" in proc.stdout and "node3" in proc.stdout
+
+
+def test_the_report_without_a_stored_survey_says_how_to_make_one(run_bandwall, tmp_path):
+    proc = run_bandwall(
+        "report", "--sections", "survey", "--db", tmp_path / "e.db", "--out", tmp_path / "r", "--format", "json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    (section,) = [s for r in json.loads(proc.stdout) if r["tool"] == "report" for s in r["result"]["sections"]]
+    assert section["status"] == "unavailable" and "no survey stored" in section["reason"]
 
 
 def test_against_a_stored_survey_with_fail(run_bandwall, real_node, tmp_path):

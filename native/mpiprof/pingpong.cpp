@@ -1,11 +1,15 @@
 // bandwall-mpi-pingpong: two ranks bounce messages of growing size (MPI_Send / MPI_Recv) and rank 0
 // prints one JSON record: one-way latency and bandwidth per size, the per-rail model the mpiprof
-// rail advisor uses. Every received message is checked against the pattern that was sent.
+// rail advisor uses. With --ring, N ranks (one a node) measure the links of a ring one at a time,
+// rank i with rank i+1: the latency of a small message and the bandwidth of the largest, every
+// repetition kept (record mpi-ring). Every received message is checked against the pattern sent.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "common/args.hpp"
@@ -30,6 +34,99 @@ bool check(const std::vector<unsigned char>& buf, std::size_t n, unsigned seed) 
   return true;
 }
 
+// One-way seconds of `iters` round trips of n bytes between this rank and peer (the initiator sends
+// first); the buffer is checked after the last trip.
+double bounce(std::vector<unsigned char>& buf, std::size_t n, long iters, int peer, bool initiator, unsigned seed,
+              bool& ok) {
+  fill(buf, n, seed);
+  double t0 = MPI_Wtime();
+  for (long i = 0; i < iters; i++) {
+    if (initiator) {
+      MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), static_cast<int>(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+    }
+  }
+  double dt = (MPI_Wtime() - t0) / static_cast<double>(iters) / 2;
+  ok = ok && check(buf, n, seed);
+  return dt;
+}
+
+bw::json spread(const std::vector<double>& v) {
+  std::vector<double> s = v;
+  std::sort(s.begin(), s.end());
+  double median = s.size() % 2 ? s[s.size() / 2] : (s[s.size() / 2 - 1] + s[s.size() / 2]) / 2;
+  return {{"median", median}, {"min", s.front()}, {"max", s.back()}, {"values", v}};
+}
+
+// This rank's node: SLURMD_NODENAME inside a Slurm step (several slurmd can share one host), else
+// the processor name.
+std::string node_name() {
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  return std::string(name, static_cast<std::size_t>(len));
+}
+
+constexpr std::size_t kLatencyBytes = 8;
+constexpr int kNameBytes = 256;
+
+// The ring: link i joins rank i and rank (i+1) mod N, measured while every other rank waits.
+int ring(int rank, int size, std::uint64_t top, int reps, long max_iters) {
+  std::vector<unsigned char> buf(std::max<std::uint64_t>(top, kLatencyBytes));
+  const int links = size == 2 ? 1 : size;
+  std::vector<double> mine(2 * static_cast<std::size_t>(reps), 0.0);  // latency s, then bandwidth GB/s
+  bool ok = true;
+  const long big_iters = std::clamp<long>(static_cast<long>((256u << 20) / top), 5L, max_iters);
+  for (int link = 0; link < links; link++) {
+    const int a = link, b = (link + 1) % size;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != a && rank != b) continue;
+    const int peer = rank == a ? b : a;
+    for (int r = 0; r < reps; r++) {
+      double lat = bounce(buf, kLatencyBytes, max_iters, peer, rank == a, static_cast<unsigned>(r), ok);
+      double big = bounce(buf, top, big_iters, peer, rank == a, static_cast<unsigned>(r + 7), ok);
+      if (rank == a) {
+        mine[static_cast<std::size_t>(r)] = lat;
+        mine[static_cast<std::size_t>(reps + r)] = static_cast<double>(top) / big * 1e-9;
+      }
+    }
+  }
+  std::vector<double> all(rank == 0 ? mine.size() * static_cast<std::size_t>(size) : 0);
+  MPI_Gather(mine.data(), static_cast<int>(mine.size()), MPI_DOUBLE, all.data(), static_cast<int>(mine.size()),
+             MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  std::string me = node_name();
+  me.resize(kNameBytes, '\0');
+  std::vector<char> names(rank == 0 ? static_cast<std::size_t>(kNameBytes) * static_cast<std::size_t>(size) : 0);
+  MPI_Gather(me.data(), kNameBytes, MPI_CHAR, names.data(), kNameBytes, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int all_ok = 0, mine_ok = ok ? 1 : 0;
+  MPI_Reduce(&mine_ok, &all_ok, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  if (rank != 0) return 0;
+  if (!all_ok) throw bw::RunError("a received message differs from the one sent");
+  auto name_of = [&](int r) { return std::string(names.data() + static_cast<std::ptrdiff_t>(r) * kNameBytes).c_str(); };
+  bw::json out = bw::json::array();
+  for (int link = 0; link < links; link++) {
+    const double* v = all.data() + static_cast<std::ptrdiff_t>(link) * static_cast<std::ptrdiff_t>(mine.size());
+    std::vector<double> lat_us, gbps(v + reps, v + 2 * reps);
+    for (int r = 0; r < reps; r++) lat_us.push_back(v[r] * 1e6);
+    out.push_back({{"from", name_of(link)},
+                   {"to", name_of((link + 1) % size)},
+                   {"from_rank", link},
+                   {"to_rank", (link + 1) % size},
+                   {"latency_us", spread(lat_us)},
+                   {"bandwidth_GBps", spread(gbps)}});
+  }
+  bw::json config = {{"ranks", size}, {"latency_bytes", kLatencyBytes}, {"bandwidth_bytes", top}};
+  auto prov = bw::provenance(1, {}, "launcher", "none", {{"buffer", top}}, reps);
+  bw::emit(bw::make_record(
+      "mpi-ring", config, {{"links", out}},
+      bw::validation_checked(true, "every received message compared byte by byte with the one sent"), prov));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -46,10 +143,18 @@ int main(int argc, char** argv) {
     app.add_option("--reps", reps, "repetitions of each size (the best is kept)")->check(CLI::PositiveNumber);
     app.add_option("--max-iterations", max_iters, "round trips per repetition at most (fewer for large sizes)")
         ->check(CLI::PositiveNumber);
+    bool ring_mode = false;
+    app.add_flag("--ring", ring_mode,
+                 "every link of a ring of N ranks in turn (rank i with i+1): small-message latency and the "
+                 "bandwidth of --max-size, each repetition kept");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
-    if (size != 2) throw bw::UsageError("needs exactly 2 ranks, got " + std::to_string(size));
     std::uint64_t top = bw::parse_size(max_size, "--max-size");
     if (top < 1 || top > (1u << 30)) throw bw::UsageError("--max-size must be between 1 and 1G");
+    if (ring_mode) {
+      if (size < 2) throw bw::UsageError("--ring needs 2 ranks or more, got " + std::to_string(size));
+      return ring(rank, size, top, reps, max_iters);
+    }
+    if (size != 2) throw bw::UsageError("needs exactly 2 ranks, got " + std::to_string(size));
     std::vector<unsigned char> buf(top), expect(top);
     std::vector<Point> points;
     bool ok = true;

@@ -11,6 +11,7 @@ from bandwall.core import store
 from bandwall.core.errors import RunFailed, Unavailable, UsageError
 from bandwall.core.registry import commands
 from bandwall.mpi import flavours as mpi
+from bandwall.mpi import ring as links
 from bandwall.output import emit, measuring_options
 from bandwall.report import survey_plot, sweep_plot
 from bandwall.survey import gather, judge, node
@@ -70,8 +71,9 @@ def survey_cmd(
     local, judging, short, out_dir, against, margin, hostfile, fail, plot_file, files, fmt, db, no_store
 ):
     """Measure every node of a Slurm allocation alike (STREAM triad at the knee and on all cores, the
-    FMA peak, a short ISO3DFD, the settings that explain differences) and name the nodes that stand
-    out; outside Slurm, this node alone."""
+    FMA peak, a short ISO3DFD, the settings that explain differences, what else keeps its CPUs busy),
+    the links between them (a ring of MPI ping-pongs), and name the nodes and links that stand out;
+    outside Slurm, this node alone. Nodes that are one machine take turns."""
     judge.check_margin(margin)
     if local and plot_file:
         raise UsageError("--plot draws the nodes of a survey: it does not go with --local")
@@ -94,6 +96,7 @@ def survey_cmd(
             rec["id"] = store.save(rec, db)
         emit(rec, fmt, lambda con: render_node(con, rec))
         return
+    ring, links_note = None, None
     if judging:
         node_recs = gather.read(list(files))
     elif hostfile is not None:
@@ -107,14 +110,16 @@ def survey_cmd(
         prefix += ["--hostfile", str(hostfile), "--map-by", "ppr:1:node"]
         folder = out_dir or Path("bandwall-survey")
         node_recs = gather.launch(prefix, folder, short, flavour.mpirun_env(), "mpirun")
+        ring, links_note = links.hostfile_ring(hostfile, len(names), short)
     elif gather.in_slurm():
         folder = out_dir or Path(f"bandwall-survey-{os.environ['SLURM_JOB_ID']}")
         node_recs = gather.slurm(folder, short)
+        ring, links_note = links.slurm_ring(len(node_recs), short)
     else:
         node_recs = [node.measure(short)]
         if out_dir is not None:
             gather.write(node_recs[0], out_dir)
-    rec = judge.survey_record(node_recs, margin, baseline)
+    rec = judge.survey_record(node_recs, margin, baseline, ring, links_note)
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:

@@ -89,9 +89,17 @@ def launch(
     return read([folder])
 
 
+def cpus_per_node(text: str) -> int:
+    """The fewest CPUs the allocation holds on any node, from SLURM_JOB_CPUS_PER_NODE ("8(x3),4")."""
+    counts = [int(part.split("(")[0]) for part in text.split(",") if part.split("(")[0].isdigit()]
+    return min(counts) if counts else 1
+
+
 def slurm(folder: Path, short: bool) -> list[dict]:
-    """One task per node of the allocation."""
-    return launch(["srun", "--ntasks-per-node=1"], folder, short)
+    """One task per node of the allocation, given every CPU the allocation holds there (a task
+    would otherwise be bound to one CPU and measure one core)."""
+    cpus = cpus_per_node(os.environ.get("SLURM_JOB_CPUS_PER_NODE", "1"))
+    return launch(["srun", "--ntasks-per-node=1", f"--cpus-per-task={cpus}"], folder, short)
 
 
 def hosts(path: Path) -> list[str]:

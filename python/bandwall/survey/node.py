@@ -1,6 +1,6 @@
 """One node measured for a survey: its topology digest, STREAM triad at the knee and on all cores,
 the FMA peak, a short ISO3DFD run and its settings; every figure with the median, min and max of its
-repetitions. The record (tool survey-node) is what `bandwall survey --judge` reads, however it was
+repetitions; what else used its CPUs just before (load). The record (tool survey-node) is what `bandwall survey --judge` reads, however it was
 gathered."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ import statistics
 
 from bandwall.core import native, records, topo
 from bandwall.kernels import iso3dfd, sweep
-from bandwall.survey import settings
+from bandwall.survey import load, settings
 
 TOOL = "survey-node"
 # (full, short): STREAM repetitions and array elements; ISO3DFD grid and steps
 STREAM = {False: (20, 40_000_000), True: (8, 10_000_000)}
 ISO = {False: ((208, 208, 208), 20), True: ((112, 112, 112), 10)}
+LOAD_WINDOW_S = {False: 1.0, True: 0.5}  # how long the node's CPUs are watched before the runs
 # Figures and their units; all are higher-is-better.
 UNITS = {
     "stream_triad_all_GBps": "GB/s",
@@ -61,7 +62,16 @@ def counts(cores: int) -> list[int]:
 
 
 def measure(short: bool = False) -> dict:
-    """This node's survey record."""
+    """This node's survey record, measured in this machine's turn (see load)."""
+    with load.turn() as waited:
+        others = load.foreign(LOAD_WINDOW_S[short])
+        rec = _measure(short)
+    rec["result"]["load"] = {**others, "waited_s": round(waited, 3)}
+    rec["result"]["host"] = load.host_id()
+    return records.validate(rec)
+
+
+def _measure(short: bool) -> dict:
     t = topo.topology()["result"]
     cores = int(t["cores"])
     cores = max(1, min(cores, sweep.allowed_cpu_count()))

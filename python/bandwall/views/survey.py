@@ -13,8 +13,21 @@ NAMES = {
 }
 
 
-def figure(f: dict) -> str:
-    return f"{fmt_cell(f['median'])} ({fmt_cell(f['min'])}-{fmt_cell(f['max'])}) {f.get('unit', '')}".rstrip()
+def figure(f: dict, unit: bool = True) -> str:
+    text = f"{_num(f['median'])} ({_num(f['min'])}-{_num(f['max'])})"
+    return f"{text} {f.get('unit', '')}".rstrip() if unit else text
+
+
+def _num(v) -> str:
+    """Three significant figures at least, no decimals beyond them."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    return fmt_cell(v)
+
+
+def heading(key: str, nodes: list[dict]) -> str:
+    unit = next((n["figures"][key].get("unit") for n in nodes if key in n["figures"]), "")
+    return f"{NAMES.get(key, key)} {unit}".rstrip()
 
 
 def render_node(con, rec: dict) -> None:
@@ -23,6 +36,16 @@ def render_node(con, rec: dict) -> None:
     rows = [[NAMES.get(k, k), figure(f)] for k, f in r["figures"].items()]
     con.print(table("Figures: median (min-max)", ["figure", "value"], rows))
     con.print(table("Settings", ["setting", "value"], [[k, str(v)] for k, v in r["settings"].items()]))
+    if "load" in r:
+        con.print(busy_line(r["load"]))
+
+
+def busy_line(load: dict) -> str:
+    who = ", ".join(f"{p['command']} (pid {p['pid']}) {p['cpus']:.2g}" for p in load["processes"])
+    return (
+        f"other processes used {load['busy_cpus']:.2g} of its CPUs over {load['window_s']:.2g} s before the runs"
+        + (f": {who}" if who else "")
+    )
 
 
 def render(con, rec: dict) -> None:
@@ -30,24 +53,47 @@ def render(con, rec: dict) -> None:
     nodes = r["nodes"]
     keys = sorted({k for n in nodes for k in n["figures"]})
     rows = [
-        [n["node"], *[figure(n["figures"][k]) if k in n["figures"] else "-" for k in keys]]
+        [n["node"], *[figure(n["figures"][k], unit=False) if k in n["figures"] else "-" for k in keys]]
+        + [f"{n['load']['busy_cpus']:.2g}" if "load" in n else "-"]
         + ["flagged" if n["node"] in r["flagged"] else ""]
         for n in nodes
     ]
     con.print(
         table(
-            f"Survey of {len(nodes)} nodes ({r['judged']})",
-            ["node", *[NAMES.get(k, k) for k in keys], ""],
+            f"Survey of {len(nodes)} nodes ({r['judged']}): median (min-max)",
+            ["node", *[heading(k, nodes) for k in keys], "CPUs busy with others", ""],
             rows,
         )
     )
+    if r.get("links"):
+        con.print(
+            table(
+                "Links, a ring of ping-pongs: median (min-max)",
+                ["link", "latency us", "bandwidth GB/s", ""],
+                [
+                    [
+                        f"{ln['from']}-{ln['to']}",
+                        figure(ln["latency_us"], unit=False),
+                        figure(ln["bandwidth_GBps"], unit=False),
+                        "flagged"
+                        if f"{ln['from']}-{ln['to']}" in r["flagged"]
+                        else ("one machine: not judged" if ln.get("one_machine") else ""),
+                    ]
+                    for ln in r["links"]
+                ],
+            )
+        )
+    elif r.get("links_note"):
+        con.print(f"links not measured: {r['links_note']}")
+    for group in r.get("shared_hosts", []):
+        con.print(f"{', '.join(group)} are one machine: measured in turns")
     if r["outliers"]:
         con.print(
             table(
                 "Outliers",
                 ["node", "metric", "value", "median", "reason"],
                 [
-                    [o["node"], o["metric"], str(o["value"]), str(o["population_median"]), o["reason"]]
+                    [o["node"], o["metric"], _num(o["value"]), _num(o["population_median"]), o["reason"]]
                     for o in r["outliers"]
                 ],
             )

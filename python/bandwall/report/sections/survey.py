@@ -1,0 +1,83 @@
+"""Report section `survey`: the nodes of the latest stored survey side by side (the per-node plot,
+their figures with spread, the links of the ring) and the nodes and links that stand out, with why.
+A survey measures an allocation (`bandwall survey` inside salloc, or --hostfile): the report shows
+one stored, it does not start one."""
+
+from __future__ import annotations
+
+from bandwall.core.errors import Unavailable
+from bandwall.report import Context, last_of, plots, sections, survey_plot
+from bandwall.report.render import figures, html_table, note
+from bandwall.views import survey as view
+
+
+class SurveySection:
+    title = "Nodes of an allocation"
+    order = 85
+
+    def collect(self, ctx: Context) -> None:
+        stored = ctx.store.list(tool="survey", limit=1) if ctx.store is not None else []
+        if not stored:
+            raise Unavailable(
+                "no survey stored: run `bandwall survey` inside an allocation (salloc -N 4 bandwall survey "
+                "--short) or with --hostfile, then the report again"
+            )
+        ctx.use(stored[0])
+
+    def build(self, ctx: Context, recs: list[dict]) -> dict:
+        return {"record": last_of(recs, "survey")}
+
+    def terminal(self, ctx: Context, data: dict) -> None:
+        view.render(ctx.console, data["record"])
+
+    def html(self, ctx: Context, data: dict) -> str:
+        rec = data["record"]
+        r = rec["result"]
+        nodes = r["nodes"]
+        keys = sorted({k for n in nodes for k in n["figures"]})
+        rows = [
+            [n["node"], *[view.figure(n["figures"][k], unit=False) if k in n["figures"] else "-" for k in keys]]
+            + ["flagged" if n["node"] in r["flagged"] else ""]
+            for n in nodes
+        ]
+        parts = [
+            note(f"{len(nodes)} nodes, judged {r['judged']} (margin {rec['config']['margin']:.0%})."),
+            figures(plots.img_tag(survey_plot.figure(rec), alt="each figure per node, flagged nodes marked")),
+            html_table(
+                ["node", *[view.heading(k, nodes) for k in keys], ""], rows, caption="median (min-max)"
+            ),
+        ]
+        if r.get("links"):
+            parts.append(
+                html_table(
+                    ["link", "latency us", "bandwidth GB/s", ""],
+                    [
+                        [
+                            f"{ln['from']}-{ln['to']}",
+                            view.figure(ln["latency_us"], unit=False),
+                            view.figure(ln["bandwidth_GBps"], unit=False),
+                            "one machine: not judged" if ln.get("one_machine") else "",
+                        ]
+                        for ln in r["links"]
+                    ],
+                    caption="links, a ring of ping-pongs",
+                )
+            )
+        elif r.get("links_note"):
+            parts.append(note(f"links not measured: {r['links_note']}"))
+        for group in r.get("shared_hosts", []):
+            parts.append(note(f"{', '.join(group)} are one machine: measured in turns"))
+        if r["outliers"]:
+            parts.append(
+                html_table(
+                    ["node", "metric", "value", "median", "reason"],
+                    [[o["node"], o["metric"], o["value"], o["population_median"], o["reason"]] for o in r["outliers"]],
+                    caption="outliers",
+                )
+            )
+        else:
+            parts.append(note("no node stands out"))
+        return "\n".join(parts)
+
+
+sections.register("survey")(SurveySection())
