@@ -14,7 +14,7 @@ import threading
 import pytest
 
 from bandwall.core import records
-from bandwall.survey import judge, load, node
+from bandwall.survey import gather, judge, load, node
 
 NAMES = [f"node{k}" for k in range(1, 7)]
 
@@ -247,6 +247,11 @@ def test_against_a_baseline_the_links_are_judged_too(real_node):
     pair = recs[:2]
     rec = judge.survey_record(pair, baseline=base, ring=ring(["node1", "node2"], bandwidth=5.0))
     assert {o["metric"] for o in rec["result"]["outliers"]} == {"link_bandwidth_GBps"}
+
+
+@pytest.mark.parametrize("text,cpus", [("2(x4)", 2), ("8(x3),4", 4), ("16", 16), ("", 1), ("junk", 1)])
+def test_each_task_gets_the_fewest_cpus_the_allocation_holds_on_a_node(text, cpus):
+    assert gather.cpus_per_node(text) == cpus
 
 
 def write_population(folder, recs) -> None:
