@@ -302,10 +302,20 @@ def test_the_report_shows_the_stored_survey_node_by_node(run_bandwall, real_node
 
 def test_the_report_without_a_stored_survey_says_how_to_make_one(run_bandwall, tmp_path):
     proc = run_bandwall(
-        "report", "--sections", "survey", "--db", tmp_path / "e.db", "--out", tmp_path / "r", "--format", "json"
+        "report",
+        "--sections",
+        "survey",
+        "--db",
+        tmp_path / "e.db",
+        "--out",
+        tmp_path / "r",
+        "--format",
+        "json",
     )
     assert proc.returncode == 0, proc.stderr
-    (section,) = [s for r in json.loads(proc.stdout) if r["tool"] == "report" for s in r["result"]["sections"]]
+    (section,) = [
+        s for r in json.loads(proc.stdout) if r["tool"] == "report" for s in r["result"]["sections"]
+    ]
     assert section["status"] == "unavailable" and "no survey stored" in section["reason"]
 
 

@@ -36,7 +36,10 @@ class SurveySection:
         nodes = r["nodes"]
         keys = sorted({k for n in nodes for k in n["figures"]})
         rows = [
-            [n["node"], *[view.figure(n["figures"][k], unit=False) if k in n["figures"] else "-" for k in keys]]
+            [
+                n["node"],
+                *[view.figure(n["figures"][k], unit=False) if k in n["figures"] else "-" for k in keys],
+            ]
             + ["flagged" if n["node"] in r["flagged"] else ""]
             for n in nodes
         ]
@@ -71,7 +74,10 @@ class SurveySection:
             parts.append(
                 html_table(
                     ["node", "metric", "value", "median", "reason"],
-                    [[o["node"], o["metric"], o["value"], o["population_median"], o["reason"]] for o in r["outliers"]],
+                    [
+                        [o["node"], o["metric"], o["value"], o["population_median"], o["reason"]]
+                        for o in r["outliers"]
+                    ],
                     caption="outliers",
                 )
             )
