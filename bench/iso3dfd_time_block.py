@@ -9,6 +9,8 @@ record's model says cross memory and the cache level it expects to hold a tile's
 auto, the depths it chose. With --roofline (bandwall's Python package importable, e.g. .venv/bin/python)
 the ceilings are measured once on the same cores and each depth's three-level estimate (ports +
 L2-to-L1 fills + memory at its bytes a point) is printed beside its median: the model's prediction.
+With --oracle, a calibrated prediction too: depth 1's measured time a point split into the in-cache
+time (the oracle's ratio) and a memory part that scales with the depth's memory bytes a point.
 
 With --oracle it first runs the experiment that says whether memory is worth sparing at all: the
 same rows and blocks on a grid whose three arrays fit the last-level cache (few planes) against the
@@ -86,8 +88,9 @@ def ratio_text(values: list[float]) -> str:
     return f"{statistics.median(values):.3f}x [{min(values):.3f}-{max(values):.3f}]"
 
 
-def oracle(a: argparse.Namespace) -> None:
-    """Step by step, the same rows and blocks: the run's grid against one of few planes."""
+def oracle(a: argparse.Namespace) -> float:
+    """Step by step, the same rows and blocks: the run's grid against one of few planes. Returns the
+    median per-round ratio in-cache / run's grid."""
     big = run(a, a.dims, "1")
     blocks = [str(b) for b in big["config"]["blocks"]]
     blocks[2] = str(min(int(blocks[2]), (a.oracle_planes - 16) // max(a.threads, 1)))
@@ -104,6 +107,16 @@ def oracle(a: argparse.Namespace) -> None:
         arrays = 3 * dims[0] * dims[1] * dims[2] * 4 / 2**20
         print(f"  {name:14s} {'x'.join(map(str, dims)):12s} {arrays:7.0f} MiB  {spread(rates[name])}")
     print(f"  in-cache / run's grid, per round: {ratio_text(ratios)}")
+    return statistics.median(ratios)
+
+
+def calibrated(rate1: float, in_cache: float, bytes1: float, bytes_d: float) -> float:
+    """The rate at depth d from two measurements and the traffic model: a point's time step by step
+    (1 / rate1) is the in-cache time (the oracle's ratio less) plus a memory part, and the memory
+    part scales with the memory bytes a point and step (bytes_d against bytes1)."""
+    t1 = 1.0 / rate1
+    tc = t1 / max(in_cache, 1.0)
+    return 1.0 / (tc + (t1 - tc) * bytes_d / bytes1)
 
 
 def ceilings(a: argparse.Namespace, rec: dict):
@@ -117,8 +130,7 @@ def ceilings(a: argparse.Namespace, rec: dict):
 
 def main() -> None:
     a = parse()
-    if a.oracle:
-        oracle(a)
+    in_cache = oracle(a) if a.oracle else None
     rates: dict[str, list[float]] = {d: [] for d in a.depth_list}
     last: dict[str, dict] = {}
     chosen: list[int] = []
@@ -136,7 +148,7 @@ def main() -> None:
     print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
     print(
         f"{'depth':>6} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
-        f"{'tile in':>8} {'model MPoints/s':>16}"
+        f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16}"
     )
     base = rates.get("1")
     for d in a.depth_list:
@@ -150,9 +162,14 @@ def main() -> None:
             ecm = placed["result"].get("roofline", {}).get("ecm_mpoints_per_s")
             if ecm:
                 estimate = f"{ecm:.0f} ({100 * statistics.median(rates[d]) / ecm:.0f}%)"
+        fitted = "-"
+        if in_cache is not None and base and d != "auto":
+            b1 = last["1"]["result"]["bytes_per_point"]
+            c = calibrated(statistics.median(base), in_cache, b1, res["bytes_per_point"])
+            fitted = f"{c:.0f} ({100 * statistics.median(rates[d]) / c:.0f}%)"
         print(
             f"{d:>6} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
-            f"{estimate:>16}"
+            f"{estimate:>16} {fitted:>16}"
         )
     if chosen:
         print(f"auto chose depths {chosen}; last why: {last['auto']['config']['time_block']['why']}")
