@@ -10,7 +10,9 @@ auto, the depths it chose. With --roofline (bandwall's Python package importable
 the ceilings are measured once on the same cores and each depth's three-level estimate (ports +
 L2-to-L1 fills + memory at its bytes a point) is printed beside its median: the model's prediction.
 With --oracle, a calibrated prediction too: depth 1's measured time a point split into the in-cache
-time (the oracle's ratio) and a memory part that scales with the depth's memory bytes a point.
+time (the oracle's ratio) and a memory part that scales with the depth's memory bytes a point. With
+auto among the depths, the prediction of the model its race calibrated (the last auto run's
+config.time_block.calibrated) beside each depth.
 
 With --oracle it first runs the experiment that says whether memory is worth sparing at all: the
 same rows and blocks on a grid whose three arrays fit the last-level cache (few planes) against the
@@ -148,8 +150,12 @@ def main() -> None:
     print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
     print(
         f"{'depth':>6} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
-        f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16}"
+        f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16} {'by auto race':>16}"
     )
+    by_race = {}
+    if "auto" in last:
+        cal = last["auto"]["config"]["time_block"].get("calibrated", {})
+        by_race = {str(p["depth"]): p["mpoints_per_s"] for p in cal.get("predicted", [])}
     base = rates.get("1")
     for d in a.depth_list:
         rec = last[d]
@@ -167,9 +173,14 @@ def main() -> None:
             b1 = last["1"]["result"]["bytes_per_point"]
             c = calibrated(statistics.median(base), in_cache, b1, res["bytes_per_point"])
             fitted = f"{c:.0f} ({100 * statistics.median(rates[d]) / c:.0f}%)"
+        raced = (
+            f"{by_race[d]:.0f} ({100 * statistics.median(rates[d]) / by_race[d]:.0f}%)"
+            if d in by_race
+            else "-"
+        )
         print(
             f"{d:>6} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
-            f"{estimate:>16} {fitted:>16}"
+            f"{estimate:>16} {fitted:>16} {raced:>16}"
         )
     if chosen:
         print(f"auto chose depths {chosen}; last why: {last['auto']['config']['time_block']['why']}")

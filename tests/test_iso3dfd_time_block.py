@@ -4,6 +4,8 @@ depth; and the projection to the whole node that says where sweeps would pay."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from bandwall.kernels import iso3dfd
@@ -43,6 +45,8 @@ def test_time_block_auto_says_how_and_counts_its_race():
     assert rec["result"]["steps"] + race == 40
     if tb["how"] == "race":
         assert race > 0 and tb["race"]["rule"]["rounds_run"] >= 5
+        (one,) = [p for p in tb["calibrated"]["predicted"] if p["depth"] == 1]
+        assert one["mpoints_per_s"] == pytest.approx(statistics.median(tb["race"]["rates"]["1"]))
     assert rec["result"]["norm"] == step["result"]["norm"]
 
 

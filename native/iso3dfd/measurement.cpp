@@ -16,6 +16,12 @@ namespace bw::iso3dfd {
 
 namespace {
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 // CPU time of the whole process (every thread), user and system.
 double cpu_seconds() {
   rusage u{};
@@ -153,6 +159,19 @@ void Measurement::choose_time_block(int threads) {
       race_steps_ += n;
     }
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
+  json calibrated =
+      calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced, median(rates[1]));
+  const int chosen_depth = ch.chosen == 1 ? proposal.depth : 1;
+  const double chosen_rate = median(rates[ch.chosen]);
+  if (calibrated["best_depth"].get<int>() > chosen_depth &&
+      calibrated["best_mpoints_per_s"].get<double>() > chosen_rate * (1 + decide::rule().margin) && ch.chosen == 1) {
+    const int d = calibrated["best_depth"].get<int>();
+    calibrated["hint"] = "the model calibrated by the race predicts depth " + std::to_string(d) + " at " +
+                         std::to_string(static_cast<int>(calibrated["best_mpoints_per_s"].get<double>())) +
+                         " MPoints/s against depth " + std::to_string(chosen_depth) + "'s measured " +
+                         std::to_string(static_cast<int>(chosen_rate)) + ": try --time-block " + std::to_string(d);
+  }
+  time_block_["calibrated"] = calibrated;
   if (ch.chosen == 1) {
     tiles_ = proposal;
     model_ = raced;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "common/decide.hpp"
 #include "iso3dfd/timeblock.hpp"
 
 namespace bw::iso3dfd {
@@ -110,6 +111,40 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
   best.why = found.depth > 1 ? "no depth saves a fifth of the memory traffic: " + found.why
                              : "no depth's wavefront fits a cache, or the slabs allow none";
   return best;
+}
+
+json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
+                           const TimeBlockModel& raced, double rate_d) {
+  const double t1 = 1.0 / rate1, td = 1.0 / rate_d;
+  const double bd = raced.memory_bytes_per_point / kBytesPerPoint;
+  // t1 = tc + m and td = tc + m * bd: the in-cache time tc and the memory part m of depth 1.
+  double tc = bd < 1.0 ? (td - t1 * bd) / (1.0 - bd) : t1;
+  tc = std::clamp(tc, 0.25 * t1, t1);  // a race's noise must not make memory more than 3/4 of the time
+  const double mem = t1 - tc;
+  json predicted = json::array();
+  int best = 1;
+  double best_rate = rate1;
+  for (int d = 1; d <= std::min(max_depth, 8); ++d) {
+    const TimeBlockModel m =
+        d == 1 ? time_block_model(g, 1, 0, threads, l2, l3) : fit_time_block(g, d, threads, l2, l3);
+    if (d > 1 && m.level == "memory") continue;
+    const double rate = 1.0 / (tc + mem * m.memory_bytes_per_point / kBytesPerPoint);
+    predicted.push_back({{"depth", d}, {"mpoints_per_s", rate}, {"memory_bytes_per_point", m.memory_bytes_per_point}});
+    best_rate = std::max(best_rate, rate);
+  }
+  // The shallowest depth within the decision rule's margin of the fastest prediction.
+  const double top = best_rate;
+  for (const auto& p : predicted)
+    if (p["mpoints_per_s"].get<double>() * (1 + decide::rule().margin) >= top) {
+      best = p["depth"].get<int>(), best_rate = p["mpoints_per_s"].get<double>();
+      break;
+    }
+  return {{"from", "the race's medians: depth 1 and depth " + std::to_string(raced.depth)},
+          {"in_cache_mpoints_per_s", 1.0 / tc},
+          {"memory_share_step_by_step", mem / t1},
+          {"predicted", predicted},
+          {"best_depth", best},
+          {"best_mpoints_per_s", best_rate}};
 }
 
 }  // namespace bw::iso3dfd

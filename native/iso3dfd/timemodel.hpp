@@ -47,4 +47,12 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64
 // within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than depth 1.
 TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3);
 
+// The model calibrated by a race: depth 1's measured rate (rate1, MPoints/s) and the raced depth's
+// (rate_d) split a point's time step by step into a part that stays in cache and a memory part that
+// scales with the memory bytes a point and step; the rates it predicts for depths 1 to 8 (those the
+// slabs allow and whose window a cache holds), and the best of them (the shallowest within the
+// decision rule's margin of the fastest).
+json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
+                           const TimeBlockModel& raced, double rate_d);
+
 }  // namespace bw::iso3dfd

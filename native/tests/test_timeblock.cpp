@@ -14,6 +14,7 @@
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/timeblock.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 #include "tests/iso3dfd_arrays.hpp"
 
@@ -91,4 +92,36 @@ TEST(TimeBlock, RefusesADepthTheSlabsCannotHold) {
   Fields f = a.fields();
   EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{5, 0, 8}, 2, 5, coefficients()), std::invalid_argument);
   EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{0, 0, 8}, 1, 5, coefficients()), std::invalid_argument);
+}
+
+// The model calibrated by a race gives back the two rates it was calibrated on, predicts faster
+// rates for depths that move fewer memory bytes, and keeps depth 1 when the race found no gain.
+TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
+  const Grid g{528, 528, 528};
+  const std::uint64_t l2 = 2u << 20, l3 = 480u << 20;
+  const int deepest = max_depth(g, 2);
+  const TimeBlockModel raced = fit_time_block(g, 2, 2, l2, l3);
+  ASSERT_LT(raced.memory_bytes_per_point, kBytesPerPoint);
+  const auto cal = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 1080.0);
+  const auto& p = cal["predicted"];
+  ASSERT_GE(p.size(), 2u);
+  EXPECT_EQ(p[0]["depth"].get<int>(), 1);
+  EXPECT_NEAR(p[0]["mpoints_per_s"].get<double>(), 1000.0, 1e-6);
+  EXPECT_EQ(p[1]["depth"].get<int>(), 2);
+  EXPECT_NEAR(p[1]["mpoints_per_s"].get<double>(), 1080.0, 1e-6);
+  for (std::size_t i = 1; i < p.size(); ++i) {
+    if (p[i]["memory_bytes_per_point"].get<double>() <= p[i - 1]["memory_bytes_per_point"].get<double>()) {
+      EXPECT_GE(p[i]["mpoints_per_s"].get<double>(), p[i - 1]["mpoints_per_s"].get<double>());
+    }
+  }
+  EXPECT_GT(cal["memory_share_step_by_step"].get<double>(), 0.0);
+  EXPECT_GE(cal["best_depth"].get<int>(), 2);
+
+  const auto lost = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 990.0);
+  EXPECT_EQ(lost["memory_share_step_by_step"].get<double>(), 0.0);
+  EXPECT_EQ(lost["best_depth"].get<int>(), 1);
+  for (const auto& q : lost["predicted"]) EXPECT_NEAR(q["mpoints_per_s"].get<double>(), 1000.0, 1e-6);
+
+  const auto wild = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 5000.0);
+  EXPECT_LE(wild["memory_share_step_by_step"].get<double>(), 0.75 + 1e-12);
 }

@@ -84,6 +84,14 @@ def render(con, recs: list[dict]) -> None:
     tb = c.get("time_block", {})
     if tb:
         con.print(f"time steps per sweep: {tb['depth']} ({tb['how']}: {tb['why']})")
+        cal = tb.get("calibrated", {})
+        if cal:
+            rates = ", ".join(f"{p['depth']}: {p['mpoints_per_s']:.0f}" for p in cal["predicted"])
+            con.print(
+                f"model calibrated by the race ({cal['memory_share_step_by_step']:.0%} of a step's time in "
+                f"memory): MPoints/s by depth {rates}"
+                + (f"; {cal['hint']}" if "hint" in cal else "")
+            )
     con.print(table("Runs", COLUMNS, [row(rec) for rec in recs]))
     con.print(
         f"norm of the latest wavefield: {r['norm']:.9g}; {r['flops_per_point']} flops and at least "
