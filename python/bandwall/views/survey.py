@@ -48,8 +48,14 @@ def busy_line(load: dict) -> str:
     )
 
 
-def render(con, rec: dict) -> None:
-    r = rec["result"]
+NODE_TITLE = "median (min-max)"
+LINK_COLUMNS = ["link", "latency us", "bandwidth GB/s", ""]
+OUTLIER_COLUMNS = ["node", "metric", "value", "median", "reason"]
+
+
+def node_table(r: dict) -> tuple[list[str], list[list]]:
+    """The nodes side by side: columns and rows (each figure's median (min-max), CPUs busy with
+    other processes, flagged)."""
     nodes = r["nodes"]
     keys = sorted({k for n in nodes for k in n["figures"]})
     rows = [
@@ -58,45 +64,48 @@ def render(con, rec: dict) -> None:
         + ["flagged" if n["node"] in r["flagged"] else ""]
         for n in nodes
     ]
-    con.print(
-        table(
-            f"Survey of {len(nodes)} nodes ({r['judged']}): median (min-max)",
-            ["node", *[heading(k, nodes) for k in keys], "CPUs busy with others", ""],
-            rows,
-        )
-    )
+    return ["node", *[heading(k, nodes) for k in keys], "CPUs busy with others", ""], rows
+
+
+def link_rows(r: dict) -> list[list]:
+    def state(ln: dict) -> str:
+        if f"{ln['from']}-{ln['to']}" in r["flagged"]:
+            return "flagged"
+        return "one machine: not judged" if ln.get("one_machine") else ""
+
+    return [
+        [
+            f"{ln['from']}-{ln['to']}",
+            figure(ln["latency_us"], unit=False),
+            figure(ln["bandwidth_GBps"], unit=False),
+            state(ln),
+        ]
+        for ln in r.get("links", [])
+    ]
+
+
+def outlier_rows(r: dict) -> list[list]:
+    return [
+        [o["node"], o["metric"], _num(o["value"]), _num(o["population_median"]), o["reason"]]
+        for o in r["outliers"]
+    ]
+
+
+def notes(r: dict) -> list[str]:
+    """What the tables do not say: why there are no links, which nodes are one machine."""
+    out = [f"links not measured: {r['links_note']}"] if not r.get("links") and r.get("links_note") else []
+    return out + [f"{', '.join(g)} are one machine: measured in turns" for g in r.get("shared_hosts", [])]
+
+
+def render(con, rec: dict) -> None:
+    r = rec["result"]
+    columns, rows = node_table(r)
+    con.print(table(f"Survey of {len(r['nodes'])} nodes ({r['judged']}): {NODE_TITLE}", columns, rows))
     if r.get("links"):
-        con.print(
-            table(
-                "Links, a ring of ping-pongs: median (min-max)",
-                ["link", "latency us", "bandwidth GB/s", ""],
-                [
-                    [
-                        f"{ln['from']}-{ln['to']}",
-                        figure(ln["latency_us"], unit=False),
-                        figure(ln["bandwidth_GBps"], unit=False),
-                        "flagged"
-                        if f"{ln['from']}-{ln['to']}" in r["flagged"]
-                        else ("one machine: not judged" if ln.get("one_machine") else ""),
-                    ]
-                    for ln in r["links"]
-                ],
-            )
-        )
-    elif r.get("links_note"):
-        con.print(f"links not measured: {r['links_note']}")
-    for group in r.get("shared_hosts", []):
-        con.print(f"{', '.join(group)} are one machine: measured in turns")
+        con.print(table("Links, a ring of ping-pongs: median (min-max)", LINK_COLUMNS, link_rows(r)))
+    for line in notes(r):
+        con.print(line)
     if r["outliers"]:
-        con.print(
-            table(
-                "Outliers",
-                ["node", "metric", "value", "median", "reason"],
-                [
-                    [o["node"], o["metric"], _num(o["value"]), _num(o["population_median"]), o["reason"]]
-                    for o in r["outliers"]
-                ],
-            )
-        )
+        con.print(table("Outliers", OUTLIER_COLUMNS, outlier_rows(r)))
     else:
         con.print("no node stands out")

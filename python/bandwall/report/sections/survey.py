@@ -33,54 +33,19 @@ class SurveySection:
     def html(self, ctx: Context, data: dict) -> str:
         rec = data["record"]
         r = rec["result"]
-        nodes = r["nodes"]
-        keys = sorted({k for n in nodes for k in n["figures"]})
-        rows = [
-            [
-                n["node"],
-                *[view.figure(n["figures"][k], unit=False) if k in n["figures"] else "-" for k in keys],
-            ]
-            + ["flagged" if n["node"] in r["flagged"] else ""]
-            for n in nodes
-        ]
+        columns, rows = view.node_table(r)
         parts = [
-            note(f"{len(nodes)} nodes, judged {r['judged']} (margin {rec['config']['margin']:.0%})."),
+            note(f"{len(r['nodes'])} nodes, judged {r['judged']} (margin {rec['config']['margin']:.0%})."),
             figures(plots.img_tag(survey_plot.figure(rec), alt="each figure per node, flagged nodes marked")),
-            html_table(
-                ["node", *[view.heading(k, nodes) for k in keys], ""], rows, caption="median (min-max)"
-            ),
+            html_table(columns, rows, caption=view.NODE_TITLE),
         ]
         if r.get("links"):
             parts.append(
-                html_table(
-                    ["link", "latency us", "bandwidth GB/s", ""],
-                    [
-                        [
-                            f"{ln['from']}-{ln['to']}",
-                            view.figure(ln["latency_us"], unit=False),
-                            view.figure(ln["bandwidth_GBps"], unit=False),
-                            "one machine: not judged" if ln.get("one_machine") else "",
-                        ]
-                        for ln in r["links"]
-                    ],
-                    caption="links, a ring of ping-pongs",
-                )
+                html_table(view.LINK_COLUMNS, view.link_rows(r), caption="links, a ring of ping-pongs")
             )
-        elif r.get("links_note"):
-            parts.append(note(f"links not measured: {r['links_note']}"))
-        for group in r.get("shared_hosts", []):
-            parts.append(note(f"{', '.join(group)} are one machine: measured in turns"))
+        parts += [note(line) for line in view.notes(r)]
         if r["outliers"]:
-            parts.append(
-                html_table(
-                    ["node", "metric", "value", "median", "reason"],
-                    [
-                        [o["node"], o["metric"], o["value"], o["population_median"], o["reason"]]
-                        for o in r["outliers"]
-                    ],
-                    caption="outliers",
-                )
-            )
+            parts.append(html_table(view.OUTLIER_COLUMNS, view.outlier_rows(r), caption="outliers"))
         else:
             parts.append(note("no node stands out"))
         return "\n".join(parts)
