@@ -329,26 +329,19 @@ def test_against_a_stored_survey_with_fail(run_bandwall, real_node, tmp_path):
     assert proc.returncode == 1 and "node9" in proc.stderr
 
 
+def survey_in_allocation(cluster, nodes: int, out_dir, *extra: str, exclusive: bool = False) -> dict:
+    """`bandwall survey --short` inside `salloc -N nodes` on a test cluster: its survey record."""
+    alloc = ["salloc", f"-N{nodes}", *(["--exclusive"] if exclusive else [])]
+    argv = [sys.executable, "-m", "bandwall", "survey", "--short", "--no-store", *extra]
+    out = cluster.run(*alloc, *argv, "--out-dir", str(out_dir), "--format", "json", timeout=600)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout[out.stdout.index("{") :])
+
+
 def test_survey_in_a_slurm_allocation_runs_one_task_a_node(slurm_cluster, tmp_path):
     """Inside an allocation (salloc on the one-node test cluster), one srun task measures the node
     into the shared folder and the survey judges it."""
-    out = slurm_cluster.run(
-        "salloc",
-        "-N1",
-        sys.executable,
-        "-m",
-        "bandwall",
-        "survey",
-        "--short",
-        "--no-store",
-        "--out-dir",
-        str(tmp_path / "nodes"),
-        "--format",
-        "json",
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    rec = json.loads(out.stdout[out.stdout.index("{") :])
+    rec = survey_in_allocation(slurm_cluster, 1, tmp_path / "nodes")
     assert [n["node"] for n in rec["result"]["nodes"]] == [slurm_cluster.node]
     assert (tmp_path / "nodes" / f"{slurm_cluster.node}.json").exists()
 

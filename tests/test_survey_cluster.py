@@ -11,7 +11,6 @@ from the busy CPU and the settings, which no timing decides."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ import pytest
 
 from bandwall.mpi import flavours as mpi
 from bandwall.survey import settings
+from test_survey import survey_in_allocation
 
 NODES = ("node1", "node2", "node3", "node4")
 NOISY, ODD = "node2", "node3"
@@ -87,26 +87,7 @@ def spinner(four_nodes):
 
 def test_the_survey_flags_the_noisy_node_and_the_odd_one_and_no_other(four_nodes, spinner, tmp_path):
     cluster, own, mode = four_nodes
-    out = cluster.run(
-        "salloc",
-        f"-N{len(NODES)}",
-        "--exclusive",
-        sys.executable,
-        "-m",
-        "bandwall",
-        "survey",
-        "--short",
-        "--no-store",
-        "--margin",
-        MARGIN,
-        "--out-dir",
-        str(tmp_path / "nodes"),
-        "--format",
-        "json",
-        timeout=600,
-    )
-    assert out.returncode == 0, out.stderr
-    rec = json.loads(out.stdout[out.stdout.index("{") :])
+    rec = survey_in_allocation(cluster, len(NODES), tmp_path / "nodes", "--margin", MARGIN, exclusive=True)
     r = rec["result"]
     assert sorted(n["node"] for n in r["nodes"]) == list(NODES)
     assert r["flagged"] == [NOISY, ODD], r["outliers"]
