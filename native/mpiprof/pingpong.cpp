@@ -72,6 +72,22 @@ std::string node_name() {
 }
 
 constexpr std::size_t kLatencyBytes = 8;
+constexpr long kProbe = 4;            // round trips that size a repetition
+constexpr double kRepSeconds = 0.05;  // a repetition's length at most, about
+
+// Round trips that fill kRepSeconds at one_way seconds a message, between lo and hi.
+long iterations_for(double one_way, long lo, long hi) {
+  const double trips = kRepSeconds / std::max(2 * one_way, 1e-9);
+  return std::clamp<long>(static_cast<long>(trips), lo, hi);
+}
+
+// The initiator's two counts to its peer, so both ends run the same number of round trips.
+void share_counts(long counts[2], bool initiator, int peer) {
+  if (initiator)
+    MPI_Send(counts, 2, MPI_LONG, peer, 1, MPI_COMM_WORLD);
+  else
+    MPI_Recv(counts, 2, MPI_LONG, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
 constexpr int kNameBytes = 256;
 
 // The ring: link i joins rank i and rank (i+1) mod N, measured while every other rank waits.
@@ -86,9 +102,14 @@ int ring(int rank, int size, std::uint64_t top, int reps, long max_iters) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != a && rank != b) continue;
     const int peer = rank == a ? b : a;
+    // A short probe sizes each repetition to about kRepSeconds (a slow link, or two ranks taking
+    // turns on one CPU, must not hold the ring for minutes); the initiator's count is the pair's.
+    long counts[2] = {iterations_for(bounce(buf, kLatencyBytes, kProbe, peer, rank == a, 0, ok), 1L, max_iters),
+                      iterations_for(bounce(buf, top, kProbe, peer, rank == a, 0, ok), 1L, big_iters)};
+    share_counts(counts, rank == a, peer);
     for (int r = 0; r < reps; r++) {
-      double lat = bounce(buf, kLatencyBytes, max_iters, peer, rank == a, static_cast<unsigned>(r), ok);
-      double big = bounce(buf, top, big_iters, peer, rank == a, static_cast<unsigned>(r + 7), ok);
+      double lat = bounce(buf, kLatencyBytes, counts[0], peer, rank == a, static_cast<unsigned>(r), ok);
+      double big = bounce(buf, top, counts[1], peer, rank == a, static_cast<unsigned>(r + 7), ok);
       if (rank == a) {
         mine[static_cast<std::size_t>(r)] = lat;
         mine[static_cast<std::size_t>(reps + r)] = static_cast<double>(top) / big * 1e-9;
