@@ -145,6 +145,14 @@ def test_a_load_every_node_shares_flags_none(real_node):
     assert rec["result"]["flagged"] == []
 
 
+def test_a_node_measured_on_fewer_cores_is_flagged(real_node):
+    recs = [scaled(real_node, n) for n in NAMES]
+    recs[1]["config"]["cores"] = recs[0]["config"]["cores"] + 1
+    rec = judge.survey_record(recs)
+    assert rec["result"]["flagged"] == ["node2"]
+    assert rec["result"]["outliers"][0]["metric"] == "cores"
+
+
 def test_against_a_baseline_a_busy_node_is_flagged_alone(real_node):
     base = judge.baseline_of(judge.survey_record(population(real_node)))
     rec = judge.survey_record([scaled(real_node, "node9", busy=0.6)], baseline=base)

@@ -4,9 +4,10 @@ A node is slow in a figure when even its best repetition lies below the populati
 median of the nodes' medians) by more than the margin and by more than three robust standard
 deviations of the population (1.4826 times the median absolute deviation of the nodes' medians):
 its own spread, the population's spread and a stated margin all have to agree. A node whose
-topology digest or whose settings differ from the majority's stands out whatever its figures, and
-so does a node whose CPUs other processes kept busy (by half a CPU or more beyond the nodes' median,
-or beyond none with fewer than three nodes or against a baseline): its figures are not its own.
+topology digest, settings or measured core count differ from the majority's stands out whatever
+its figures, and so does a node whose CPUs other processes kept busy (by half a CPU or more beyond
+the nodes' median, or beyond none with fewer than three nodes or against a baseline): its figures
+are not its own.
 Against a baseline (the figures of an earlier survey, or one node's), a node is slow when its
 best repetition lies below the baseline's median by more than the margin."""
 
@@ -49,6 +50,7 @@ def summary(rec: dict) -> dict:
             k: {x: v[x] for x in ("median", "min", "max", "unit") if x in v} for k, v in r["figures"].items()
         },
         "settings": r["settings"],
+        "cores": rec["config"]["cores"],
         **({"load": r["load"]} if "load" in r else {}),
         **({"host": r["host"]} if "host" in r else {}),
     }
@@ -94,6 +96,15 @@ def judge(nodes: list[dict], margin: float = DEFAULT_MARGIN, baseline: dict | No
                     out.append(
                         _row(n, "topology", n["digest"], digest, "its topology differs from the majority's")
                     )
+        cores, votes = _majority([n.get("cores") for n in nodes])
+        if cores is not None and votes > len(nodes) / 2:
+            for n in nodes:
+                if n.get("cores") is not None and n["cores"] != cores:
+                    why = (
+                        f"measured on {n['cores']} cores, the majority on {cores}: its all-core figures are "
+                        "not comparable (allocate whole nodes: salloc --exclusive)"
+                    )
+                    out.append(_row(n, "cores", n["cores"], cores, why))
         for key in sorted({k for n in nodes for k in n["settings"]}):
             values = [n["settings"].get(key) for n in nodes]
             common, votes = _majority(values)
