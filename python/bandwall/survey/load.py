@@ -67,8 +67,8 @@ def _cpu_ticks() -> dict[int, tuple[int, int]]:
     return out
 
 
-def _proc_ticks() -> dict[int, tuple[str, int]]:
-    """(command, user+system ticks) of every process now."""
+def _proc_ticks() -> dict[int, tuple[str, int, int]]:
+    """(command, user+system ticks, the CPU it last ran on) of every process now."""
     out = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -79,15 +79,20 @@ def _proc_ticks() -> dict[int, tuple[str, int]]:
             continue
         close = text.rfind(")")
         fields = text[close + 2 :].split()
-        out[int(d.name)] = (text[text.find("(") + 1 : close], int(fields[11]) + int(fields[12]))
+        # fields[0] is stat's third field (state): utime and stime are the 14th and 15th, the CPU
+        # last run on the 39th
+        last = int(fields[36]) if len(fields) > 36 else -1
+        out[int(d.name)] = (text[text.find("(") + 1 : close], int(fields[11]) + int(fields[12]), last)
     return out
 
 
-def _runs_on(pid: int, cpus: set[int]) -> bool:
+def _runs_on(pid: int, last: int, cpus: set[int]) -> bool:
+    """Whether a process ran on these CPUs: bound within them, or allowed on them and last seen there."""
     try:
-        return bool(os.sched_getaffinity(pid) & cpus)
+        allowed = os.sched_getaffinity(pid)
     except OSError:
-        return True  # gone or hidden: count it rather than hide it
+        return last in cpus  # gone or hidden: where it last ran
+    return allowed <= cpus or bool(allowed & cpus) and last in cpus
 
 
 def foreign(window_s: float, cpus: set[int] | None = None) -> dict:
@@ -105,11 +110,11 @@ def foreign(window_s: float, cpus: set[int] | None = None) -> dict:
     hz = os.sysconf("SC_CLK_TCK")
     me = os.getpid()
     top = []
-    for pid, (cmd, ticks) in p1.items():
+    for pid, (cmd, ticks, last) in p1.items():
         if pid == me or pid not in p0:
             continue
         share = (ticks - p0[pid][1]) / hz / (t1 - t0)
-        if share >= SHOWN_CPU_SHARE and _runs_on(pid, cpus):
+        if share >= SHOWN_CPU_SHARE and _runs_on(pid, last, cpus):
             top.append({"pid": pid, "command": cmd, "cpus": round(share, 2)})
     top.sort(key=lambda p: -p["cpus"])
     return {
