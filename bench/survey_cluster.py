@@ -6,6 +6,9 @@ survey's tables (the node table of the docs' "Many nodes" page). Runs as root wi
 munge installed, on a machine with two CPUs at least.
 
     .venv/bin/python bench/survey_cluster.py [--margin 0.3] [--full]
+
+(The test asserts with a margin of 60%, so only the busy CPU and the setting decide its verdicts;
+30% here also shows the noisy node's halved FMA peak.)
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from bandwall.survey import settings  # noqa: E402
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--margin", default=arrangement.MARGIN)
+    ap.add_argument("--margin", default="0.3", help="the test uses a wider one (no timing decides it)")
     ap.add_argument("--full", action="store_true", help="full runs, not --short")
     args = ap.parse_args()
     reason = slurm.unavailable()

@@ -6,8 +6,9 @@ node2 and node3 and no other.
 
 The four nodes are one machine, so they take turns (the survey's own rule for nodes that share a
 boot id); node1, node3 and node4 share a CPU. Their figures are measured one after another on one
-host whose speed drifts, so the margin here is wider than the default: the verdicts asserted come
-from the busy CPU and the settings, which no timing decides."""
+host whose speed drifts, so the margin here is 60%: no drift between two turns halves a node's best
+repetition, so no clean node is flagged by its figures, and the verdicts asserted come from the
+busy CPU and the settings, which no timing decides."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from test_survey import survey_in_allocation
 
 NODES = ("node1", "node2", "node3", "node4")
 NOISY, ODD = "node2", "node3"
-MARGIN = "0.3"
+MARGIN = "0.6"
 
 
 def other_settings_root(root: Path) -> str:
