@@ -72,6 +72,30 @@ def test_each_isa_matches_the_reference_or_is_refused(isa):
         )
 
 
+@pytest.mark.parametrize("shape", ["default", "8x2-ring", "5x1-ring-x81"])
+def test_register_shape_matches_the_reference_and_is_recorded(shape):
+    """--row-shape runs the shape named (a ring: the second pass marching along z), checked against
+    the plain reference; its bytes from L2 in the record's model are below the default's, and at
+    the default's x part its loads a vector too."""
+    if "avx512" not in offered_isas():
+        pytest.skip("the ring shapes are AVX-512's (32 registers); this CPU lacks it")
+    args = [37, 29, 41, 5, 13, 7, 9, "compact", THREADS, "--isa", "avx512", "--row-shape", shape, "--verify"]
+    rec = tool_record(*args)
+    assert rec["validation"]["passed"] and rec["validation"]["checked"]
+    assert rec["config"]["row_shape"]["requested"] == shape
+    model = rec["result"]["incore_model"]
+    if shape == "default":
+        assert rec["config"]["row_shape"]["name"] == model["shape"] == "4x2-split"
+        return
+    assert rec["config"]["row_shape"]["name"] == model["shape"] == shape and model["ring"]
+    default = tool_record(37, 29, 41, 5, 13, 7, 9, "compact", THREADS, "--isa", "avx512")
+    fills = rec["result"]["traffic_model"]["l1_fills"]
+    assert fills["bytes_per_point"] < default["result"]["traffic_model"]["l1_fills"]["bytes_per_point"]
+    if shape == "8x2-ring":
+        # the same x part: fewer z loads a vector (the 5x1 shape loads two x pairs instead)
+        assert model["per_vector"]["loads"] < default["result"]["incore_model"]["per_vector"]["loads"]
+
+
 def test_auto_isa_is_offered_and_says_how():
     """auto: by speed (docs/guides/variants.md); the widest only when nothing was measured."""
     rec = tool_record(37, 29, 41, 1, 13, 7, 9, "compact", 1)
@@ -451,6 +475,12 @@ BAD_CLI = [
     (["--time-block", "deep"], "--time-block 'deep' must be auto or a whole number"),
     (["--time-block", ""], "--time-block '' must be auto or a whole number"),
     (["--time-block", "2", "--ranks", "2"], "over MPI ranks the halo is exchanged every step"),
+    (
+        ["--row-shape", "9x9", "--isa", "generic"],
+        "--row-shape 9x9 is not a register shape of the generic row kernel",
+    ),
+    (["--row-shape", "8x2-ring", "--ranks", "2"], "--row-shape chooses the row kernel of one process"),
+    (["--row-shape", ""], "'--row-shape': is empty"),
     pytest.param(
         ["--time-block", "3", "--threads", "2"],
         "--time-block 3 needs thicker slabs than 2 threads have in 25 interior planes (at most 2 here)",
@@ -500,6 +530,14 @@ BAD_NATIVE = [
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--time-block", "2"],
         "the reference kernel runs step by step",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "generic", "--row-shape", "8x2-ring"],
+        "--row-shape 8x2-ring is not a register shape of the generic row kernel (default, ",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--row-shape", "8x2-ring"],
+        "the reference kernel has no register shape",
     ),
     pytest.param(
         [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3"],

@@ -44,7 +44,7 @@ json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
 
 }  // namespace
 
-L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split) {
+L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split, bool ring) {
   const double P = planes, h = 2.0 * kHalf;
   const double b1 = static_cast<double>(std::min(b.b1, interior(g.n1)));
   const double b2 = static_cast<double>(std::min(b.b2, interior(g.n2)));
@@ -53,8 +53,8 @@ L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_b
   f.rows_needed = split ? (h + 1) + 1 : (h + 1) * P + (2 * P + h - 2) + 2 * P;
   f.y_window_in_l1 = l1d_bytes > 0 && f.rows_needed * b1 * row <= static_cast<double>(l1d_bytes);
   f.y = f.y_window_in_l1 ? row * (b2 + h) / b2 : row * (h + 1);
-  f.z = row * (2 * P + h - 2) / P;
-  f.update = (split ? 4 : 3) * row;
+  f.z = ring ? row * (P + h) / P : row * (2 * P + h - 2) / P;
+  f.update = (split && !ring ? 4 : 3) * row;
   f.partial_sums = split ? 3 * row : 0;
   return f;
 }
@@ -71,7 +71,7 @@ json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes) {
 }
 
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes, bool split) {
+                        int planes, bool split, bool ring) {
   CacheModel m;
   m.l1d_bytes = l1d_bytes;
   m.l2_bytes = l2_bytes;
@@ -102,7 +102,7 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     m.blocks.b2 = std::min(y, ny);
   }
   m.window_bytes = window_bytes(g, m.blocks, planes);
-  m.y_window_in_l1 = l1_fills(g, m.blocks, planes, l1d_bytes, split).y_window_in_l1;
+  m.y_window_in_l1 = l1_fills(g, m.blocks, planes, l1d_bytes, split, ring).y_window_in_l1;
   return m;
 }
 
@@ -137,6 +137,7 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
                 {"window_bytes", m.window_bytes},
                 {"planes", register_planes()},
                 {"split", register_split()},
+                {"ring", register_ring()},
                 {"y_window_in_l1", m.y_window_in_l1},
                 {"why", m.why}}}};
   if (!search || requested.b2) {

@@ -35,19 +35,22 @@ struct CacheModel {
 // and the centre come again for every output row. The z rows come from L2 every time, and next
 // (read), vel (read) and next (written back) pass through L1 once. A split shape's first pass walks
 // one plane's 17 rows and a row of partial sums (which it writes, read for ownership and written
-// back, and the second pass reads again); its second pass reads prev's centre again.
+// back, and the second pass reads again); its second pass reads prev's centre again, unless it is a
+// ring: then each plane of prev's row comes once for the chunk of planes (and the 16 about it), the
+// centre among them.
 struct L1Fills {
   bool y_window_in_l1 = false;
   double rows_needed = 0;  // rows of the block's width that must fit for the y window to stay
   double y = 0, z = 0, update = 0, partial_sums = 0;
   double total() const { return y + z + update + partial_sums; }
 };
-L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split = false);
+L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split = false,
+                 bool ring = false);
 json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes);
 
 // planes: the register shape's planes along z (register_planes() of the active row kernel).
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes = register_planes(), bool split = register_split());
+                        int planes = register_planes(), bool split = register_split(), bool ring = register_ring());
 
 // The y blocks the search tries for the model's choice (each at most the interior).
 std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y);

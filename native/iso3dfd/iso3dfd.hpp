@@ -55,10 +55,12 @@ struct Blocks {
   std::size_t b1 = 0, b2 = 0, b3 = 0;
 };
 
-// Planes along z the active row kernel computes together (its register shape, rows.hpp), and
-// whether it runs a block in two passes (a split shape, iso3dfd/rows_kernel.hpp).
+// Planes along z the active row kernel computes together (its register shape, rows.hpp; a ring's
+// chunk), whether it runs a block in two passes (a split shape, iso3dfd/rows_kernel.hpp) and
+// whether the second pass marches along z with a ring of planes in registers.
 int register_planes();
 bool register_split();
+bool register_ring();
 
 // Bytes of the window of prev a block of g must keep in the core's L2: within a block the kernel
 // walks z planes (its register shape) at a time, and the 2 * kHalf + planes planes of prev

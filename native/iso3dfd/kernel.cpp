@@ -4,6 +4,7 @@
 #include <omp.h>
 #include <xmmintrin.h>
 
+#include <cstdio>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -15,6 +16,19 @@ namespace bw::iso3dfd {
 namespace {
 
 const RowVariant* active() { return &row_dispatch().active(); }
+
+// The shape --row-shape named ("default": each variant's first).
+std::string& shape_wanted() {
+  static std::string name = "default";
+  return name;
+}
+
+const RowShape* named_shape(const RowVariant& v, const std::string& name) {
+  if (name == "default") return &v.shapes[0];
+  for (const RowShape& s : v.shape_list())
+    if (shape_name(s) == name) return &s;
+  return nullptr;
+}
 
 }  // namespace
 
@@ -28,18 +42,50 @@ nlohmann::json isa_choice_json() { return row_dispatch().choice_json(); }
 
 std::string kernel_isa() { return active()->isa; }
 
-int register_planes() { return active()->shapes[0].planes; }
+std::string shape_name(const RowShape& s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%dx%d%s", s.planes, s.vectors, s.ring ? "-ring" : s.split ? "-split" : "");
+  std::string name = buf;
+  if (s.x_loads) {
+    std::snprintf(buf, sizeof buf, "-x%x", s.x_loads);
+    name += buf;
+  }
+  return name;
+}
 
-bool register_split() { return active()->shapes[0].split; }
+std::string shape_names(const RowVariant& v) {
+  std::string names;
+  for (const RowShape& s : v.shape_list()) names += (names.empty() ? "" : ", ") + shape_name(s);
+  return names;
+}
+
+const RowShape& active_shape() {
+  const RowShape* s = named_shape(*active(), shape_wanted());
+  return s ? *s : active()->shapes[0];
+}
+
+void select_shape(const std::string& name) {
+  const RowVariant& v = *active();
+  if (!named_shape(v, name))
+    throw std::invalid_argument("--row-shape " + name + " is not a register shape of the " + v.isa +
+                                " row kernel (default, " + shape_names(v) + ")");
+  shape_wanted() = name;
+}
+
+int register_planes() { return active_shape().planes; }
+
+bool register_split() { return active_shape().split; }
+
+bool register_ring() { return active_shape().ring; }
 
 std::string kernel_method() { return active()->method; }
 
-BoxFn active_box() { return active()->shapes[0].box; }
+BoxFn active_box() { return active_shape().box; }
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c) {
-  const BoxFn box = active()->shapes[0].box;
+  const BoxFn box = active_shape().box;
   // static: each thread the blocks of its own slab of planes (the part of the arrays its
   // first-touch initialisation placed); dynamic: every block to whichever thread is free.
   std::vector<std::vector<Box>> mine;

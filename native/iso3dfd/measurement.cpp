@@ -86,6 +86,15 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 }
 
 void Measurement::variant_changed(int threads, bool final) {
+  // --row-shape names a shape of the variant chosen: a variant timed on the way that lacks it runs its
+  // first shape.
+  if (optimised(o_) && o_.shape != "default") {
+    try {
+      select_shape(o_.shape);
+    } catch (const std::invalid_argument& e) {
+      if (final) throw UsageError(e.what());
+    }
+  }
   choose_blocks_for_variant(threads, final);
   if (final) choose_time_block(threads);
 }

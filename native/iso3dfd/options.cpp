@@ -50,6 +50,10 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--verify", o.verify, "compare the result with the plain reference (exit 1 when it differs)");
   app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
   app.add_option("--isa", isa, isa_syntax());
+  app.add_option("--row-shape", o.shape,
+                 "register shape of the row kernel: default (the variant's first) or a name of the chosen variant's "
+                 "shapes, planes x vectors with -split (two passes) or -ring (the second pass marching along z), "
+                 "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
   app.add_option("--time-block", time_block,
                  "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
                  "the depth the model proposes when a short race on this run's data shows it faster beyond noise");
@@ -104,6 +108,8 @@ bool parse_options(int argc, char** argv, Options& o) {
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;
+  if (o.shape != "default" && o.kernel == KernelChoice::Reference)
+    throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
   std::string f = fault ? fault : "";

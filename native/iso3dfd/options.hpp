@@ -35,7 +35,10 @@ struct Options {
   // short race on the run's data shows it faster beyond noise, else 1).
   int time_block = 0;
   std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
-  bool fault = false;        // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
+  // --row-shape: the row kernel's register shape (rows.hpp's shape_name; default: the variant's first),
+  // checked against the variant chosen
+  std::string shape = "default";
+  bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
   std::uint64_t bytes_needed() const;

@@ -32,7 +32,8 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
           {"bytes_per_point_into_l2_estimate", l2},
           {"window_bytes", window},
           {"l1_fills",
-           l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split()), o.l1d_bytes)},
+           l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split(), register_ring()),
+                         o.l1d_bytes)},
           {"l2_bytes", o.l2_bytes},
           {"time_block", t.to_json()},
           {"bytes_per_point_memory", t.depth > 1 ? t.memory_bytes_per_point : dram},
@@ -43,28 +44,28 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
 
 json incore_model() {
   const RowVariant* v = find_row_variant(kernel_isa());
-  const IncoreBound b = incore_bound(*v);
+  const RowShape& s = active_shape();
+  const IncoreBound b = incore_bound(*v, cpuid(), &s);
   if (b.cycles_per_vector <= 0) return {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
-  const RowShape& s = v->shapes[0];
-  return {{"lanes", v->lanes},
-          {"planes", s.planes},
-          {"vectors", s.vectors},
-          {"split", s.split},
-          {"per_vector",
-           {{"loads", v->counts.loads},
-            {"fmas", v->counts.fmas},
-            {"adds", v->counts.adds},
-            {"shuffles", v->counts.shuffles}}},
-          {"microarch", microarch_json()},
-          {"ports_per_cycle",
-           {{"loads", b.ports.loads},
-            {"fma", b.ports.fma},
-            {"add", b.ports.add},
-            {"fp", b.ports.fp},
-            {"vector_bits", v->lanes * 32}}},
-          {"cycles_per_vector", b.cycles_per_vector},
-          {"bound_by", b.bound_by},
-          {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
+  return {
+      {"lanes", v->lanes},
+      {"planes", s.planes},
+      {"vectors", s.vectors},
+      {"split", s.split},
+      {"ring", s.ring},
+      {"shape", shape_name(s)},
+      {"per_vector",
+       {{"loads", s.counts.loads}, {"fmas", s.counts.fmas}, {"adds", s.counts.adds}, {"shuffles", s.counts.shuffles}}},
+      {"microarch", microarch_json()},
+      {"ports_per_cycle",
+       {{"loads", b.ports.loads},
+        {"fma", b.ports.fma},
+        {"add", b.ports.add},
+        {"fp", b.ports.fp},
+        {"vector_bits", v->lanes * 32}}},
+      {"cycles_per_vector", b.cycles_per_vector},
+      {"bound_by", b.bound_by},
+      {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
@@ -112,7 +113,10 @@ json iso_config(const Options& o) {
                  {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
                  {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
                  {"half_length", kHalf}};
-  if (o.kernel == KernelChoice::Optimised) config["row_kernel"] = kernel_method();
+  if (o.kernel == KernelChoice::Optimised) {
+    config["row_kernel"] = kernel_method();
+    config["row_shape"] = {{"name", shape_name(active_shape())}, {"requested", o.shape}};
+  }
   if (o.fault) config["fault_injected"] = true;
   return config;
 }

@@ -33,8 +33,8 @@ const std::vector<const RowVariant*>& row_variants() { return row_dispatch().var
 
 const RowVariant* find_row_variant(const std::string& isa) { return row_dispatch().find(isa); }
 
-IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu) {
-  const RowCounts& c = v.counts;
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu, const RowShape* shape) {
+  const RowCounts& c = shape ? shape->counts : v.counts;
   IncoreBound b;
   if (c.loads <= 0) {
     b.unavailable = std::string("the ") + v.isa + " row kernel is left to the compiler; its operations are not counted";

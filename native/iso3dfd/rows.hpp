@@ -35,6 +35,7 @@ struct RowShape {
   unsigned x_loads = 0;
   RowCounts counts;
   bool split = false;  // two passes per block (iso3dfd/rows_kernel.hpp)
+  bool ring = false;   // the second pass marches along z with a ring of 17 planes
 };
 
 struct RowVariant {
@@ -59,15 +60,28 @@ struct IncoreBound {
   std::string bound_by, unavailable;
   Ports ports;
 };
-IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid());
+// shape: whose counts (nullptr: the variant's first shape's).
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid(), const RowShape* shape = nullptr);
 
 // The dispatch of the row kernels (common/dispatch.hpp): the variants built into this binary, best
 // first (generic is always there), and the one active now.
 Dispatch<RowVariant>& row_dispatch();
 const std::vector<const RowVariant*>& row_variants();
 
-// The block function of the active variant's register shape (the one run() uses).
+// The block function of the active register shape (the one run() uses).
 BoxFn active_box();
+
+// A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
+// ring), then -x and the hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring, 3x2-x81.
+std::string shape_name(const RowShape& s);
+// The names of a variant's shapes, its first (the default) first.
+std::string shape_names(const RowVariant& v);
+// The register shape run() uses: the one select_shape named in the active variant, else (default,
+// or a name the active variant lacks) the variant's first.
+const RowShape& active_shape();
+// Names the register shape to run ("default": each variant's first); throws std::invalid_argument
+// with one line when the active variant has none of that name.
+void select_shape(const std::string& name);
 
 // The variant named isa if it is built in and this CPU can run it, otherwise nullptr; "auto"
 // names the best such variant.

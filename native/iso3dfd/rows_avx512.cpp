@@ -11,13 +11,23 @@ namespace bw::iso3dfd {
 // fewest cycles per vector of the Zen 4 and Zen 5 models, whose FP pipes bind before the loads;
 // split in two passes, which keeps the y rows in L1: 1.12-1.19x one pass on Zen 4, one thread,
 // bench/results/2026-11-26-zen4.md); the others are tested against the reference and cover every
-// path: P = 1 .. 8, V = 1 .. 4, x pairs loaded or shifted, one pass or split.
-constexpr RowShape kAvx512Shapes[] = {
-    row_shape<Avx512, RowDesc{4, 2, 0, true}>(), row_shape<Avx512, RowDesc{4, 2, 0}>(),
-    row_shape<Avx512, RowDesc{4, 2, 0x3}>(),     row_shape<Avx512, RowDesc{2, 4, 0}>(),
-    row_shape<Avx512, RowDesc{1, 4, 0}>(),       row_shape<Avx512, RowDesc{1, 1, 0xff}>(),
-    row_shape<Avx512, RowDesc{3, 2, 0x81}>(),    row_shape<Avx512, RowDesc{8, 1, 0}>(),
-    row_shape<Avx512, RowDesc{2, 2, 0x0f}>(),    row_shape<Avx512, RowDesc{3, 1, 0x81, true}>()};
+// path: P = 1 .. 8, V = 1 .. 4, x pairs loaded or shifted, one pass, split or ring (--row-shape
+// runs any of them). The rings bring fewer bytes from L2 (41 a point against 56) and ran 1.09x
+// the first shape on one core with the grid in L2, but 0.97x on a grid in memory (Intel Xeon with
+// AMX, bench/results/2026-11-27-intel-amx.md): not the default.
+constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(),
+                                      row_shape<Avx512, RowDesc{4, 2, 0}>(),
+                                      row_shape<Avx512, RowDesc{8, 2, 0, true, true}>(),
+                                      row_shape<Avx512, RowDesc{16, 2, 0, true, true}>(),
+                                      row_shape<Avx512, RowDesc{5, 1, 0x81, true, true}>(),
+                                      row_shape<Avx512, RowDesc{4, 2, 0x3}>(),
+                                      row_shape<Avx512, RowDesc{2, 4, 0}>(),
+                                      row_shape<Avx512, RowDesc{1, 4, 0}>(),
+                                      row_shape<Avx512, RowDesc{1, 1, 0xff}>(),
+                                      row_shape<Avx512, RowDesc{3, 2, 0x81}>(),
+                                      row_shape<Avx512, RowDesc{8, 1, 0}>(),
+                                      row_shape<Avx512, RowDesc{2, 2, 0x0f}>(),
+                                      row_shape<Avx512, RowDesc{3, 1, 0x81, true}>()};
 
 extern const RowVariant kRowsAvx512;
 constinit const RowVariant kRowsAvx512{"avx512",

@@ -19,6 +19,10 @@
 //    one plane at a time (its 17 rows stay in L1) into a per-thread buffer of partial sums, then
 //    z and the update for the P planes together, starting from those sums (one load per vector
 //    instead of the 16 y rows from L2; iso3dfd/autoblocks.hpp's l1_fills counts both);
+//  - ring shapes (AVX-512: 32 registers) make the second pass march along z one vector column at
+//    a time, the 17 planes an output's z neighbours span in a ring of registers: one load of prev
+//    per output (its centre included) and 16 per column of a chunk of P planes, instead of
+//    (2 P + 14) / P; 41 bytes a point from L2 instead of 56 at 8 planes (the record's l1_fills);
 //  - coefficients: held in registers where the register file allows it (AVX-512's 32), otherwise
 //    broadcast once per distance for all the vectors that use it.
 #pragma once
@@ -26,6 +30,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "iso3dfd/rows.hpp"
@@ -40,6 +45,10 @@ struct RowDesc {
   int planes = 1, vectors = 1;
   unsigned x_loads = 0;
   bool split = false;
+  // ring: a split shape whose second pass marches along z vector column by vector column, the
+  // 17 planes a point's z neighbours span held in registers as a ring (one load of prev a point,
+  // the centre included, plus the 16 planes about the chunk); planes is then the chunk's planes.
+  bool ring = false;
   constexpr bool x_loaded(int k) const { return (x_loads >> (k - 1)) & 1u; }
 };
 
@@ -64,8 +73,11 @@ constexpr RowCounts row_counts(RowDesc d) {
   if (prepared) shuffles += (V + 1) / V;
   const double x = (V + 2) / V + 2.0 * loaded;  // aligned vectors of the row, unaligned pairs
   const double y = 2.0 * kHalf;                 // 16 rows
-  const double z = (2 * P + 2 * (kHalf - 1)) / P;
-  const double update = 3 + (d.split ? 1 : 0);  // the centre again, next and vel; the partial sums
+  // the z window: 2 P + 14 planes for P planes, or for a ring one plane a point and the 16 about
+  // the chunk (which also gives the centre)
+  const double z = d.ring ? (P + 2 * kHalf) / P : (2 * P + 2 * (kHalf - 1)) / P;
+  // the centre again (not for a ring), next and vel; the partial sums
+  const double update = (d.ring ? 2 : 3) + (d.split ? 1 : 0);
   // Broadcasts: per plane and distance in x (shared by the V vectors), per block and distance in
   // y, per vector column and distance in z.
   const double coefficients =
@@ -111,7 +123,26 @@ class RowKernel {
   void box(const float* prev, float* next, const float* vel, const Grid& g, const Box& b) const {
     constexpr RowDesc one{1, D.vectors, D.x_loads};
     std::size_t z = b.z0;
-    if constexpr (D.split) {
+    if constexpr (D.ring) {
+      static_assert(D.split, "a ring is the second pass of a split shape");
+      static_assert(D.planes <= kRing, "a chunk of a ring is at most 17 planes (one pass of its unrolled steps)");
+      constexpr RowDesc xy{1, D.vectors, D.x_loads};
+      const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
+      float* t = scratch(D.planes * tp);
+      for (; z < b.z1; z += D.planes) {
+        const int n = static_cast<int>(std::min<std::size_t>(D.planes, b.z1 - z));
+        for (int o = 0; o < n; ++o)
+          for (std::size_t y = b.y0; y < b.y1; ++y) {
+            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0,
+                                       t + o * tp + (y - b.y0) * g.n1, 0);
+            if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
+            if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
+          }
+        for (std::size_t y = b.y0; y < b.y1; ++y)
+          ring_row(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.n1, static_cast<long>(tp), n);
+      }
+      return;
+    } else if constexpr (D.split) {
       constexpr RowDesc xy{1, D.vectors, D.x_loads};
       const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
       float* t = scratch(D.planes * tp);
@@ -173,6 +204,81 @@ class RowKernel {
       segment<D, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
     for (; x + L <= hi; x += L) segment<one, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
     if (x < hi) segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+  }
+
+  // The ring pass of one row: z and the update for n planes from the row at base, vector column by
+  // vector column (the first and last masked as in row()).
+  void ring_row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1,
+                const float* t, long tp, int n) const {
+    const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
+    long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
+    auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
+    if (x < lo) {
+      column<true>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp, n);
+      x += L;
+    }
+    for (; x + L <= hi; x += L) column<false>(prev, next, vel, at(x), Mask{}, t + x, tp, n);
+    if (x < hi) column<true>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp, n);
+  }
+
+  static constexpr int kRing = 2 * kHalf + 1;
+  // How far ahead along x the ring prefetches next, vel and prev's leading plane: the same planes
+  // of the column that many floats on. 4 vectors measured best of 4, 10, 17 (a row ahead) and 34 at
+  // 272^3 on one core (Intel Xeon with AMX, bench/results/2026-11-27-intel-amx.md).
+  static constexpr long kRingAhead = 4 * L;
+
+  // One vector column of the ring pass: plane p of the column (p = -8 .. n + 7) lives in register
+  // w[(p + 8) % 17]; output j needs planes j - 8 .. j + 8, so before it plane j + 8 is loaded into
+  // the slot plane j - 9 held. The ring's slots are compile-time: the steps are unrolled 17 times,
+  // once each (a chunk is at most 17 planes).
+  template <bool Masked>
+  [[gnu::always_inline]] inline void column(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
+                                            const float* t, long tp, int n) const {
+    const long sz = sz_;
+    Vec w[kRing];
+    const float* q = prev + i - kHalf * sz;
+#pragma GCC unroll 16
+    for (int p = 0; p < 2 * kHalf; ++p) w[p] = Isa::load(q + p * sz);
+    const float* lead = prev + i + kHalf * sz;  // plane j + 8
+    float* nx = next + i;
+    const float* vl = vel + i;
+    int j = 0;
+    march<Masked>(w, lead, nx, vl, t, m, sz, tp, j, n, std::make_integer_sequence<int, kRing>{});
+  }
+
+  template <bool Masked, int... R>
+  [[gnu::always_inline]] inline void march(Vec* w, const float* lead, float* nx, const float* vl, const float* t,
+                                           Mask m, long sz, long tp, int& j, int n,
+                                           std::integer_sequence<int, R...>) const {
+    (void)((j < n && (ring_step<Masked, R>(w, lead, nx, vl, t, m, sz, tp), ++j, true)) && ...);
+  }
+
+  template <bool Masked, int R>
+  [[gnu::always_inline]] inline void ring_step(Vec* w, const float*& lead, float*& nx, const float*& vl,
+                                               const float*& t, Mask m, long sz, long tp) const {
+    w[(R + 2 * kHalf) % kRing] = Isa::load(lead);
+    Vec acc = Masked ? Isa::maskload(t, m) : Isa::load(t);
+#pragma GCC unroll 8
+    for (int k = 1; k <= kHalf; ++k)
+      acc = Isa::fmadd(coef(k), Isa::add(w[(R + kHalf - k) % kRing], w[(R + kHalf + k) % kRing]), acc);
+    _mm_prefetch(reinterpret_cast<const char*>(nx + kRingAhead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(vl + kRingAhead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(lead + kRingAhead), _MM_HINT_T0);
+    const Vec cur = w[(R + kHalf) % kRing];
+    const Vec two = Isa::set1(2.0f);
+    if constexpr (Masked) {
+      const Vec old = Isa::maskload(nx, m);
+      const Vec v = Isa::maskload(vl, m);
+      Isa::maskstore(nx, m, Isa::fmadd(v, acc, Isa::fmsub(two, cur, old)));
+    } else {
+      const Vec old = Isa::load(nx);
+      const Vec v = Isa::load(vl);
+      Isa::store(nx, Isa::fmadd(v, acc, Isa::fmsub(two, cur, old)));
+    }
+    lead += sz;
+    nx += sz;
+    vl += sz;
+    t += tp;
   }
 
   Vec coef(int k) const {
@@ -342,7 +448,7 @@ template <class Isa, RowDesc D>
 // A register shape of a variant: its block function and the counts of its description.
 template <class Isa, RowDesc D>
 constexpr RowShape row_shape() {
-  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D), D.split};
+  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D), D.split, D.ring};
 }
 
 }  // namespace bw::iso3dfd

@@ -79,6 +79,14 @@ TEST(AutoBlocks, L1FillsCountTheRowsThatComeFromL2) {
   EXPECT_DOUBLE_EQ(split.rows_needed, 18);
   EXPECT_DOUBLE_EQ(split.total(), 4.0 * 40 / 24 + 22 + 16 + 12);
   EXPECT_LT(split.total(), whole.total());
+  // A ring over chunks of 8 planes: the second pass brings each plane of prev once and the 16 about
+  // the chunk (4 x 24 / 8 bytes), the centre among them, so its update costs next and vel alone.
+  const L1Fills ring = l1_fills(g, Blocks{272, 24, 128}, 8, 32 << 10, true, true);
+  EXPECT_TRUE(ring.y_window_in_l1);
+  EXPECT_DOUBLE_EQ(ring.z, 4.0 * 24 / 8);
+  EXPECT_DOUBLE_EQ(ring.update, 12.0);
+  EXPECT_DOUBLE_EQ(ring.total(), 4.0 * 40 / 24 + 12 + 12 + 12);
+  EXPECT_LT(ring.total(), split.total());
   // No L1d size known: the window is not assumed to fit.
   EXPECT_FALSE(l1_fills(g, Blocks{64, 24, 128}, 4, 0).y_window_in_l1);
 }

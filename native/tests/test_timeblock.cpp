@@ -125,3 +125,24 @@ TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
   const auto wild = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 5000.0);
   EXPECT_LE(wild["memory_share_step_by_step"].get<double>(), 0.75 + 1e-12);
 }
+
+// A sweep runs the register shape --row-shape names: a ring's chunks of planes within the skewed
+// boxes give the same wavefield as its own step-by-step run, bit for bit.
+TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
+  if (!find_row_variant("avx512")) GTEST_SKIP() << row_variant_refusal("avx512");
+  select_isa("avx512");
+  for (const char* shape : {"8x2-ring", "5x1-ring-x81"}) {
+    select_shape(shape);
+    ASSERT_TRUE(active_shape().ring) << shape;
+    for (int depth : {2, 4})
+      for (int threads : {1, 2}) {
+        const auto want = stepwise(threads, 2 * depth + 1);
+        const auto got = blocked(threads, 2 * depth + 1, TimeTiles{depth, 11, 8});
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i];
+        EXPECT_EQ(differ, 0u) << shape << " depth " << depth << " threads " << threads;
+      }
+  }
+  select_shape("default");
+  select_isa("auto");
+}

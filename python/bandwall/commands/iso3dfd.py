@@ -58,6 +58,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "(config.time_block says why); over --ranks only 1",
 )
 @click.option(
+    "--row-shape",
+    callback=refuse_empty,
+    default=None,
+    help="register shape of the row kernel: planes x vectors with -split or -ring (e.g. 8x2-ring: fewer bytes "
+    "from L2), a name of the chosen instruction set's shapes (a wrong one is refused with the list); default: "
+    "the variant's first",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -120,6 +128,7 @@ def iso3dfd_cmd(
     pages,
     isa,
     time_block,
+    row_shape,
     verify,
     counters,
     ablation,
@@ -150,6 +159,10 @@ def iso3dfd_cmd(
             )
         if threads == "auto":
             raise UsageError("--threads auto chooses the threads of one process; with --ranks give a number")
+        if row_shape is not None:
+            raise UsageError(
+                "--row-shape chooses the row kernel of one process; over --ranks the default runs"
+            )
         if depth not in ("auto", 1):
             raise UsageError(
                 f"--time-block {depth}: over MPI ranks the halo is exchanged every step; temporal blocking "
@@ -196,6 +209,7 @@ def iso3dfd_cmd(
         pages=pages,
         isa=isa,
         time_block=depth,
+        row_shape=row_shape,
     )
     if ablation and counters:
         raise UsageError("--counters counts one run; it does not go with --ablation")

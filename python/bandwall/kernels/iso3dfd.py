@@ -68,6 +68,7 @@ def native_args(
     pages: str | None = None,
     isa: str | None = None,
     time_block: int | str | None = None,
+    row_shape: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -90,6 +91,8 @@ def native_args(
         args += ["--isa", isa]
     if time_block is not None:
         args += ["--time-block", time_block]
+    if row_shape is not None:
+        args += ["--row-shape", row_shape]
     return [str(a) for a in args]
 
 

@@ -70,13 +70,21 @@ def _pages(rec: dict) -> str:
     return f"{asked} pages asked{granted}" if asked else f"page size not recorded{granted}"
 
 
+def _kernel(c: dict) -> str:
+    """The instruction set, and the register shape when one was asked for (--row-shape)."""
+    shape = c.get("row_shape", {})
+    if shape.get("requested", "default") == "default":
+        return c["isa"]
+    return f"{c['isa']}, register shape {shape['name']}"
+
+
 def render(con, recs: list[dict]) -> None:
     first = recs[0]
     c, r = first["config"], first["result"]
     con.print(
         f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
         f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
-        f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({c['isa']})"
+        f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({_kernel(c)})"
     )
     choice = c.get("blocks_choice", {})
     if choice.get("how") in ("auto", "search"):
