@@ -29,6 +29,7 @@ def test_intervals(c):
     assert (i.median, i.lo, i.hi) == pytest.approx((c["median"], c["lo"], c["hi"]), abs=1e-9)
     assert i.coverage == pytest.approx(c["coverage"], abs=1e-12)
     assert decide.verdict(i, RULE) == c["verdict"]
+    assert decide.unsettled(i, RULE) == c["unsettled"]
 
 
 @pytest.mark.parametrize("c", CASES["best"], ids=lambda c: c["name"])

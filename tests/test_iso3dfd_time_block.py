@@ -8,6 +8,7 @@ import statistics
 
 import pytest
 
+from bandwall.core import decide
 from bandwall.kernels import iso3dfd
 from test_iso3dfd import SMALL, THREADS, tool_record
 
@@ -33,20 +34,39 @@ def test_time_blocks_leave_the_wavefield_exact(threads):
     assert norms[1] == norms[2] == norms[3]
 
 
-def test_time_block_auto_says_how_and_counts_its_race():
+@pytest.mark.parametrize(
+    "grid",
+    [
+        (37, 29, 57, 40, 13, 7, 9),
+        # 6 MiB of arrays: more than half the L2 of any CPU met, so the model proposes a depth to race
+        (80, 80, 80, 40, "auto", "auto", "auto"),
+    ],
+)
+def test_time_block_auto_says_how_and_counts_its_race(grid):
     """auto: the model's depth 1, or a race of single steps against sweeps whose steps the run
     counts; whichever it was, the record says why, and the answer is the step-by-step one."""
-    step = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", 1)
-    rec = tool_record(37, 29, 57, 40, 13, 7, 9, "compact", 1, "--time-block", "auto")
+    step = tool_record(*grid, "compact", 1, "--time-block", 1)
+    rec = tool_record(*grid, "compact", 1, "--time-block", "auto")
     tb = rec["config"]["time_block"]
     assert tb["requested"] == "auto" and tb["how"] in ("model", "race") and tb["why"]
     assert "proposal" in tb
     race = tb.get("race_steps", 0)
     assert rec["result"]["steps"] + race == 40
     if tb["how"] == "race":
-        assert race > 0 and tb["race"]["rule"]["rounds_run"] >= 5
+        rounds = tb["race"]["rule"]["rounds_run"]
+        added = tb["race_rounds_added"]
+        rule = decide.rule()
+        assert rounds == rule.rounds + added and 0 <= added <= rule.rounds_when_unsettled - rule.rounds
+        (raced,) = [name for name in tb["race"]["rates"] if name != "1"]
+        assert race == 2 * int(raced) * rounds
         (one,) = [p for p in tb["calibrated"]["predicted"] if p["depth"] == 1]
         assert one["mpoints_per_s"] == pytest.approx(statistics.median(tb["race"]["rates"]["1"]))
+        # more rounds exactly when the first left it unsettled (40 steps afford them), until settled
+        first = decide.ratio_interval(tb["race"]["rates"][raced][:5], tb["race"]["rates"]["1"][:5], rule)
+        assert (added > 0) == decide.unsettled(first, rule)
+        if 0 < added < rule.rounds_when_unsettled - rule.rounds:
+            last = decide.ratio_interval(tb["race"]["rates"][raced], tb["race"]["rates"]["1"], rule)
+            assert not decide.unsettled(last, rule)
     assert rec["result"]["norm"] == step["result"]["norm"]
 
 

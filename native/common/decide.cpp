@@ -27,7 +27,11 @@ std::string interval_text(const Interval& i) {
 }  // namespace
 
 json Rule::to_json() const {
-  return {{"confidence", confidence}, {"margin", margin}, {"tolerance", tolerance}, {"rounds", rounds}};
+  return {{"confidence", confidence},
+          {"margin", margin},
+          {"tolerance", tolerance},
+          {"rounds", rounds},
+          {"rounds_when_unsettled", rounds_when_unsettled}};
 }
 
 const Rule& rule() {
@@ -39,6 +43,7 @@ const Rule& rule() {
     out.margin = j.at("margin").get<double>();
     out.tolerance = j.at("tolerance").get<double>();
     out.rounds = j.at("rounds").get<int>();
+    out.rounds_when_unsettled = j.at("rounds_when_unsettled").get<int>();
     return out;
   }();
   return r;
@@ -93,6 +98,11 @@ Verdict verdict(const Interval& i, const Rule& r) {
   if (i.lo > 1 + r.margin) return Verdict::Faster;
   if (i.hi < 1 / (1 + r.margin)) return Verdict::Slower;
   return Verdict::Same;
+}
+
+bool unsettled(const Interval& i, const Rule& r) {
+  if (i.rounds == 0 || verdict(i, r) != Verdict::Same) return false;
+  return i.median > 1 + r.margin || i.median < 1 / (1 + r.margin);
 }
 
 namespace {

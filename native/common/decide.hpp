@@ -7,7 +7,9 @@
 // of the ratios (the sign test's distribution-free interval) at the rule's confidence. A candidate
 // is chosen over the default only when the whole interval lies beyond the margin; otherwise the
 // result is "no difference beyond noise" and the default stands. With too few rounds for the
-// confidence (fewer than 5 at 90%) nothing is decided.
+// confidence (fewer than 5 at 90%) nothing is decided. A comparison left unsettled (its median
+// beyond the margin, its interval not) may be given more rounds, up to rounds_when_unsettled in
+// all, by a caller whose budget allows: then one disturbed round no longer decides.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,6 +23,7 @@ struct Rule {
   double margin = 0.02;     // a ratio beyond 1 + margin (or below 1 / (1 + margin)) is a difference
   double tolerance = 0.03;  // fewest threads: a larger team may be up to this much faster
   int rounds = 5;           // rounds a measured choice runs by default
+  int rounds_when_unsettled = 8;  // rounds in all a caller may run when the first leave it unsettled
   json to_json() const;
 };
 
@@ -47,6 +50,10 @@ const char* to_string(Verdict v);  // "faster", "slower", "no difference beyond 
 // a against b: faster when the interval lies above 1 + margin, slower below 1 / (1 + margin),
 // else the same (as well when there are too few rounds).
 Verdict verdict(const Interval& i, const Rule& r = rule());
+
+// No verdict (too few rounds, or an interval across the margin) while the median ratio lies beyond
+// the margin either way: more rounds may settle it.
+bool unsettled(const Interval& i, const Rule& r = rule());
 
 // What a choice among candidates decided, for a record: the chosen index, whether it differs from
 // the default because the rounds showed a difference beyond noise, and every comparison made.

@@ -155,7 +155,7 @@ void Measurement::choose_time_block(int threads) {
   const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3);
   const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk};
   std::vector<std::vector<double>> rates(2);
-  for (int r = 0; r < rounds; ++r)
+  auto race_round = [&](int r) {
     for (int k = 0; k < 2; ++k) {
       const int c = (k + r) % 2;
       const int n = proposal.depth;
@@ -167,6 +167,14 @@ void Measurement::choose_time_block(int threads) {
       rates[c].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) / 1e6);
       race_steps_ += n;
     }
+  };
+  int ran = 0;
+  for (; ran < rounds; ++ran) race_round(ran);
+  // Unsettled (the median beyond the margin, the interval not: one disturbed round of five does
+  // that), more rounds up to the rule's, when the run affords them all (four fifths of its steps).
+  const int most = decide::rule().rounds_when_unsettled;
+  if (most * 2 * proposal.depth <= o_.iterations * 4 / 5)
+    while (ran < most && decide::unsettled(decide::ratio_interval(rates[1], rates[0]))) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
   json calibrated =
       calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced, median(rates[1]));
@@ -192,6 +200,7 @@ void Measurement::choose_time_block(int threads) {
                       {"why", ch.why},
                       {"race", ch.record},
                       {"race_steps", race_steps_},
+                      {"race_rounds_added", ran - rounds},
                       {"note", "the race's steps advanced the run's wavefield and count among its steps, untimed"}});
 }
 

@@ -93,7 +93,7 @@ static int open_reports(char* base, size_t len, FILE** txt, FILE** js) {
 void bwp_where(char* out) {
   struct utsname u;
   memset(out, 0, BWP_WHERE);
-  snprintf(out, 64, "%s", uname(&u) == 0 ? u.nodename : "unknown");
+  snprintf(out, 64, "%.63s", uname(&u) == 0 ? u.nodename : "unknown");
   char* list = out + strlen(out) + 1;
   const size_t room = (size_t)(out + BWP_WHERE - list) - 1;
   cpu_set_t set;

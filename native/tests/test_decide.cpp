@@ -29,7 +29,7 @@ const json& cases() {
 d::Rule case_rule() {
   const json& r = cases()["rule"];
   return {r["confidence"].get<double>(), r["margin"].get<double>(), r["tolerance"].get<double>(),
-          r["rounds"].get<int>()};
+          r["rounds"].get<int>(), r["rounds_when_unsettled"].get<int>()};
 }
 
 TEST(Decide, TheCompiledInRuleIsTheOneTheCasesAssume) {
@@ -39,6 +39,7 @@ TEST(Decide, TheCompiledInRuleIsTheOneTheCasesAssume) {
   EXPECT_DOUBLE_EQ(r.margin, c.margin);
   EXPECT_DOUBLE_EQ(r.tolerance, c.tolerance);
   EXPECT_EQ(r.rounds, c.rounds);
+  EXPECT_EQ(r.rounds_when_unsettled, c.rounds_when_unsettled);
 }
 
 TEST(Decide, Coverage) {
@@ -55,6 +56,7 @@ TEST(Decide, Intervals) {
     EXPECT_NEAR(i.hi, c["hi"].get<double>(), 1e-9);
     EXPECT_NEAR(i.coverage, c["coverage"].get<double>(), 1e-12);
     EXPECT_EQ(std::string(d::to_string(d::verdict(i, case_rule()))), c["verdict"].get<std::string>());
+    EXPECT_EQ(d::unsettled(i, case_rule()), c["unsettled"].get<bool>());
   }
 }
 

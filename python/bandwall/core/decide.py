@@ -7,7 +7,9 @@ Candidates run in interleaved rounds. For two candidates, each round gives the p
 rates (higher is better); the interval of the median ratio comes from the order statistics of the
 ratios (the sign test's distribution-free interval) at the rule's confidence. A candidate is chosen
 over the default only when the whole interval lies beyond the margin; otherwise "no difference
-beyond noise" and the default stands. With too few rounds for the confidence nothing is decided."""
+beyond noise" and the default stands. With too few rounds for the confidence nothing is decided. A
+comparison left unsettled (its median beyond the margin, its interval not) may be given more rounds,
+up to rounds_when_unsettled in all, by a caller whose budget allows."""
 
 from __future__ import annotations
 
@@ -27,10 +29,17 @@ class Rule:
     margin: float = 0.02
     tolerance: float = 0.03
     rounds: int = 5
+    rounds_when_unsettled: int = 8
 
     @classmethod
     def from_json(cls, d: dict) -> Rule:
-        return cls(float(d["confidence"]), float(d["margin"]), float(d["tolerance"]), int(d["rounds"]))
+        return cls(
+            float(d["confidence"]),
+            float(d["margin"]),
+            float(d["tolerance"]),
+            int(d["rounds"]),
+            int(d["rounds_when_unsettled"]),
+        )
 
     def text(self) -> str:
         """'a 90% interval beyond a 2% margin', for verdicts."""
@@ -95,6 +104,15 @@ def verdict(i: Interval, r: Rule | None = None) -> str:
     if i.hi < 1 / (1 + r.margin):
         return SLOWER
     return NOISE
+
+
+def unsettled(i: Interval, r: Rule | None = None) -> bool:
+    """No verdict (too few rounds, or an interval across the margin) while the median ratio lies beyond
+    the margin either way: more rounds may settle it."""
+    r = r or rule()
+    if not i.rounds or verdict(i, r) != NOISE:
+        return False
+    return i.median > 1 + r.margin or i.median < 1 / (1 + r.margin)
 
 
 @dataclass(frozen=True)
