@@ -303,3 +303,43 @@ def test_the_plain_command_places_memory_with_numactl(placement, words):
     o = {"threads": 1, "bind": "none", "command": ["./app", "-n", "2"], "placement": placement}
     plain = command.for_program(o, m)["plain"]
     assert plain == " ".join(["OMP_NUM_THREADS=1", "OMP_PROC_BIND=false", *words, "./app", "-n", "2"])
+
+
+def test_iso3dfd_searches_the_ring_shapes_with_their_variant(run_bandwall, tmp_path):
+    """tune iso3dfd: the register shapes knob holds each variant's default and its rings (from the
+    manifest); a ring runs only with its variant (with another the configuration folds into the
+    default), and the command to run the best names its shape when it is not the default."""
+    from bandwall.core import manifest
+    from bandwall.tune.space import machine
+
+    rings = {isa: {s["name"] for s in manifest.row_shapes(isa) if s["ring"]} for isa in machine().isas}
+    db = str(tmp_path / "t.db")
+    p = run_bandwall(
+        "tune",
+        "iso3dfd",
+        "--grid",
+        "64x40x40",
+        "--iters",
+        "2",
+        "--space",
+        "isa,shape",
+        "--budget",
+        "8",
+        "--format",
+        "json",
+        "--db",
+        db,
+    )
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    offered = set().union(*rings.values())
+    if not offered:
+        assert "shape" not in rec["config"]["knobs"]
+        return
+    assert rec["config"]["knobs"]["shape"] == ["default", *sorted(offered)]
+    for t in rec["result"]["trials"]:
+        c = t["config"]
+        assert c["shape"] == "default" or c["shape"] in rings[c["isa"]], c
+    best = rec["result"]["best"]["config"]
+    named = "--row-shape" in rec["result"]["command"]["bandwall"]
+    assert named == (best["shape"] != "default")

@@ -69,9 +69,24 @@ bw::json kernels() {
   s["stores"] = stores;
   bw::json p = measurement(pipeline, stream_isas);
   p["strategies"] = strategies;
+  bw::json iso = measurement(bw::iso3dfd::facts(), names(bw::iso3dfd::row_dispatch().variants()));
+  // The register shapes of each variant (--row-shape), the default (the first) first.
+  bw::json shapes = bw::json::object();
+  for (const auto* v : bw::iso3dfd::row_dispatch().variants()) {
+    bw::json list = bw::json::array();
+    for (const auto& sh : v->shape_list())
+      list.push_back({{"name", bw::iso3dfd::shape_name(sh)},
+                      {"planes", sh.planes},
+                      {"vectors", sh.vectors},
+                      {"split", sh.split},
+                      {"ring", sh.ring},
+                      {"x_loads", sh.x_loads}});
+    shapes[v->isa] = list;
+  }
+  iso["row_shapes"] = shapes;
   return {{"stream", s},
           {"pipeline", p},
-          {"iso3dfd", measurement(bw::iso3dfd::facts(), names(bw::iso3dfd::row_dispatch().variants()))},
+          {"iso3dfd", iso},
           {"peak", measurement(bw::peak::PeakMeasurement(0.1, 1).facts(), names(bw::peak::variants()))}};
 }
 

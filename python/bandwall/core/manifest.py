@@ -37,6 +37,12 @@ def measurement(name: str) -> dict:
     return manifest()["kernels"][name]
 
 
+def row_shapes(isa: str) -> list[dict]:
+    """The ISO3DFD row kernel's register shapes of one variant (name, planes, vectors, split, ring,
+    x_loads), its default first; none for a variant not built in."""
+    return list(manifest()["kernels"]["iso3dfd"].get("row_shapes", {}).get(isa, []))
+
+
 def store_kinds() -> list[dict]:
     """The STREAM store kinds (name, nt, help), the default first."""
     return list(manifest()["kernels"]["stream"]["stores"])

@@ -28,6 +28,7 @@ from bandwall.tune.space import (
 
 PIPELINE = "pipeline"
 ISO3DFD = "iso3dfd"
+DEFAULT_SHAPE = "default"  # each variant's first register shape (--row-shape default)
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
 ONE_NODE = "one NUMA node: every placement puts every page on node 0"
@@ -160,8 +161,30 @@ class Iso3dfdTarget(Target):
             Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
             Knob("yblock", first(y0, ys), y0, why),
         ]
+        # The register shapes worth a race: each variant's default and its rings (fewer bytes from
+        # L2); a shape runs only with its variant, so with another it folds into the default.
+        rings = {isa: {s["name"] for s in manifest.row_shapes(isa) if s["ring"]} for isa in m.isas}
+        shapes = sorted(set().union(*rings.values())) if rings else []
+        if shapes:
+            knobs.append(
+                Knob(
+                    "shape",
+                    (DEFAULT_SHAPE, *shapes),
+                    DEFAULT_SHAPE,
+                    "each variant's default and its ring shapes",
+                )
+            )
+        else:
+            left["shape"] = "no variant this CPU runs has a ring shape"
+
+        def canon(c: dict) -> dict:
+            c = fold_bindings(m, c)
+            if c.get("shape", DEFAULT_SHAPE) not in rings.get(c.get("isa"), set()):
+                c = {**c, "shape": DEFAULT_SHAPE} if "shape" in c else c
+            return c
+
         fixed = {"grid": list(grid), "iters": iters, "xblock": bx, "zblock": bz}
-        return Space(ISO3DFD, knobs, fixed, lambda c: fold_bindings(m, c), left)
+        return Space(ISO3DFD, knobs, fixed, canon, left)
 
     def run(self, o: dict) -> tuple[float, dict]:
         rec = iso3dfd.run(
@@ -173,6 +196,7 @@ class Iso3dfdTarget(Target):
             placement=o.get("placement", "first-touch"),
             pages=o["pages"],
             isa=o["isa"],
+            row_shape=None if o.get("shape", DEFAULT_SHAPE) == DEFAULT_SHAPE else o["shape"],
         )
         if not records.passed(rec):
             raise RunFailed("iso3dfd did not validate")
@@ -182,6 +206,8 @@ class Iso3dfdTarget(Target):
         grid = "x".join(map(str, o["grid"]))
         blocks = f"{o['xblock']}x{o['yblock']}x{o['zblock']}"
         head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--blocks", blocks]
+        if o.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
+            head += ["--row-shape", o["shape"]]
         return command.builtin(head, o, ())
 
 
