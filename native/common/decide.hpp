@@ -19,10 +19,10 @@
 namespace bw::decide {
 
 struct Rule {
-  double confidence = 0.9;  // of the interval of the median paired ratio
-  double margin = 0.02;     // a ratio beyond 1 + margin (or below 1 / (1 + margin)) is a difference
-  double tolerance = 0.03;  // fewest threads: a larger team may be up to this much faster
-  int rounds = 5;           // rounds a measured choice runs by default
+  double confidence = 0.9;        // of the interval of the median paired ratio
+  double margin = 0.02;           // a ratio beyond 1 + margin (or below 1 / (1 + margin)) is a difference
+  double tolerance = 0.03;        // fewest threads: a larger team may be up to this much faster
+  int rounds = 5;                 // rounds a measured choice runs by default
   int rounds_when_unsettled = 8;  // rounds in all a caller may run when the first leave it unsettled
   json to_json() const;
 };

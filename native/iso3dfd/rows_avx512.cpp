@@ -12,7 +12,7 @@ namespace bw::iso3dfd {
 // split in two passes, which keeps the y rows in L1: 1.12-1.19x one pass on Zen 4, one thread,
 // bench/results/2026-11-26-zen4.md); the others are tested against the reference and cover every
 // path: P = 1 .. 8, V = 1 .. 4, x pairs loaded or shifted, one pass, split or ring (--row-shape
-// runs any of them). The rings bring fewer bytes from L2 (41 a point against 56) and ran 1.09x
+// runs any of them). The rings bring fewer bytes from L2 (43 a point against 56 at 272^3) and ran 1.06x
 // the first shape on one core with the grid in L2, but 0.97x on a grid in memory (Intel Xeon with
 // AMX, bench/results/2026-11-27-intel-amx.md): not the default.
 constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(),

@@ -22,7 +22,7 @@
 //  - ring shapes (AVX-512: 32 registers) make the second pass march along z one vector column at
 //    a time, the 17 planes an output's z neighbours span in a ring of registers: one load of prev
 //    per output (its centre included) and 16 per column of a chunk of P planes, instead of
-//    (2 P + 14) / P; 41 bytes a point from L2 instead of 56 at 8 planes (the record's l1_fills);
+//    (2 P + 14) / P; 43 bytes a point from L2 instead of 56 at 8 planes and 272^3 (the record's l1_fills);
 //  - coefficients: held in registers where the register file allows it (AVX-512's 32), otherwise
 //    broadcast once per distance for all the vectors that use it.
 #pragma once
