@@ -51,7 +51,14 @@ def test_the_manifest_has_every_table(doc):
     assert [k["name"] for k in doc["kernels"]["stream"]["stores"]][0] == "nt"
     assert {s["name"] for s in doc["kernels"]["pipeline"]["strategies"]} == {"all", "split"}
     assert {p["name"] for p in doc["pages"]} == {"huge", "base", "system"}
-    assert set(doc["decision"]) == {"confidence", "margin", "tolerance", "rounds"}
+    assert set(doc["decision"]) == {"confidence", "margin", "tolerance", "rounds", "rounds_when_unsettled"}
+    # every ISO3DFD variant built in lists its register shapes, the default first, each named once
+    shapes = doc["kernels"]["iso3dfd"]["row_shapes"]
+    assert set(shapes) == set(doc["kernels"]["iso3dfd"]["isa_built"])
+    for isa, rows in shapes.items():
+        names = [r["name"] for r in rows]
+        assert names and len(set(names)) == len(names), isa
+        assert all(r["split"] for r in rows if r["ring"]), isa
     assert sum(e["default"] for e in doc["engines"]) == 1
     rows = doc["kernels"]["stream"]["rows"]
     assert {"copy", "scale", "add", "triad"} <= {r["name"] for r in rows}
