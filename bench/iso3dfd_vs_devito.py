@@ -60,6 +60,11 @@ def parse() -> argparse.Namespace:
         "--isa", default="auto", help="bandwall's row kernel: auto (default), avx512, avx2 or generic"
     )
     p.add_argument(
+        "--time-block",
+        default="auto",
+        help="bandwall's time steps per sweep: auto (default: bandwall's own choice) or a number",
+    )
+    p.add_argument(
         "--bindir",
         default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
         help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)",
@@ -91,7 +96,14 @@ def tool(bindir: str) -> str:
 
 
 def bandwall_run(
-    exe: str, n: int, steps: int, blocks: str, threads: int, kernel: str, isa: str = "auto"
+    exe: str,
+    n: int,
+    steps: int,
+    blocks: str,
+    threads: int,
+    kernel: str,
+    isa: str = "auto",
+    time_block: str = "auto",
 ) -> dict:
     b = [blocks] * 3 if blocks in ("auto", "search") else blocks.split("x")
     cmd = [
@@ -107,6 +119,8 @@ def bandwall_run(
         "--isa",
         isa,
     ]
+    if kernel == "optimised":
+        cmd += ["--time-block", time_block]
     # bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread
     # to one CPU before it reads the CPUs it may use.
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
@@ -202,7 +216,9 @@ def main() -> None:
     names = ["bandwall", "devito default", "devito aggressive", "plain reference"]
     samples: dict[str, list[dict]] = {k: [] for k in names}
     runs = {
-        "bandwall": lambda: bandwall_run(exe, a.interior, a.steps, a.blocks, a.threads, "optimised", a.isa),
+        "bandwall": lambda: bandwall_run(
+            exe, a.interior, a.steps, a.blocks, a.threads, "optimised", a.isa, a.time_block
+        ),
         "devito default": lambda: devito_default.run(a.steps),
         "devito aggressive": lambda: devito_tuned.run(a.steps),
         "plain reference": lambda: bandwall_run(exe, a.interior, a.reference_steps, a.blocks, 1, "reference"),
