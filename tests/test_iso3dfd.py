@@ -88,6 +88,10 @@ def test_register_shape_matches_the_reference_and_is_recorded(shape):
         assert rec["config"]["row_shape"]["name"] == model["shape"] == "4x2-split"
         return
     assert rec["config"]["row_shape"]["name"] == model["shape"] == shape and model["ring"]
+    # without --isa the shape picks its variant, said in the record, with nothing raced
+    auto = tool_record(37, 29, 41, 5, 13, 7, 9, "compact", THREADS, "--row-shape", shape)
+    assert auto["config"]["isa"] == "avx512" and "widest this CPU runs" in auto["config"]["row_shape"]["why"]
+    assert auto["config"]["isa_choice"]["how"] == "forced"
     default = tool_record(37, 29, 41, 5, 13, 7, 9, "compact", THREADS, "--isa", "avx512")
     fills = rec["result"]["traffic_model"]["l1_fills"]
     assert fills["bytes_per_point"] < default["result"]["traffic_model"]["l1_fills"]["bytes_per_point"]
@@ -538,6 +542,14 @@ BAD_NATIVE = [
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--row-shape", "8x2-ring"],
         "the reference kernel has no register shape",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "9x9"],
+        "--row-shape 9x9 is not a register shape of any row kernel this CPU runs (",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "measure", "--row-shape", "9x9-ring"],
+        "--row-shape 9x9-ring is not a register shape of any row kernel this CPU runs (",
     ),
     pytest.param(
         [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3"],

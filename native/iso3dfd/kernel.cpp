@@ -17,20 +17,25 @@ namespace {
 
 const RowVariant* active() { return &row_dispatch().active(); }
 
-// The shape --row-shape named ("default": each variant's first).
-std::string& shape_wanted() {
-  static std::string name = "default";
-  return name;
+// The shape --row-shape named and the variant it belongs to (nullptr: each variant's first),
+// resolved once by select_shape: run() asks for it on every call.
+struct Selected {
+  const RowVariant* variant = nullptr;
+  const RowShape* shape = nullptr;
+};
+Selected& selected() {
+  static Selected s;
+  return s;
 }
 
-const RowShape* named_shape(const RowVariant& v, const std::string& name) {
+}  // namespace
+
+const RowShape* find_shape(const RowVariant& v, const std::string& name) {
   if (name == "default") return &v.shapes[0];
   for (const RowShape& s : v.shape_list())
     if (shape_name(s) == name) return &s;
   return nullptr;
 }
-
-}  // namespace
 
 std::string select_isa(const std::string& isa) {
   const RowVariant* v = row_dispatch().find(isa);
@@ -60,16 +65,17 @@ std::string shape_names(const RowVariant& v) {
 }
 
 const RowShape& active_shape() {
-  const RowShape* s = named_shape(*active(), shape_wanted());
-  return s ? *s : active()->shapes[0];
+  const Selected& s = selected();
+  return s.variant == active() && s.shape ? *s.shape : active()->shapes[0];
 }
 
 void select_shape(const std::string& name) {
   const RowVariant& v = *active();
-  if (!named_shape(v, name))
+  const RowShape* s = find_shape(v, name);
+  if (!s)
     throw std::invalid_argument("--row-shape " + name + " is not a register shape of the " + v.isa +
                                 " row kernel (default, " + shape_names(v) + ")");
-  shape_wanted() = name;
+  selected() = {&v, s};
 }
 
 int register_planes() { return active_shape().planes; }

@@ -86,15 +86,8 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 }
 
 void Measurement::variant_changed(int threads, bool final) {
-  // --row-shape names a shape of the variant chosen: a variant timed on the way that lacks it runs its
-  // first shape.
-  if (optimised(o_) && o_.shape != "default") {
-    try {
-      select_shape(o_.shape);
-    } catch (const std::invalid_argument& e) {
-      if (final) throw UsageError(e.what());
-    }
-  }
+  // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
+  if (optimised(o_) && o_.shape != "default") select_shape(o_.shape);
   choose_blocks_for_variant(threads, final);
   if (final) choose_time_block(threads);
 }
@@ -134,7 +127,8 @@ void Measurement::choose_time_block(int threads) {
   }
   time_block_["proposal"] = model_.to_json();
   const int rounds = decide::rule().rounds;
-  // A round is a sweep of d steps and d single steps: the race may take half of the run's steps.
+  // A round is a sweep of d steps and d single steps: the race's first rounds take at most half of
+  // the run's steps (four fifths with the rounds an unsettled race adds, below).
   const int affordable = std::min(model_.depth, o_.iterations / 2 / rounds / 2);
   std::string skip;
   if (model_.depth == 1)

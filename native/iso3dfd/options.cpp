@@ -108,8 +108,31 @@ bool parse_options(int argc, char** argv, Options& o) {
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;
-  if (o.shape != "default" && o.kernel == KernelChoice::Reference)
-    throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
+  if (o.shape != "default") {
+    if (o.kernel == KernelChoice::Reference)
+      throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
+    // A shape belongs to one variant: with auto or measure, the widest this CPU runs that has it
+    // (no race, no cached choice: the shape decides); a variant named must have it.
+    const RowVariant* v = find_row_variant(isa);
+    if (isa == "auto" || isa == "measure") {
+      v = nullptr;
+      for (const RowVariant* c : row_variants())
+        if (find_row_variant(c->isa) && find_shape(*c, o.shape)) {
+          v = c;
+          break;
+        }
+      if (!v)
+        throw UsageError("--row-shape " + o.shape + " is not a register shape of any row kernel this CPU runs (" +
+                         std::string(find_row_variant("auto")->isa) + ": default, " +
+                         shape_names(*find_row_variant("auto")) + ")");
+      o.isa = v->isa;
+      o.shape_why = "--isa " + isa + " with --row-shape " + o.shape + ": the " + v->isa +
+                    " row kernel, the widest this CPU runs that has that shape";
+    } else if (!find_shape(*v, o.shape)) {
+      throw UsageError("--row-shape " + o.shape + " is not a register shape of the " + v->isa +
+                       " row kernel (default, " + shape_names(*v) + ")");
+    }
+  }
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
   std::string f = fault ? fault : "";

@@ -38,7 +38,8 @@ struct Options {
   // --row-shape: the row kernel's register shape (rows.hpp's shape_name; default: the variant's first),
   // checked against the variant chosen
   std::string shape = "default";
-  bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
+  std::string shape_why;  // why the variant was chosen for the shape (--isa auto or measure), or empty
+  bool fault = false;     // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
   std::uint64_t bytes_needed() const;

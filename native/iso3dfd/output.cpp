@@ -116,6 +116,7 @@ json iso_config(const Options& o) {
   if (o.kernel == KernelChoice::Optimised) {
     config["row_kernel"] = kernel_method();
     config["row_shape"] = {{"name", shape_name(active_shape())}, {"requested", o.shape}};
+    if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
   }
   if (o.fault) config["fault_injected"] = true;
   return config;

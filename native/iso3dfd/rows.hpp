@@ -76,11 +76,13 @@ BoxFn active_box();
 std::string shape_name(const RowShape& s);
 // The names of a variant's shapes, its first (the default) first.
 std::string shape_names(const RowVariant& v);
-// The register shape run() uses: the one select_shape named in the active variant, else (default,
-// or a name the active variant lacks) the variant's first.
+// The shape of v named name ("default": v's first), or nullptr.
+const RowShape* find_shape(const RowVariant& v, const std::string& name);
+// The register shape run() uses: the one select_shape chose, while its variant is the active one;
+// otherwise the active variant's first.
 const RowShape& active_shape();
-// Names the register shape to run ("default": each variant's first); throws std::invalid_argument
-// with one line when the active variant has none of that name.
+// Chooses the active variant's shape named name ("default": its first); throws
+// std::invalid_argument with one line when the active variant has none of that name.
 void select_shape(const std::string& name);
 
 // The variant named isa if it is built in and this CPU can run it, otherwise nullptr; "auto"

@@ -133,7 +133,7 @@ TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
   select_isa("avx512");
   for (const char* shape : {"8x2-ring", "5x1-ring-x81"}) {
     select_shape(shape);
-    ASSERT_TRUE(active_shape().ring) << shape;
+    EXPECT_TRUE(active_shape().ring) << shape;
     for (int depth : {2, 4})
       for (int threads : {1, 2}) {
         const auto want = stepwise(threads, 2 * depth + 1);

@@ -38,7 +38,7 @@ class Rule:
             float(d["margin"]),
             float(d["tolerance"]),
             int(d["rounds"]),
-            int(d["rounds_when_unsettled"]),
+            int(d.get("rounds_when_unsettled", d["rounds"])),  # a manifest from before the field
         )
 
     def text(self) -> str:
