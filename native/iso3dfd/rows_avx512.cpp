@@ -13,7 +13,7 @@ namespace bw::iso3dfd {
 // bench/results/2026-11-26-zen4.md); the others are tested against the reference and cover every
 // path: P = 1 .. 8, V = 1 .. 4, x pairs loaded or shifted, one pass, split or ring (--row-shape
 // runs any of them). The rings bring fewer bytes from L2 (43 a point against 56 at 272^3) and ran 1.06x
-// the first shape on one core with the grid in L2, but 0.97x on a grid in memory (Intel Xeon with
+// the first shape on one core with the grid in L2, but 0.98-1.00x on a grid in memory (Intel Xeon with
 // AMX, bench/results/2026-11-27-intel-amx.md): not the default.
 constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(),
                                       row_shape<Avx512, RowDesc{4, 2, 0}>(),
