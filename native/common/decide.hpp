@@ -8,7 +8,7 @@
 // is chosen over the default only when the whole interval lies beyond the margin; otherwise the
 // result is "no difference beyond noise" and the default stands. With too few rounds for the
 // confidence (fewer than 5 at 90%) nothing is decided. A comparison left unsettled (its median
-// beyond the margin, its interval not) may be given more rounds, up to rounds_when_unsettled in
+// beyond the margin, its interval not) may be given rounds_when_unsettled rounds in
 // all, by a caller whose budget allows: then one disturbed round no longer decides.
 #pragma once
 #include <string>

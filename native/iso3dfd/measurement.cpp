@@ -165,10 +165,12 @@ void Measurement::choose_time_block(int threads) {
   int ran = 0;
   for (; ran < rounds; ++ran) race_round(ran);
   // Unsettled (the median beyond the margin, the interval not: one disturbed round of five does
-  // that), more rounds up to the rule's, when the run affords them all (four fifths of its steps).
+  // that), all the rounds the rule allows then, when the run affords them (four fifths of its
+  // steps): the choice is made after 5 rounds or after all of them, never at a round in between.
   const int most = decide::rule().rounds_when_unsettled;
-  if (most * 2 * proposal.depth <= o_.iterations * 4 / 5)
-    while (ran < most && decide::unsettled(decide::ratio_interval(rates[1], rates[0]))) race_round(ran++);
+  if (most * 2 * proposal.depth <= o_.iterations * 4 / 5 &&
+      decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
+    while (ran < most) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
   json calibrated =
       calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced, median(rates[1]));

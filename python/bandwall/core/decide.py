@@ -9,7 +9,7 @@ ratios (the sign test's distribution-free interval) at the rule's confidence. A 
 over the default only when the whole interval lies beyond the margin; otherwise "no difference
 beyond noise" and the default stands. With too few rounds for the confidence nothing is decided. A
 comparison left unsettled (its median beyond the margin, its interval not) may be given more rounds,
-up to rounds_when_unsettled in all, by a caller whose budget allows."""
+rounds_when_unsettled in all, by a caller whose budget allows (decided then on all of them)."""
 
 from __future__ import annotations
 
