@@ -126,36 +126,20 @@ class RowKernel {
     if constexpr (D.ring) {
       static_assert(D.split, "a ring is the second pass of a split shape");
       static_assert(D.planes <= kRing, "a chunk of a ring is at most 17 planes (one pass of its unrolled steps)");
-      constexpr RowDesc xy{1, D.vectors, D.x_loads};
       const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
       float* t = scratch(D.planes * tp);
       for (; z < b.z1; z += D.planes) {
         const int n = static_cast<int>(std::min<std::size_t>(D.planes, b.z1 - z));
-        for (int o = 0; o < n; ++o)
-          for (std::size_t y = b.y0; y < b.y1; ++y) {
-            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0,
-                                       t + o * tp + (y - b.y0) * g.n1, 0);
-            if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
-            if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
-          }
+        partial_sums<D>(prev, next, vel, g, b, z, n, t, tp);
         for (std::size_t y = b.y0; y < b.y1; ++y)
           ring_row(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.n1, static_cast<long>(tp), n);
       }
       return;
     } else if constexpr (D.split) {
-      constexpr RowDesc xy{1, D.vectors, D.x_loads};
       const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
       float* t = scratch(D.planes * tp);
       for (; z + D.planes <= b.z1; z += D.planes) {
-        for (int o = 0; o < D.planes; ++o)
-          for (std::size_t y = b.y0; y < b.y1; ++y) {
-            row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0,
-                                       t + o * tp + (y - b.y0) * g.n1, 0);
-            // the rows this pass reads first from beyond L2: the leading row of the next y, and
-            // the next plane's rows below the block (one per row of this plane)
-            if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
-            if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
-          }
+        partial_sums<D>(prev, next, vel, g, b, z, D.planes, t, tp);
         for (std::size_t y = b.y0; y < b.y1; ++y)
           row<D, Pass::FromPartialSums>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z),
                                         t + (y - b.y0) * g.n1, static_cast<long>(tp));
@@ -168,6 +152,23 @@ class RowKernel {
     for (; z < b.z1; ++z)
       for (std::size_t y = b.y0; y < b.y1; ++y)
         row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z));
+  }
+
+  // A split shape's first pass: the centre, x and y sums of n planes from z on, plane by plane (its
+  // 17 rows stay in L1), into t (plane stride tp, row stride n1).
+  template <RowDesc D>
+  void partial_sums(const float* prev, float* next, const float* vel, const Grid& g, const Box& b, std::size_t z, int n,
+                    float* t, std::size_t tp) const {
+    constexpr RowDesc xy{1, D.vectors, D.x_loads};
+    for (int o = 0; o < n; ++o)
+      for (std::size_t y = b.y0; y < b.y1; ++y) {
+        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, t + o * tp + (y - b.y0) * g.n1,
+                                   0);
+        // the rows this pass reads first from beyond L2: the leading row of the next y, and the
+        // next plane's rows below the block (one per row of this plane)
+        if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
+        if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
+      }
   }
 
   // Every 64-byte line of row[x0, x1) into the cache level Hint names.
