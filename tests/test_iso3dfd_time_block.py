@@ -48,11 +48,11 @@ def test_time_block_auto_says_how_and_counts_its_race(grid):
     step = tool_record(*grid, "compact", 1, "--time-block", 1)
     rec = tool_record(*grid, "compact", 1, "--time-block", "auto")
     tb = rec["config"]["time_block"]
-    assert tb["requested"] == "auto" and tb["how"] in ("model", "race") and tb["why"]
+    assert tb["requested"] == "auto" and tb["how"] in ("model", "race", "race and model") and tb["why"]
     assert "proposal" in tb
     race = tb.get("race_steps", 0)
     assert rec["result"]["steps"] + race == 40
-    if tb["how"] == "race":
+    if tb["how"] != "model":
         rounds = tb["race"]["rule"]["rounds_run"]
         added = tb["race_rounds_added"]
         rule = decide.rule()
@@ -64,6 +64,21 @@ def test_time_block_auto_says_how_and_counts_its_race(grid):
         # all the extra rounds exactly when the first left it unsettled (40 steps afford them)
         first = decide.ratio_interval(tb["race"]["rates"][raced][:5], tb["race"]["rates"]["1"][:5], rule)
         assert (added > 0) == decide.unsettled(first, rule)
+        # deeper than raced only when the race chose its sweeps and the calibrated model's best is deeper
+        # and beyond the margin over their measured rate
+        cal, chosen = tb["calibrated"], tb["race"]["chosen"]
+        measured = statistics.median(tb["race"]["rates"][raced])
+        deeper = (
+            chosen == raced
+            and cal["best_depth"] > int(raced)
+            and cal["best_mpoints_per_s"] > measured * (1 + rule.margin)
+        )
+        assert (tb["how"] == "race and model") == deeper
+        if deeper:
+            assert tb["depth"] == cal["best_depth"] == tb["deeper"]["to"]
+            assert tb["deeper"]["measured_mpoints_per_s"] == pytest.approx(measured)
+        else:
+            assert tb["depth"] == int(chosen) and "deeper" not in tb
     assert rec["result"]["norm"] == step["result"]["norm"]
 
 

@@ -172,28 +172,29 @@ void Measurement::choose_time_block(int threads) {
       decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
     while (ran < most) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
-  json calibrated =
+  const json calibrated =
       calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced, median(rates[1]));
-  const int chosen_depth = ch.chosen == 1 ? proposal.depth : 1;
-  const double chosen_rate = median(rates[ch.chosen]);
-  if (calibrated["best_depth"].get<int>() > chosen_depth &&
-      calibrated["best_mpoints_per_s"].get<double>() > chosen_rate * (1 + decide::rule().margin) && ch.chosen == 1) {
-    const int d = calibrated["best_depth"].get<int>();
-    calibrated["hint"] = "the model calibrated by the race predicts depth " + std::to_string(d) + " at " +
-                         std::to_string(static_cast<int>(calibrated["best_mpoints_per_s"].get<double>())) +
-                         " MPoints/s against depth " + std::to_string(chosen_depth) + "'s measured " +
-                         std::to_string(static_cast<int>(chosen_rate)) + ": try --time-block " + std::to_string(d);
-  }
   time_block_["calibrated"] = calibrated;
-  if (ch.chosen == 1) {
+  // Sweeps faster beyond noise, on a run too short to race the depth the model calibrated by the
+  // race predicts best: that depth (the measurement says sweeps pay, the model how deep).
+  const json deeper = ch.chosen == 1 ? deeper_by_model(calibrated, proposal.depth, median(rates[1])) : json();
+  std::string how = "race", why = ch.why;
+  if (!deeper.is_null()) {
+    const int d = deeper["to"].get<int>();
+    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3);
+    tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk};
+    time_block_["deeper"] = deeper;
+    how = "race and model";
+    why = ch.why + "; " + deeper["why"].get<std::string>();
+  } else if (ch.chosen == 1) {
     tiles_ = proposal;
     model_ = raced;
   } else {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
   }
   time_block_.update({{"depth", tiles_.depth},
-                      {"how", "race"},
-                      {"why", ch.why},
+                      {"how", how},
+                      {"why", why},
                       {"race", ch.record},
                       {"race_steps", race_steps_},
                       {"race_rounds_added", ran - rounds},

@@ -54,9 +54,11 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "register shape of the row kernel: default (the variant's first) or a name of the chosen variant's "
                  "shapes, planes x vectors with -split (two passes) or -ring (the second pass marching along z), "
                  "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
-  app.add_option("--time-block", time_block,
-                 "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
-                 "the depth the model proposes when a short race on this run's data shows it faster beyond noise");
+  app.add_option(
+      "--time-block", time_block,
+      "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
+      "the depth the model proposes when a short race on this run's data shows it faster beyond noise (a run "
+      "too short to race it races a shallower one, and the model calibrated by that race says how deep)");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)

@@ -147,4 +147,22 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint6
           {"best_mpoints_per_s", best_rate}};
 }
 
+json deeper_by_model(const json& calibrated, int raced, double rate_raced) {
+  if (raced <= 1 || !calibrated.contains("best_depth")) return nullptr;
+  const int best = calibrated["best_depth"].get<int>();
+  const double predicted = calibrated["best_mpoints_per_s"].get<double>();
+  const double margin = decide::rule().margin;
+  if (best <= raced || predicted <= rate_raced * (1 + margin)) return nullptr;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "the model calibrated by the race predicts depth %d at %.0f MPoints/s, beyond the %.0f%% margin over "
+                "depth %d's measured %.0f (%.2fx): depth %d",
+                best, predicted, 100 * margin, raced, rate_raced, predicted / rate_raced, best);
+  return {{"from", raced},
+          {"to", best},
+          {"predicted_mpoints_per_s", predicted},
+          {"measured_mpoints_per_s", rate_raced},
+          {"why", buf}};
+}
+
 }  // namespace bw::iso3dfd

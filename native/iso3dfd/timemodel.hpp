@@ -2,7 +2,8 @@
 // wavefront keeps in flight, the cache level that holds them, and the bytes per point and time step
 // that still cross memory; and the depth and tile it proposes for a run. `--time-block auto` runs the
 // proposal against step-by-step sweeps on the run's own data under the decision rule
-// (common/decide.hpp) and keeps depth 1 unless the proposal is faster beyond noise.
+// (common/decide.hpp) and keeps depth 1 unless the proposal is faster beyond noise; when the run's
+// steps cut the race short of the proposal, the model calibrated by the race says how deep.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -54,5 +55,13 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
 // decision rule's margin of the fastest).
 json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
                            const TimeBlockModel& raced, double rate_d);
+
+// What the model adds to a race a run's steps cut short (a run of 40 steps races depth 2 at most):
+// when the race chose sweeps (depth `raced` > 1, measured at rate_raced MPoints/s, faster than depth
+// 1 beyond noise), the calibrated model's best depth if it is deeper and predicted faster than that
+// measured rate beyond the decision rule's margin: {"from", "to", "predicted_mpoints_per_s",
+// "measured_mpoints_per_s", "why"}; null otherwise (the race's depth stands). The measurement
+// says that sweeps pay, the model how deep.
+json deeper_by_model(const json& calibrated, int raced, double rate_raced);
 
 }  // namespace bw::iso3dfd

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/decide.hpp"
 #include "common/isa.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
@@ -19,6 +20,8 @@
 #include "tests/iso3dfd_arrays.hpp"
 
 using namespace bw::iso3dfd;
+using bw::json;
+namespace decide = bw::decide;
 
 namespace {
 
@@ -124,6 +127,40 @@ TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
 
   const auto wild = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 5000.0);
   EXPECT_LE(wild["memory_share_step_by_step"].get<double>(), 0.75 + 1e-12);
+}
+
+// The model says how deep only after the race has shown that sweeps pay: a deeper best depth
+// predicted beyond the margin over the raced depth's measured rate, and nothing otherwise.
+TEST(TimeModel, DeeperByModelOnlyAfterARaceTheSweepsWon) {
+  const json cal = {{"best_depth", 5}, {"best_mpoints_per_s", 1500.0}};
+  const double margin = decide::rule().margin;
+  struct Case {
+    json calibrated;
+    int raced;
+    double rate;
+    int expected;  // 0: the race's depth stands
+  };
+  const std::vector<Case> cases = {
+      {cal, 2, 1300.0, 5},                                                 // beyond the margin
+      {cal, 2, 1500.0 / (1 + margin) * 1.001, 0},                          // within it
+      {cal, 2, 1500.0, 0},                                                 // level
+      {cal, 5, 1300.0, 0},                                                 // not deeper
+      {cal, 8, 1300.0, 0},                                                 // shallower
+      {cal, 1, 1300.0, 0},                                                 // the race kept depth 1
+      {{{"best_depth", 1}, {"best_mpoints_per_s", 1000.0}}, 2, 900.0, 0},  // the model wants none
+      {json::object(), 2, 1300.0, 0},                                      // no calibration
+  };
+  for (const Case& c : cases) {
+    const json d = deeper_by_model(c.calibrated, c.raced, c.rate);
+    if (c.expected == 0) {
+      EXPECT_TRUE(d.is_null()) << c.raced << " " << c.rate;
+    } else {
+      ASSERT_FALSE(d.is_null());
+      EXPECT_EQ(d["to"].get<int>(), c.expected);
+      EXPECT_EQ(d["from"].get<int>(), c.raced);
+      EXPECT_NE(d["why"].get<std::string>().find("depth 5"), std::string::npos);
+    }
+  }
 }
 
 // A sweep runs the register shape --row-shape names: a ring's chunks of planes within the skewed

@@ -54,8 +54,9 @@ from bandwall.views.iso3dfd import csv_rows, render
     default="auto",
     show_default=True,
     help="time steps per sweep while a tile stays in cache (temporal blocking); auto: the depth the model "
-    "proposes, kept only when a short race on this run's data shows it faster beyond noise, else 1 "
-    "(config.time_block says why); over --ranks only 1",
+    "proposes, kept only when a short race on this run's data shows it faster beyond noise, else 1 (a run "
+    "too short to race it races a shallower one, and the model calibrated by that race says how deep; "
+    "config.time_block says why); over --ranks only 1",
 )
 @click.option(
     "--row-shape",

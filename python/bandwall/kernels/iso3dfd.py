@@ -53,6 +53,9 @@ def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
     return n1, min(24, n2), min(128, n3)
 
 
+DEFAULT_SHAPE = "default"  # each variant's first register shape (--row-shape default)
+
+
 def native_args(
     grid,
     iters: int,
@@ -114,8 +117,15 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
     choice = None
     if options.get("threads") == "auto":
         fixed = {"grid": [int(n) for n in grid]}
+        # the tune's trials of the variant and register shape this run asks for (a variant left to
+        # auto does not narrow: the run may choose any)
+        isa = options.get("isa")
+        settings = {
+            "isa": isa if isa not in (None, "auto", "measure") else None,
+            "shape": options.get("row_shape") or DEFAULT_SHAPE,
+        }
         choice = threads_auto.stored_tune_choice(
-            "iso3dfd", fixed, options.get("cpus"), options.get("bind"), db
+            "iso3dfd", fixed, options.get("cpus"), options.get("bind"), db, settings
         )
         if choice is not None:
             options["threads"] = choice["chosen"]

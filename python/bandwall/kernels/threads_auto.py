@@ -89,13 +89,15 @@ def stored_choice(kernel: str, cpus: str | None = None, bind: str | None = None,
     return _newest("sweep", fits, choice_from_sweep, cpus, bind, db)
 
 
-def choice_from_tune(rec: dict, bind: str | None) -> dict | None:
+def choice_from_tune(rec: dict, bind: str | None, settings: dict | None = None) -> dict | None:
     """config.threads_choice read from a stored tune record: per thread count the rates of its best
-    configuration (of the run's binding when the tune tried it); None when the tune measured fewer
-    than two thread counts."""
+    configuration among those run as this run will be (its binding, and each of settings, e.g. the
+    instruction set or the register shape, when the tune tried it; a setting it did not try does not
+    narrow); None when the tune measured fewer than two thread counts."""
     rows = [t for t in rec["result"]["trials"] if t.get("rates") and "threads" in t["config"]]
-    if bind is not None and any(t["config"].get("bind") == bind for t in rows):
-        rows = [t for t in rows if t["config"].get("bind") == bind]
+    for key, value in {"bind": bind, **(settings or {})}.items():
+        if value is not None and any(t["config"].get(key) == value for t in rows):
+            rows = [t for t in rows if t["config"].get(key) == value]
     best: dict[int, dict] = {}
     for t in rows:
         n = int(t["config"]["threads"])
@@ -109,11 +111,17 @@ def choice_from_tune(rec: dict, bind: str | None) -> dict | None:
 
 
 def stored_tune_choice(
-    target: str, fixed: dict, cpus: str | None = None, bind: str | None = None, db=None
+    target: str,
+    fixed: dict,
+    cpus: str | None = None,
+    bind: str | None = None,
+    db=None,
+    settings: dict | None = None,
 ) -> dict | None:
     """threads_choice from the newest stored tune of target whose fixed options include fixed (for
     ISO3DFD the grid) on this topology digest that tried thread counts up to as many cores as this
-    run may use; None when there is none."""
+    run may use, read from its trials run as this run will be (choice_from_tune); None when there
+    is none."""
 
     def fits(rec: dict, team: int) -> bool:
         cfg = rec["config"]
@@ -125,4 +133,4 @@ def stored_tune_choice(
             and max(counts) == team
         )
 
-    return _newest("tune", fits, lambda rec: choice_from_tune(rec, bind), cpus, bind, db)
+    return _newest("tune", fits, lambda rec: choice_from_tune(rec, bind, settings), cpus, bind, db)

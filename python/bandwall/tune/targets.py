@@ -28,7 +28,7 @@ from bandwall.tune.space import (
 
 PIPELINE = "pipeline"
 ISO3DFD = "iso3dfd"
-DEFAULT_SHAPE = "default"  # each variant's first register shape (--row-shape default)
+DEFAULT_SHAPE = iso3dfd.DEFAULT_SHAPE
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
 ONE_NODE = "one NUMA node: every placement puts every page on node 0"
