@@ -485,9 +485,11 @@ BAD_CLI = [
     ),
     (["--row-shape", "8x2-ring", "--ranks", "2"], "--row-shape chooses the row kernel of one process"),
     (["--row-shape", ""], "'--row-shape': is empty"),
+    (["--sweep-team", "both"], "'both' is not one of"),
+    (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks"),
     pytest.param(
-        ["--time-block", "3", "--threads", "2"],
-        "--time-block 3 needs thicker slabs than 2 threads have in 25 interior planes (at most 2 here)",
+        ["--time-block", "3", "--threads", "2", "--sweep-team", "slabs"],
+        "--time-block 3 needs thicker slabs than 2 threads have in 25 interior planes (at most 2 here; the team",
         marks=pytest.mark.cpus(ids=(0, 1)),
     ),
 ]
@@ -552,9 +554,13 @@ BAD_NATIVE = [
         "--row-shape 9x9-ring is not a register shape of any row kernel this CPU runs (",
     ),
     pytest.param(
-        [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3"],
+        [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3", "--sweep-team", "slabs"],
         "needs thicker slabs than 2 threads",
         marks=pytest.mark.cpus(ids=(0, 1)),
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--sweep-team", "together"],
+        "unknown --sweep-team 'together' (use auto, slabs or shared)",
     ),
 ]
 

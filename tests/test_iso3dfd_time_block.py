@@ -34,6 +34,22 @@ def test_time_blocks_leave_the_wavefield_exact(threads):
     assert norms[1] == norms[2] == norms[3]
 
 
+@pytest.mark.parametrize("team", ["slabs", "shared"])
+def test_the_team_sweeping_together_leaves_the_wavefield_exact(team):
+    """--sweep-team: a slab a thread, or the team on one wavefront (any depth: 5 here, deeper than
+    the slabs of 2 threads allow); the same norm as step by step, and the record says who swept."""
+    grid = [37, 29, 57, 7, 13, 7, 9, "compact", THREADS]
+    step = tool_record(*grid, "--time-block", 1)
+    depth = 5 if team == "shared" else 2
+    rec = tool_record(*grid, "--time-block", depth, "--sweep-team", team, "--verify")
+    tb, model = rec["config"]["time_block"], rec["result"]["traffic_model"]["time_block"]
+    assert tb["team_requested"] == team and tb["depth"] == depth
+    # one thread has no team to share with
+    assert model["team"] == (team if THREADS > 1 else "slabs")
+    assert rec["validation"]["passed"] is True
+    assert rec["result"]["norm"] == step["result"]["norm"]
+
+
 @pytest.mark.parametrize(
     "grid",
     [

@@ -104,12 +104,25 @@ void Measurement::choose_blocks_for_variant(int threads, bool final) {
 }
 
 void Measurement::choose_time_block(int threads) {
-  const int deepest = max_depth(o_.grid, threads);
+  // The team sweeps one wavefront together only within one NUMA node unless told to: there every
+  // thread reads planes another thread first touched.
+  const bool one_node = Topology::instance().numa_nodes() <= 1;
+  const Teams teams = o_.sweep_team == "slabs"    ? Teams::Slabs
+                      : o_.sweep_team == "shared" ? Teams::Shared
+                      : one_node                  ? Teams::Either
+                                                  : Teams::Slabs;
+  const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
   const std::uint64_t l3 = Topology::instance().cache_bytes(3, cpu_);
-  model_ = propose_time_block(o_.grid, threads, deepest, o_.l2_bytes, l3);
+  model_ = propose_time_block(o_.grid, threads, deepest, o_.l2_bytes, l3, teams);
   tiles_ = TimeTiles{1, 0, model_.chunk};
   time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json("auto")},
-                 {"max_depth", std::min(deepest, 64)}};
+                 {"max_depth", std::min(deepest, 64)},
+                 {"team_requested", o_.sweep_team},
+                 {"teams_considered", teams == Teams::Slabs    ? "slabs"
+                                      : teams == Teams::Shared ? "shared"
+                                                               : "slabs or shared"}};
+  if (o_.sweep_team == "auto" && !one_node)
+    time_block_["teams_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
   if (!optimised(o_)) {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
     time_block_.update({{"depth", 1}, {"how", "reference"}, {"why", "the reference kernel runs step by step"}});
@@ -119,9 +132,10 @@ void Measurement::choose_time_block(int threads) {
     if (o_.time_block > deepest)
       throw UsageError("--time-block " + std::to_string(o_.time_block) + " needs thicker slabs than " +
                        std::to_string(threads) + " threads have in " + std::to_string(o_.grid.n3 - 2 * kHalf) +
-                       " interior planes (at most " + std::to_string(deepest) + " here)");
-    model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3);
-    tiles_ = TimeTiles{o_.time_block, model_.tile_rows, model_.chunk};
+                       " interior planes (at most " + std::to_string(deepest) +
+                       " here; the team sweeping together, --sweep-team shared, takes any depth)");
+    model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3, teams);
+    tiles_ = TimeTiles{o_.time_block, model_.tile_rows, model_.chunk, model_.shared};
     time_block_.update({{"depth", o_.time_block}, {"how", "user"}, {"why", "given on the command line"}});
     return;
   }
@@ -146,8 +160,8 @@ void Measurement::choose_time_block(int threads) {
   // The race, on the run's data (its steps count as the run's): per round one sweep of the
   // proposal's depth d (at most what the run affords) and d single steps, the same work, the first
   // alternating; rates in interior points and steps a second.
-  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3);
-  const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk};
+  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3, teams);
+  const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk, raced.shared};
   std::vector<std::vector<double>> rates(2);
   auto race_round = [&](int r) {
     for (int k = 0; k < 2; ++k) {
@@ -172,8 +186,8 @@ void Measurement::choose_time_block(int threads) {
       decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
     while (ran < most) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
-  const json calibrated =
-      calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced, median(rates[1]));
+  const json calibrated = calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced,
+                                                median(rates[1]), teams);
   time_block_["calibrated"] = calibrated;
   // Sweeps faster beyond noise, on a run too short to race the depth the model calibrated by the
   // race predicts best: that depth (the measurement says sweeps pay, the model how deep).
@@ -181,8 +195,8 @@ void Measurement::choose_time_block(int threads) {
   std::string how = "race", why = ch.why;
   if (!deeper.is_null()) {
     const int d = deeper["to"].get<int>();
-    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3);
-    tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk};
+    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, teams);
+    tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
     time_block_["deeper"] = deeper;
     how = "race and model";
     why = ch.why + "; " + deeper["why"].get<std::string>();

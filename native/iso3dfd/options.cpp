@@ -59,6 +59,10 @@ bool parse_options(int argc, char** argv, Options& o) {
       "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
       "the depth the model proposes when a short race on this run's data shows it faster beyond noise (a run "
       "too short to race it races a shallower one, and the model calibrated by that race says how deep)");
+  app.add_option("--sweep-team", o.sweep_team,
+                 "who sweeps what under temporal blocking: slabs (a slab of planes a thread), shared (the team on "
+                 "one wavefront, one window in the shared cache) or auto (default: the model's choice; slabs on "
+                 "several NUMA nodes)");
   app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
@@ -107,6 +111,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   o.time_block = time_block == "auto" ? 0 : static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
   if (o.kernel == KernelChoice::Reference && o.time_block > 1)
     throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
+
+  if (o.sweep_team != "auto" && o.sweep_team != "slabs" && o.sweep_team != "shared")
+    throw UsageError("unknown --sweep-team '" + o.sweep_team + "' (use auto, slabs or shared)");
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;

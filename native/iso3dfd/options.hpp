@@ -34,6 +34,9 @@ struct Options {
   // --time-block: time steps per sweep (iso3dfd/timeblock.hpp); 0: auto (the model's proposal if a
   // short race on the run's data shows it faster beyond noise, else 1).
   int time_block = 0;
+  // --sweep-team: who sweeps what under temporal blocking (iso3dfd/timeblock.hpp): slabs (one a
+  // thread), shared (the team on one wavefront) or auto (the model's choice, on one NUMA node).
+  std::string sweep_team = "auto";
   std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
   // --row-shape: the row kernel's register shape (rows.hpp's shape_name; default: the variant's first),
   // checked against the variant chosen

@@ -119,10 +119,41 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles&
     }
 }
 
+// One sweep of depth d by the team together: the wavefront of every tile over the whole interior
+// in the order one thread would take it, each box's planes split among the threads, and a barrier
+// after each box (a level reads what the level before it has just written around its planes).
+void sweep_shared(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles& t, int d, int me, int team) {
+  const std::size_t interior_rows = g.n2 - 2 * kHalf;
+  const std::size_t rows = std::min(t.tile_rows ? t.tile_rows : interior_rows, interior_rows);
+  const std::size_t tiles = (interior_rows + rows - 1) / rows;
+  const Index chunk = at(std::max<std::size_t>(t.chunk, 1));
+  const Span interior{Index{kHalf}, at(g.n3) - kHalf};
+  const Index steps = (interior.hi - interior.lo + Index{kHalf} * (d - 1) + chunk - 1) / chunk;
+  const Index by = w.rows_per_block();
+  const Index blocks = (at(rows) + by - 1) / by;
+  for (std::size_t j = 0; j < tiles; ++j) {
+    const Index start = Index{kHalf} + at(j) * at(rows);
+    for (Index s0 = 0; s0 < steps; ++s0)
+      for (Index k = 0; k < blocks; ++k)
+        for (int s = 1; s <= d; ++s) {
+          const Index back = Index{kHalf} * (s - 1);
+          const Span z = clip({interior.lo + s0 * chunk - back, interior.lo + (s0 + 1) * chunk - back}, interior);
+          const Span block{k == 0 ? Index{0} : start + k * by - back,
+                           k + 1 == blocks ? at(g.n2) : start + (k + 1) * by - back};
+          const Span y = clip(block, tile_span(g, rows, j, tiles, s));
+          // the same for every thread, so all of them skip an empty box and its barrier alike
+          if (z.empty() || y.empty()) continue;
+          const Index n = z.hi - z.lo;
+          w.level(a, b, s, y, Span{z.lo + n * me / team, z.lo + n * (me + 1) / team});
+#pragma omp barrier
+        }
+  }
+}
+
 }  // namespace
 
-int max_depth(const Grid& g, int threads) {
-  if (threads <= 1) return INT_MAX;
+int max_depth(const Grid& g, int threads, bool shared) {
+  if (threads <= 1 || shared) return INT_MAX;
   const auto s = slabs(g, threads);
   long deepest = INT_MAX;
   for (std::size_t t = 0; t + 1 < s.size(); ++t) {
@@ -150,7 +181,7 @@ void run_time_blocked(Fields& f, const Grid& g, const Blocks& b, const TimeTiles
     const int team = omp_get_num_threads(), me = omp_get_thread_num();
     // by the team's real size, as run() and the first touch
     const auto slab = slabs(g, team);
-    if (t.depth > max_depth(g, team)) {
+    if (t.depth > max_depth(g, team, t.shared)) {
 #pragma omp atomic write
       refused = true;
     } else {
@@ -160,7 +191,10 @@ void run_time_blocked(Fields& f, const Grid& g, const Blocks& b, const TimeTiles
       float* bb = f.next;
       for (int done = 0; done < steps;) {
         const int d = std::min(t.depth, steps - done);
-        sweep(w, a, bb, g, tt, d, slab, me, team);
+        if (t.shared && team > 1)
+          sweep_shared(w, a, bb, g, tt, d, me, team);
+        else
+          sweep(w, a, bb, g, tt, d, slab, me, team);
 #pragma omp barrier
         if (d % 2) std::swap(a, bb);
         done += d;

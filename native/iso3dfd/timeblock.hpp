@@ -29,12 +29,16 @@ struct TimeTiles {
   int depth = 1;              // time steps per sweep
   std::size_t tile_rows = 0;  // y rows of a tile (0: the whole interior)
   std::size_t chunk = 8;      // planes a level advances per wavefront step
+  // The team sweeps one wavefront together (each box's planes split among the threads, a barrier
+  // between boxes) instead of a slab each: one window in the shared cache instead of one a thread,
+  // no triangles, any depth; the threads then read planes other threads first touched.
+  bool shared = false;
 };
 
 // The deepest sweep the static slabs of `threads` threads allow: a slab shared on both faces must
 // hold the two triangles (16 (depth - 1) planes), one on a single face 8 (depth - 1); any depth
-// with one thread.
-int max_depth(const Grid& g, int threads);
+// with one thread, or with the team sweeping together (shared).
+int max_depth(const Grid& g, int threads, bool shared = false);
 
 // Tile rows as the scheme needs them for depth d: at least 8 (d - 1) so a tile's first level-d rows
 // exist, at most the interior.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <vector>
 
 #include "common/decide.hpp"
 #include "iso3dfd/timeblock.hpp"
@@ -11,6 +12,7 @@ namespace bw::iso3dfd {
 
 json TimeBlockModel::to_json() const {
   return {{"depth", depth},
+          {"team", shared ? "shared" : "slabs"},
           {"tile_rows", tile_rows},
           {"tiles", tiles},
           {"chunk_planes", chunk},
@@ -25,9 +27,10 @@ json TimeBlockModel::to_json() const {
 }
 
 TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
-                                std::uint64_t l3, std::size_t chunk) {
+                                std::uint64_t l3, std::size_t chunk, bool shared) {
   TimeBlockModel m;
   m.depth = depth;
+  m.shared = shared && threads > 1;
   m.chunk = chunk;
   const std::size_t interior_rows = g.n2 - 2 * kHalf, planes = g.n3 - 2 * kHalf;
   m.tile_rows = tile_rows_for(g, rows, depth);
@@ -45,9 +48,10 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   const double window_rows = std::min(r + h * (d + 1), static_cast<double>(g.n2));
   m.window_bytes = window_planes * window_rows * static_cast<double>(g.n1) * 3 * sizeof(float);
   const double team = std::max(threads, 1);
+  const double windows = m.shared ? 1 : team;  // in the last-level cache at once
   if (l2 && m.window_bytes <= static_cast<double>(l2))
     m.level = "L2";
-  else if (l3 && team * m.window_bytes <= 0.5 * static_cast<double>(l3))
+  else if (l3 && windows * m.window_bytes <= 0.5 * static_cast<double>(l3))
     m.level = "L3";
   else
     m.level = "memory";
@@ -55,7 +59,7 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   // d steps. A tile reads again the 8 (d + 1) rows of the tile before it that its levels reach (gone
   // from the cache since), and the triangles about shared faces are read again after the trapezoids.
   const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
-  m.shared_face_share = (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
+  m.shared_face_share = m.shared ? 0.0 : (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
   m.shared_face_share = std::min(m.shared_face_share, 1.0);
   // Into L2, a level's box of `chunk` planes reads prev with its 16 halo planes, and next and vel,
   // and writes next back.
@@ -67,9 +71,10 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
     m.memory_bytes_per_point = 20.0 / d * reach * (1 + m.shared_face_share);
     char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "%d steps a sweep on tiles of %zu rows in chunks of %zu planes held in %s: %.1f bytes a point and "
-                  "step from memory, %.1f into L2",
-                  depth, m.tile_rows, chunk, m.level.c_str(), m.memory_bytes_per_point, m.llc_bytes_per_point);
+                  "%d steps a sweep%s on tiles of %zu rows in chunks of %zu planes held in %s: %.1f bytes a point "
+                  "and step from memory, %.1f into L2",
+                  depth, m.shared ? " by the team together" : "", m.tile_rows, chunk, m.level.c_str(),
+                  m.memory_bytes_per_point, m.llc_bytes_per_point);
     m.why = buf;
   }
   return m;
@@ -77,23 +82,39 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
 
 double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / kCacheOverMemory; }
 
-TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3) {
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3, Teams teams) {
   const std::size_t interior_rows = g.n2 - 2 * kHalf;
-  std::optional<TimeBlockModel> best;
-  for (std::size_t chunk : {128, 64, 32, 16, 8}) {
-    // The largest tile whose window a cache holds: the whole interior, else a multiple of 8 rows.
-    TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3, chunk);
-    for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
-      TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3, chunk);
-      if (t.level != "memory") m = t;
+  std::vector<bool> modes;
+  if (teams != Teams::Shared && depth <= max_depth(g, threads)) modes.push_back(false);
+  if (teams != Teams::Slabs && threads > 1) modes.push_back(true);
+  if (modes.empty()) modes.push_back(teams == Teams::Shared && threads > 1);
+  std::vector<TimeBlockModel> fits;  // the best of each mode, slabs first
+  for (bool shared : modes) {
+    std::optional<TimeBlockModel> best;
+    for (std::size_t chunk : {128, 64, 32, 16, 8}) {
+      // The largest tile whose window a cache holds: the whole interior, else a multiple of 8 rows.
+      TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3, chunk, shared);
+      for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
+        TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3, chunk, shared);
+        if (t.level != "memory") m = t;
+      }
+      if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
+        best = m;
     }
-    if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
-      best = m;
+    fits.push_back(*best);
   }
-  return *best;
+  // Slabs unless the team together saves a fifth of their cost (or only it holds its window in a
+  // cache): slabs keep each thread on the planes it first touched and need no barrier a box.
+  if (fits.size() == 2) {
+    const TimeBlockModel &slab = fits[0], &team = fits[1];
+    if (team.level != "memory" && (slab.level == "memory" || team.cost() < kTeamSaves * slab.cost())) return team;
+    return slab;
+  }
+  return fits[0];
 }
 
-TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3) {
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3,
+                                  Teams teams) {
   TimeBlockModel best = time_block_model(g, 1, 0, threads, l2, l3);
   const double arrays = 3.0 * static_cast<double>(g.points()) * sizeof(float);
   if (l2 && arrays <= 0.5 * static_cast<double>(l2) * std::max(threads, 1)) {
@@ -102,7 +123,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
   }
   TimeBlockModel found = best;
   for (int d = 2; d <= std::min(max_depth, 8); ++d) {
-    const TimeBlockModel m = fit_time_block(g, d, threads, l2, l3);
+    const TimeBlockModel m = fit_time_block(g, d, threads, l2, l3, teams);
     if (m.level == "memory") continue;
     if (found.depth == 1 || m.cost() < 0.95 * found.cost()) found = m;
   }
@@ -114,7 +135,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
 }
 
 json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
-                           const TimeBlockModel& raced, double rate_d) {
+                           const TimeBlockModel& raced, double rate_d, Teams teams) {
   const double t1 = 1.0 / rate1, td = 1.0 / rate_d;
   const double bd = raced.memory_bytes_per_point / kBytesPerPoint;
   // t1 = tc + m and td = tc + m * bd: the in-cache time tc and the memory part m of depth 1.
@@ -126,7 +147,7 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint6
   double best_rate = rate1;
   for (int d = 1; d <= std::min(max_depth, 8); ++d) {
     const TimeBlockModel m =
-        d == 1 ? time_block_model(g, 1, 0, threads, l2, l3) : fit_time_block(g, d, threads, l2, l3);
+        d == 1 ? time_block_model(g, 1, 0, threads, l2, l3) : fit_time_block(g, d, threads, l2, l3, teams);
     if (d > 1 && m.level == "memory") continue;
     const double rate = 1.0 / (tc + mem * m.memory_bytes_per_point / kBytesPerPoint);
     predicted.push_back({{"depth", d}, {"mpoints_per_s", rate}, {"memory_bytes_per_point", m.memory_bytes_per_point}});

@@ -13,8 +13,13 @@
 
 namespace bw::iso3dfd {
 
+// Who sweeps what: a slab of planes per thread (trapezoids, then the triangles about shared faces
+// together), the whole team on one wavefront (TimeTiles::shared), or whichever costs less.
+enum class Teams { Slabs, Shared, Either };
+
 struct TimeBlockModel {
   int depth = 1;
+  bool shared = false;                             // the team on one wavefront (one window in the cache)
   std::size_t tile_rows = 0;                       // y rows of a tile (the interior's when one tile)
   std::size_t tiles = 1;                           // along y
   std::size_t chunk = 8;                           // planes per wavefront step
@@ -31,22 +36,31 @@ struct TimeBlockModel {
   json to_json() const;
 };
 
+// The team sweeps together (Teams::Either) only when that costs less than this share of the slabs'
+// cost.
+inline constexpr double kTeamSaves = 0.8;
+
 // How many times DRAM's bandwidth the last-level cache feeds a core with, as the model assumes.
 inline constexpr double kCacheOverMemory = 2.0;
 
 // The model for depth d with tiles of `rows` y rows (0: the whole interior) on `threads` threads,
-// whose cores have l2 bytes each and share l3 bytes (0: unknown).
+// whose cores have l2 bytes each and share l3 bytes (0: unknown); shared: the team on one wavefront,
+// whose one window the last-level cache holds for all (else one window a thread).
 TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
-                                std::uint64_t l3, std::size_t chunk = 8);
+                                std::uint64_t l3, std::size_t chunk = 8, bool shared = false);
 
 // Depth d in chunks of 128, 64, 32, 16 or 8 planes, each on the largest tile (the whole interior,
-// else a multiple of 8 rows) whose window a cache holds: the one that costs least.
-TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3);
+// else a multiple of 8 rows) whose window a cache holds, by slabs (when the slabs allow depth d) or
+// the team together as `teams` allows: the one that costs least, the team's only when it saves a
+// fifth of the slabs' cost (kTeamSaves) or only it fits a cache.
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3,
+                              Teams teams = Teams::Slabs);
 
 // The proposal: for each depth from 2 up to max_depth (at most 8), the chunk and the largest tile
 // whose window the caches hold that cost least; the depth that costs least (the shallower when
 // within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than depth 1.
-TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3);
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3,
+                                  Teams teams = Teams::Slabs);
 
 // The model calibrated by a race: depth 1's measured rate (rate1, MPoints/s) and the raced depth's
 // (rate_d) split a point's time step by step into a part that stays in cache and a memory part that
@@ -54,7 +68,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
 // slabs allow and whose window a cache holds), and the best of them (the shallowest within the
 // decision rule's margin of the fastest).
 json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
-                           const TimeBlockModel& raced, double rate_d);
+                           const TimeBlockModel& raced, double rate_d, Teams teams = Teams::Slabs);
 
 // What the model adds to a race a run's steps cut short (a run of 40 steps races depth 2 at most):
 // when the race chose sweeps (depth `raced` > 1, measured at rate_raced MPoints/s, faster than depth

@@ -48,27 +48,27 @@ std::vector<float> blocked(int threads, int steps, const TimeTiles& t) {
   return std::vector<float>(f.prev, f.prev + kGrid.points());
 }
 
-// isa, threads, tile rows
-using Case = std::tuple<std::string, int, std::size_t>;
+// isa, threads, tile rows, the team sweeping together
+using Case = std::tuple<std::string, int, std::size_t, bool>;
 
 }  // namespace
 
 class TimeBlockMatches : public ::testing::TestWithParam<Case> {};
 
-// Every depth the slabs allow (up to 6), each for 1 step, one sweep, two sweeps and one more step,
-// and 7 steps.
+// Every depth the slabs allow (up to 6; shared, up to 6 whatever the slabs), each for 1 step, one
+// sweep, two sweeps and one more step, and 7 steps.
 TEST_P(TimeBlockMatches, SameWavefieldAsStepByStep) {
-  const auto [isa, threads, rows] = GetParam();
+  const auto [isa, threads, rows, shared] = GetParam();
   if (!find_row_variant(isa)) GTEST_SKIP() << row_variant_refusal(isa);
   select_isa(isa);
-  for (int depth = 1; depth <= std::min(6, max_depth(kGrid, threads)); ++depth)
+  for (int depth = 1; depth <= std::min(6, max_depth(kGrid, threads, shared)); ++depth)
     for (int steps : {1, depth, 2 * depth + 1, 7}) {
       const auto want = stepwise(threads, steps);
-      const auto got = blocked(threads, steps, TimeTiles{depth, rows, 8});
+      const auto got = blocked(threads, steps, TimeTiles{depth, rows, 8, shared});
       std::size_t differ = 0;
       for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i];
       EXPECT_EQ(differ, 0u) << isa << " threads " << threads << " depth " << depth << " rows " << rows << " steps "
-                            << steps;
+                            << steps << " shared " << shared;
       EXPECT_EQ(l2_norm(got.data(), got.size()), l2_norm(want.data(), want.size()));
       EXPECT_GT(l2_norm(got.data(), got.size()), 1.0);
     }
@@ -77,13 +77,14 @@ TEST_P(TimeBlockMatches, SameWavefieldAsStepByStep) {
 
 INSTANTIATE_TEST_SUITE_P(Depths, TimeBlockMatches,
                          ::testing::Combine(::testing::ValuesIn(bw::isa_names()), ::testing::Values(1, 2, 3),
-                                            ::testing::Values(0u, 8u, 11u)));
+                                            ::testing::Values(0u, 8u, 11u), ::testing::Bool()));
 
 TEST(TimeBlock, DeepestSweepFollowsTheSlabs) {
   EXPECT_GT(max_depth(kGrid, 1), 1000);
   EXPECT_EQ(max_depth(kGrid, 2), 25 / 8 + 1);    // slabs of 25 and 26 planes, one shared face each
   EXPECT_EQ(max_depth(kGrid, 3), 17 / 16 + 1);   // the middle slab of 17 shares both faces
   EXPECT_EQ(max_depth(Grid{37, 45, 18}, 2), 1);  // one plane each
+  EXPECT_GT(max_depth(kGrid, 3, true), 1000);    // the team sweeping together: any depth
   EXPECT_EQ(tile_rows_for(kGrid, 0, 4), 29u);    // the whole interior
   EXPECT_EQ(tile_rows_for(kGrid, 8, 4), 24u);    // at least 8 (depth - 1)
   EXPECT_EQ(tile_rows_for(kGrid, 100, 2), 29u);  // at most the interior
@@ -129,6 +130,38 @@ TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
   EXPECT_LE(wild["memory_share_step_by_step"].get<double>(), 0.75 + 1e-12);
 }
 
+// Who sweeps, by the caches of the CPUs met (2 threads, 272^3 with the halo): with the 32 MiB L3 of
+// the Zen 4 and Zen 5 guests a window a thread leaves no depth worth a sweep, the team's one window
+// does (depth 3); with the 480 MiB the Intel guest reports, slabs (the team saves less than a fifth).
+TEST(TimeModel, TheTeamSweepsTogetherWhereOneWindowAThreadDoesNotFit) {
+  const Grid g{272, 272, 272};
+  struct Case {
+    std::uint64_t l2, l3;
+    Teams teams;
+    int depth;
+    bool shared;
+  };
+  const std::vector<Case> cases = {
+      {1u << 20, 32u << 20, Teams::Either, 3, true},     // Zen 4, Zen 5
+      {1u << 20, 32u << 20, Teams::Slabs, 1, false},     // several NUMA nodes, or --sweep-team slabs
+      {1u << 20, 32u << 20, Teams::Shared, 3, true},     // --sweep-team shared
+      {2u << 20, 480u << 20, Teams::Either, 7, false},   // the Intel Xeon guest with AMX
+      {512u << 10, 16u << 20, Teams::Either, 1, false},  // Zen 2 class: 16 MiB an L3 domain
+  };
+  for (const Case& c : cases) {
+    const bool any = c.teams != Teams::Slabs;
+    const TimeBlockModel m = propose_time_block(g, 2, max_depth(g, 2, any), c.l2, c.l3, c.teams);
+    EXPECT_EQ(m.depth, c.depth) << c.l3 << " " << m.why;
+    EXPECT_EQ(m.shared, c.shared) << c.l3 << " " << m.why;
+    EXPECT_EQ(m.to_json()["team"], c.shared ? "shared" : "slabs");
+    if (m.shared) {
+      EXPECT_EQ(m.shared_face_share, 0.0);
+    }
+  }
+  // one thread has no team to share with
+  EXPECT_FALSE(fit_time_block(g, 3, 1, 1u << 20, 32u << 20, Teams::Shared).shared);
+}
+
 // The model says how deep only after the race has shown that sweeps pay: a deeper best depth
 // predicted beyond the margin over the raced depth's measured rate, and nothing otherwise.
 TEST(TimeModel, DeeperByModelOnlyAfterARaceTheSweepsWon) {
@@ -172,13 +205,14 @@ TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
     select_shape(shape);
     EXPECT_TRUE(active_shape().ring) << shape;
     for (int depth : {2, 4})
-      for (int threads : {1, 2}) {
-        const auto want = stepwise(threads, 2 * depth + 1);
-        const auto got = blocked(threads, 2 * depth + 1, TimeTiles{depth, 11, 8});
-        std::size_t differ = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i];
-        EXPECT_EQ(differ, 0u) << shape << " depth " << depth << " threads " << threads;
-      }
+      for (int threads : {1, 2})
+        for (bool shared : {false, true}) {
+          const auto want = stepwise(threads, 2 * depth + 1);
+          const auto got = blocked(threads, 2 * depth + 1, TimeTiles{depth, 11, 8, shared});
+          std::size_t differ = 0;
+          for (std::size_t i = 0; i < want.size(); ++i) differ += want[i] != got[i];
+          EXPECT_EQ(differ, 0u) << shape << " depth " << depth << " threads " << threads << " shared " << shared;
+        }
   }
   select_shape("default");
   select_isa("auto");

@@ -59,6 +59,15 @@ from bandwall.views.iso3dfd import csv_rows, render
     "config.time_block says why); over --ranks only 1",
 )
 @click.option(
+    "--sweep-team",
+    type=click.Choice(iso3dfd.SWEEP_TEAMS),
+    default="auto",
+    show_default=True,
+    help="who sweeps what under temporal blocking: slabs (a slab of planes a thread), shared (the team on one "
+    "wavefront, one window in the shared cache, any depth) or auto (the model's choice; slabs on several NUMA "
+    "nodes)",
+)
+@click.option(
     "--row-shape",
     callback=refuse_empty,
     default=None,
@@ -129,6 +138,7 @@ def iso3dfd_cmd(
     pages,
     isa,
     time_block,
+    sweep_team,
     row_shape,
     verify,
     counters,
@@ -163,6 +173,11 @@ def iso3dfd_cmd(
         if row_shape is not None:
             raise UsageError(
                 "--row-shape chooses the row kernel of one process; over --ranks the default runs"
+            )
+        if sweep_team != "auto":
+            raise UsageError(
+                f"--sweep-team {sweep_team}: over MPI ranks the halo is exchanged every step; temporal blocking "
+                "runs in one process"
             )
         if depth not in ("auto", 1):
             raise UsageError(
@@ -210,6 +225,7 @@ def iso3dfd_cmd(
         pages=pages,
         isa=isa,
         time_block=depth,
+        sweep_team=None if sweep_team == "auto" else sweep_team,
         row_shape=row_shape,
     )
     if ablation and counters:

@@ -54,6 +54,7 @@ def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
 
 
 DEFAULT_SHAPE = "default"  # each variant's first register shape (--row-shape default)
+SWEEP_TEAMS = ("auto", "slabs", "shared")  # --sweep-team: who sweeps what under temporal blocking
 
 
 def native_args(
@@ -72,6 +73,7 @@ def native_args(
     isa: str | None = None,
     time_block: int | str | None = None,
     row_shape: str | None = None,
+    sweep_team: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -96,6 +98,8 @@ def native_args(
         args += ["--time-block", time_block]
     if row_shape is not None:
         args += ["--row-shape", row_shape]
+    if sweep_team is not None:
+        args += ["--sweep-team", sweep_team]
     return [str(a) for a in args]
 
 

@@ -91,7 +91,11 @@ def render(con, recs: list[dict]) -> None:
         con.print(f"blocks chosen for this CPU: {choice['why']}")
     tb = c.get("time_block", {})
     if tb:
-        con.print(f"time steps per sweep: {tb['depth']} ({tb['how']}: {tb['why']})")
+        team = r.get("traffic_model", {}).get("time_block", {}).get("team")
+        who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
+        con.print(
+            f"time steps per sweep: {tb['depth']}{who if tb['depth'] > 1 else ''} ({tb['how']}: {tb['why']})"
+        )
         cal = tb.get("calibrated", {})
         if cal:
             rates = ", ".join(f"{p['depth']}: {p['mpoints_per_s']:.0f}" for p in cal["predicted"])
