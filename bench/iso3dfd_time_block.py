@@ -19,6 +19,11 @@ same rows and blocks on a grid whose three arrays fit the last-level cache (few 
 run's grid, step by step, alternated: if the small grid is not faster per point, a sweep of several
 steps has nothing to gain but its cost.
 
+A depth may name who sweeps (`4:slabs`, `4:shared`: --sweep-team). With --topology, every run reads
+the machine from an hwloc XML file (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1: binding still works), e.g.
+this machine's `lstopo --of xml` with another CPU's cache sizes: the model then sizes blocks and
+tiles for those caches, while the timings stay this CPU's.
+
     python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
     .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -41,7 +47,8 @@ def parse() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     p.add_argument("--steps", type=int, default=40)
-    p.add_argument("--depths", default="1,2,4,8,auto")
+    p.add_argument("--depths", default="1,2,4,8,auto", help="each N, N:slabs, N:shared or auto")
+    p.add_argument("--topology", help="an hwloc XML file every run reads the machine from")
     p.add_argument("--oracle", action="store_true", help="first, the in-cache grid against the run's grid")
     p.add_argument("--oracle-planes", type=int, default=48, help="n3 of the in-cache grid (halo included)")
     p.add_argument(
@@ -56,11 +63,18 @@ def parse() -> argparse.Namespace:
     a.exe = str(exe)
     a.dims = [int(n) for n in a.grid.split("x")]
     a.depth_list = [d.strip() for d in a.depths.split(",") if d.strip()]
+    for d in a.depth_list:
+        depth, _, team = d.partition(":")
+        if not (depth == "auto" or depth.isdigit()) or team not in ("", "slabs", "shared"):
+            p.error(f"--depths: '{d}' is not N, N:slabs, N:shared or auto")
+    if a.topology and not Path(a.topology).is_file():
+        p.error(f"no topology file {a.topology}")
     return a
 
 
 def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | None = None) -> dict:
     blk = blocks or ["auto"] * 3
+    steps, _, team = depth.partition(":")
     cmd = [
         a.exe,
         *map(str, dims),
@@ -69,10 +83,14 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
         "--threads",
         str(a.threads),
         "--time-block",
-        depth,
+        steps,
+        *(["--sweep-team", team] if team else []),
         "--json",
     ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    if a.topology:
+        env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
         sys.exit(f"{shlex.join(cmd)} failed: {last}")
@@ -135,7 +153,7 @@ def main() -> None:
     in_cache = oracle(a) if a.oracle else None
     rates: dict[str, list[float]] = {d: [] for d in a.depth_list}
     last: dict[str, dict] = {}
-    chosen: list[int] = []
+    chosen: list[str] = []
     n = len(a.depth_list)
     for r in range(a.rounds):
         for i in range(n):
@@ -144,12 +162,14 @@ def main() -> None:
             rates[d].append(float(rec["result"]["mpoints_per_s"]))
             last[d] = rec
             if d == "auto":
-                chosen.append(int(rec["config"]["time_block"]["depth"]))
+                depth = int(rec["config"]["time_block"]["depth"])
+                team = rec["result"]["traffic_model"]["time_block"].get("team", "slabs")
+                chosen.append(f"{depth}:{team}" if depth > 1 else "1")
     roof = ceilings(a, next(iter(last.values()))) if a.roofline else None
     cpu = next(iter(last.values()))["provenance"].get("cpu_model", "")
     print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
     print(
-        f"{'depth':>6} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
+        f"{'depth':>8} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
         f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16} {'by auto race':>16}"
     )
     by_race = {}
@@ -179,11 +199,13 @@ def main() -> None:
             else "-"
         )
         print(
-            f"{d:>6} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
+            f"{d:>8} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
             f"{estimate:>16} {fitted:>16} {raced:>16}"
         )
     if chosen:
-        print(f"auto chose depths {chosen}; last why: {last['auto']['config']['time_block']['why']}")
+        print(
+            f"auto chose depths {', '.join(chosen)}; last why: {last['auto']['config']['time_block']['why']}"
+        )
 
 
 if __name__ == "__main__":

@@ -104,6 +104,15 @@ def test_the_view_names_the_time_block(run_bandwall, tmp_path):
     assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout
 
 
+@pytest.mark.cpus(2)
+def test_the_view_names_who_swept(run_bandwall, tmp_path):
+    args = ("iso3dfd", *SMALL, "--time-block", "2", "--threads", "2", "--db", tmp_path / "v.db")
+    for team, words in (("shared", "the team on one wavefront"), ("slabs", "a slab a thread")):
+        proc = run_bandwall(*args, "--sweep-team", team)
+        assert proc.returncode == 0, proc.stderr
+        assert f"time steps per sweep: 2, {words}" in proc.stdout
+
+
 PROJECTION_CASES = [
     # cores, STREAM GB/s, proposal (depth, bytes) or None: pays, gain
     (2, 44.0, (8, 4.6875), False, 1.0),  # 2 x 750 = 1500 against 2750 fed step by step

@@ -93,9 +93,8 @@ def render(con, recs: list[dict]) -> None:
     if tb:
         team = r.get("traffic_model", {}).get("time_block", {}).get("team")
         who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
-        con.print(
-            f"time steps per sweep: {tb['depth']}{who if tb['depth'] > 1 else ''} ({tb['how']}: {tb['why']})"
-        )
+        who = who if tb["depth"] > 1 and int(c.get("threads", 1)) > 1 else ""
+        con.print(f"time steps per sweep: {tb['depth']}{who} ({tb['how']}: {tb['why']})")
         cal = tb.get("calibrated", {})
         if cal:
             rates = ", ".join(f"{p['depth']}: {p['mpoints_per_s']:.0f}" for p in cal["predicted"])
