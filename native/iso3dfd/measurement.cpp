@@ -158,9 +158,12 @@ void Measurement::choose_time_block(int threads) {
     return;
   }
   // The race, on the run's data (its steps count as the run's): per round one sweep of the
-  // proposal's depth d (at most what the run affords) and d single steps, the same work, the first
-  // alternating; rates in interior points and steps a second.
-  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3, teams);
+  // proposal's depth d (at most what the run affords), by the proposal's team, and d single steps,
+  // the same work, the first alternating; rates in interior points and steps a second. What the
+  // race measures holds for that team only, so the model it calibrates says how deep for it alone.
+  const Teams mode = model_.shared ? Teams::Shared : Teams::Slabs;
+  const int deepest_mode = max_depth(o_.grid, threads, model_.shared);
+  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3, mode);
   const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk, raced.shared};
   std::vector<std::vector<double>> rates(2);
   auto race_round = [&](int r) {
@@ -186,8 +189,8 @@ void Measurement::choose_time_block(int threads) {
       decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
     while (ran < most) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
-  const json calibrated = calibrated_prediction(o_.grid, threads, deepest, o_.l2_bytes, l3, median(rates[0]), raced,
-                                                median(rates[1]), teams);
+  const json calibrated = calibrated_prediction(o_.grid, threads, deepest_mode, o_.l2_bytes, l3, median(rates[0]),
+                                                raced, median(rates[1]), mode);
   time_block_["calibrated"] = calibrated;
   // Sweeps faster beyond noise, on a run too short to race the depth the model calibrated by the
   // race predicts best: that depth (the measurement says sweeps pay, the model how deep).
@@ -195,7 +198,7 @@ void Measurement::choose_time_block(int threads) {
   std::string how = "race", why = ch.why;
   if (!deeper.is_null()) {
     const int d = deeper["to"].get<int>();
-    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, teams);
+    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, mode);
     tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
     time_block_["deeper"] = deeper;
     how = "race and model";

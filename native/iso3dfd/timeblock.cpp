@@ -119,9 +119,12 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles&
     }
 }
 
-// One sweep of depth d by the team together: the wavefront of every tile over the whole interior
-// in the order one thread would take it, each box's planes split among the threads, and a barrier
-// after each box (a level reads what the level before it has just written around its planes).
+// One sweep of depth d by the team together: the wavefront of every tile over the whole interior,
+// level by level within each wavefront step (level s of the tile's every y block after level s - 1
+// of all of them: the skew by the radius keeps that order exact too), each level's planes split
+// among the threads, and a barrier after each level (it reads what the level before has just
+// written around its planes). A level of a whole tile is the unit of work between barriers, not a
+// box of one y block: boxes of small blocks would leave the threads waiting more than working.
 void sweep_shared(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles& t, int d, int me, int team) {
   const std::size_t interior_rows = g.n2 - 2 * kHalf;
   const std::size_t rows = std::min(t.tile_rows ? t.tile_rows : interior_rows, interior_rows);
@@ -129,25 +132,18 @@ void sweep_shared(const Sweeper& w, float* a, float* b, const Grid& g, const Tim
   const Index chunk = at(std::max<std::size_t>(t.chunk, 1));
   const Span interior{Index{kHalf}, at(g.n3) - kHalf};
   const Index steps = (interior.hi - interior.lo + Index{kHalf} * (d - 1) + chunk - 1) / chunk;
-  const Index by = w.rows_per_block();
-  const Index blocks = (at(rows) + by - 1) / by;
-  for (std::size_t j = 0; j < tiles; ++j) {
-    const Index start = Index{kHalf} + at(j) * at(rows);
+  for (std::size_t j = 0; j < tiles; ++j)
     for (Index s0 = 0; s0 < steps; ++s0)
-      for (Index k = 0; k < blocks; ++k)
-        for (int s = 1; s <= d; ++s) {
-          const Index back = Index{kHalf} * (s - 1);
-          const Span z = clip({interior.lo + s0 * chunk - back, interior.lo + (s0 + 1) * chunk - back}, interior);
-          const Span block{k == 0 ? Index{0} : start + k * by - back,
-                           k + 1 == blocks ? at(g.n2) : start + (k + 1) * by - back};
-          const Span y = clip(block, tile_span(g, rows, j, tiles, s));
-          // the same for every thread, so all of them skip an empty box and its barrier alike
-          if (z.empty() || y.empty()) continue;
-          const Index n = z.hi - z.lo;
-          w.level(a, b, s, y, Span{z.lo + n * me / team, z.lo + n * (me + 1) / team});
+      for (int s = 1; s <= d; ++s) {
+        const Index back = Index{kHalf} * (s - 1);
+        const Span z = clip({interior.lo + s0 * chunk - back, interior.lo + (s0 + 1) * chunk - back}, interior);
+        const Span y = tile_span(g, rows, j, tiles, s);
+        // the same for every thread, so all of them skip an empty level and its barrier alike
+        if (z.empty() || y.empty()) continue;
+        const Index n = y.hi - y.lo;
+        w.level(a, b, s, Span{y.lo + n * me / team, y.lo + n * (me + 1) / team}, z);
 #pragma omp barrier
-        }
-  }
+      }
 }
 
 }  // namespace
