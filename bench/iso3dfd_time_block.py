@@ -20,9 +20,10 @@ run's grid, step by step, alternated: if the small grid is not faster per point,
 steps has nothing to gain but its cost.
 
 A depth may name who sweeps (`4:slabs`, `4:shared`: --sweep-team). With --topology, every run reads
-the machine from an hwloc XML file (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1: binding still works), e.g.
-this machine's `lstopo --of xml` with another CPU's cache sizes: the model then sizes blocks and
-tiles for those caches, while the timings stay this CPU's.
+the machine from an hwloc XML file (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1: binding still works); with
+--caches L2,L3 (e.g. 1M,32M), from this machine's own (`lstopo-no-graphics --of xml`) with those
+cache sizes: the model then sizes blocks and tiles for another CPU's caches, while the timings
+stay this CPU's (its real caches still hold what they hold).
 
     python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
     .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
@@ -33,10 +34,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 
@@ -49,6 +52,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--depths", default="1,2,4,8,auto", help="each N, N:slabs, N:shared or auto")
     p.add_argument("--topology", help="an hwloc XML file every run reads the machine from")
+    p.add_argument("--caches", help="L2,L3: this machine's topology with these cache sizes (e.g. 1M,32M)")
     p.add_argument("--oracle", action="store_true", help="first, the in-cache grid against the run's grid")
     p.add_argument("--oracle-planes", type=int, default=48, help="n3 of the in-cache grid (halo included)")
     p.add_argument(
@@ -69,7 +73,34 @@ def parse() -> argparse.Namespace:
             p.error(f"--depths: '{d}' is not N, N:slabs, N:shared or auto")
     if a.topology and not Path(a.topology).is_file():
         p.error(f"no topology file {a.topology}")
+    if a.caches:
+        if a.topology:
+            p.error("give --topology or --caches, not both")
+        a.topology = with_caches(p, a.caches)
     return a
+
+
+def with_caches(p: argparse.ArgumentParser, text: str) -> str:
+    """This machine's hwloc XML with its L2 and L3 sizes replaced; the file's path."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    try:
+        l2, l3 = (
+            int(v[:-1]) * units[v[-1].upper()] if v[-1].upper() in units else int(v) for v in text.split(",")
+        )
+    except ValueError:
+        p.error(f"--caches '{text}': give L2,L3 sizes such as 1M,32M")
+    xml = subprocess.run(
+        ["lstopo-no-graphics", "--of", "xml"], capture_output=True, text=True, check=True
+    ).stdout
+    for depth, size in (("2", l2), ("3", l3)):
+        xml = re.sub(
+            rf'(type="L{depth}Cache"[^>]*?cache_size=")\d+(")',
+            lambda m, n=size: f"{m.group(1)}{n}{m.group(2)}",
+            xml,
+        )
+    out = Path(tempfile.mkdtemp(prefix="bandwall-topology-")) / "topology.xml"
+    out.write_text(xml)
+    return str(out)
 
 
 def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | None = None) -> dict:
