@@ -272,6 +272,9 @@ def test_iso3dfd_time_blocks_keep_the_first_touch(name):
     nodes, _ = shape(name)
     rec = ok(name, "iso3dfd-time-block")
     assert rec["config"]["time_block"]["depth"] == 3 and rec["result"]["steps"] == 9
+    # on several nodes auto keeps a slab a thread: the team on one wavefront would read remote planes
+    assert rec["config"]["time_block"]["teams_considered"] == "slabs"
+    assert rec["result"]["traffic_model"]["time_block"]["team"] == "slabs"
     assert rec["validation"]["checked"] and rec["validation"]["passed"] is True
     assert rec["result"]["threads_ran_on"] == pc.synthetic_order(name, "compact")
     for page_map in rec["placement"]["page_map"].values():
