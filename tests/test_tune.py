@@ -343,3 +343,23 @@ def test_iso3dfd_searches_the_ring_shapes_with_their_variant(run_bandwall, tmp_p
     best = rec["result"]["best"]["config"]
     named = "--row-shape" in rec["result"]["command"]["bandwall"]
     assert named == (best["shape"] != "default")
+
+
+@pytest.mark.parametrize(
+    "proposal, max_depth, iters, depths, guess",
+    [
+        (7, 64, 40, (1, 2, 4, 7, 8), 7),  # the proposal among 2, 4 and 8
+        (7, 64, 5, (1, 2, 4), 1),  # the run's steps bound the depth: the proposal out of reach
+        (4, 3, 40, (1, 2), 1),  # so do the slabs
+        (1, 64, 40, (1,), 1),  # the model proposes no sweep: no knob
+        (3, 64, 1, (1,), 1),  # one step: no sweep
+    ],
+)
+def test_iso3dfd_depth_knob_follows_the_model(proposal, max_depth, iters, depths, guess):
+    from bandwall.tune.targets import sweep_depths
+
+    model = {
+        "config": {"time_block": {"max_depth": max_depth, "proposal": {"depth": proposal, "why": "because"}}}
+    }
+    got, got_guess, why = sweep_depths(model, iters)
+    assert (got, got_guess) == (depths, guess) and why

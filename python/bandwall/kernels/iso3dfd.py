@@ -124,9 +124,11 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
         # the tune's trials of the variant and register shape this run asks for (a variant left to
         # auto does not narrow: the run may choose any)
         isa = options.get("isa")
+        depth = options.get("time_block")
         settings = {
             "isa": isa if isa not in (None, "auto", "measure") else None,
             "shape": options.get("row_shape") or DEFAULT_SHAPE,
+            "depth": depth if isinstance(depth, int) else None,
         }
         choice = threads_auto.stored_tune_choice(
             "iso3dfd", fixed, options.get("cpus"), options.get("bind"), db, settings

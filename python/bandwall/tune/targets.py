@@ -144,6 +144,23 @@ class StreamTarget(Target):
         return command.builtin(["stream", "--kernel", o["kernel"]], o, ("size", "reps"))
 
 
+def sweep_depths(model: dict, iters: int) -> tuple[tuple[int, ...], int, str]:
+    """The time steps per sweep worth a trial (the depth knob): when the model proposes sweeps, step
+    by step first, then 2, 4, 8 and the model's proposal, each at most the run's steps and what the
+    slabs or the team allow (config.time_block of a record run with no steps); the guess, the
+    proposal's depth; why (also why there is no knob)."""
+    tb = model["config"].get("time_block", {})
+    proposal = int(tb.get("proposal", {}).get("depth", 1))
+    deepest = min(int(tb.get("max_depth", 1)), iters)
+    if proposal < 2:
+        return (1,), 1, f"the model proposes no sweep: {tb.get('proposal', {}).get('why', 'no proposal')}"
+    if deepest < 2:
+        return (1,), 1, f"a sweep needs at least 2 steps, and {iters} steps or the slabs allow {deepest}"
+    depths = tuple(sorted({1, *(d for d in (2, 4, 8, proposal) if d <= deepest)}))
+    guess = proposal if proposal in depths else 1
+    return depths, guess, f"step by step, 2, 4, 8 and the model's proposal ({proposal}), up to {deepest}"
+
+
 class Iso3dfdTarget(Target):
     """The ISO3DFD engine: rate mpoints_per_s; blocks x and z are the model's, y is searched."""
 
@@ -176,6 +193,11 @@ class Iso3dfdTarget(Target):
             )
         else:
             left["shape"] = "no variant this CPU runs has a ring shape"
+        depths, depth_guess, why = sweep_depths(model, iters)
+        if len(depths) > 1:
+            knobs.append(Knob("depth", depths, depth_guess, why))
+        else:
+            left["depth"] = why
 
         def canon(c: dict) -> dict:
             c = fold_bindings(m, c)
@@ -197,6 +219,8 @@ class Iso3dfdTarget(Target):
             pages=o["pages"],
             isa=o["isa"],
             row_shape=None if o.get("shape", DEFAULT_SHAPE) == DEFAULT_SHAPE else o["shape"],
+            # the depth as the configuration says, never auto: a trial races nothing of its own
+            time_block=o.get("depth", 1),
         )
         if not records.passed(rec):
             raise RunFailed("iso3dfd did not validate")
@@ -206,6 +230,7 @@ class Iso3dfdTarget(Target):
         grid = "x".join(map(str, o["grid"]))
         blocks = f"{o['xblock']}x{o['yblock']}x{o['zblock']}"
         head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--blocks", blocks]
+        head += ["--time-block", str(o.get("depth", 1))]
         if o.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
             head += ["--row-shape", o["shape"]]
         return command.builtin(head, o, ())
