@@ -32,10 +32,12 @@ stay this CPU's (its real caches still hold what they hold).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import re
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -87,7 +89,7 @@ def with_caches(p: argparse.ArgumentParser, text: str) -> str:
         l2, l3 = (
             int(v[:-1]) * units[v[-1].upper()] if v[-1].upper() in units else int(v) for v in text.split(",")
         )
-    except ValueError:
+    except (ValueError, IndexError, KeyError):
         p.error(f"--caches '{text}': give L2,L3 sizes such as 1M,32M")
     xml = subprocess.run(
         ["lstopo-no-graphics", "--of", "xml"], capture_output=True, text=True, check=True
@@ -98,7 +100,9 @@ def with_caches(p: argparse.ArgumentParser, text: str) -> str:
             lambda m, n=size: f"{m.group(1)}{n}{m.group(2)}",
             xml,
         )
-    out = Path(tempfile.mkdtemp(prefix="bandwall-topology-")) / "topology.xml"
+    where = tempfile.mkdtemp(prefix="bandwall-topology-")
+    atexit.register(shutil.rmtree, where, True)
+    out = Path(where) / "topology.xml"
     out.write_text(xml)
     return str(out)
 

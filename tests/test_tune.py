@@ -349,8 +349,8 @@ def test_iso3dfd_searches_the_ring_shapes_with_their_variant(run_bandwall, tmp_p
     "proposal, max_depth, iters, depths, guess",
     [
         (7, 64, 40, (1, 2, 4, 7, 8), 7),  # the proposal among 2, 4 and 8
-        (7, 64, 5, (1, 2, 4), 1),  # the run's steps bound the depth: the proposal out of reach
-        (4, 3, 40, (1, 2), 1),  # so do the slabs
+        (7, 64, 5, (1, 2, 4), 4),  # the run's steps bound the depth: the deepest below the proposal
+        (4, 3, 40, (1, 2), 2),  # so do the slabs
         (1, 64, 40, (1,), 1),  # the model proposes no sweep: no knob
         (3, 64, 1, (1,), 1),  # one step: no sweep
     ],

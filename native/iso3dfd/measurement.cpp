@@ -122,7 +122,7 @@ void Measurement::choose_time_block(int threads) {
                                       : teams == Teams::Shared ? "shared"
                                                                : "slabs or shared"}};
   if (o_.sweep_team == "auto" && !one_node)
-    time_block_["teams_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
+    time_block_["team_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
   if (!optimised(o_)) {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
     time_block_.update({{"depth", 1}, {"how", "reference"}, {"why", "the reference kernel runs step by step"}});
@@ -137,6 +137,11 @@ void Measurement::choose_time_block(int threads) {
     model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3, teams);
     tiles_ = TimeTiles{o_.time_block, model_.tile_rows, model_.chunk, model_.shared};
     time_block_.update({{"depth", o_.time_block}, {"how", "user"}, {"why", "given on the command line"}});
+    if (model_.shared && o_.sweep_team != "shared")
+      time_block_["team_why"] = o_.time_block > max_depth(o_.grid, threads)
+                                    ? "the slabs of " + std::to_string(threads) + " threads hold at most depth " +
+                                          std::to_string(max_depth(o_.grid, threads)) + ": the team sweeps together"
+                                    : "the team's one window saves a fifth of the slabs' cost";
     return;
   }
   time_block_["proposal"] = model_.to_json();

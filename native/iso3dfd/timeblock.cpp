@@ -121,9 +121,10 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles&
 
 // One sweep of depth d by the team together: the wavefront of every tile over the whole interior,
 // level by level within each wavefront step (level s of the tile's every y block after level s - 1
-// of all of them: the skew by the radius keeps that order exact too), each level's planes split
-// among the threads, and a barrier after each level (it reads what the level before has just
-// written around its planes). A level of a whole tile is the unit of work between barriers, not a
+// of all of them: the skew by the radius keeps that order exact too), each level's rows split
+// among the threads (its planes split would put every z neighbour of a thread's points in another
+// core's cache), and a barrier after each level (it reads what the level before has just written
+// around its points). A level of a whole tile is the unit of work between barriers, not a
 // box of one y block: boxes of small blocks would leave the threads waiting more than working.
 void sweep_shared(const Sweeper& w, float* a, float* b, const Grid& g, const TimeTiles& t, int d, int me, int team) {
   const std::size_t interior_rows = g.n2 - 2 * kHalf;

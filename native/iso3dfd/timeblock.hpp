@@ -29,9 +29,10 @@ struct TimeTiles {
   int depth = 1;              // time steps per sweep
   std::size_t tile_rows = 0;  // y rows of a tile (0: the whole interior)
   std::size_t chunk = 8;      // planes a level advances per wavefront step
-  // The team sweeps one wavefront together (each box's planes split among the threads, a barrier
-  // between boxes) instead of a slab each: one window in the shared cache instead of one a thread,
-  // no triangles, any depth; the threads then read planes other threads first touched.
+  // The team sweeps one wavefront together (each level of a tile's wavefront step with its rows
+  // split among the threads, a barrier after each level) instead of a slab each: one window in the
+  // shared cache instead of one a thread, no triangles, any depth; the threads then read planes
+  // other threads first touched.
   bool shared = false;
 };
 

@@ -87,8 +87,8 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64
   std::vector<bool> modes;
   if (teams != Teams::Shared && depth <= max_depth(g, threads)) modes.push_back(false);
   if (teams != Teams::Slabs && threads > 1) modes.push_back(true);
-  if (modes.empty()) modes.push_back(teams == Teams::Shared && threads > 1);
-  std::vector<TimeBlockModel> fits;  // the best of each mode, slabs first
+  if (modes.empty()) modes.push_back(false);  // slabs beyond their depth: the caller refuses it
+  std::vector<TimeBlockModel> fits;           // the best of each mode, slabs first
   for (bool shared : modes) {
     std::optional<TimeBlockModel> best;
     for (std::size_t chunk : {128, 64, 32, 16, 8}) {

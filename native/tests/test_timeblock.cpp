@@ -1,7 +1,8 @@
 // Temporal blocking (iso3dfd/timeblock.hpp) against the step-by-step kernel: the same wavefield bit
-// for bit, for every depth up to what the slabs allow (6 at most), step counts that are not multiples of the
-// depth, 1, 2 and 3 threads (a slab shared on both faces), tiles along y or none, every variant
-// this CPU runs; and the refusal of a depth the slabs cannot hold.
+// for bit, for every depth up to what the slabs allow (6 at most; with the team sweeping together,
+// up to 6 whatever the slabs), step counts that are not multiples of the depth, 1, 2 and 3 threads
+// (a slab shared on both faces), tiles along y or none, every variant this CPU runs; the refusal of
+// a depth the slabs cannot hold; and the model's choices (who sweeps, how deep).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -121,8 +121,8 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
     choice = None
     if options.get("threads") == "auto":
         fixed = {"grid": [int(n) for n in grid]}
-        # the tune's trials of the variant and register shape this run asks for (a variant left to
-        # auto does not narrow: the run may choose any)
+        # the tune's trials of the variant, register shape and depth this run asks for (a variant
+        # or a depth left to auto does not narrow: the run may choose any)
         isa = options.get("isa")
         depth = options.get("time_block")
         settings = {

@@ -148,7 +148,7 @@ def sweep_depths(model: dict, iters: int) -> tuple[tuple[int, ...], int, str]:
     """The time steps per sweep worth a trial (the depth knob): when the model proposes sweeps, step
     by step first, then 2, 4, 8 and the model's proposal, each at most the run's steps and what the
     slabs or the team allow (config.time_block of a record run with no steps); the guess, the
-    proposal's depth; why (also why there is no knob)."""
+    proposal's depth or the deepest of them below it; why (also why there is no knob)."""
     tb = model["config"].get("time_block", {})
     proposal = int(tb.get("proposal", {}).get("depth", 1))
     deepest = min(int(tb.get("max_depth", 1)), iters)
@@ -157,7 +157,7 @@ def sweep_depths(model: dict, iters: int) -> tuple[tuple[int, ...], int, str]:
     if deepest < 2:
         return (1,), 1, f"a sweep needs at least 2 steps, and {iters} steps or the slabs allow {deepest}"
     depths = tuple(sorted({1, *(d for d in (2, 4, 8, proposal) if d <= deepest)}))
-    guess = proposal if proposal in depths else 1
+    guess = max(d for d in depths if d <= proposal)  # the proposal, else the deepest below it
     return depths, guess, f"step by step, 2, 4, 8 and the model's proposal ({proposal}), up to {deepest}"
 
 
