@@ -386,6 +386,72 @@ def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_re
     assert len(calls) == 4
 
 
+@pytest.mark.parametrize(
+    "depth, level, llc_GBps, term",
+    [
+        # a sweep whose tiles the L3 holds: the larger of memory (6 B/pt at 32 GB/s) and L3-to-L2
+        # (18 B/pt): L3 at 54 GB/s (3000 MPoints/s) outweighs memory (5333)
+        (4, "L3", 54.0, "the larger of memory and L3-to-L2"),
+        (4, "L3", 216.0, "the larger of memory and L3-to-L2"),  # L3 at 12000: memory outweighs it
+        (1, "none", 54.0, "memory"),  # step by step: memory alone, no probe
+        (4, "memory", 54.0, "memory"),  # tiles the model does not see in a cache
+        (4, "L3", None, "memory"),  # the probe failed: memory alone
+    ],
+)
+def test_roofline_ecm_of_a_sweep_counts_the_last_level_cache(
+    monkeypatch, fake_record, depth, level, llc_GBps, term
+):
+    """A sweep spares memory, not the last-level cache: with tiles in L3, the ECM estimate's last term
+    is the larger of memory's and the L3-to-L2 transfers' (at dot's rate on arrays in L3, not L2)."""
+    from bandwall.core.errors import RunFailed
+
+    l2, l3, calls = 1 << 20, 32 << 20, []
+
+    def fake(name, args, **kw):
+        calls.append((name, args))
+        if name == "bandwall-stream":
+            kernel = args[args.index("--kernel") + 1]
+            if kernel != "dot":
+                return {"result": {"best_GBps": 32.0}}
+            size = int(args[args.index("--size") + 1])
+            if size == 2 * l2 // 4:
+                return {"result": {"best_GBps": 102.0}}
+            if llc_GBps is None:
+                raise RunFailed("dot did not validate")
+            return {"result": {"best_GBps": llc_GBps}}
+        return {"result": {"total_gflops_sp": 244.0, "lanes_sp": 8}, "config": {"fma_per_cycle": 2}}
+
+    monkeypatch.setattr(native, "run_record", fake)
+    rec = fake_record(100.0)
+    rec["result"]["bytes_per_point"] = 6.0 if depth > 1 else 16
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {
+        "l1_fills": {"bytes_per_point": 102.0},
+        "l2_bytes": l2,
+        "l3_bytes": l3,
+        "time_block": {"depth": depth, "level": level, "llc_bytes_per_point": 18.0},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["ecm_levels"] == f"ports + L2-to-L1 fills + {term}"
+    port, memory = r["port_bound_mpoints_per_s"], r["memory_bound_mpoints_per_s"]
+    probes = [
+        a for n, a in calls if n == "bandwall-stream" and "dot" in a and a[a.index("--size") + 1] != "524288"
+    ]
+    if term == "memory":
+        assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + 1.0 / memory))
+        assert "llc_GBps" not in r
+        assert bool(probes) == (llc_GBps is None)  # probed only for a sweep in L3
+    else:
+        llc = llc_GBps * 1e3 / 18.0
+        assert r["llc_bound_mpoints_per_s"] == pytest.approx(llc)
+        last = max(1.0 / memory, 1.0 / llc)
+        assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + last))
+        # an eighth of the 32 MiB L3 an array (4 MiB, under 8 MiB a thread)
+        (probe,) = probes
+        assert probe[probe.index("--size") + 1] == str(l3 // 8)
+        assert r["llc_probe"] == "bandwall-stream " + " ".join(probe)
+
+
 def test_roofline_ecm_leaves_out_the_memory_term_without_a_memory_bound(monkeypatch, fake_record):
     fake_ceilings(monkeypatch, {"dot": 102.0})  # copy and triad fail: no memory bound
     rec = fake_record(100.0)

@@ -72,6 +72,7 @@ driver::Facts facts() {
 Measurement::Measurement(Options& o, int cpu) : facts_(iso3dfd::facts()), o_(o), cpu_(cpu), c_(coefficients()) {
   o_.l1d_bytes = Topology::instance().cache_bytes(1, cpu);
   o_.l2_bytes = Topology::instance().cache_bytes(2, cpu);
+  o_.l3_bytes = Topology::instance().cache_bytes(3, cpu);
   blocks_choice_ = {{"how", "user"}, {"why", "given on the command line"}};
   if (o_.fault) c_[1] *= 1.01f;
 }

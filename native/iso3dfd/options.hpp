@@ -18,7 +18,7 @@ struct Options {
   Blocks blocks;  // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
   Blocks blocks_requested;
   // Of the first thread's CPU (hwloc; 0: unknown), for the record's model of the L1 misses.
-  std::uint64_t l1d_bytes = 0, l2_bytes = 0;
+  std::uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;
   bool block_search = false;  // "search" in a block argument: time candidates before choosing
   // --threads/--cpus/--bind (common/harness.hpp); the seed's positional [affinity] [nb_threads]
   // fill --bind and --threads. affinity is what the record calls the binding asked for.

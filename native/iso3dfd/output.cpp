@@ -35,6 +35,7 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
            l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split(), register_ring()),
                          o.l1d_bytes)},
           {"l2_bytes", o.l2_bytes},
+          {"l3_bytes", o.l3_bytes},
           {"time_block", t.to_json()},
           {"bytes_per_point_memory", t.depth > 1 ? t.memory_bytes_per_point : dram},
           {"assumption",

@@ -29,6 +29,11 @@ QUICK_STREAM_REPS = 3
 # takes microseconds, hence many.
 L2_PROBE_KERNEL = "dot"
 L2_PROBE_REPS = 400
+# The last-level cache's bandwidth to the cores, for sweeps whose tiles it holds: dot on arrays of an
+# eighth of it each (a quarter in all), at most 8 MiB each a thread: in that cache, out of L2.
+LLC_PROBE_SHARE = 8
+LLC_PROBE_MAX_PER_THREAD = 8 << 20
+LLC_PROBE_REPS = 100
 
 
 def parse_dims(text: str, what: str) -> tuple[int, int, int]:
@@ -157,11 +162,13 @@ class Roofline:
         self.quick = quick
         self._cache: dict[tuple, dict] = {}
 
-    def ceilings(self, threads: int, cpus: str, binding: str, l2_bytes: int = 0) -> dict:
+    def ceilings(self, threads: int, cpus: str, binding: str, l2_bytes: int = 0, llc_bytes: int = 0) -> dict:
         key = (threads, cpus if binding != "none" else "")
         where = ["--threads", str(threads)] + (["--cpus", cpus] if binding != "none" and cpus else [])
         if l2_bytes > 0 and (key, l2_bytes) not in self._cache:
             self._cache[(key, l2_bytes)] = self.l2_probe(threads, where, l2_bytes)
+        if llc_bytes > 0 and (key, "llc", llc_bytes) not in self._cache:
+            self._cache[(key, "llc", llc_bytes)] = self.llc_probe(threads, where, llc_bytes)
         if key not in self._cache:
             reps = ["--reps", str(QUICK_STREAM_REPS)] if self.quick else []
             out: dict = {}
@@ -186,7 +193,11 @@ class Roofline:
             except (BandwallError, KeyError, TypeError, ValueError) as e:
                 out["incore"] = f"unavailable: bandwall-peak: {e}"
             self._cache[key] = out
-        return {**self._cache[key], **(self._cache[(key, l2_bytes)] if l2_bytes > 0 else {})}
+        return {
+            **self._cache[key],
+            **(self._cache[(key, l2_bytes)] if l2_bytes > 0 else {}),
+            **(self._cache[(key, "llc", llc_bytes)] if llc_bytes > 0 else {}),
+        }
 
     @staticmethod
     def l2_probe(threads: int, where: list[str], l2_bytes: int) -> dict:
@@ -201,6 +212,19 @@ class Roofline:
         except (BandwallError, KeyError, TypeError, ValueError) as e:
             return {"l2": f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in L2: {e}"}
 
+    @staticmethod
+    def llc_probe(threads: int, where: list[str], llc_bytes: int) -> dict:
+        size = min(llc_bytes // LLC_PROBE_SHARE, threads * LLC_PROBE_MAX_PER_THREAD)  # bytes per array
+        args = ["--kernel", L2_PROBE_KERNEL, *where, "--size", str(size), "--reps", str(LLC_PROBE_REPS)]
+        try:
+            rec = native.run_record("bandwall-stream", args)
+            return {
+                "llc_GBps": float(rec["result"]["best_GBps"]),
+                "llc_probe": " ".join(["bandwall-stream", *args]),
+            }
+        except (BandwallError, KeyError, TypeError, ValueError) as e:
+            return {"llc": f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in the last-level cache: {e}"}
+
     def place(self, rec: dict) -> dict:
         """Adds result.roofline to rec: per cent of the memory bound (the best stream GB/s of copy and
         triad / bytes per point; stream_kernel names the kernel that gave it) and of the in-core bound
@@ -210,7 +234,10 @@ class Roofline:
         traffic = r.get("traffic_model", {})
         fills = traffic.get("l1_fills", {})
         l2_bytes = int(traffic.get("l2_bytes", 0)) if "bytes_per_point" in fills else 0
-        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"], l2_bytes)
+        sweep = traffic.get("time_block", {})
+        in_llc = int(sweep.get("depth", 1)) > 1 and sweep.get("level") == "L3"
+        llc_bytes = int(traffic.get("l3_bytes", 0)) if in_llc and l2_bytes else 0
+        c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"], l2_bytes, llc_bytes)
         roof: dict = {
             "bytes_per_point": r["bytes_per_point"],
             "flops_per_point": r["flops_per_point"],
@@ -239,7 +266,7 @@ class Roofline:
         else:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
-        roof.update(fill_bound(fills, c, roof, mp))
+        roof.update(fill_bound(fills, c, roof, mp, sweep if llc_bytes else None))
         threads, cores = int(prov["threads"]), int(r.get("node_cores", 0))
         node = c if threads >= cores else self.ceilings(cores, "", "none")
         if cores > 0 and "stream_best_GBps" in node:
@@ -333,11 +360,15 @@ def node_projection(rec: dict, roof: dict, cores: int, stream_gbps: float) -> di
     }
 
 
-def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float) -> dict:
+def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict | None = None) -> dict:
     """What the L1 misses allow: the bytes per point the record's model says come from L2 into L1
     (traffic_model.l1_fills) at the L2-to-L1 bandwidth measured on the same cores; and, with the port
     bound, the Execution-Cache-Memory estimate: the time of the core's work, of the L2-to-L1
-    transfers and (with a memory bound) of the memory transfers, added, not overlapped. ecm_levels
+    transfers and (with a memory bound) of the memory transfers, added, not overlapped. With sweep
+    (a time block whose tiles the last-level cache holds) and that cache's bandwidth measured, the
+    last term is the larger of the memory transfers and the transfers from that cache into L2 (its
+    llc_bytes_per_point): a sweep spares memory, not the cache, and the two streams overlap (step by
+    step the 16.5 bytes a point from that cache are not counted beside memory's either). ecm_levels
     names the terms it added."""
     if "bytes_per_point" not in fills:
         return {"l1_fills": "unavailable: the run's record has no L1 fill model"}
@@ -356,7 +387,19 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float) -> dict:
     if isinstance(port, (int, float)) and port > 0 and bound > 0:
         levels, seconds = ["ports", "L2-to-L1 fills"], 1.0 / port + 1.0 / bound
         memory = roof.get("memory_bound_mpoints_per_s")
-        if isinstance(memory, (int, float)) and memory > 0:
+        llc = ceilings.get("llc_GBps") if sweep else None
+        if isinstance(memory, (int, float)) and memory > 0 and isinstance(llc, (int, float)) and llc > 0:
+            per_point = float(sweep["llc_bytes_per_point"])
+            llc_bound = llc * 1e3 / per_point
+            out.update(
+                llc_GBps=llc,
+                llc_probe=ceilings["llc_probe"],
+                llc_bytes_per_point=per_point,
+                llc_bound_mpoints_per_s=llc_bound,
+            )
+            levels.append("the larger of memory and L3-to-L2")
+            seconds += max(1.0 / memory, 1.0 / llc_bound)
+        elif isinstance(memory, (int, float)) and memory > 0:
             levels.append("memory")
             seconds += 1.0 / memory
         ecm = 1.0 / seconds

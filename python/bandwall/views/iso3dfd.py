@@ -126,6 +126,12 @@ def render(con, recs: list[dict]) -> None:
             f"{window} in L1); at {roof['l2_GBps']:.1f} GB/s from L2 ({roof['l2_probe']}): "
             f"{roof['l1_fill_bound_mpoints_per_s']:.0f} MPoints/s"
         )
+    if "llc_bound_mpoints_per_s" in roof:
+        con.print(
+            f"the sweep's tiles in L3: {roof['llc_bytes_per_point']:.1f} bytes a point and step come from L3 into "
+            f"L2; at {roof['llc_GBps']:.1f} GB/s from L3 ({roof['llc_probe']}): "
+            f"{roof['llc_bound_mpoints_per_s']:.0f} MPoints/s"
+        )
     if "ecm_mpoints_per_s" in roof:
         con.print(
             f"ECM estimate ({roof.get('ecm_levels', 'ports + L2-to-L1 fills')}, not overlapped): "
