@@ -147,3 +147,27 @@ def test_node_projection_falls_back_to_the_run_per_thread():
     p = iso3dfd.node_projection(rec, {}, 4, 10.0)
     assert p["per_core_mpoints_per_s"] == pytest.approx(700.0)
     assert p["per_core_source"] == "the run's rate per thread"
+
+
+@pytest.mark.parametrize(
+    "llc_per_core, level, gain",
+    [
+        (None, "L3", 48000 / 28125),  # no L3 measured: the cores and DRAM alone
+        (26.0, "L3", 48000 / 28125),  # 64 x 26 GB/s over 18 B/pt: 92444, above the cores' 48000
+        (10.0, "L3", (640.0 * 1e3 / 18) / 28125),  # 35556: L3 bounds the sweeps below the cores
+        (10.0, "L2", 48000 / 28125),  # tiles in L2: L3 does not bound them
+    ],
+)
+def test_node_projection_bounds_sweeps_by_the_last_level_cache(llc_per_core, level, gain):
+    """A sweep spares memory, not L3: with L3's bandwidth per core measured, the projected sweeps are
+    also bound by their L3-to-L2 bytes at that bandwidth times the node's cores."""
+    proposal = {"depth": 4, "memory_bytes_per_point": 5.9375, "llc_bytes_per_point": 18.0, "level": level}
+    rec = {
+        "provenance": {"threads": 2},
+        "config": {"time_block": {"proposal": proposal}},
+        "result": {"mpoints_per_s": 1400.0, "traffic_model": {"bytes_per_point_compulsory": 16}},
+    }
+    roof = {"port_bound_mpoints_per_s": 3000.0, "l1_fill_bound_mpoints_per_s": 3000.0}
+    p = iso3dfd.node_projection(rec, roof, 64, 450.0, llc_per_core)
+    assert p["pays"] and p["gain"] == pytest.approx(gain)
+    assert ("llc_bound_mpoints_per_s" in p["depths"][1]) is (llc_per_core is not None and level == "L3")

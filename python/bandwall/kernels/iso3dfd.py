@@ -235,8 +235,15 @@ class Roofline:
         fills = traffic.get("l1_fills", {})
         l2_bytes = int(traffic.get("l2_bytes", 0)) if "bytes_per_point" in fills else 0
         sweep = traffic.get("time_block", {})
-        in_llc = int(sweep.get("depth", 1)) > 1 and sweep.get("level") == "L3"
-        llc_bytes = int(traffic.get("l3_bytes", 0)) if in_llc and l2_bytes else 0
+        proposal = rec["config"].get("time_block", {}).get("proposal", {})
+
+        def in_llc(t: dict) -> bool:
+            return int(t.get("depth", 1)) > 1 and t.get("level") == "L3"
+
+        # L3's bandwidth for a run that swept with its tiles there, or whose model proposes such sweeps
+        # (the node projection's L3 bound)
+        swept = in_llc(sweep) and l2_bytes > 0
+        llc_bytes = int(traffic.get("l3_bytes", 0)) if swept or in_llc(proposal) else 0
         c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"], l2_bytes, llc_bytes)
         roof: dict = {
             "bytes_per_point": r["bytes_per_point"],
@@ -266,11 +273,14 @@ class Roofline:
         else:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
-        roof.update(fill_bound(fills, c, roof, mp, sweep if llc_bytes else None))
+        roof.update(fill_bound(fills, c, roof, mp, sweep if swept else None))
         threads, cores = int(prov["threads"]), int(r.get("node_cores", 0))
         node = c if threads >= cores else self.ceilings(cores, "", "none")
+        llc_per_core = c["llc_GBps"] / threads if "llc_GBps" in c and threads > 0 else None
         if cores > 0 and "stream_best_GBps" in node:
-            roof["node_projection"] = node_projection(rec, roof, cores, node["stream_best_GBps"])
+            roof["node_projection"] = node_projection(
+                rec, roof, cores, node["stream_best_GBps"], llc_per_core
+            )
         r["roofline"] = roof
         return records.validate(rec)
 
@@ -306,12 +316,17 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
 OUTRUN = 1.25
 
 
-def node_projection(rec: dict, roof: dict, cores: int, stream_gbps: float) -> dict:
+def node_projection(
+    rec: dict, roof: dict, cores: int, stream_gbps: float, llc_per_core_gbps: float | None = None
+) -> dict:
     """Where temporal blocking would pay: this node's cores at the run's per-core speed with its data
     in cache (ports + L2-to-L1 fills, the ECM estimate without memory; else the run's own rate per
     thread), against what the node's STREAM feeds step by step (16 bytes a point) and with the sweeps
-    the model proposes (its bytes a point and step). Each projected rate is the lower of the two, as
-    a roofline; it pays when the cores outrun DRAM step by step by OUTRUN."""
+    the model proposes (its bytes a point and step). Each projected rate is the lowest of these, as a
+    roofline; with llc_per_core_gbps (L3's bandwidth to the run's cores, per core) a sweep whose tiles
+    L3 holds is also bound by the bytes it moves from L3 into L2 at that bandwidth times the node's
+    cores (a sweep spares memory, not L3). It pays when the cores outrun DRAM step by step by
+    OUTRUN."""
     r = rec["result"]
     threads = int(rec["provenance"]["threads"])
     port, fill = roof.get("port_bound_mpoints_per_s"), roof.get("l1_fill_bound_mpoints_per_s")
@@ -322,18 +337,30 @@ def node_projection(rec: dict, roof: dict, cores: int, stream_gbps: float) -> di
     compute = per_core * cores
     step_bytes = float(r.get("traffic_model", {}).get("bytes_per_point_compulsory", 16))
     proposal = rec["config"].get("time_block", {}).get("proposal", {})
-    depths = [(1, step_bytes)]
-    if int(proposal.get("depth", 1)) > 1:
-        depths.append((int(proposal["depth"]), float(proposal["memory_bytes_per_point"])))
     rows = [
         {
-            "depth": d,
+            "depth": 1,
+            "bytes_per_point": step_bytes,
+            "memory_bound_mpoints_per_s": stream_gbps * 1e3 / step_bytes,
+            "projected_mpoints_per_s": min(compute, stream_gbps * 1e3 / step_bytes),
+        }
+    ]
+    if int(proposal.get("depth", 1)) > 1:
+        b = float(proposal["memory_bytes_per_point"])
+        row = {
+            "depth": int(proposal["depth"]),
             "bytes_per_point": b,
             "memory_bound_mpoints_per_s": stream_gbps * 1e3 / b,
             "projected_mpoints_per_s": min(compute, stream_gbps * 1e3 / b),
         }
-        for d, b in depths
-    ]
+        llc_bytes = float(proposal.get("llc_bytes_per_point", 0))
+        if llc_per_core_gbps and llc_bytes > 0 and proposal.get("level") == "L3":
+            row["llc_GBps"] = llc_per_core_gbps * cores
+            row["llc_bound_mpoints_per_s"] = row["llc_GBps"] * 1e3 / llc_bytes
+            row["projected_mpoints_per_s"] = min(
+                row["projected_mpoints_per_s"], row["llc_bound_mpoints_per_s"]
+            )
+        rows.append(row)
     memory = rows[0]["memory_bound_mpoints_per_s"]
     pays = compute >= OUTRUN * memory
     gain = rows[-1]["projected_mpoints_per_s"] / rows[0]["projected_mpoints_per_s"]
