@@ -23,7 +23,10 @@ def section(monkeypatch):
     monkeypatch.setattr(
         iso3dfd.Roofline,
         "ceilings",
-        lambda self, threads, cpus, binding, l2_bytes=0: {"stream_best_GBps": 16.0, "peak_gflops_sp": 122.0},
+        lambda self, threads, cpus, binding, l2_bytes=0, llc_bytes=0: {
+            "stream_best_GBps": 16.0,
+            "peak_gflops_sp": 122.0,
+        },
     )
     return sec
 
