@@ -155,6 +155,20 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
     return rec
 
 
+def _cache_probe(key: str, level: str, where: list[str], size: int, reps: int) -> dict:
+    """dot on arrays of size bytes each on the cores of where, the bandwidth of a cache level:
+    {key}_GBps and {key}_probe (the command), or {key} saying why it is unavailable."""
+    args = ["--kernel", L2_PROBE_KERNEL, *where, "--size", str(size), "--reps", str(reps)]
+    try:
+        rec = native.run_record("bandwall-stream", args)
+        return {
+            f"{key}_GBps": float(rec["result"]["best_GBps"]),
+            f"{key}_probe": " ".join(["bandwall-stream", *args]),
+        }
+    except (BandwallError, KeyError, TypeError, ValueError) as e:
+        return {key: f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in {level}: {e}"}
+
+
 class Roofline:
     """The two ceilings of a set of cores, measured once per set and reused."""
 
@@ -202,28 +216,12 @@ class Roofline:
     @staticmethod
     def l2_probe(threads: int, where: list[str], l2_bytes: int) -> dict:
         size = threads * l2_bytes // 4  # bytes per array, shared by the threads: 2 x l2 / 4 per thread
-        args = ["--kernel", L2_PROBE_KERNEL, *where, "--size", str(size), "--reps", str(L2_PROBE_REPS)]
-        try:
-            rec = native.run_record("bandwall-stream", args)
-            return {
-                "l2_GBps": float(rec["result"]["best_GBps"]),
-                "l2_probe": " ".join(["bandwall-stream", *args]),
-            }
-        except (BandwallError, KeyError, TypeError, ValueError) as e:
-            return {"l2": f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in L2: {e}"}
+        return _cache_probe("l2", "L2", where, size, L2_PROBE_REPS)
 
     @staticmethod
     def llc_probe(threads: int, where: list[str], llc_bytes: int) -> dict:
         size = min(llc_bytes // LLC_PROBE_SHARE, threads * LLC_PROBE_MAX_PER_THREAD)  # bytes per array
-        args = ["--kernel", L2_PROBE_KERNEL, *where, "--size", str(size), "--reps", str(LLC_PROBE_REPS)]
-        try:
-            rec = native.run_record("bandwall-stream", args)
-            return {
-                "llc_GBps": float(rec["result"]["best_GBps"]),
-                "llc_probe": " ".join(["bandwall-stream", *args]),
-            }
-        except (BandwallError, KeyError, TypeError, ValueError) as e:
-            return {"llc": f"unavailable: bandwall-stream {L2_PROBE_KERNEL} in the last-level cache: {e}"}
+        return _cache_probe("llc", "the last-level cache", where, size, LLC_PROBE_REPS)
 
     def place(self, rec: dict) -> dict:
         """Adds result.roofline to rec: per cent of the memory bound (the best stream GB/s of copy and

@@ -1,0 +1,235 @@
+"""The roofline bandwall iso3dfd places a run on: the memory bound (the best STREAM kernel), the
+in-core bounds (FMA peak, the row kernel's ports), the L1 fills from L2, the ECM estimate (with the
+L3 term of a sweep whose tiles L3 holds), and why a ceiling is unavailable; every ceiling a stand-in
+for the native probes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bandwall.core import native
+from bandwall.kernels import iso3dfd
+
+
+@pytest.fixture
+def fake_record(make_record):
+    def make(mp: float) -> dict:
+        return make_record(
+            tool="iso3dfd", result={"mpoints_per_s": mp, "bytes_per_point": 16, "flops_per_point": 61}
+        )
+
+    return make
+
+
+def fake_ceilings(monkeypatch, stream_GBps: dict, calls: list | None = None):
+    """native.run_record answering bandwall-stream with stream_GBps[kernel] (a missing kernel fails)
+    and bandwall-peak with 244 GFlops single precision."""
+    from bandwall.core.errors import RunFailed
+
+    def fake(name, args, **kw):
+        if calls is not None:
+            calls.append((name, args))
+        if name == "bandwall-stream":
+            kernel = args[args.index("--kernel") + 1]
+            if kernel not in stream_GBps:
+                raise RunFailed(f"{kernel} did not validate")
+            return {"result": {"best_GBps": stream_GBps[kernel]}}
+        return {"result": {"total_gflops_sp": 244.0, "lanes_sp": 8}, "config": {"fma_per_cycle": 2}}
+
+    monkeypatch.setattr(native, "run_record", fake)
+
+
+def test_roofline_percentages(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "triad": 32.0}, calls)
+    roof = iso3dfd.Roofline()
+    rec = roof.place(fake_record(1000.0))
+    r = rec["result"]["roofline"]
+    assert r["stream_best_GBps"] == 32.0 and r["stream_kernel"] == "triad"
+    assert r["stream_kernels_GBps"] == {"copy": 30.0, "triad": 32.0}
+    assert r["memory_bound_mpoints_per_s"] == pytest.approx(2000.0)
+    assert r["percent_of_memory_bound"] == pytest.approx(50.0)
+    assert r["incore_bound_mpoints_per_s"] == pytest.approx(4000.0)
+    assert r["percent_of_incore_bound"] == pytest.approx(25.0)
+    assert ("bandwall-stream", ["--kernel", "copy", "--threads", "2", "--cpus", "0-1"]) in calls
+    assert ("bandwall-stream", ["--kernel", "triad", "--threads", "2", "--cpus", "0-1"]) in calls
+    assert ("bandwall-peak", ["--threads", "2", "--cpus", "0-1"]) in calls
+    roof.place(fake_record(500.0))
+    assert len(calls) == 3  # the ceilings of a set of cores are measured once
+
+
+@pytest.mark.parametrize(
+    "measured, kernel, best",
+    [
+        ({"copy": 40.0, "triad": 32.0}, "copy", 40.0),  # the best of the kernels, whichever it is
+        ({"copy": 30.0}, "copy", 30.0),  # triad failed: the kernel that ran gives the bound
+        ({"triad": 28.0}, "triad", 28.0),
+    ],
+)
+def test_roofline_memory_bound_is_the_best_stream_kernel(monkeypatch, fake_record, measured, kernel, best):
+    fake_ceilings(monkeypatch, measured)
+    r = iso3dfd.Roofline().place(fake_record(1000.0))["result"]["roofline"]
+    assert (r["stream_kernel"], r["stream_best_GBps"]) == (kernel, best)
+    assert r["stream_kernels_GBps"] == measured
+    assert r["memory_bound_mpoints_per_s"] == pytest.approx(best * 1e3 / 16)
+
+
+def test_roofline_port_bound_from_the_incore_model(monkeypatch, fake_record):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(1000.0)
+    rec["result"]["incore_model"] = {
+        "points_per_cycle_per_core": 0.5,
+        "bound_by": "load ports",
+        "ports_per_cycle": {"fma": 2},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    # 244 GFlop/s over 2 threads x 2 FMA pipes x 8 lanes x 2 flops: 3.8125 GHz; 0.5 points per cycle per core
+    assert r["core_ghz_from_peak"] == pytest.approx(244.0 / 64)
+    assert r["port_bound_mpoints_per_s"] == pytest.approx(0.5 * 2 * 244.0 / 64 * 1e3)
+    assert r["percent_of_port_bound"] == pytest.approx(100.0 * 1000.0 / r["port_bound_mpoints_per_s"])
+    assert r["port_bound_by"] == "load ports"
+    assert "unavailable" in iso3dfd.Roofline().place(fake_record(1.0))["result"]["roofline"]["ports"]
+
+
+def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "dot": 102.0}, calls)
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {
+        "l1_fills": {"bytes_per_point": 102.0, "y_window_in_l1": False},
+        "l2_bytes": 1 << 20,
+    }
+    roof = iso3dfd.Roofline()
+    r = roof.place(rec)["result"]["roofline"]
+    assert r["l1_fill_bound_mpoints_per_s"] == pytest.approx(1000.0)  # 102 GB/s from L2 / 102 bytes a point
+    port, memory = r["port_bound_mpoints_per_s"], r["memory_bound_mpoints_per_s"]
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + 1.0 / memory))
+    assert r["ecm_levels"] == "ports + L2-to-L1 fills + memory"
+    assert r["percent_of_ecm"] == pytest.approx(100.0 * 100.0 / r["ecm_mpoints_per_s"])
+    assert r["y_window_in_l1"] is False
+    # dot on arrays filling half the L2 of each of the 2 threads, measured once per set of cores
+    (probe,) = [a for name, a in calls if name == "bandwall-stream" and "dot" in a]
+    assert probe[probe.index("--size") + 1] == str(2 * (1 << 20) // 4)
+    assert r["l2_probe"] == "bandwall-stream " + " ".join(probe)
+    roof.place(rec)
+    assert len(calls) == 4
+
+
+@pytest.mark.parametrize(
+    "depth, level, llc_GBps, term",
+    [
+        # a sweep whose tiles the L3 holds: the larger of memory (6 B/pt at 32 GB/s) and L3-to-L2
+        # (18 B/pt): L3 at 54 GB/s (3000 MPoints/s) outweighs memory (5333)
+        (4, "L3", 54.0, "the larger of memory and L3-to-L2"),
+        (4, "L3", 216.0, "the larger of memory and L3-to-L2"),  # L3 at 12000: memory outweighs it
+        (1, "none", 54.0, "memory"),  # step by step: memory alone, no probe
+        (4, "memory", 54.0, "memory"),  # tiles the model does not see in a cache
+        (4, "L3", None, "memory"),  # the probe failed: memory alone
+    ],
+)
+def test_roofline_ecm_of_a_sweep_counts_the_last_level_cache(
+    monkeypatch, fake_record, depth, level, llc_GBps, term
+):
+    """A sweep spares memory, not the last-level cache: with tiles in L3, the ECM estimate's last term
+    is the larger of memory's and the L3-to-L2 transfers' (at dot's rate on arrays in L3, not L2)."""
+    from bandwall.core.errors import RunFailed
+
+    l2, l3, calls = 1 << 20, 32 << 20, []
+
+    def fake(name, args, **kw):
+        calls.append((name, args))
+        if name == "bandwall-stream":
+            kernel = args[args.index("--kernel") + 1]
+            if kernel != "dot":
+                return {"result": {"best_GBps": 32.0}}
+            size = int(args[args.index("--size") + 1])
+            if size == 2 * l2 // 4:
+                return {"result": {"best_GBps": 102.0}}
+            if llc_GBps is None:
+                raise RunFailed("dot did not validate")
+            return {"result": {"best_GBps": llc_GBps}}
+        return {"result": {"total_gflops_sp": 244.0, "lanes_sp": 8}, "config": {"fma_per_cycle": 2}}
+
+    monkeypatch.setattr(native, "run_record", fake)
+    rec = fake_record(100.0)
+    rec["result"]["bytes_per_point"] = 6.0 if depth > 1 else 16
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {
+        "l1_fills": {"bytes_per_point": 102.0},
+        "l2_bytes": l2,
+        "l3_bytes": l3,
+        "time_block": {"depth": depth, "level": level, "llc_bytes_per_point": 18.0},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["ecm_levels"] == f"ports + L2-to-L1 fills + {term}"
+    port, memory = r["port_bound_mpoints_per_s"], r["memory_bound_mpoints_per_s"]
+    probes = [
+        a for n, a in calls if n == "bandwall-stream" and "dot" in a and a[a.index("--size") + 1] != "524288"
+    ]
+    if term == "memory":
+        assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + 1.0 / memory))
+        assert "llc_GBps" not in r
+        assert bool(probes) == (llc_GBps is None)  # probed only for a sweep in L3
+    else:
+        llc = llc_GBps * 1e3 / 18.0
+        assert r["llc_bound_mpoints_per_s"] == pytest.approx(llc)
+        last = max(1.0 / memory, 1.0 / llc)
+        assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / port + 1.0 / 1000.0 + last))
+        # an eighth of the 32 MiB L3 an array (4 MiB, under 8 MiB a thread)
+        (probe,) = probes
+        assert probe[probe.index("--size") + 1] == str(l3 // 8)
+        assert r["llc_probe"] == "bandwall-stream " + " ".join(probe)
+
+
+def test_roofline_ecm_leaves_out_the_memory_term_without_a_memory_bound(monkeypatch, fake_record):
+    fake_ceilings(monkeypatch, {"dot": 102.0})  # copy and triad fail: no memory bound
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 1 << 20}
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["memory"].startswith("unavailable")
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / r["port_bound_mpoints_per_s"] + 1.0 / 1000.0))
+    assert r["ecm_levels"] == "ports + L2-to-L1 fills"
+
+
+@pytest.mark.parametrize(
+    "traffic, stream, why",
+    [
+        ({}, {"copy": 30.0, "dot": 50.0}, "no L1 fill model"),
+        ({"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 1 << 20}, {"copy": 30.0}, "dot in L2"),
+        (
+            {"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 0},
+            {"copy": 30.0, "dot": 50.0},
+            "no L2 bandwidth",
+        ),
+    ],
+)
+def test_roofline_fill_bound_says_why_it_is_unavailable(monkeypatch, fake_record, traffic, stream, why):
+    fake_ceilings(monkeypatch, stream)
+    rec = fake_record(100.0)
+    rec["result"]["traffic_model"] = traffic
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["l1_fills"].startswith("unavailable") and why in r["l1_fills"]
+    assert "ecm_mpoints_per_s" not in r
+
+
+def test_roofline_quick_mode_runs_short_stream_kernels(monkeypatch, fake_record):
+    calls = []
+    fake_ceilings(monkeypatch, {"copy": 30.0, "triad": 32.0}, calls)
+    iso3dfd.Roofline(quick=True).place(fake_record(1000.0))
+    streams = [args for name, args in calls if name == "bandwall-stream"]
+    assert [a[a.index("--kernel") + 1] for a in streams] == list(iso3dfd.ROOFLINE_STREAM_KERNELS)
+    assert all(a[a.index("--reps") + 1] == str(iso3dfd.QUICK_STREAM_REPS) for a in streams)
+
+
+def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):
+    from bandwall.core.errors import RunFailed
+
+    def missing(name, args, **kw):
+        raise RunFailed(f"native executable {name!r} not found")
+
+    monkeypatch.setattr(native, "run_record", missing)
+    r = iso3dfd.Roofline().place(fake_record(100.0))["result"]["roofline"]
+    assert r["memory"].startswith("unavailable: ") and r["incore"].startswith("unavailable: ")
+    assert "percent_of_memory_bound" not in r
