@@ -42,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 
@@ -49,6 +50,13 @@ def parse() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bindir", default="build/py/bin", help="where bandwall-iso3dfd is")
     p.add_argument("--rounds", type=int, default=7)
+    p.add_argument(
+        "--pause",
+        type=float,
+        default=3.0,
+        help="seconds of rest before each run (default 3): a virtual machine's guest hands the memory the "
+        "last run freed back to its host in the next seconds, on the same vCPUs",
+    )
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     p.add_argument("--steps", type=int, default=40)
@@ -125,6 +133,7 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
     env = dict(os.environ)
     if a.topology:
         env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
+    time.sleep(a.pause)
     out = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]

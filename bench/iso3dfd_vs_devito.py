@@ -52,6 +52,13 @@ def parse() -> argparse.Namespace:
     p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument(
+        "--pause",
+        type=float,
+        default=3.0,
+        help="seconds of rest before each program (default 3): a virtual machine's guest hands the memory the "
+        "last one freed back to its host in the next seconds, on the same vCPUs",
+    )
+    p.add_argument(
         "--blocks",
         default="272x24x128",
         help="bandwall's cache blocks n1xn2xn3, or auto or search as bandwall iso3dfd takes them (default 272x24x128)",
@@ -225,6 +232,7 @@ def main() -> None:
     }
     for r in range(a.rounds):
         for k in names if r % 2 == 0 else names[::-1]:
+            time.sleep(a.pause)
             samples[k].append(runs[k]())
         print(
             f"round {r + 1}: " + ", ".join(f"{k} {samples[k][-1]['mpoints_per_s']:.0f}" for k in names),

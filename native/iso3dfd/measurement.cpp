@@ -147,35 +147,37 @@ void Measurement::choose_time_block(int threads) {
   }
   time_block_["proposal"] = model_.to_json();
   const int rounds = decide::rule().rounds;
-  // A round is a sweep of d steps and d single steps: the race's first rounds take at most half of
-  // the run's steps (four fifths with the rounds an unsettled race adds, below).
-  const int affordable = std::min(model_.depth, o_.iterations / 2 / rounds / 2);
+  const RacePlan plan = plan_race(model_.depth, o_.iterations, rounds, decide::rule().rounds_when_unsettled);
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;
   else if (o_.thread_options.automatic())
     skip = "--threads auto: the threads are chosen step by step, so the depth is not raced";
-  else if (affordable < 2)
-    skip = "the run is too short to race a depth against single steps (" + std::to_string(rounds * 2 * 2 * 2) +
+  else if (plan.depth < 2)
+    skip = "the run is too short to race a depth against single steps (" + std::to_string(plan.fewest_steps) +
            " steps at least)";
   if (!skip.empty()) {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
     time_block_.update({{"depth", 1}, {"how", "model"}, {"why", skip}});
     return;
   }
-  // The race, on the run's data (its steps count as the run's): per round one sweep of the
-  // proposal's depth d (at most what the run affords), by the proposal's team, and d single steps,
-  // the same work, the first alternating; rates in interior points and steps a second. What the
-  // race measures holds for that team only, so the model it calibrates says how deep for it alone.
+  // The race, on the run's data (its steps count as the run's): one single step to warm the caches
+  // and the team (the first step after the first touch ran about 5% slower), then per round one
+  // sweep of depth d (the proposal's, at most what the run affords) by the proposal's team, and
+  // plan.singles single steps, the first alternating; rates in interior points and steps a second.
+  // What the race measures holds for that team only, so the model it calibrates says how deep for
+  // it alone.
   const Teams mode = model_.shared ? Teams::Shared : Teams::Slabs;
   const int deepest_mode = max_depth(o_.grid, threads, model_.shared);
-  const TimeBlockModel raced = fit_time_block(o_.grid, affordable, threads, o_.l2_bytes, l3, mode);
-  const TimeTiles proposal{affordable, raced.tile_rows, raced.chunk, raced.shared};
+  const TimeBlockModel raced = fit_time_block(o_.grid, plan.depth, threads, o_.l2_bytes, l3, mode);
+  const TimeTiles proposal{plan.depth, raced.tile_rows, raced.chunk, raced.shared};
+  run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
+  race_steps_ = 1;
   std::vector<std::vector<double>> rates(2);
   auto race_round = [&](int r) {
     for (int k = 0; k < 2; ++k) {
       const int c = (k + r) % 2;
-      const int n = proposal.depth;
+      const int n = c == 0 ? plan.singles : plan.depth;
       const double t0 = omp_get_wtime();
       if (c == 0)
         run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
@@ -188,12 +190,10 @@ void Measurement::choose_time_block(int threads) {
   int ran = 0;
   for (; ran < rounds; ++ran) race_round(ran);
   // Unsettled (the median beyond the margin, the interval not: one disturbed round of five does
-  // that), all the rounds the rule allows then, when the run affords them (four fifths of its
-  // steps): the choice is made after 5 rounds or after all of them, never at a round in between.
-  const int most = decide::rule().rounds_when_unsettled;
-  if (most * 2 * proposal.depth <= o_.iterations * 4 / 5 &&
-      decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
-    while (ran < most) race_round(ran++);
+  // that), all the rounds the rule allows then, when the run affords them: the choice is made after
+  // 5 rounds or after all of them, never at a round in between.
+  if (plan.may_add && decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
+    while (ran < plan.most_rounds) race_round(ran++);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
   const json calibrated = calibrated_prediction(o_.grid, threads, deepest_mode, o_.l2_bytes, l3, median(rates[0]),
                                                 raced, median(rates[1]), mode);
@@ -220,6 +220,7 @@ void Measurement::choose_time_block(int threads) {
                       {"why", why},
                       {"race", ch.record},
                       {"race_steps", race_steps_},
+                      {"race_single_steps", plan.singles},
                       {"race_rounds_added", ran - rounds},
                       {"note", "the race's steps advanced the run's wavefield and count among its steps, untimed"}});
 }

@@ -58,8 +58,8 @@ class Measurement : public driver::Measurement {
   TimeBlockModel model_;
 
   // --time-block: the depth given, or auto's choice: the model's proposal raced against single steps
-  // on the run's data, within half of the run's steps (four fifths with the rounds an unsettled race
-  // adds), which the race advances (they count as the run's); config.time_block says which and why.
+  // on the run's data, within three quarters of the run's steps (plan_race), which the race advances
+  // (they count as the run's); config.time_block says which and why.
   void choose_time_block(int threads);
   // The blocks of the row kernel now active, unless the command line gave all three.
   void choose_blocks_for_variant(int threads, bool final);

@@ -168,6 +168,24 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint6
           {"best_mpoints_per_s", best_rate}};
 }
 
+namespace {
+// The steps a race may take: three quarters of the run's, less the warm-up step.
+int race_budget(int iterations) { return static_cast<int>(std::max(iterations, 0) * 3L / 4) - 1; }
+}  // namespace
+
+RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds) {
+  RacePlan p;
+  rounds = std::max(rounds, 1);
+  const int per_round = std::max(race_budget(iterations), 0) / rounds;
+  p.depth = std::min(proposed, per_round - 1);
+  p.singles = std::clamp(per_round - p.depth, 1, std::max(p.depth, 1));
+  p.most_rounds = std::max(most_rounds, rounds);
+  p.may_add = p.depth >= 2 && p.most_rounds * (p.depth + p.singles) <= race_budget(iterations);
+  p.fewest_steps = 1;
+  while (race_budget(p.fewest_steps) / rounds < 3) ++p.fewest_steps;
+  return p;
+}
+
 json deeper_by_model(const json& calibrated, int raced, double rate_raced) {
   if (raced <= 1 || !calibrated.contains("best_depth")) return nullptr;
   const int best = calibrated["best_depth"].get<int>();

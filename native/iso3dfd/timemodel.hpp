@@ -70,7 +70,20 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
 json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
                            const TimeBlockModel& raced, double rate_d, Teams teams = Teams::Slabs);
 
-// What the model adds to a race a run's steps cut short (a run of 40 steps races depth 2 at most):
+// How a run of `iterations` steps races the proposed depth against single steps: one single step to
+// warm up, then `rounds` rounds (most_rounds when the first leave the race unsettled), all within
+// three quarters of the run's steps. A round is a sweep of `depth` steps (the proposal's, at most
+// what a round affords, which leaves a round at least one single step) and `singles` single steps:
+// as many as the sweep's when the round affords them (the same work), else fewer (the rates are a
+// point and step, so a sweep of 4 steps may face one single step). depth < 2: the run is too short
+// to race (fewest_steps is the shortest run that races depth 2).
+struct RacePlan {
+  int depth = 0, singles = 0, most_rounds = 0, fewest_steps = 0;
+  bool may_add = false;  // the rounds an unsettled race adds fit in the run too
+};
+RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds);
+
+// What the model adds to a race a run's steps cut short (a run of 40 steps races depth 4 at most):
 // when the race chose sweeps (depth `raced` > 1, measured at rate_raced MPoints/s, faster than depth
 // 1 beyond noise), the calibrated model's best depth if it is deeper and predicted faster than that
 // measured rate beyond the decision rule's margin: {"from", "to", "predicted_mpoints_per_s",

@@ -197,6 +197,37 @@ TEST(TimeModel, DeeperByModelOnlyAfterARaceTheSweepsWon) {
   }
 }
 
+// How a run's steps are shared by the race: a warm-up step and the rounds within three quarters of
+// them, the proposal raced as deep as a round affords with a single step left, as many single steps
+// as the sweep's when they fit, and the added rounds only when they fit too.
+TEST(TimeModel, RacePlanFitsThreeQuartersOfTheRun) {
+  struct Case {
+    int proposed, iterations, depth, singles;
+    bool may_add;
+  };
+  const std::vector<Case> cases = {
+      {7, 40, 4, 1, false},    // 29 steps: rounds of 5
+      {2, 40, 2, 2, false},    // the same work: 8 rounds of 4 steps would take 32
+      {7, 160, 7, 7, true},    // 119 steps: 8 rounds of 14 fit
+      {8, 100, 8, 6, false},   // 74 steps: rounds of 14
+      {3, 22, 2, 1, false},    // the shortest run that races
+      {3, 21, 1, 1, false},    // too short
+      {7, 10, 0, 1, false},    // the CLI's default: too short
+      {1, 1000, 1, 1, false},  // the model proposed depth 1
+  };
+  for (const Case& c : cases) {
+    const RacePlan p = plan_race(c.proposed, c.iterations, 5, 8);
+    EXPECT_EQ(p.depth, c.depth) << c.proposed << " " << c.iterations;
+    EXPECT_EQ(p.singles, c.singles) << c.proposed << " " << c.iterations;
+    EXPECT_EQ(p.may_add, c.may_add) << c.proposed << " " << c.iterations;
+    EXPECT_EQ(p.fewest_steps, 22);
+    if (p.depth >= 2) {
+      EXPECT_LE(1 + 5 * (p.depth + p.singles), c.iterations * 3 / 4);
+      if (p.may_add) EXPECT_LE(1 + 8 * (p.depth + p.singles), c.iterations * 3 / 4);
+    }
+  }
+}
+
 // A sweep runs the register shape --row-shape names: a ring's chunks of planes within the skewed
 // boxes give the same wavefield as its own step-by-step run, bit for bit.
 TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
