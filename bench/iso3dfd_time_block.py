@@ -6,7 +6,9 @@ Every round runs bandwall-iso3dfd once per depth, the order rotating from round 
 host's state is shared by the runs of one round). For each depth it prints the median and range of
 MPoints/s, the median and range of the per-round ratio to depth 1, the bytes a point and step the
 record's model says cross memory and the cache level it expects to hold a tile's wavefront; for
-auto, the depths it chose. With --roofline (bandwall's Python package importable, e.g. .venv/bin/python)
+auto and measure, the depths they chose ("kept": a race an earlier round settled beyond noise,
+taken without racing; the bench keeps them in a folder of its own, so the first auto run races as a
+new user's does). With --roofline (bandwall's Python package importable, e.g. .venv/bin/python)
 the ceilings are measured once on the same cores and each depth's three-level estimate (ports +
 L2-to-L1 fills + memory at its bytes a point) is printed beside its median: the model's prediction.
 With --oracle, a calibrated prediction too: depth 1's measured time a point split into the in-cache
@@ -60,7 +62,12 @@ def parse() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     p.add_argument("--steps", type=int, default=40)
-    p.add_argument("--depths", default="1,2,4,8,auto", help="each N, N:slabs, N:shared or auto")
+    p.add_argument(
+        "--depths",
+        default="1,2,4,8,auto",
+        help="each N, N:slabs, N:shared, auto (a race settled beyond noise is kept for the later rounds, as for a "
+        "user's later runs) or measure (auto racing every time)",
+    )
     p.add_argument("--topology", help="an hwloc XML file every run reads the machine from")
     p.add_argument("--caches", help="L2,L3: this machine's topology with these cache sizes (e.g. 1M,32M)")
     p.add_argument("--oracle", action="store_true", help="first, the in-cache grid against the run's grid")
@@ -75,12 +82,15 @@ def parse() -> argparse.Namespace:
     if not exe.is_file():
         p.error(f"no executable {exe}")
     a.exe = str(exe)
+    # the races auto settles are kept in a folder of this run's own, not the user's
+    a.cache = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
+    atexit.register(shutil.rmtree, a.cache, True)
     a.dims = [int(n) for n in a.grid.split("x")]
     a.depth_list = [d.strip() for d in a.depths.split(",") if d.strip()]
     for d in a.depth_list:
         depth, _, team = d.partition(":")
-        if not (depth == "auto" or depth.isdigit()) or team not in ("", "slabs", "shared"):
-            p.error(f"--depths: '{d}' is not N, N:slabs, N:shared or auto")
+        if not (depth in ("auto", "measure") or depth.isdigit()) or team not in ("", "slabs", "shared"):
+            p.error(f"--depths: '{d}' is not N, N:slabs, N:shared, auto or measure")
     if a.topology and not Path(a.topology).is_file():
         p.error(f"no topology file {a.topology}")
     if a.caches:
@@ -130,7 +140,7 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
         *(["--sweep-team", team] if team else []),
         "--json",
     ]
-    env = dict(os.environ)
+    env = dict(os.environ, BANDWALL_CACHE_DIR=a.cache)
     if a.topology:
         env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
     time.sleep(a.pause)
@@ -197,7 +207,7 @@ def main() -> None:
     in_cache = oracle(a) if a.oracle else None
     rates: dict[str, list[float]] = {d: [] for d in a.depth_list}
     last: dict[str, dict] = {}
-    chosen: list[str] = []
+    chosen: dict[str, list[str]] = {}
     n = len(a.depth_list)
     for r in range(a.rounds):
         for i in range(n):
@@ -205,10 +215,11 @@ def main() -> None:
             rec = run(a, a.dims, d)
             rates[d].append(float(rec["result"]["mpoints_per_s"]))
             last[d] = rec
-            if d == "auto":
-                depth = int(rec["config"]["time_block"]["depth"])
+            if d in ("auto", "measure"):
+                tb = rec["config"]["time_block"]
                 team = rec["result"]["traffic_model"]["time_block"].get("team", "slabs")
-                chosen.append(f"{depth}:{team}" if depth > 1 else "1")
+                pick = f"{tb['depth']}:{team}" if int(tb["depth"]) > 1 else "1"
+                chosen.setdefault(d, []).append(pick + (" (kept)" if tb["how"] == "cached" else ""))
     roof = ceilings(a, next(iter(last.values()))) if a.roofline else None
     cpu = next(iter(last.values()))["provenance"].get("cpu_model", "")
     print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
@@ -217,8 +228,12 @@ def main() -> None:
         f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16} {'by auto race':>16}"
     )
     by_race = {}
-    if "auto" in last:
-        cal = last["auto"]["config"]["time_block"].get("calibrated", {})
+    racer = next(
+        (d for d in ("measure", "auto") if d in last and "calibrated" in last[d]["config"]["time_block"]),
+        None,
+    )
+    if racer:
+        cal = last[racer]["config"]["time_block"]["calibrated"]
         by_race = {str(p["depth"]): p["mpoints_per_s"] for p in cal.get("predicted", [])}
     base = rates.get("1")
     for d in a.depth_list:
@@ -233,7 +248,7 @@ def main() -> None:
             if ecm:
                 estimate = f"{ecm:.0f} ({100 * statistics.median(rates[d]) / ecm:.0f}%)"
         fitted = "-"
-        if in_cache is not None and base and d != "auto":
+        if in_cache is not None and base and d not in ("auto", "measure"):
             b1 = last["1"]["result"]["bytes_per_point"]
             c = calibrated(statistics.median(base), in_cache, b1, res["bytes_per_point"])
             fitted = f"{c:.0f} ({100 * statistics.median(rates[d]) / c:.0f}%)"
@@ -246,10 +261,8 @@ def main() -> None:
             f"{d:>8} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
             f"{estimate:>16} {fitted:>16} {raced:>16}"
         )
-    if chosen:
-        print(
-            f"auto chose depths {', '.join(chosen)}; last why: {last['auto']['config']['time_block']['why']}"
-        )
+    for d, picks in chosen.items():
+        print(f"{d} chose depths {', '.join(picks)}; last why: {last[d]['config']['time_block']['why']}")
 
 
 if __name__ == "__main__":

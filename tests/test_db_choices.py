@@ -112,3 +112,43 @@ def test_a_forgotten_choice_is_measured_again(tmp_path, monkeypatch):
     assert choices.forget("peak.fma") == 1
     rec = json.loads(subprocess.check_output(peak))
     assert rec["config"]["isa_choice"]["how"] == "measured"
+
+
+TIME_BLOCK = {
+    "depth": 4,
+    "team": "slabs",
+    "decisive": True,
+    "cpu": "Test CPU",
+    "measured": "2026-01-02",
+    "why": "w",
+}
+
+
+def test_settled_time_block_races_are_listed_then_forgotten(run_bandwall):
+    p = choices.time_blocks_path()
+    assert str(p.parent) == str(choices.path().parent) and p.name.startswith("time-blocks-")
+    assert json.loads(run_bandwall("db", "time-blocks", "--format", "json").stdout) == []
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(
+        json.dumps({"choices": {"iso3dfd 80x80x80, 1 threads": TIME_BLOCK, "iso3dfd 272": TIME_BLOCK}})
+    )
+    proc = run_bandwall("db", "time-blocks", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [(r["run"], r["depth"], r["team"]) for r in rows] == [
+        ("iso3dfd 272", 4, "slabs"),
+        ("iso3dfd 80x80x80, 1 threads", 4, "slabs"),
+    ]
+    proc = run_bandwall("db", "time-blocks", "--forget")
+    assert proc.returncode == 0 and "forgot 2" in proc.stdout, proc.stderr
+    assert json.loads(p.read_text())["choices"] == {}
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]"])
+def test_a_bad_file_of_time_block_races_is_one_line(run_bandwall, text):
+    p = choices.time_blocks_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    proc = run_bandwall("db", "time-blocks")
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert str(p) in proc.stderr

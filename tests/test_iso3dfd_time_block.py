@@ -4,12 +4,16 @@ depth; and the projection to the whole node that says where sweeps would pay."""
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+from pathlib import Path
 
 import pytest
 
 from bandwall.core import decide
 from bandwall.kernels import iso3dfd
+from test_isa_choice import machine, topo_digest  # noqa: F401 (machine: a fixture)
 from test_iso3dfd import SMALL, THREADS, tool_record
 
 
@@ -100,6 +104,56 @@ def test_time_block_auto_says_how_and_counts_its_race(grid):
         else:
             assert tb["depth"] == int(chosen) and "deeper" not in tb
     assert rec["result"]["norm"] == step["result"]["norm"]
+
+
+# 6 MiB of arrays, 40 steps, one thread: a run that races (unless a cached race settles it)
+RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1)
+
+
+def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
+    """A race settled beyond noise (either way) is kept in the cache folder under the run's key; the
+    next run like it takes that depth without racing, every step timed and the wavefield the same;
+    --time-block measure races again. An entry within noise, of another CPU, of another team, or
+    deeper than 64 is not taken."""
+    cache = Path(os.environ["BANDWALL_CACHE_DIR"])
+    first = tool_record(*RACED, "--time-block", "auto")
+    tb = first["config"]["time_block"]
+    key = tb["cache_key"]
+    files = list(cache.glob("time-blocks-*.json"))
+    settled = tb["how"] != "model" and tb["race"]["comparisons"][0]["verdict"] in ("faster", "slower")
+    assert bool(files) == settled and tb["source"]["cached"] == settled
+    if settled:
+        again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+        assert (again["how"], again["depth"]) == ("cached", tb["depth"]) and "race_steps" not in again
+    path = files[0] if files else cache / f"time-blocks-{topo_digest()}.json"
+    cache.mkdir(parents=True, exist_ok=True)
+    entry = {
+        "depth": 2,
+        "team": "slabs",
+        "decisive": True,
+        "cpu": machine["cpu_key"],
+        "why": "a test's entry",
+    }
+    path.write_text(json.dumps({"choices": {key: entry}}))
+    rec = tool_record(*RACED, "--time-block", "auto")
+    cached = rec["config"]["time_block"]
+    assert (cached["how"], cached["depth"], cached["source"]["file"]) == ("cached", 2, str(path))
+    assert "a test's entry" in cached["why"] and "race_steps" not in cached
+    assert rec["result"]["steps"] == 40 and rec["result"]["time_block"] == 2
+    assert rec["result"]["norm"] == tool_record(*RACED, "--time-block", 1)["result"]["norm"]
+    measured = tool_record(*RACED, "--time-block", "measure")["config"]["time_block"]
+    assert measured["requested"] == "measure" and measured["how"] != "cached"
+    for change in ({"decisive": False}, {"cpu": "another CPU"}, {"team": "all of them"}, {"depth": 65}):
+        path.write_text(json.dumps({"choices": {key: {**entry, **change}}}))
+        assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached", change
+
+
+def test_an_unreadable_cache_of_races_costs_only_a_race():
+    cache = Path(os.environ["BANDWALL_CACHE_DIR"])
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / f"time-blocks-{topo_digest()}.json").write_text("not json")
+    rec = tool_record(*RACED, "--time-block", "auto")
+    assert rec["config"]["time_block"]["how"] != "cached" and rec["validation"]["passed"] is True
 
 
 def test_the_view_names_the_time_block(run_bandwall, tmp_path):

@@ -3,13 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
-#include <unistd.h>
-
+#include "common/choice_cache.hpp"
 #include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/isa.hpp"
@@ -21,20 +16,10 @@ extern const char* const kIsaChoicesJson;  // isa_choices.json, compiled in (isa
 
 namespace {
 
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
-json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return nullptr;
-  std::stringstream s;
-  s << in.rdbuf();
-  return json::parse(s.str(), nullptr, false);  // discarded (is_discarded) when not JSON
-}
+constexpr const char* kAbout =
+    "Instruction-set variants bandwall measured on this machine and found faster than the default beyond noise, "
+    "per kernel and size class (docs: guides/variants). Delete this file, or run with --isa measure, to measure "
+    "again.";
 
 json figure_map(const json& figures) { return figures.is_object() ? figures : json::object(); }
 
@@ -59,35 +44,13 @@ std::string cache_key(const VariantRequest& r) { return r.key + "@" + (r.size_cl
 // The cached decisive choice of a request, when it was measured on the same CPU among the same candidates.
 const json* cached_entry(const json& cache, const VariantRequest& r, const ChoiceContext& m,
                          const std::vector<std::string>& candidates) {
-  if (!cache.is_object() || !cache.contains("choices") || !cache["choices"].is_object()) return nullptr;
-  const std::string k = cache_key(r);
-  if (!cache["choices"].contains(k)) return nullptr;
-  const json& e = cache["choices"][k];
-  if (!e.is_object() || e.value("candidates", json()) != json(candidates) || e.value("cpu", "") != m.cpu_key ||
+  const json* found = cached_choice(cache, cache_key(r));
+  if (!found) return nullptr;
+  const json& e = *found;
+  if (e.value("candidates", json()) != json(candidates) || e.value("cpu", "") != m.cpu_key ||
       !e.value("decisive", false) || !has(candidates, e.value("isa", "")))
     return nullptr;
   return &e;
-}
-
-void write_cache(const std::string& path, const std::string& key, const json& entry) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(fs::path(path).parent_path(), ec);
-  json cache = read_json_file(path);
-  if (!cache.is_object()) cache = json::object();
-  cache["about"] =
-      "Instruction-set variants bandwall measured on this machine and found faster than the default beyond noise, "
-      "per kernel and size class (docs: guides/variants). Delete this file, or run with --isa measure, to measure "
-      "again.";
-  cache["choices"][key] = entry;
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp);
-    if (!out) return;  // an unwritable cache only costs a measurement next time
-    out << cache.dump(1) << "\n";
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
 }
 
 // Every candidate in rule().rounds interleaved rounds, the first rotating from round to round.
@@ -152,18 +115,7 @@ const json* table_entry(const json& table, const std::string& microarch, const s
   return nullptr;
 }
 
-std::string isa_cache_path() {
-  std::string dir;
-  if (const char* d = std::getenv("BANDWALL_CACHE_DIR"); d && *d)
-    dir = d;
-  else if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    dir = std::string(x) + "/bandwall";
-  else if (const char* h = std::getenv("HOME"); h && *h)
-    dir = std::string(h) + "/.cache/bandwall";
-  else
-    return "";
-  return dir + "/isa-choices-" + Topology::instance().digest() + ".json";
-}
+std::string isa_cache_path() { return choice_cache_path("isa-choices"); }
 
 ChoiceContext ChoiceContext::here() {
   ChoiceContext c;
@@ -271,16 +223,16 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
   c.decision["default_why"] = model_why;
   c.why = unknown + "; every variant timed now on the run's own data (" + r.size_class + "): " + d.why;
   if (d.decisive && !m.cache_path.empty()) {
-    write_cache(m.cache_path, cache_key(r),
-                {{"isa", c.isa},
-                 {"decisive", true},
-                 {"figures", c.figures},
-                 {"unit", r.unit},
-                 {"candidates", candidates},
-                 {"cpu", m.cpu_key},
-                 {"size_class", r.size_class},
-                 {"decision", c.decision},
-                 {"measured", today()}});
+    store_choice(m.cache_path, kAbout, cache_key(r),
+                 {{"isa", c.isa},
+                  {"decisive", true},
+                  {"figures", c.figures},
+                  {"unit", r.unit},
+                  {"candidates", candidates},
+                  {"cpu", m.cpu_key},
+                  {"size_class", r.size_class},
+                  {"decision", c.decision},
+                  {"measured", today()}});
     c.source = {{"file", m.cache_path}, {"measured", today()}, {"cached", true}};
   } else if (!m.cache_path.empty()) {
     c.source = {{"cached", false}, {"why", d.decisive ? "" : "within noise: only decisive choices are cached"}};

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 
+#include "common/choice_cache.hpp"
 #include "common/decide.hpp"
 #include "common/errors.hpp"
+#include "common/isa_choice.hpp"
 #include "common/topology.hpp"
 #include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/rows.hpp"
@@ -53,6 +55,11 @@ Outcome verify(const Options& o, const Fields& result, int steps) {
 }
 
 bool optimised(const Options& o) { return o.kernel == KernelChoice::Optimised; }
+
+constexpr const char* kTimeBlocksAbout =
+    "Time steps per sweep of bandwall iso3dfd --time-block auto that a race on this machine settled beyond noise, "
+    "per grid, threads, kernel, blocks and team (docs: guides/iso3dfd). Delete this file, or run with "
+    "--time-block measure, to race again.";
 
 }  // namespace
 
@@ -116,7 +123,7 @@ void Measurement::choose_time_block(int threads) {
   const std::uint64_t l3 = Topology::instance().cache_bytes(3, cpu_);
   model_ = propose_time_block(o_.grid, threads, deepest, o_.l2_bytes, l3, teams);
   tiles_ = TimeTiles{1, 0, model_.chunk};
-  time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json("auto")},
+  time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json(o_.time_block_measure ? "measure" : "auto")},
                  {"max_depth", std::min(deepest, 64)},
                  {"team_requested", o_.sweep_team},
                  {"teams_considered", teams == Teams::Slabs    ? "slabs"
@@ -146,6 +153,13 @@ void Measurement::choose_time_block(int threads) {
     return;
   }
   time_block_["proposal"] = model_.to_json();
+  // An earlier run's race on this machine, for this run's grid, threads, kernel, blocks and team, that
+  // chose beyond noise: its depth, without racing again (--time-block measure races whatever).
+  const std::string cache = choice_cache_path("time-blocks");
+  const std::string key = time_block_key(threads, one_node);
+  time_block_["cache_key"] = key;
+  if (!o_.time_block_measure && !cache.empty())
+    if (use_cached_time_block(cache, key, threads, l3)) return;
   const int rounds = decide::rule().rounds;
   const RacePlan plan = plan_race(model_.depth, o_.iterations, rounds, decide::rule().rounds_when_unsettled);
   std::string skip;
@@ -215,6 +229,23 @@ void Measurement::choose_time_block(int threads) {
   } else {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
   }
+  // Beyond noise either way (sweeps faster, or slower): kept for the next runs like this one.
+  const std::string verdict = ch.record["comparisons"].empty() ? "" : ch.record["comparisons"][0].value("verdict", "");
+  if (!cache.empty() && (verdict == decide::to_string(decide::Verdict::Faster) ||
+                         verdict == decide::to_string(decide::Verdict::Slower))) {
+    store_choice(cache, kTimeBlocksAbout, key,
+                 {{"depth", tiles_.depth},
+                  {"team", tiles_.shared ? "shared" : "slabs"},
+                  {"decisive", true},
+                  {"cpu", ChoiceContext::here().cpu_key},
+                  {"how", how},
+                  {"why", why},
+                  {"race", ch.record},
+                  {"measured", today()}});
+    time_block_["source"] = {{"file", cache}, {"cached", true}};
+  } else if (!cache.empty()) {
+    time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
+  }
   time_block_.update({{"depth", tiles_.depth},
                       {"how", how},
                       {"why", why},
@@ -223,6 +254,41 @@ void Measurement::choose_time_block(int threads) {
                       {"race_single_steps", plan.singles},
                       {"race_rounds_added", ran - rounds},
                       {"note", "the race's steps advanced the run's wavefield and count among its steps, untimed"}});
+}
+
+std::string Measurement::time_block_key(int threads, bool one_node) const {
+  const Grid& g = o_.grid;
+  const Blocks& b = o_.blocks;
+  return "iso3dfd " + std::to_string(g.n1) + "x" + std::to_string(g.n2) + "x" + std::to_string(g.n3) + ", " +
+         std::to_string(threads) + " threads, " + kernel_isa() + " " + shape_name(active_shape()) + ", blocks " +
+         std::to_string(b.b1) + "x" + std::to_string(b.b2) + "x" + std::to_string(b.b3) + ", team " + o_.sweep_team +
+         (one_node ? ", one NUMA node" : ", several NUMA nodes");
+}
+
+bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads,
+                                        std::uint64_t l3) {
+  const json file = read_json_file(cache);
+  const json* e = cached_choice(file, key);
+  if (!e || !e->value("decisive", false) || e->value("cpu", "") != ChoiceContext::here().cpu_key) return false;
+  const json depth = e->value("depth", json());
+  const std::string team = e->value("team", "");
+  if (!depth.is_number_integer() || (team != "slabs" && team != "shared")) return false;
+  const int d = depth.get<int>();
+  const bool shared = team == "shared";
+  if (d < 1 || d > 64 || d > max_depth(o_.grid, threads, shared)) return false;
+  if (d == 1) {
+    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+  } else {
+    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, shared ? Teams::Shared : Teams::Slabs);
+    tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
+  }
+  time_block_.update({{"depth", d},
+                      {"how", "cached"},
+                      {"why", "an earlier run's race on this machine (" + e->value("measured", std::string("?")) +
+                                  "): " + e->value("why", std::string())},
+                      {"source", {{"file", cache}, {"measured", e->value("measured", "")}}}});
+  if (e->contains("race") && (*e)["race"].is_object()) time_block_["cached_race"] = (*e)["race"];
+  return true;
 }
 
 void Measurement::advance(int n, int threads) {

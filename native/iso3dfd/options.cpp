@@ -56,9 +56,11 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
   app.add_option(
       "--time-block", time_block,
-      "time steps per sweep while a tile stays in cache: a number (1: step by step), or auto (default): "
-      "the depth the model proposes when a short race on this run's data shows it faster beyond noise (a run "
-      "too short to race it races a shallower one, and the model calibrated by that race says how deep)");
+      "time steps per sweep while a tile stays in cache: a number (1: step by step), auto (default): the depth "
+      "an earlier run's race on this machine chose beyond noise (kept in the cache folder), else the depth the "
+      "model proposes when a short race on this run's data shows it faster beyond noise (a run too short to race "
+      "it races a shallower one, and the model calibrated by that race says how deep), or measure: race now "
+      "whatever the cache says");
   app.add_option("--sweep-team", o.sweep_team,
                  "who sweeps what under temporal blocking: slabs (a slab of planes a thread), shared (the team on "
                  "one wavefront, one window in the shared cache) or auto (default: the model's choice; slabs on "
@@ -108,7 +110,15 @@ bool parse_options(int argc, char** argv, Options& o) {
   else
     throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
 
-  o.time_block = time_block == "auto" ? 0 : static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
+  o.time_block_measure = time_block == "measure";
+  if (time_block == "auto" || o.time_block_measure)
+    o.time_block = 0;
+  else
+    try {
+      o.time_block = static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
+    } catch (const UsageError&) {
+      throw UsageError("--time-block '" + time_block + "' must be auto, measure or a whole number from 1 to 64");
+    }
   if (o.kernel == KernelChoice::Reference && o.time_block > 1)
     throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
 

@@ -31,9 +31,11 @@ struct Options {
   bool verify = false;
   bool json = false;
   KernelChoice kernel = KernelChoice::Optimised;
-  // --time-block: time steps per sweep (iso3dfd/timeblock.hpp); 0: auto (the model's proposal if a
-  // short race on the run's data shows it faster beyond noise, else 1).
+  // --time-block: time steps per sweep (iso3dfd/timeblock.hpp); 0: auto (the depth an earlier
+  // run's race on this machine chose beyond noise, else the model's proposal if a short race on the
+  // run's data shows it faster beyond noise, else 1); measure: auto, racing whatever is cached.
   int time_block = 0;
+  bool time_block_measure = false;
   // --sweep-team: who sweeps what under temporal blocking (iso3dfd/timeblock.hpp): slabs (one a
   // thread), shared (the team on one wavefront) or auto (the model's choice, on one NUMA node).
   std::string sweep_team = "auto";

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/args.hpp"
+#include "common/choice_cache.hpp"
 #include "common/cpulist.h"
 #include "common/decide.hpp"
 #include "common/errors.hpp"
@@ -128,14 +129,16 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-manifest", [&] {
     CLI::App app{"bandwall-manifest: the kernels, policies, engines, instruction sets and CPU-list grammar (JSON)"};
     if (!bw::parse_command_line(app, argc, argv)) return 0;
-    bw::emit({{"manifest_version", kVersion},
-              {"kernels", kernels()},
-              {"policies", bw::policies_json()},
-              {"engines", bw::engine::backends_json()},
-              {"isa", isa()},
-              {"cpu_lists", cpu_lists()},
-              {"pages", pages()},
-              {"decision", bw::decide::rule().to_json()}});
+    bw::emit(
+        {{"manifest_version", kVersion},
+         {"kernels", kernels()},
+         {"policies", bw::policies_json()},
+         {"engines", bw::engine::backends_json()},
+         {"isa", isa()},
+         {"cpu_lists", cpu_lists()},
+         {"pages", pages()},
+         {"decision", bw::decide::rule().to_json()},
+         {"caches", {{"isa_choices", bw::isa_cache_path()}, {"time_blocks", bw::choice_cache_path("time-blocks")}}}});
     return 0;
   });
 }

@@ -153,6 +153,35 @@ def choices_cmd(forget_kernel, fmt):
     emit(rows, fmt, render, lambda: (CHOICE_COLUMNS, [[r[c] for c in CHOICE_COLUMNS] for r in rows]))
 
 
+TIME_BLOCK_COLUMNS = ["run", "depth", "team", "cpu", "measured", "why"]
+
+
+@db.command("time-blocks")
+@click.option(
+    "--forget", is_flag=True, help="forget them all: the next run with --time-block auto races again"
+)
+@format_option
+def time_blocks_cmd(forget, fmt):
+    """ISO3DFD's time steps per sweep that a race of --time-block auto settled beyond noise on this
+    machine, per run (grid, threads, kernel, blocks, team): the next run like it takes that depth
+    without racing; --time-block measure, or --forget, races again."""
+    if forget:
+        n = choices.forget_time_blocks()
+        console().print(f"forgot {n} settled race(s) in {choices.time_blocks_path()}")
+        return
+    rows = choices.time_block_rows()
+
+    def cells():
+        return [[r[c] for c in TIME_BLOCK_COLUMNS] for r in rows]
+
+    def render(con):
+        con.print(
+            table(f"{len(rows)} settled race(s) in {choices.time_blocks_path()}", TIME_BLOCK_COLUMNS, cells())
+        )
+
+    emit(rows, fmt, render, lambda: (TIME_BLOCK_COLUMNS, cells()))
+
+
 def compare(a: dict, b: dict) -> list[dict]:
     """The numeric result fields of a and b side by side, with b/a where a is not zero."""
     na, nb = records.numbers(a.get("result", {})), records.numbers(b.get("result", {}))

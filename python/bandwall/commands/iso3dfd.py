@@ -53,10 +53,12 @@ from bandwall.views.iso3dfd import csv_rows, render
     "--time-block",
     default="auto",
     show_default=True,
-    help="time steps per sweep while a tile stays in cache (temporal blocking); auto: the depth the model "
-    "proposes, kept only when a short race on this run's data shows it faster beyond noise, else 1 (a run "
-    "too short to race it races a shallower one, and the model calibrated by that race says how deep; "
-    "config.time_block says why); over --ranks only 1",
+    help="time steps per sweep while a tile stays in cache (temporal blocking); auto: the depth an earlier "
+    "run's race on this machine settled beyond noise (kept in the cache folder, like measured variants), else "
+    "the depth the model proposes, kept only when a short race on this run's data shows it faster beyond "
+    "noise, else 1 (a run too short to race it races a shallower one, and the model calibrated by that race "
+    "says how deep; config.time_block says why); measure: race now whatever the cache says; over --ranks "
+    "only 1",
 )
 @click.option(
     "--sweep-team",
@@ -179,7 +181,7 @@ def iso3dfd_cmd(
                 f"--sweep-team {sweep_team}: over MPI ranks the halo is exchanged every step; temporal blocking "
                 "runs in one process"
             )
-        if depth not in ("auto", 1):
+        if depth not in ("auto", "measure", 1):
             raise UsageError(
                 f"--time-block {depth}: over MPI ranks the halo is exchanged every step; temporal blocking "
                 "runs in one process (use --time-block 1 with --ranks)"

@@ -1,7 +1,8 @@
-"""The instruction-set variants measured on this machine and kept because they were faster than the
-default beyond noise (native/common/isa_choice.hpp writes them, one JSON file per machine under the
-user's cache folder: the manifest's "cache_path"): read them, and forget them so the next run
-measures again."""
+"""The choices measured on this machine and kept because a race settled them beyond noise, one JSON
+file per kind and machine under the user's cache folder (native/common/choice_cache.hpp writes
+them; the manifest names the files): the instruction-set variants faster than the default
+(native/common/isa_choice.hpp), and ISO3DFD's time steps per sweep (--time-block auto). Read them,
+and forget them so the next run measures again."""
 
 from __future__ import annotations
 
@@ -67,3 +68,39 @@ def forget(kernel: str | None = None) -> int:
         tmp.write_text(json.dumps(doc, indent=1) + "\n")
         tmp.replace(p)
     return len(keys)
+
+
+def time_blocks_path() -> Path:
+    """The cache file of ISO3DFD's settled time-block races on this machine, asked afresh."""
+    return Path(native.table(manifest.EXECUTABLE)["caches"]["time_blocks"])
+
+
+def time_block_rows() -> list[dict]:
+    """One row per settled race: the run it holds for (grid, threads, kernel, blocks, team, NUMA
+    nodes), its depth and team, the CPU, the date, why."""
+    out = []
+    for key, e in sorted(_load(time_blocks_path())["choices"].items()):
+        out.append(
+            {
+                "run": key,
+                "depth": e.get("depth", ""),
+                "team": e.get("team", ""),
+                "cpu": e.get("cpu", ""),
+                "measured": e.get("measured", ""),
+                "why": e.get("why", ""),
+            }
+        )
+    return out
+
+
+def forget_time_blocks() -> int:
+    """Removes every settled time-block race of this machine; returns how many."""
+    p = time_blocks_path()
+    doc = _load(p)
+    n = len(doc["choices"])
+    if n:
+        doc["choices"] = {}
+        tmp = p.with_name(p.name + f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+        tmp.replace(p)
+    return n

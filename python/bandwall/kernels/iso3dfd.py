@@ -109,11 +109,14 @@ def native_args(
 
 
 def parse_time_block(text: str) -> int | str:
-    """--time-block: auto, or the time steps per sweep (a whole number from 1 to 64)."""
-    if text == "auto":
+    """--time-block: auto, measure (auto, racing whatever the cache says), or the time steps per sweep
+    (a whole number from 1 to 64)."""
+    if text in ("auto", "measure"):
         return text
     if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise UsageError(f"--time-block '{text}' must be auto or a whole number of time steps from 1 to 64")
+        raise UsageError(
+            f"--time-block '{text}' must be auto, measure or a whole number of time steps from 1 to 64"
+        )
     return int(text)
 
 
