@@ -154,8 +154,9 @@ void Measurement::choose_time_block(int threads) {
   }
   time_block_["proposal"] = model_.to_json();
   // An earlier run's race on this machine, for this run's grid, threads, kernel, blocks and team, that
-  // chose beyond noise: its depth, without racing again (--time-block measure races whatever).
-  const std::string cache = choice_cache_path("time-blocks");
+  // chose beyond noise: its depth, without racing again (--time-block measure races whatever; with
+  // --threads auto the threads are not known yet, and nothing is raced or kept).
+  const std::string cache = o_.thread_options.automatic() ? std::string() : choice_cache_path("time-blocks");
   const std::string key = time_block_key(threads, one_node);
   time_block_["cache_key"] = key;
   if (!o_.time_block_measure && !cache.empty())
