@@ -84,7 +84,9 @@ def parse() -> argparse.Namespace:
     a.exe = str(exe)
     # the races auto settles are kept in a folder of this run's own, not the user's
     a.cache = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
-    atexit.register(shutil.rmtree, a.cache, True)
+    a.cache_measure = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
+    for where in (a.cache, a.cache_measure):
+        atexit.register(shutil.rmtree, where, True)
     a.dims = [int(n) for n in a.grid.split("x")]
     a.depth_list = [d.strip() for d in a.depths.split(",") if d.strip()]
     for d in a.depth_list:
@@ -140,7 +142,8 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
         *(["--sweep-team", team] if team else []),
         "--json",
     ]
-    env = dict(os.environ, BANDWALL_CACHE_DIR=a.cache)
+    # measure races every run: what it keeps goes to a folder of its own, which auto does not read
+    env = dict(os.environ, BANDWALL_CACHE_DIR=a.cache_measure if steps == "measure" else a.cache)
     if a.topology:
         env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
     time.sleep(a.pause)

@@ -144,7 +144,7 @@ def test_settled_time_block_races_are_listed_then_forgotten(run_bandwall):
     assert json.loads(p.read_text())["choices"] == {}
 
 
-@pytest.mark.parametrize("text", ["not json", "[1, 2]"])
+@pytest.mark.parametrize("text", ["not json", "[1, 2]", '{"choices": {"iso3dfd 80x80x80": 1}}'])
 def test_a_bad_file_of_time_block_races_is_one_line(run_bandwall, text):
     p = choices.time_blocks_path()
     p.parent.mkdir(parents=True, exist_ok=True)

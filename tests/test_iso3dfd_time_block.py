@@ -113,15 +113,16 @@ RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1)
 def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
     """A race settled beyond noise (either way) is kept in the cache folder under the run's key; the
     next run like it takes that depth without racing, every step timed and the wavefield the same;
-    --time-block measure races again. An entry within noise, of another CPU, of another team, or
-    deeper than 64 is not taken."""
+    --time-block measure races again. An entry within noise, of another CPU, of another team, deeper
+    than 64, raced shallower than this run would race, or with any field it needs of the wrong type
+    is not taken; spoilt fields it does not need are left out."""
     cache = Path(os.environ["BANDWALL_CACHE_DIR"])
     first = tool_record(*RACED, "--time-block", "auto")
     tb = first["config"]["time_block"]
     key = tb["cache_key"]
     files = list(cache.glob("time-blocks-*.json"))
     settled = tb["how"] != "model" and tb["race"]["comparisons"][0]["verdict"] in ("faster", "slower")
-    assert bool(files) == settled and tb["source"]["cached"] == settled
+    assert bool(files) == settled and tb.get("source", {}).get("cached", False) == settled
     if settled:
         again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
         assert (again["how"], again["depth"]) == ("cached", tb["depth"]) and "race_steps" not in again
@@ -130,6 +131,7 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
     entry = {
         "depth": 2,
         "team": "slabs",
+        "raced": 4,
         "decisive": True,
         "cpu": machine["cpu_key"],
         "why": "a test's entry",
@@ -143,9 +145,27 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
     assert rec["result"]["norm"] == tool_record(*RACED, "--time-block", 1)["result"]["norm"]
     measured = tool_record(*RACED, "--time-block", "measure")["config"]["time_block"]
     assert measured["requested"] == "measure" and measured["how"] != "cached"
-    for change in ({"decisive": False}, {"cpu": "another CPU"}, {"team": "all of them"}, {"depth": 65}):
+    # fields a hand could spoil that the entry does not need: taken, without them
+    path.write_text(json.dumps({"choices": {key: {**entry, "measured": 20260101, "why": None, "race": {}}}}))
+    spoilt = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+    assert spoilt["how"] == "cached" and "cached_race" not in spoilt
+    # fields it needs, spoilt or not fitting this run: not taken, and the run races or keeps depth 1
+    for change in (
+        {"decisive": False},
+        {"decisive": "yes"},
+        {"cpu": "another CPU"},
+        {"cpu": None},
+        {"team": "all of them"},
+        {"team": 2},
+        {"depth": 65},
+        {"depth": 2**32 + 2},
+        {"depth": "2"},
+        {"raced": 0},  # a race shallower than this run's would be (or none)
+    ):
         path.write_text(json.dumps({"choices": {key: {**entry, **change}}}))
         assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached", change
+    path.write_text(json.dumps({"choices": {key: {k: v for k, v in entry.items() if k != "raced"}}}))
+    assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached"
 
 
 def test_an_unreadable_cache_of_races_costs_only_a_race():

@@ -22,8 +22,16 @@ json read_json_file(const std::string& path);
 // The entry stored under key, or nullptr (no such file, not a cache, no such entry).
 const json* cached_choice(const json& cache, const std::string& key);
 
-// Stores entry under key in the file at path, with the file's "about" text.
-void store_choice(const std::string& path, const std::string& about, const std::string& key, const json& entry);
+// Stores entry under key in the file at path, with the file's "about" text (a null entry removes the
+// key); false when the file could not be written whole (the old one then stands).
+bool store_choice(const std::string& path, const std::string& about, const std::string& key, const json& entry);
+
+// An entry's field of the expected type, else the fallback: a hand-edited or damaged file never
+// throws (nlohmann's value() does on a field of another type).
+std::string text_field(const json& entry, const char* key, const std::string& fallback = "");
+bool flag_field(const json& entry, const char* key);  // true only for the boolean true
+// A whole number within [lo, hi], else fallback.
+long whole_field(const json& entry, const char* key, long lo, long hi, long fallback);
 
 // Today's date (UTC), YYYY-MM-DD: when an entry was measured.
 std::string today();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 #include "common/errors.hpp"
@@ -211,6 +212,33 @@ Choice choose_fewest(const std::vector<int>& counts, const std::vector<std::vect
               {"comparisons", comparisons},
               {"why", c.why}};
   return c;
+}
+
+bool is_choice_record(const json& d) {
+  auto name = [](const json& v) { return v.is_string() || v.is_number_integer(); };
+  if (!d.is_object() || !d.contains("default") || !name(d["default"]) || !d.contains("chosen") || !name(d["chosen"]) ||
+      !d.contains("decisive") || !d["decisive"].is_boolean() || !d.contains("why") || !d["why"].is_string() ||
+      d["why"].get<std::string>().empty())
+    return false;
+  if (d.contains("rule")) {
+    const json& r = d["rule"];
+    auto number = [&](const char* k, double lo, double hi) {
+      return r.contains(k) && r[k].is_number() && r[k].get<double>() >= lo && r[k].get<double>() <= hi;
+    };
+    if (!r.is_object() || !number("confidence", 1e-12, 1) || !number("margin", 0, 1e300) ||
+        !number("tolerance", 0, 1e300) || !r.contains("rounds") || !r["rounds"].is_number_integer() ||
+        r["rounds"].get<std::int64_t>() < 1)
+      return false;
+  }
+  if (d.contains("comparisons")) {
+    if (!d["comparisons"].is_array()) return false;
+    for (const json& c : d["comparisons"]) {
+      if (!c.is_object() || !c.contains("ratio") || !c["ratio"].is_object()) return false;
+      for (const char* k : {"rounds", "median", "lo", "hi", "coverage"})
+        if (!c["ratio"].contains(k)) return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace bw::decide

@@ -64,6 +64,10 @@ struct Choice {
   json record;      // {rule, rounds, default, chosen, decisive, comparisons: [...], why}
 };
 
+// Whether d has the shape of a Choice's record (its required fields, of their types): what a
+// decision read back from a file must have before a record carries it again.
+bool is_choice_record(const json& d);
+
 // The candidate to run, default first: starting from the default, each other candidate in the
 // given order replaces the current one when it is faster beyond noise. rates[c] holds candidate c's
 // rate in every round (the same rounds for all).

@@ -47,8 +47,8 @@ const json* cached_entry(const json& cache, const VariantRequest& r, const Choic
   const json* found = cached_choice(cache, cache_key(r));
   if (!found) return nullptr;
   const json& e = *found;
-  if (e.value("candidates", json()) != json(candidates) || e.value("cpu", "") != m.cpu_key ||
-      !e.value("decisive", false) || !has(candidates, e.value("isa", "")))
+  if (e.value("candidates", json()) != json(candidates) || text_field(e, "cpu") != m.cpu_key ||
+      !flag_field(e, "decisive") || !has(candidates, text_field(e, "isa")))
     return nullptr;
   return &e;
 }
@@ -185,7 +185,7 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
         else if (row && row->contains(f))
           c.source[f] = (*row)[f];
       if (e->contains("note")) c.source["note"] = (*e)["note"];
-      if (e->contains("decision")) c.decision = (*e)["decision"];
+      if (e->contains("decision") && decide::is_choice_record((*e)["decision"])) c.decision = (*e)["decision"];
       if (r.requested == "auto") return c;
       fallback = pick, model_why = c.why;
     }
@@ -197,11 +197,12 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
     json cache = m.cache_path.empty() ? json(nullptr) : read_json_file(m.cache_path);
     if (const json* ce = cached_entry(cache, r, m, candidates)) {
       c = {};
-      c.isa = (*ce)["isa"], c.how = "cached", c.figures = ce->value("figures", json::object());
-      c.unit = ce->value("unit", r.unit), c.size_class = r.size_class;
+      c.isa = text_field(*ce, "isa"), c.how = "cached", c.figures = figure_map(ce->value("figures", json()));
+      c.unit = text_field(*ce, "unit", r.unit), c.size_class = r.size_class;
       c.why = unknown + "; faster beyond noise when measured on this machine before (" + r.size_class + " data)";
-      c.source = {{"file", m.cache_path}, {"measured", ce->value("measured", "")}};
-      c.decision = ce->value("decision", json());
+      c.source = {{"file", m.cache_path}, {"measured", text_field(*ce, "measured")}};
+      const json decision = ce->value("decision", json());
+      if (decide::is_choice_record(decision)) c.decision = decision;
       return c;
     }
     if (!measure) {

@@ -153,16 +153,16 @@ void Measurement::choose_time_block(int threads) {
     return;
   }
   time_block_["proposal"] = model_.to_json();
-  // An earlier run's race on this machine, for this run's grid, threads, kernel, blocks and team, that
-  // chose beyond noise: its depth, without racing again (--time-block measure races whatever; with
-  // --threads auto the threads are not known yet, and nothing is raced or kept).
+  const int rounds = decide::rule().rounds;
+  const RacePlan plan = plan_race(model_.depth, o_.iterations, rounds, decide::rule().rounds_when_unsettled);
+  // An earlier run's race on this machine, for a run like this one, that chose beyond noise: its
+  // depth, without racing again (--time-block measure races whatever; with --threads auto the
+  // threads are not known yet, and nothing is raced or kept).
   const std::string cache = o_.thread_options.automatic() ? std::string() : choice_cache_path("time-blocks");
   const std::string key = time_block_key(threads, one_node);
   time_block_["cache_key"] = key;
   if (!o_.time_block_measure && !cache.empty())
-    if (use_cached_time_block(cache, key, threads, l3)) return;
-  const int rounds = decide::rule().rounds;
-  const RacePlan plan = plan_race(model_.depth, o_.iterations, rounds, decide::rule().rounds_when_unsettled);
+    if (use_cached_time_block(cache, key, threads, l3, teams, plan.depth)) return;
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;
@@ -230,22 +230,30 @@ void Measurement::choose_time_block(int threads) {
   } else {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
   }
-  // Beyond noise either way (sweeps faster, or slower): kept for the next runs like this one.
-  const std::string verdict = ch.record["comparisons"].empty() ? "" : ch.record["comparisons"][0].value("verdict", "");
-  if (!cache.empty() && (verdict == decide::to_string(decide::Verdict::Faster) ||
-                         verdict == decide::to_string(decide::Verdict::Slower))) {
-    store_choice(cache, kTimeBlocksAbout, key,
-                 {{"depth", tiles_.depth},
-                  {"team", tiles_.shared ? "shared" : "slabs"},
-                  {"decisive", true},
-                  {"cpu", ChoiceContext::here().cpu_key},
-                  {"how", how},
-                  {"why", why},
-                  {"race", ch.record},
-                  {"measured", today()}});
-    time_block_["source"] = {{"file", cache}, {"cached", true}};
-  } else if (!cache.empty()) {
-    time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
+  // Beyond noise either way (sweeps faster, or slower): kept for the next runs like this one, with
+  // the depth raced (a later run that can race deeper races again). Within noise: whatever was kept
+  // under the key goes (a --time-block measure race then no longer confirms it).
+  const json comparisons = ch.record.value("comparisons", json::array());
+  const std::string verdict = comparisons.empty() ? "" : text_field(comparisons[0], "verdict");
+  const bool settled =
+      verdict == decide::to_string(decide::Verdict::Faster) || verdict == decide::to_string(decide::Verdict::Slower);
+  if (!cache.empty()) {
+    const json entry = settled ? json{{"depth", tiles_.depth},
+                                      {"team", tiles_.shared ? "shared" : "slabs"},
+                                      {"raced", proposal.depth},
+                                      {"decisive", true},
+                                      {"cpu", ChoiceContext::here().cpu_key},
+                                      {"how", how},
+                                      {"why", why},
+                                      {"race", ch.record},
+                                      {"measured", today()}}
+                               : json();
+    const bool stored = store_choice(cache, kTimeBlocksAbout, key, entry);
+    if (settled)
+      time_block_["source"] = stored ? json{{"file", cache}, {"cached", true}}
+                                     : json{{"cached", false}, {"why", "the cache file could not be written"}};
+    else
+      time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
   }
   time_block_.update({{"depth", tiles_.depth},
                       {"how", how},
@@ -260,35 +268,48 @@ void Measurement::choose_time_block(int threads) {
 std::string Measurement::time_block_key(int threads, bool one_node) const {
   const Grid& g = o_.grid;
   const Blocks& b = o_.blocks;
-  return "iso3dfd " + std::to_string(g.n1) + "x" + std::to_string(g.n2) + "x" + std::to_string(g.n3) + ", " +
-         std::to_string(threads) + " threads, " + kernel_isa() + " " + shape_name(active_shape()) + ", blocks " +
-         std::to_string(b.b1) + "x" + std::to_string(b.b2) + "x" + std::to_string(b.b3) + ", team " + o_.sweep_team +
+  const ThreadOptions& t = o_.thread_options;
+  auto dims = [](std::size_t a, std::size_t b2, std::size_t c) {
+    return std::to_string(a) + "x" + std::to_string(b2) + "x" + std::to_string(c);
+  };
+  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + ", " + std::to_string(threads) + " threads " +
+         (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
+         shape_name(active_shape()) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
+         (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
+         to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
          (one_node ? ", one NUMA node" : ", several NUMA nodes");
 }
 
-bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads,
-                                        std::uint64_t l3) {
+bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3,
+                                        Teams teams, int would_race) {
   const json file = read_json_file(cache);
-  const json* e = cached_choice(file, key);
-  if (!e || !e->value("decisive", false) || e->value("cpu", "") != ChoiceContext::here().cpu_key) return false;
-  const json depth = e->value("depth", json());
-  const std::string team = e->value("team", "");
-  if (!depth.is_number_integer() || (team != "slabs" && team != "shared")) return false;
-  const int d = depth.get<int>();
+  const json* found = cached_choice(file, key);
+  if (!found) return false;
+  const json& e = *found;
+  const std::string team = text_field(e, "team");
+  const int d = static_cast<int>(whole_field(e, "depth", 1, 64, 0));
+  // settled beyond noise on this CPU, by a race at least as deep as this run would race
+  if (!flag_field(e, "decisive") || text_field(e, "cpu") != ChoiceContext::here().cpu_key || d == 0 ||
+      whole_field(e, "raced", 1, 64, 0) < would_race)
+    return false;
+  if (team != "slabs" && team != "shared") return false;
   const bool shared = team == "shared";
-  if (d < 1 || d > 64 || d > max_depth(o_.grid, threads, shared)) return false;
+  // the team this run allows (--sweep-team, the NUMA nodes), and a depth its slabs hold
+  if (d > 1 && ((shared && teams == Teams::Slabs) || (!shared && teams == Teams::Shared))) return false;
+  if (d > max_depth(o_.grid, threads, shared)) return false;
   if (d == 1) {
     model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
   } else {
     model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, shared ? Teams::Shared : Teams::Slabs);
     tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
   }
+  const std::string measured = text_field(e, "measured", "?");
   time_block_.update({{"depth", d},
                       {"how", "cached"},
-                      {"why", "an earlier run's race on this machine (" + e->value("measured", std::string("?")) +
-                                  "): " + e->value("why", std::string())},
-                      {"source", {{"file", cache}, {"measured", e->value("measured", "")}}}});
-  if (e->contains("race") && (*e)["race"].is_object()) time_block_["cached_race"] = (*e)["race"];
+                      {"why", "an earlier run's race on this machine (" + measured + "): " + text_field(e, "why", "?")},
+                      {"source", {{"file", cache}, {"measured", measured}}}});
+  const json race = e.value("race", json());
+  if (decide::is_choice_record(race)) time_block_["cached_race"] = race;
   return true;
 }
 

@@ -61,12 +61,15 @@ class Measurement : public driver::Measurement {
   // on the run's data, within three quarters of the run's steps (plan_race), which the race advances
   // (they count as the run's); config.time_block says which and why.
   void choose_time_block(int threads);
-  // The key of this run in the cache of settled races: grid, threads, kernel and shape, blocks, the
-  // team asked for, one NUMA node or several.
+  // The key of this run in the cache of settled races: grid, threads and their CPUs, kernel and
+  // shape, blocks, schedule, initialisation, placement and pages, the team asked for, one NUMA node
+  // or several.
   std::string time_block_key(int threads, bool one_node) const;
-  // Takes the depth a decisive earlier race on this CPU left in the cache under key, if its depth
-  // fits this run; false (nothing changed) otherwise.
-  bool use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3);
+  // Takes the depth a decisive earlier race on this CPU left in the cache under key, when that race
+  // was at least as deep as this run would race (would_race) and its depth and team fit this run;
+  // false (nothing changed) otherwise, also for any field of the wrong type.
+  bool use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3,
+                             Teams teams, int would_race);
   // The blocks of the row kernel now active, unless the command line gave all three.
   void choose_blocks_for_variant(int threads, bool final);
   // Advances n steps as the chosen depth does (n at most the depth).

@@ -177,7 +177,7 @@ RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds) {
   RacePlan p;
   rounds = std::max(rounds, 1);
   const int per_round = std::max(race_budget(iterations), 0) / rounds;
-  p.depth = std::min(proposed, per_round - 1);
+  p.depth = std::max(std::min(proposed, per_round - 1), 0);
   p.singles = std::clamp(per_round - p.depth, 1, std::max(p.depth, 1));
   p.most_rounds = std::max(most_rounds, rounds);
   p.may_add = p.depth >= 2 && p.most_rounds * (p.depth + p.singles) <= race_budget(iterations);

@@ -88,4 +88,28 @@ TEST(Decide, TheSameRatesGiveTheSameChoiceWhateverTheirOrderWithinARound) {
   for (int i = 0; i < 3; ++i) EXPECT_FALSE(d::choose_best({"x", "y"}, rates, 0, "u").decisive);
 }
 
+// A decision read back from a file is carried into a record only with the shape a Choice gives it:
+// every record choose_best makes passes, and each spoilt field fails.
+TEST(Decide, ChoiceRecordShape) {
+  const json good = d::choose_best({"x", "y"}, {{100, 101, 99, 100, 100}, {120, 121, 119, 120, 120}}, 0, "u").record;
+  EXPECT_TRUE(d::is_choice_record(good));
+  const std::vector<std::pair<std::string, json>> spoilt = {
+      {"default", nullptr}, {"chosen", json::array()}, {"decisive", "yes"}, {"why", ""}, {"why", 3},
+      {"rule", 1},          {"comparisons", "many"},
+  };
+  for (const auto& [field, value] : spoilt) {
+    json bad = good;
+    bad[field] = value;
+    EXPECT_FALSE(d::is_choice_record(bad)) << field;
+  }
+  json bad = good;
+  bad["rule"]["confidence"] = 0;
+  EXPECT_FALSE(d::is_choice_record(bad));
+  bad = good;
+  bad["comparisons"][0].erase("ratio");
+  EXPECT_FALSE(d::is_choice_record(bad));
+  EXPECT_FALSE(d::is_choice_record(json::object()));
+  EXPECT_FALSE(d::is_choice_record(nullptr));
+}
+
 }  // namespace

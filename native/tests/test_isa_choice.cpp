@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "common/choice_cache.hpp"
 #include "common/decide.hpp"
 #include "common/isa.hpp"
 #include "common/isa_choice.hpp"
@@ -245,6 +246,42 @@ TEST(IsaChoiceTable, BuiltInRowsAreComplete) {
       EXPECT_NE(std::find(bw::isa_names().begin(), bw::isa_names().end(), isa), bw::isa_names().end()) << key;
     }
   }
+}
+
+// The fields of a cache entry are read by type: a field of another type, or a number out of range,
+// gives the fallback instead of an exception (a hand-edited file never stops a run).
+TEST(ChoiceCache, FieldsOfTheWrongTypeGiveTheFallback) {
+  const json e = {{"cpu", "Zen"}, {"none", nullptr},       {"flag", true}, {"word", "true"},
+                  {"depth", 4},   {"huge", 4294967298ULL}, {"neg", -3},    {"text", "4"}};
+  EXPECT_EQ(bw::text_field(e, "cpu"), "Zen");
+  EXPECT_EQ(bw::text_field(e, "none", "?"), "?");
+  EXPECT_EQ(bw::text_field(e, "depth", "?"), "?");
+  EXPECT_EQ(bw::text_field(e, "missing", "?"), "?");
+  EXPECT_TRUE(bw::flag_field(e, "flag"));
+  EXPECT_FALSE(bw::flag_field(e, "word"));
+  EXPECT_FALSE(bw::flag_field(e, "missing"));
+  EXPECT_EQ(bw::whole_field(e, "depth", 1, 64, 0), 4);
+  EXPECT_EQ(bw::whole_field(e, "huge", 1, 64, 0), 0);
+  EXPECT_EQ(bw::whole_field(e, "neg", 1, 64, 0), 0);
+  EXPECT_EQ(bw::whole_field(e, "text", 1, 64, 0), 0);
+  EXPECT_EQ(bw::whole_field(json::array(), "depth", 1, 64, 7), 7);
+}
+
+// Storing a null entry removes its key and leaves the others; removing from no file writes none.
+TEST(ChoiceCache, StoreAndRemove) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("bw-choice-cache-" + std::to_string(::getpid()));
+  const std::string path = (dir / "c.json").string();
+  EXPECT_TRUE(bw::store_choice(path, "about", "gone", nullptr));
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_TRUE(bw::store_choice(path, "about", "a", {{"x", 1}}));
+  EXPECT_TRUE(bw::store_choice(path, "about", "b", {{"x", 2}}));
+  EXPECT_TRUE(bw::store_choice(path, "about", "a", nullptr));
+  const json back = bw::read_json_file(path);
+  EXPECT_EQ(bw::cached_choice(back, "a"), nullptr);
+  ASSERT_NE(bw::cached_choice(back, "b"), nullptr);
+  EXPECT_EQ((*bw::cached_choice(back, "b"))["x"], 2);
+  fs::remove_all(dir);
 }
 
 }  // namespace

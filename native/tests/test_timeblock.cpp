@@ -223,7 +223,9 @@ TEST(TimeModel, RacePlanFitsThreeQuartersOfTheRun) {
     EXPECT_EQ(p.fewest_steps, 22);
     if (p.depth >= 2) {
       EXPECT_LE(1 + 5 * (p.depth + p.singles), c.iterations * 3 / 4);
-      if (p.may_add) EXPECT_LE(1 + 8 * (p.depth + p.singles), c.iterations * 3 / 4);
+      if (p.may_add) {
+        EXPECT_LE(1 + 8 * (p.depth + p.singles), c.iterations * 3 / 4);
+      }
     }
   }
 }

@@ -71,15 +71,24 @@ def forget(kernel: str | None = None) -> int:
 
 
 def time_blocks_path() -> Path:
-    """The cache file of ISO3DFD's settled time-block races on this machine, asked afresh."""
-    return Path(native.table(manifest.EXECUTABLE)["caches"]["time_blocks"])
+    """The cache file of ISO3DFD's settled time-block races on this machine, asked afresh. RunFailed
+    when there is no cache folder (neither BANDWALL_CACHE_DIR, XDG_CACHE_HOME nor HOME)."""
+    where = native.table(manifest.EXECUTABLE)["caches"]["time_blocks"]
+    if not where:
+        raise RunFailed("no cache folder: set BANDWALL_CACHE_DIR (or XDG_CACHE_HOME, or HOME)")
+    return Path(where)
 
 
 def time_block_rows() -> list[dict]:
     """One row per settled race: the run it holds for (grid, threads, kernel, blocks, team, NUMA
     nodes), its depth and team, the CPU, the date, why."""
     out = []
-    for key, e in sorted(_load(time_blocks_path())["choices"].items()):
+    p = time_blocks_path()
+    for key, e in sorted(_load(p)["choices"].items()):
+        if not isinstance(e, dict):
+            raise RunFailed(
+                f"the cache of settled races {str(p)!r} holds an entry that is not one bandwall wrote: {key!r}"
+            )
         out.append(
             {
                 "run": key,
