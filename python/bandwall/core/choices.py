@@ -34,6 +34,13 @@ def _load(p: Path) -> dict:
     return doc
 
 
+def _save(p: Path, doc: dict) -> None:
+    """Writes a cache file whole: a temporary file renamed over the old one."""
+    tmp = p.with_name(p.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    tmp.replace(p)
+
+
 def rows() -> list[dict]:
     """One row per cached choice: kernel, size class, variant, CPU, date, why."""
     out = []
@@ -64,9 +71,7 @@ def forget(kernel: str | None = None) -> int:
     for k in keys:
         del doc["choices"][k]
     if keys:
-        tmp = p.with_name(p.name + f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        tmp.replace(p)
+        _save(p, doc)
     return len(keys)
 
 
@@ -109,7 +114,5 @@ def forget_time_blocks() -> int:
     n = len(doc["choices"])
     if n:
         doc["choices"] = {}
-        tmp = p.with_name(p.name + f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(doc, indent=1) + "\n")
-        tmp.replace(p)
+        _save(p, doc)
     return n
