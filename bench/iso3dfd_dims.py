@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""ISO3DFD over MPI ranks: the shapes of the grid of ranks side by side (by default the 3-D 2x2x2
-against z-slabs 1x1x8 at 8 ranks), alternated round by round.
+"""ISO3DFD over MPI ranks: the shapes of the grid of ranks, and the time steps per sweep, side by side
+(by default the 3-D 2x2x2 against z-slabs 1x1x8 at 8 ranks, step by step), alternated round by round.
 
-Every round runs `bandwall iso3dfd --ranks N --dims D` once per shape, the order rotating from round
-to round. For each shape it prints the halo bytes a rank sends per step (the largest rank's), the
-median and range of the run's time and MPoints/s, the exchange measured alone (the slowest rank's,
-median over rounds), the ping-pong model's prediction of it, and the share of the exchange hidden
-behind the inner update, with the per-round time ratio of each shape to the first.
+Every round runs `bandwall iso3dfd --ranks N --dims D --time-block T` once per case (each shape at
+each depth), the order rotating from round to round, a pause before each run (a guest that hands
+freed memory back to its host runs a program started right after another's exit slowly at first).
+For each case it prints the halo bytes a rank sends per step (the largest rank's), the median and
+range of the run's time and MPoints/s, the exchange measured alone (the slowest rank's, median over
+rounds: one a step, or one a sweep), the ping-pong model's prediction of it, the share of the
+exchange hidden behind the inner update (step by step only), the points a rank computed again (its
+deep halo, with sweeps), and the per-round time ratio of each case to the first.
 
     .venv/bin/python bench/iso3dfd_dims.py --rounds 5
     .venv/bin/python bench/iso3dfd_dims.py --ranks 8 --dims 2x2x2,1x1x8,4x2x1 --grid 192x192x192
+    .venv/bin/python bench/iso3dfd_dims.py --ranks 2 --dims 1x1x2 --time-blocks 1,4 --grid 272x272x272 --iters 40
 """
 
 from __future__ import annotations
@@ -19,10 +23,14 @@ import json
 import statistics
 import subprocess
 import sys
+import time
 
 
-def run(args, dims: str) -> dict:
+def run(args, case: tuple[str, str]) -> dict:
+    dims, depth = case
+    time.sleep(args.pause)
     argv = [sys.executable, "-m", "bandwall", "iso3dfd", "--ranks", str(args.ranks), "--dims", dims]
+    argv += ["--time-block", depth]
     argv += ["--grid", args.grid, "--iters", str(args.iters), "--threads", str(args.threads)]
     argv += ["--no-store", "--format", "json"]
     out = subprocess.run(argv, capture_output=True, text=True, check=False)
@@ -43,14 +51,17 @@ def main() -> int:
     ap.add_argument("--grid", default="192x192x192")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--threads", type=int, default=1, help="threads a rank")
+    ap.add_argument("--time-blocks", default="1", help="time steps per sweep, comma-separated")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--pause", type=float, default=3.0, help="seconds before each run")
     args = ap.parse_args()
-    shapes = args.dims.split(",")
+    cases = [(d, t) for d in args.dims.split(",") for t in args.time_blocks.split(",")]
+    shapes = [f"{d} t{t}" if len(args.time_blocks.split(",")) > 1 else d for d, t in cases]
     got: dict[str, list[dict]] = {s: [] for s in shapes}
     for r in range(args.rounds):
-        order = shapes[r % len(shapes) :] + shapes[: r % len(shapes)]
-        for s in order:
-            got[s].append(run(args, s))
+        order = list(range(r % len(cases), len(cases))) + list(range(r % len(cases)))
+        for i in order:
+            got[shapes[i]].append(run(args, cases[i]))
     first = shapes[0]
     print(
         f"ISO3DFD {args.grid}, {args.iters} steps, {args.ranks} ranks x {args.threads} thread(s), "
@@ -64,6 +75,7 @@ def main() -> int:
         "exchange alone s",
         "model s",
         "hidden",
+        "computed again",
         f"time / {first}",
     ]
     print(" | ".join(cols))
@@ -84,6 +96,7 @@ def main() -> int:
                     spread(alone) if alone else "-",
                     f"{predicted:.3g}" if predicted is not None else "- (no ping-pong model)",
                     spread([x["hidden_share_mean"] for x in res], "{:.2f}"),
+                    f"{max(p.get('redundant_share', 0) for p in res[0]['ranks']):.1%}",
                     spread(ratios, "{:.2f}"),
                 ]
             )

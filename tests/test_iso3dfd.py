@@ -324,7 +324,10 @@ BAD_CLI = [
     (["--time-block", "65"], "--time-block '65' must be auto, measure or a whole number"),
     (["--time-block", "deep"], "--time-block 'deep' must be auto, measure or a whole number"),
     (["--time-block", ""], "--time-block '' must be auto, measure or a whole number"),
-    (["--time-block", "2", "--ranks", "2"], "over MPI ranks the halo is exchanged every step"),
+    (
+        ["--time-block", "3", "--ranks", "2"],
+        "fewer than the halo of 24 its neighbours need for sweeps of 3 steps",
+    ),
     (
         ["--row-shape", "9x9", "--isa", "generic"],
         "--row-shape 9x9 is not a register shape of the generic row kernel",
@@ -332,7 +335,7 @@ BAD_CLI = [
     (["--row-shape", "8x2-ring", "--ranks", "2"], "--row-shape chooses the row kernel of one process"),
     (["--row-shape", ""], "'--row-shape': is empty"),
     (["--sweep-team", "both"], "'both' is not one of"),
-    (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks"),
+    (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),
     pytest.param(
         ["--time-block", "3", "--threads", "2", "--sweep-team", "slabs"],
         "--time-block 3 needs thicker slabs than 2 threads have in 25 interior planes (at most 2 here; the team",

@@ -129,6 +129,16 @@ BAD = [
     (["--ranks", ""], 2, "empty"),
     (["--ranks", "2", "--launcher", "qsub"], 2, "Invalid value for '--launcher'"),
     (["--ranks", "2", "--scaling", "weak", "--grid", "40x36x20"], 2, "fewer than the halo of 8"),
+    (
+        ["--ranks", "2", "--time-block", "3"],
+        2,
+        "fewer than the halo of 24 its neighbours need for sweeps of 3",
+    ),
+    (
+        ["--ranks", "8", "--dims", "auto", "--time-block", "3"],
+        2,
+        "in any shape that leaves every rank the halo of 24",
+    ),
 ]
 
 
@@ -192,20 +202,85 @@ def test_auto_dims_take_the_shape_of_least_halo():
     assert rec["config"]["dims"] == [2, 1, 3] and rec["config"]["dims_how"] == "auto"
 
 
-def test_native_refuses_a_time_block_over_ranks():
-    """Temporal blocking needs deeper halos than the slabs exchange: the executable refuses it in one
-    line from rank 0 (and accepts 1 and auto, which are step by step)."""
+# Interior 40 x 48 x 56: room for halos 24 deep along y and z on 2 ranks, 16 along every axis on 8.
+DEEP = (56, 64, 72)
+TWO = min(2, len(os.sched_getaffinity(0)))
+
+
+@pytest.mark.parametrize(
+    "grid,ranks,dims,depth,threads",
+    [
+        (ODD, 2, "1x1x2", 2, 1),  # odd extents, one face
+        (ODD, 4, "2x1x2", 2, 1),  # x cut too: the rows' halos, their edges
+        (DEEP, 4, "1x2x2", 3, 1),  # y and z: edges between the faces
+        (DEEP, 8, "2x2x2", 2, 1),  # every axis: corners
+        (DEEP, 2, "1x1x2", 3, TWO),  # a rank's threads: slabs shrunk at the rank's face, or the team
+    ],
+)
+def test_sweeps_over_ranks_give_the_single_process_wavefield(grid, ranks, dims, depth, threads):
+    """--time-block N over ranks: halos 8 N deep exchanged once a sweep, each rank sweeping its part
+    and N - 1 steps of its halo; 7 steps (not a multiple of N, so the last sweep is shorter) give one
+    process's wavefield to the last bit, and the record counts the exchanges and the points computed
+    again."""
+    rec = iso3dfd_mpi.run(
+        grid,
+        7,
+        ranks,
+        threads=threads,
+        bind="none",
+        launcher="mpirun",
+        verify=True,
+        dims=dims,
+        time_block=depth,
+    )
+    c, r = rec["config"], rec["result"]
+    tb = c["time_block"]
+    assert (tb["depth"], tb["how"], tb["halo_layers"]) == (depth, "user", 8 * depth)
+    assert tb["exchanges"] == -(-7 // depth)
+    assert tb["sweep"]["team"] in ("slabs", "shared")
+    assert c["overlap"] is False
+    assert rec["validation"]["passed"] is True and rec["validation"]["max_rel_error"] == 0.0
+    assert r["norm"] == pytest.approx(rec["validation"]["single_process_norm"], rel=1e-12)
+    for p in r["ranks"]:
+        assert p["redundant_share"] > 0 and p["exchange_bytes"] > 0
+        assert p["halo_bytes_per_step"] == pytest.approx(p["exchange_bytes"] / depth)
+
+
+def test_step_by_step_over_ranks_says_why():
+    """auto over ranks runs step by step (the race runs in one process), and the record says so."""
+    rec = iso3dfd_mpi.run((40, 36, 48), 2, 2, threads=1, bind="none", launcher="mpirun", time_block="auto")
+    tb = rec["config"]["time_block"]
+    assert (tb["depth"], tb["how"], tb["requested"], tb["exchanges"]) == (1, "default", "auto", 2)
+    assert "race" in tb["why"] and "sweep" not in tb
+    assert all(p["redundant_share"] == 0 for p in rec["result"]["ranks"])
+
+
+NATIVE_BAD = [
+    (["--time-block", "3"], "fewer than the halo of 24 its neighbours need for sweeps of 3 steps"),
+    (["--time-block", "0"], "--time-block '0' is out of range [1, 64]"),
+    (["--time-block", "deep"], "--time-block 'deep' is not a whole number"),
+    (
+        ["--dims", "auto", "--time-block", "3"],
+        "cannot share grid 40x36x48 in any shape that leaves every rank the halo of 24",
+    ),
+]
+
+
+@pytest.mark.parametrize("args,fragment", NATIVE_BAD)
+def test_native_refuses_a_sweep_the_parts_cannot_hold(args, fragment):
+    """Run directly under mpirun: a depth whose halo is deeper than a rank's part is refused in one
+    line from rank 0 (16 planes a rank; sweeps of 2 fit)."""
     plan = launchers.plan(iso3dfd_mpi.TOOL, 2, "mpirun")
     base = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
     out = subprocess.run(
-        [*base, "--time-block", "2"],
+        [*base, *args],
         capture_output=True,
         text=True,
         env={**os.environ, **plan.env},
         timeout=120,
     )
     assert out.returncode == 2
-    assert out.stderr.count("--time-block 2: temporal blocking over MPI ranks") == 1
+    assert out.stderr.count(fragment) == 1
     assert out.stdout == ""
 
 

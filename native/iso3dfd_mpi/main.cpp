@@ -86,14 +86,16 @@ bw::json verify(const Options& o, const Part& part, MPI_Comm cart, int threads) 
 }
 
 bw::json rank_part(const Part& part, int rank, const std::vector<int>& cpus, const std::vector<int>& seen,
-                   double seconds, const Timers& t, double alone_s, int steps, const bw::Topology& topo) {
+                   double seconds, const Timers& t, double alone_s, int steps, int exchanges,
+                   const bw::Topology& topo) {
   const Fields& f = part.fields();
   const Grid& l = part.local();
   // the page maps of the whole local arrays (the part's own points and its halo)
   const std::size_t bytes = l.points() * sizeof(float);
   std::vector<int> nodes;
   for (int c : seen) nodes.push_back(topo.node_of_cpu(c));
-  const double exchange = steps > 0 ? (t.post_s + t.wait_s) / steps : 0.0;
+  // an exchange within the run (one a step, or one a sweep), against one alone
+  const double exchange = exchanges > 0 ? (t.post_s + t.wait_s) / exchanges : 0.0;
   return {{"rank", rank},
           {"host", hostname()},
           {"origin", part.origin()},
@@ -102,6 +104,8 @@ bw::json rank_part(const Part& part, int rank, const std::vector<int>& cpus, con
           {"planes", part.extent()[2]},
           {"neighbours", part.neighbours()},
           {"halo_bytes_per_step", part.halo_bytes()},
+          {"exchange_bytes", part.exchange_bytes()},
+          {"redundant_share", part.redundant_share(steps)},
           {"cpus", bw::format_cpu_list(cpus)},
           {"thread_cpus", seen},
           {"thread_nodes", nodes},
@@ -151,12 +155,12 @@ int main(int argc, char** argv) {
     MPI_Comm cart;
     int dims[3] = {o.dims[2], o.dims[1], o.dims[0]}, periods[3] = {0, 0, 0};
     MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
-    Part part(o, cart, threads);
+    Part part(o, cart, threads, seen.empty() ? 0 : seen.front());
 
     Timers t;
     MPI_Barrier(cart);
     const double t0 = MPI_Wtime();
-    for (int s = 0; s < o.iterations; ++s) part.step(t);
+    part.advance(o.iterations, t);
     const double seconds = MPI_Wtime() - t0;
     // The exchange alone, without the update to hide behind: the median of a few.
     std::vector<double> alone;
@@ -173,8 +177,10 @@ int main(int argc, char** argv) {
         bw::validation_not_applicable("the distributed wavefield is compared with one process's only with --verify");
     if (o.verify) validation = verify(o, part, cart, threads);
     const bw::Topology& topo = bw::Topology::instance();
-    auto parts = bw::mpi::gather(
-        rank_part(part, bw::mpi::rank(cart), cpus, seen, seconds, t, alone_s, o.iterations, topo), 0, cart);
+    auto parts = bw::mpi::gather(rank_part(part, bw::mpi::rank(cart), cpus, seen, seconds, t, alone_s, o.iterations,
+                                           (o.iterations + o.time_block - 1) / o.time_block, topo),
+                                 0, cart);
+    const bw::json sweep = part.sweep_record();  // rank 0's
     MPI_Comm_free(&cart);
     if (bw::mpi::rank() != 0) return 0;
 
@@ -193,6 +199,24 @@ int main(int argc, char** argv) {
     }
     std::sort(all_cpus.begin(), all_cpus.end());
     all_cpus.erase(std::unique(all_cpus.begin(), all_cpus.end()), all_cpus.end());
+    bw::json time_block = {{"depth", o.time_block},
+                           {"how", o.time_block_how},
+                           {"requested", o.time_block_requested},
+                           {"halo_layers", kHalf * o.time_block},
+                           {"exchanges", (o.iterations + o.time_block - 1) / o.time_block}};
+    if (o.time_block_requested == "auto" || o.time_block_requested == "measure")
+      time_block["why"] = "over ranks " + o.time_block_requested +
+                          " runs step by step: the race that chooses a depth runs in one process (bandwall-iso3dfd); "
+                          "give a depth to sweep";
+    else if (o.time_block > 1)
+      time_block["why"] =
+          "given on the command line: halos " + std::to_string(kHalf * o.time_block) +
+          " layers deep exchanged before each sweep (edges included), each rank sweeping its part and the halo " +
+          std::to_string(o.time_block - 1) + " steps deep again; the exchange is not overlapped";
+    else
+      time_block["why"] = o.time_block_how == "user" ? "given on the command line: the halo of 8 exchanged every step"
+                                                     : "step by step (the default): the halo of 8 exchanged every step";
+    if (o.time_block > 1) time_block["sweep"] = sweep;
     bw::json config = {{"n1", g.n1},
                        {"n2", g.n2},
                        {"n3", g.n3},
@@ -210,6 +234,7 @@ int main(int argc, char** argv) {
                        {"dims_how", o.dims_how},
                        {"planes_per_rank", o.cuts[2][1] - o.cuts[2][0]},
                        {"overlap", o.overlap},
+                       {"time_block", time_block},
                        {"isa", kernel_isa()},
                        {"mpi_library", bw::mpi::library_version()}};
     bw::json result = {{"time_s", worst[0]},

@@ -27,16 +27,19 @@ std::array<std::size_t, 3> interior(const Grid& g) {
   return {g.n1 - 2 * h, g.n2 - 2 * h, g.n3 - 2 * h};
 }
 
-// Why dims cannot cut the global grid ("" when they can).
-std::string refusal(const Grid& global, const std::array<int, 3>& dims) {
+// Why dims cannot cut the global grid for sweeps of `depth` steps ("" when they can).
+std::string refusal(const Grid& global, const std::array<int, 3>& dims, int depth) {
   const auto n = interior(global);
+  const std::size_t halo = static_cast<std::size_t>(kHalf) * static_cast<std::size_t>(depth);
   for (int d = 0; d < 3; ++d) {
     if (dims[d] == 1) continue;
     const std::size_t least = n[d] / static_cast<std::size_t>(dims[d]);
-    if (least < static_cast<std::size_t>(kHalf))
+    if (least < halo)
       return std::to_string(dims[d]) + " ranks along " + kAxis[d] + " leave a rank " + std::to_string(least) +
-             " interior points there, fewer than the halo of " + std::to_string(kHalf) +
-             " its neighbours need (use fewer ranks along " + kAxis[d] + " or a larger grid)";
+             " interior points there, fewer than the halo of " + std::to_string(halo) + " its neighbours need" +
+             (depth > 1 ? " for sweeps of " + std::to_string(depth) + " steps (8 a step)" : "") +
+             " (use fewer ranks along " + kAxis[d] + (depth > 1 ? ", a shallower --time-block" : "") +
+             " or a larger grid)";
   }
   return "";
 }
@@ -88,14 +91,15 @@ void decompose(Options& o, const std::string& dims_text) {
   } else {
     o.global = o.grid;
     if (o.dims_how == "auto") {
-      o.dims = least_halo_dims(o.global, o.ranks);
+      o.dims = least_halo_dims(o.global, o.ranks, o.time_block);
       if (o.dims[0] == 0)
         throw UsageError(std::to_string(o.ranks) + " ranks cannot share grid " + std::to_string(o.grid.n1) + "x" +
                          std::to_string(o.grid.n2) + "x" + std::to_string(o.grid.n3) +
-                         " in any shape that leaves every rank the halo of 8 points along each dimension it cuts");
+                         " in any shape that leaves every rank the halo of " + std::to_string(kHalf * o.time_block) +
+                         " points along each dimension it cuts");
     }
   }
-  const std::string why = refusal(o.global, o.dims);
+  const std::string why = refusal(o.global, o.dims, o.time_block);
   if (!why.empty()) throw UsageError(why);
   const auto n = interior(o.global);
   for (int d = 0; d < 3; ++d) o.cuts[d] = cut(n[d], o.dims[d]);
@@ -110,7 +114,7 @@ std::vector<std::size_t> cut(std::size_t extent, int p) {
   return c;
 }
 
-std::array<int, 3> least_halo_dims(const Grid& global, int ranks) {
+std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth) {
   std::array<int, 3> best{0, 0, 0};
   double least = 0;
   // z outermost and descending, so that among equal halos the first found has the most ranks along z
@@ -118,7 +122,7 @@ std::array<int, 3> least_halo_dims(const Grid& global, int ranks) {
     for (int py = ranks / pz; py >= 1; --py) {
       if (ranks % (pz * py)) continue;
       const std::array<int, 3> d{ranks / (pz * py), py, pz};
-      if (!refusal(global, d).empty()) continue;
+      if (!refusal(global, d, depth).empty()) continue;
       const double bytes = halo_bytes(global, d);
       if (best[0] == 0 || bytes < least) best = d, least = bytes;
     }
@@ -152,7 +156,9 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   std::string time_block = "1";
   app.add_option(
       "--time-block", time_block,
-      "time steps per sweep: 1 (or auto, or measure) only; over ranks the 8-plane halo is exchanged every step");
+      "time steps per sweep: a number (1: step by step, the 8-layer halo exchanged every step and overlapped with "
+      "the inner update; N: halos 8 N deep exchanged once a sweep, each rank sweeping its part and N - 1 steps of "
+      "its halo again), or auto and measure: 1 (the race that chooses a depth runs in one process)");
   std::string dims;
   app.add_option("--dims", dims,
                  "ranks along x, y and z (PxQxR, their product the rank count), or auto: the shape of least halo "
@@ -163,10 +169,13 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   if (pos.size() < 7 || pos.size() > 8)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
-  if (time_block != "1" && time_block != "auto" && time_block != "measure")
-    throw UsageError("--time-block " + time_block +
-                     ": temporal blocking over MPI ranks needs halos of 8 planes per step of a sweep, exchanged once "
-                     "a sweep, which this tool does not do yet (use --time-block 1, or one process)");
+  o.time_block_requested = time_block;
+  if (time_block == "auto" || time_block == "measure") {
+    o.time_block = 1;  // how: "default"
+  } else {
+    o.time_block = static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
+    if (app.count("--time-block")) o.time_block_how = "user";
+  }
   o.ranks = ranks;
   o.grid = Grid{parse_dimension(pos[0], "n1"), parse_dimension(pos[1], "n2"), parse_dimension(pos[2], "n3")};
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
@@ -180,7 +189,8 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
     throw UsageError("unknown scaling '" + scaling + "' (use strong or weak)");
   o.placement = Placement::parse("first-touch");
   o.placement.pages = parse_pages(pages);
-  o.overlap = !no_overlap;
+  // a sweep of several steps needs the whole deep halo before it starts: nothing to overlap
+  o.overlap = !no_overlap && o.time_block == 1;
   if (app.count("--dims") && dims.empty()) throw UsageError("--dims is empty (use PxQxR or auto)");
   decompose(o, dims);
   return true;

@@ -22,7 +22,12 @@ struct Options {
   std::string cpus;           // every local rank's CPUs, divided among them (mpi::rank_cpus)
   Scaling scaling = Scaling::Strong;
   Placement placement;  // first-touch by each rank's threads; pages as asked
-  bool overlap = true;  // post the halo exchange before the interior update
+  bool overlap = true;  // post the halo exchange before the interior update (depth 1 only)
+  // Time steps per sweep (--time-block): the halo on every face with a neighbour is 8 x depth deep,
+  // exchanged once a sweep; how: user (a number given), else default (auto and measure too: the
+  // race that chooses a depth runs in one process, so depth 1 here).
+  int time_block = 1;
+  std::string time_block_how = "default", time_block_requested = "1";
   bool verify = false;
   int ranks = 1;
   // Ranks along x, y and z (--dims PxQxR, or auto: the shape of least halo bytes a rank; default
@@ -37,13 +42,13 @@ struct Options {
 std::vector<std::size_t> cut(std::size_t extent, int p);
 
 // The shape of least halo bytes a rank (each face with a neighbour sends 8 layers of its rank's
-// extents in the other two dimensions), among those whose every part holds the halo; ties go to
-// more ranks along z, then y. {0, 0, 0} when none does.
-std::array<int, 3> least_halo_dims(const Grid& global, int ranks);
+// extents in the other two dimensions), among those whose every part holds the halo of 8 x depth;
+// ties go to more ranks along z, then y. {0, 0, 0} when none does.
+std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth = 1);
 
 // Parses argv for a run over ranks processes; throws UsageError with one line for bad input
 // (including shapes whose product is not the rank count, or that leave a rank fewer points than
-// the halo along a dimension it shares). Returns false when help was printed.
+// the halo, 8 x the time block, along a dimension it shares). Returns false when help was printed.
 bool parse_options(int argc, char** argv, int ranks, Options& out);
 
 }  // namespace bw::iso3dfd::mpi

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/topology.hpp"
 #include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd::mpi {
@@ -12,6 +13,8 @@ namespace bw::iso3dfd::mpi {
 namespace {
 
 constexpr int kTagUp = 10, kTagDown = 20;
+
+std::size_t along(const Grid& g, int axis) { return axis == 0 ? g.n1 : axis == 1 ? g.n2 : g.n3; }
 
 // The blocks of region (local coordinates) in the run's cache blocks.
 void blocks_of(const Box& r, const Blocks& b, std::vector<Box>& out) {
@@ -26,13 +29,15 @@ void blocks_of(const Box& r, const Blocks& b, std::vector<Box>& out) {
 
 }  // namespace
 
-void add_global_source(float* prev, const Grid& local, const Grid& global, const std::array<std::size_t, 3>& origin) {
+void add_global_source(float* prev, const Grid& local, const Grid& global, const std::array<std::size_t, 3>& origin,
+                       const std::array<std::size_t, 3>& halo) {
   // As add_source(): s = 5 .. 0 writes 1, 10, ... into [c-s, c+s), clipped to the interior, here
-  // also to this part's points with their halo (global [origin - 8, origin + extent + 8)).
+  // also to this part's points with their halo (global [origin - halo, origin + extent + halo)).
   const long h = kHalf;
   const long n[3] = {static_cast<long>(global.n1), static_cast<long>(global.n2), static_cast<long>(global.n3)};
-  const long first[3] = {static_cast<long>(origin[0]) - h, static_cast<long>(origin[1]) - h,
-                         static_cast<long>(origin[2]) - h};
+  const long first[3] = {static_cast<long>(origin[0]) - static_cast<long>(halo[0]),
+                         static_cast<long>(origin[1]) - static_cast<long>(halo[1]),
+                         static_cast<long>(origin[2]) - static_cast<long>(halo[2])};
   const long end[3] = {first[0] + static_cast<long>(local.n1), first[1] + static_cast<long>(local.n2),
                        first[2] + static_cast<long>(local.n3)};
   const long c[3] = {n[0] / 4, n[1] / 4, n[2] / 2};
@@ -52,18 +57,24 @@ void add_global_source(float* prev, const Grid& local, const Grid& global, const
   }
 }
 
-Part::Part(const Options& o, MPI_Comm comm, int threads) : o_(o), comm_(comm), threads_(threads), c_(coefficients()) {
+Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
+    : o_(o), comm_(comm), threads_(threads), depth_(o.time_block), c_(coefficients()) {
+  for (auto* types : {&send_lo_, &send_hi_, &recv_lo_, &recv_hi_}) types->fill(MPI_DATATYPE_NULL);
+  for (auto* both : {&deep_send_lo_, &deep_send_hi_, &deep_recv_lo_, &deep_recv_hi_})
+    for (auto& types : *both) types.fill(MPI_DATATYPE_NULL);
   int me = 0, coords[3] = {0, 0, 0};  // z, y, x
   MPI_Comm_rank(comm, &me);
   MPI_Cart_coords(comm, me, 3, coords);
-  const std::size_t h = kHalf;
+  const std::size_t h = kHalf, deep = h * static_cast<std::size_t>(depth_);
   for (int d = 0; d < 3; ++d) {
     MPI_Cart_shift(comm, 2 - d, 1, &lower_[d], &upper_[d]);
     const std::size_t c = static_cast<std::size_t>(coords[2 - d]);
     origin_[d] = o.cuts[d][c];
     extent_[d] = o.cuts[d][c + 1] - o.cuts[d][c];
+    lo_[d] = lower_[d] != MPI_PROC_NULL ? deep : h;
+    hi_[d] = upper_[d] != MPI_PROC_NULL ? deep : h;
   }
-  local_ = Grid{extent_[0] + 2 * h, extent_[1] + 2 * h, extent_[2] + 2 * h};
+  local_ = Grid{lo_[0] + extent_[0] + hi_[0], lo_[1] + extent_[1] + hi_[1], lo_[2] + extent_[2] + hi_[2]};
   const std::size_t bytes = local_.points() * sizeof(float);
   prev_ = Buffer(bytes, o.placement);
   next_ = Buffer(bytes, o.placement);
@@ -77,44 +88,92 @@ Part::Part(const Options& o, MPI_Comm comm, int threads) : o_(o), comm_(comm), t
   const long n = static_cast<long>(local_.points());
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (long i = 0; i < n; ++i) prev[i] = 0.0f;
-  add_global_source(f_.prev, local_, o.global, origin_);
+  add_global_source(f_.prev, local_, o.global, origin_, lo_);
 
-  // The inner box: the interior less the 8 layers on every face with a neighbour; the shell: the
-  // rest of the interior, in slabs (z below and above, then y, then x within the inner z and y).
+  // The inner box: the part less the 8 layers on every face with a neighbour; the shell: the rest of
+  // the part, in slabs (z below and above, then y, then x within the inner z and y).
   std::array<std::size_t, 3> lo{}, hi{}, end{};
   for (int d = 0; d < 3; ++d) {
-    end[d] = h + extent_[d];
-    lo[d] = std::min(h + (lower_[d] != MPI_PROC_NULL ? h : 0), end[d]);
+    end[d] = lo_[d] + extent_[d];
+    lo[d] = std::min(lo_[d] + (lower_[d] != MPI_PROC_NULL ? h : 0), end[d]);
     hi[d] = std::max(end[d] - (upper_[d] != MPI_PROC_NULL ? std::min(h, extent_[d]) : 0), lo[d]);
   }
   const Blocks& b = o.blocks;
-  blocks_of(Box{h, end[0], h, end[1], h, lo[2]}, b, shell_);
-  blocks_of(Box{h, end[0], h, end[1], hi[2], end[2]}, b, shell_);
-  blocks_of(Box{h, end[0], h, lo[1], lo[2], hi[2]}, b, shell_);
-  blocks_of(Box{h, end[0], hi[1], end[1], lo[2], hi[2]}, b, shell_);
-  blocks_of(Box{h, lo[0], lo[1], hi[1], lo[2], hi[2]}, b, shell_);
+  const std::size_t x0 = lo_[0], y0 = lo_[1], z0 = lo_[2];
+  blocks_of(Box{x0, end[0], y0, end[1], z0, lo[2]}, b, shell_);
+  blocks_of(Box{x0, end[0], y0, end[1], hi[2], end[2]}, b, shell_);
+  blocks_of(Box{x0, end[0], y0, lo[1], lo[2], hi[2]}, b, shell_);
+  blocks_of(Box{x0, end[0], hi[1], end[1], lo[2], hi[2]}, b, shell_);
+  blocks_of(Box{x0, lo[0], lo[1], hi[1], lo[2], hi[2]}, b, shell_);
   blocks_of(Box{hi[0], end[0], lo[1], hi[1], lo[2], hi[2]}, b, shell_);
   blocks_of(Box{lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]}, b, inner_);
 
   // The faces as subarrays of the local array (C order: z, y, x).
   const int sizes[3] = {static_cast<int>(local_.n3), static_cast<int>(local_.n2), static_cast<int>(local_.n1)};
-  for (int d = 0; d < 3; ++d) {
-    const int k = 2 - d;
-    int sub[3] = {static_cast<int>(extent_[2]), static_cast<int>(extent_[1]), static_cast<int>(extent_[0])};
-    sub[k] = kHalf;
-    auto make = [&](int at) {
-      int start[3] = {kHalf, kHalf, kHalf};
-      start[k] = at;
-      MPI_Datatype t;
-      MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_FLOAT, &t);
-      MPI_Type_commit(&t);
-      return t;
-    };
-    const int e = static_cast<int>(extent_[d]);
-    send_lo_[d] = make(kHalf);
-    send_hi_[d] = make(e);  // the last 8 own layers: [8 + e - 8, 8 + e)
-    recv_lo_[d] = make(0);
-    recv_hi_[d] = make(kHalf + e);
+  auto make = [&](const int(&sub)[3], const int(&start)[3]) {
+    MPI_Datatype t;
+    MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_FLOAT, &t);
+    MPI_Type_commit(&t);
+    return t;
+  };
+  const auto I = [](std::size_t v) { return static_cast<int>(v); };
+  if (depth_ == 1) {
+    for (int d = 0; d < 3; ++d) {
+      const int k = 2 - d;
+      int sub[3] = {I(extent_[2]), I(extent_[1]), I(extent_[0])};
+      sub[k] = kHalf;
+      auto face = [&](std::size_t at) {
+        int start[3] = {I(lo_[2]), I(lo_[1]), I(lo_[0])};
+        start[k] = I(at);
+        return make(sub, start);
+      };
+      const std::size_t e = extent_[d];
+      send_lo_[d] = face(lo_[d]);
+      send_hi_[d] = face(lo_[d] + e - h);  // the last 8 own layers
+      recv_lo_[d] = face(lo_[d] - h);
+      recv_hi_[d] = face(lo_[d] + e);
+    }
+  } else {
+    // Axis d's faces span the whole local array along the axes exchanged before it (their halos
+    // included: the edges) and the part along those after it.
+    for (int which = 0; which < 2; ++which) {
+      const std::size_t width = deep - h * static_cast<std::size_t>(which);  // prev: 8 N, next: 8 (N - 1)
+      for (int d = 0; d < 3; ++d) {
+        const int k = 2 - d;
+        int sub[3], base[3];
+        for (int a = 0; a < 3; ++a) {
+          const int kk = 2 - a;
+          // along an axis exchanged before: the part and the halos its neighbours sent
+          const std::size_t from = a < d && lower_[a] != MPI_PROC_NULL ? 0 : lo_[a];
+          const std::size_t to = a < d && upper_[a] != MPI_PROC_NULL ? along(local_, a) : lo_[a] + extent_[a];
+          sub[kk] = I(to - from);
+          base[kk] = I(from);
+        }
+        sub[k] = I(width);
+        auto face = [&](std::size_t at) {
+          int start[3] = {base[0], base[1], base[2]};
+          start[k] = I(at);
+          return make(sub, start);
+        };
+        const std::size_t e = extent_[d];
+        if (lower_[d] != MPI_PROC_NULL) {  // no faces at the grid's edges (their halo is 8 deep)
+          deep_send_lo_[which][d] = face(lo_[d]);
+          deep_recv_lo_[which][d] = face(lo_[d] - width);
+        }
+        if (upper_[d] != MPI_PROC_NULL) {
+          deep_send_hi_[which][d] = face(lo_[d] + e - width);
+          deep_recv_hi_[which][d] = face(lo_[d] + e);
+        }
+      }
+    }
+    // The sweeps' tiles and team, fitted to this rank's caches: the slabs of its threads when they
+    // hold the depth (the faces the region shrinks at counted), else the team together.
+    const Topology& topo = Topology::instance();
+    const bool slabs = depth_ <= max_depth(region(depth_), threads_);
+    model_ = fit_time_block(local_, depth_, threads_, topo.cache_bytes(2, cpu), topo.cache_bytes(3, cpu),
+                            slabs ? Teams::Either : Teams::Shared);
+    if (!slabs) model_.shared = true;
+    tiles_ = TimeTiles{depth_, model_.tile_rows, model_.chunk, model_.shared};
   }
 }
 
@@ -122,6 +181,10 @@ Part::~Part() {
   for (auto* types : {&send_lo_, &send_hi_, &recv_lo_, &recv_hi_})
     for (MPI_Datatype& t : *types)
       if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
+  for (auto* both : {&deep_send_lo_, &deep_send_hi_, &deep_recv_lo_, &deep_recv_hi_})
+    for (auto& types : *both)
+      for (MPI_Datatype& t : types)
+        if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
 }
 
 void Part::update(const std::vector<Box>& boxes) {
@@ -182,12 +245,102 @@ void Part::step(Timers& t) {
 }
 
 double Part::exchange_alone() {
-  MPI_Request reqs[12];
   MPI_Barrier(comm_);
   const double t0 = MPI_Wtime();
-  post(reqs);
-  MPI_Waitall(12, reqs, MPI_STATUSES_IGNORE);
+  if (depth_ > 1) {
+    Timers ignored;
+    exchange_deep(ignored);
+  } else {
+    MPI_Request reqs[12];
+    post(reqs);
+    MPI_Waitall(12, reqs, MPI_STATUSES_IGNORE);
+  }
   return MPI_Wtime() - t0;
+}
+
+void Part::exchange_deep(Timers& t) {
+  // prev holds the latest level, next the one before: both arrays' faces, one axis after the other
+  float* arrays[2] = {f_.prev, f_.next};
+  for (int d = 0; d < 3; ++d) {
+    MPI_Request reqs[8];
+    int n = 0;
+    const double t0 = MPI_Wtime();
+    for (int which = 0; which < 2; ++which) {
+      float* a = arrays[which];
+      const int up = kTagUp + 3 * which + d, down = kTagDown + 3 * which + d;
+      if (lower_[d] != MPI_PROC_NULL) {
+        MPI_Irecv(a, 1, deep_recv_lo_[which][d], lower_[d], up, comm_, &reqs[n++]);
+        MPI_Isend(a, 1, deep_send_lo_[which][d], lower_[d], down, comm_, &reqs[n++]);
+      }
+      if (upper_[d] != MPI_PROC_NULL) {
+        MPI_Irecv(a, 1, deep_recv_hi_[which][d], upper_[d], down, comm_, &reqs[n++]);
+        MPI_Isend(a, 1, deep_send_hi_[which][d], upper_[d], up, comm_, &reqs[n++]);
+      }
+    }
+    const double t1 = MPI_Wtime();
+    MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    t.post_s += t1 - t0;
+    t.wait_s += MPI_Wtime() - t1;
+  }
+}
+
+SweepRegion Part::region(int d) const {
+  SweepRegion r;
+  const std::size_t grow = kHalf * static_cast<std::size_t>(d - 1);
+  for (int a = 0; a < 3; ++a) {
+    const bool below = lower_[a] != MPI_PROC_NULL, above = upper_[a] != MPI_PROC_NULL;
+    r.lo[a] = lo_[a] - (below ? grow : 0);
+    r.hi[a] = lo_[a] + extent_[a] + (above ? grow : 0);
+    r.shrinks[a] = {below, above};
+  }
+  return r;
+}
+
+void Part::sweep(int d, Timers& t) {
+  exchange_deep(t);
+  const double t0 = MPI_Wtime();
+  TimeTiles tiles = tiles_;
+  tiles.depth = d;
+  sweep_region(f_, local_, o_.blocks, tiles, region(d), threads_, c_);
+  t.compute_s += MPI_Wtime() - t0;
+}
+
+void Part::advance(int steps, Timers& t) {
+  for (int done = 0; done < steps;) {
+    if (depth_ == 1) {
+      step(t);
+      ++done;
+    } else {
+      const int d = std::min(depth_, steps - done);
+      sweep(d, t);
+      done += d;
+    }
+  }
+}
+
+json Part::sweep_record() const {
+  if (depth_ == 1) return nullptr;
+  return model_.to_json();
+}
+
+double Part::redundant_share(int steps) const {
+  if (depth_ == 1 || steps <= 0) return 0.0;
+  const double own = static_cast<double>(extent_[0] * extent_[1] * extent_[2]);
+  double all = 0;
+  for (int done = 0; done < steps;) {
+    const int d = std::min(depth_, steps - done);
+    const SweepRegion r = region(d);
+    for (int s = 1; s <= d; ++s) {
+      double points = 1;
+      const std::size_t back = kHalf * static_cast<std::size_t>(s - 1);
+      for (int a = 0; a < 3; ++a)
+        points *=
+            static_cast<double>((r.hi[a] - (r.shrinks[a][1] ? back : 0)) - (r.lo[a] + (r.shrinks[a][0] ? back : 0)));
+      all += points;
+    }
+    done += d;
+  }
+  return all / (own * steps) - 1.0;
 }
 
 int Part::neighbours() const {
@@ -196,22 +349,31 @@ int Part::neighbours() const {
   return n;
 }
 
-double Part::halo_bytes() const {
+double Part::exchange_bytes() const {
   double bytes = 0;
   for (int d = 0; d < 3; ++d) {
-    const double face = static_cast<double>(kHalf) * static_cast<double>(extent_[(d + 1) % 3]) *
-                        static_cast<double>(extent_[(d + 2) % 3]) * sizeof(float);
-    bytes += face * ((lower_[d] != MPI_PROC_NULL) + (upper_[d] != MPI_PROC_NULL));
+    // the other two axes: the whole local array along those exchanged before this one (sweeps)
+    double across = 1;
+    for (int a = 0; a < 3; ++a) {
+      if (a == d) continue;
+      const bool before = depth_ > 1 && a < d;  // with the halos its neighbours sent
+      across *= static_cast<double>(extent_[a] + (before && lower_[a] != MPI_PROC_NULL ? lo_[a] : 0) +
+                                    (before && upper_[a] != MPI_PROC_NULL ? hi_[a] : 0));
+    }
+    const double layers = depth_ > 1 ? static_cast<double>(kHalf) * (2 * depth_ - 1) : kHalf;  // prev and next
+    bytes += layers * across * sizeof(float) * ((lower_[d] != MPI_PROC_NULL) + (upper_[d] != MPI_PROC_NULL));
   }
   return bytes;
 }
 
+double Part::halo_bytes() const { return exchange_bytes() / depth_; }
+
 std::vector<float> Part::owned() const {
   std::vector<float> out;
   out.reserve(extent_[0] * extent_[1] * extent_[2]);
-  for (std::size_t z = kHalf; z < kHalf + extent_[2]; ++z)
-    for (std::size_t y = kHalf; y < kHalf + extent_[1]; ++y) {
-      const float* row = f_.prev + local_.index(kHalf, y, z);
+  for (std::size_t z = lo_[2]; z < lo_[2] + extent_[2]; ++z)
+    for (std::size_t y = lo_[1]; y < lo_[1] + extent_[1]; ++y) {
+      const float* row = f_.prev + local_.index(lo_[0], y, z);
       out.insert(out.end(), row, row + extent_[0]);
     }
   return out;

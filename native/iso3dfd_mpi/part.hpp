@@ -1,8 +1,13 @@
 // One rank's part of the ISO3DFD grid over a 3-D Cartesian communicator: its box of the interior
-// with 8 halo layers on every side (itself a grid, whose interior is the box), the update of any box
-// of it with the row kernel of the active variant, and the halo exchange with its neighbours along
-// x, y and z (the stencil reaches along one axis at a time, so the faces suffice: no edges or
-// corners).
+// with halo layers on every side (itself a grid), the update of any box of it with the row kernel of
+// the active variant, and the halo exchange with its neighbours along x, y and z.
+//  - Step by step (time block 1): 8 layers on every side; the stencil reaches along one axis at a
+//    time, so the faces suffice (no edges or corners), sent while the inner box is updated.
+//  - Sweeps of N steps: 8 N layers on every face with a neighbour (8 at the grid's edges), of both
+//    arrays (prev 8 N, next 8 (N - 1): the level before, read at the point alone), exchanged before
+//    each sweep one axis after the other, each axis's faces spanning the halos the axes before it
+//    received (so the edges and corners arrive too: two steps reach diagonally); then one sweep
+//    (iso3dfd/timeblock.hpp) over the part and 8 (N - 1) layers of that halo, one level less a step.
 #pragma once
 #include <mpi.h>
 
@@ -11,6 +16,8 @@
 
 #include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/timeblock.hpp"
+#include "iso3dfd/timemodel.hpp"
 #include "iso3dfd_mpi/options.hpp"
 
 namespace bw::iso3dfd::mpi {
@@ -26,7 +33,8 @@ class Part {
   // comm: a 3-D Cartesian communicator (dimensions z, y, x); allocates and first-touches (each
   // rank's own threads, through initialise()) the local prev, next and vel, then places the seed's
   // source at its global position.
-  Part(const Options& o, MPI_Comm comm, int threads);
+  // cpu: one of the rank's CPUs, whose caches size the sweeps' tiles.
+  Part(const Options& o, MPI_Comm comm, int threads, int cpu);
   ~Part();
   Part(const Part&) = delete;
   Part& operator=(const Part&) = delete;
@@ -34,15 +42,27 @@ class Part {
   // One time step: the shell (the layers the neighbours need), its exchange posted, the inner box,
   // the wait.
   void step(Timers& t);
-  // One exchange of next's faces alone, its seconds (for the share of it the steps hid).
+  // Time block N > 1: the deep exchange, then one sweep of d <= N steps.
+  void sweep(int d, Timers& t);
+  // Advances `steps` steps, step by step or by sweeps of the time block (the last the rest).
+  void advance(int steps, Timers& t);
+  // One exchange alone (next's faces, or the deep one), its seconds (for the share of it the steps hid).
   double exchange_alone();
+  // The sweeps' tiles and team (time block > 1), as the time-block model fits them to the rank's
+  // caches; null step by step.
+  json sweep_record() const;
+  // Points updated beyond the part's own (the halo computed again), a share of its own, over `steps`.
+  double redundant_share(int steps) const;
 
   const Grid& local() const { return local_; }
   // Global index of this rank's first interior point along x, y, z, and its extents.
   const std::array<std::size_t, 3>& origin() const { return origin_; }
   const std::array<std::size_t, 3>& extent() const { return extent_; }
-  // Bytes this rank sends a step (8 layers on every face with a neighbour).
+  // Bytes this rank sends a step (8 layers on every face with a neighbour; with sweeps, the deep
+  // exchange's bytes over the time block).
   double halo_bytes() const;
+  // Bytes of one exchange.
+  double exchange_bytes() const;
   int neighbours() const;
   const Fields& fields() const { return f_; }
   // This rank's own points of the latest wavefield, x fastest.
@@ -52,24 +72,35 @@ class Part {
  private:
   void update(const std::vector<Box>& boxes);
   void post(MPI_Request* reqs);
+  void exchange_deep(Timers& t);
+  // The region a sweep of d steps updates: the part and 8 (d - 1) layers of each halo a neighbour sent.
+  SweepRegion region(int d) const;
 
   const Options& o_;
   MPI_Comm comm_;
   int threads_;
   std::array<int, 3> lower_{}, upper_{};  // neighbours along x, y, z (MPI_PROC_NULL at the edges)
   std::array<std::size_t, 3> origin_{}, extent_{};
+  // Halo layers below and above the part along x, y, z (the local index of its first own point is lo_).
+  std::array<std::size_t, 3> lo_{}, hi_{};
+  int depth_ = 1;
+  TimeTiles tiles_{};
+  TimeBlockModel model_{};
   Grid local_;
   Buffer prev_, next_, vel_;
   Fields f_{};
   Coefficients c_;
   std::vector<Box> shell_, inner_;
-  // Per dimension: the subarray of the 8 own layers sent down and up, and of the halo received.
+  // Per dimension: the subarray of the 8 own layers sent down and up, and of the halo received;
+  // with sweeps, of prev's 8 N layers (edges included), and next's 8 (N - 1) ([1]).
   std::array<MPI_Datatype, 3> send_lo_{}, send_hi_{}, recv_lo_{}, recv_hi_{};
+  std::array<std::array<MPI_Datatype, 3>, 2> deep_send_lo_{}, deep_send_hi_{}, deep_recv_lo_{}, deep_recv_hi_{};
 };
 
 // The seed's source (nested cubes around (n1/4, n2/4, n3/2) of the whole grid) written into prev of
-// a part whose first interior point is the global point origin, as add_source() would write it into
-// the whole grid.
-void add_global_source(float* prev, const Grid& local, const Grid& global, const std::array<std::size_t, 3>& origin);
+// a part whose first own point is the global point origin, at local index halo along each axis, as
+// add_source() would write it into the whole grid.
+void add_global_source(float* prev, const Grid& local, const Grid& global, const std::array<std::size_t, 3>& origin,
+                       const std::array<std::size_t, 3>& halo);
 
 }  // namespace bw::iso3dfd::mpi

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -97,6 +98,72 @@ TEST(TimeBlock, RefusesADepthTheSlabsCannotHold) {
   Fields f = a.fields();
   EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{5, 0, 8}, 2, 5, coefficients()), std::invalid_argument);
   EXPECT_THROW(run_time_blocked(f, kGrid, kBlocks, TimeTiles{0, 0, 8}, 1, 5, coefficients()), std::invalid_argument);
+}
+
+// A sweep over a region (a rank's part with its deep halo, iso3dfd/timeblock.hpp): level d equals
+// the step-by-step run's on the region's last level, bit for bit, with faces marked on one side, the
+// other, both and neither, 1 to 3 threads, tiles along y or none, the team on slabs or together.
+TEST(TimeBlock, RegionSweepMatchesOnItsLastLevel) {
+  const Grid g{61, 69, 91};
+  const Blocks b{13, 7, 9};
+  // the box whose points level d must give (x from 24 up, y below 40, z 30 to 60), and the faces
+  // marked (another rank's part beyond them)
+  const std::array<std::size_t, 3> own_lo{24, 8, 30}, own_hi{53, 40, 60};
+  SweepRegion base;
+  base.shrinks = {{{true, false}, {false, true}, {true, true}}};
+  for (int threads : {1, 2, 3})
+    for (std::size_t rows : {0u, 11u})
+      for (bool shared : {false, true})
+        for (int depth = 1; depth <= 3; ++depth) {
+          SweepRegion r = base;
+          for (std::size_t d = 0; d < 3; ++d) {
+            r.lo[d] = own_lo[d] - (r.shrinks[d][0] ? kHalf * static_cast<std::size_t>(depth - 1) : 0);
+            r.hi[d] = own_hi[d] + (r.shrinks[d][1] ? kHalf * static_cast<std::size_t>(depth - 1) : 0);
+          }
+          if (depth > max_depth(r, threads, shared)) continue;
+          Arrays want(g), got(g);
+          initialise(want.fields(), g, b, false, 1);
+          Fields w = want.fields();
+          run(w, g, b, Schedule::Static, 1, 3, coefficients());  // spread the source first
+          got = want;
+          Fields f = got.fields();
+          if (w.prev != want.prev.data()) std::swap(f.prev, f.next);
+          run(w, g, b, Schedule::Static, 1, depth, coefficients());
+          const Arrays before = got;
+          sweep_region(f, g, b, TimeTiles{depth, rows, 8, shared}, r, threads, coefficients());
+          std::size_t differ = 0, nonzero = 0, outside = 0;
+          for (std::size_t z = 0; z < g.n3; ++z)
+            for (std::size_t y = 0; y < g.n2; ++y)
+              for (std::size_t x = 0; x < g.n1; ++x) {
+                const std::size_t i = g.index(x, y, z);
+                const bool in =
+                    x >= r.lo[0] && x < r.hi[0] && y >= r.lo[1] && y < r.hi[1] && z >= r.lo[2] && z < r.hi[2];
+                if (!in) outside += (got.prev[i] != before.prev[i]) + (got.next[i] != before.next[i]);
+              }
+          EXPECT_EQ(outside, 0u) << "a sweep wrote outside its region";
+          for (std::size_t z = own_lo[2]; z < own_hi[2]; ++z)
+            for (std::size_t y = own_lo[1]; y < own_hi[1]; ++y)
+              for (std::size_t x = own_lo[0]; x < own_hi[0]; ++x) {
+                differ += w.prev[g.index(x, y, z)] != f.prev[g.index(x, y, z)];
+                nonzero += w.prev[g.index(x, y, z)] != 0.0f;
+              }
+          EXPECT_EQ(differ, 0u) << "threads " << threads << " rows " << rows << " shared " << shared << " depth "
+                                << depth;
+          EXPECT_GT(nonzero, 1000u);
+        }
+}
+
+// The deepest sweep of a region counts the faces it shrinks at only on slabs that share a face with
+// another thread.
+TEST(TimeBlock, RegionDepthCountsItsFacesBesideSharedOnes) {
+  SweepRegion r;
+  r.lo = {8, 8, 8};
+  r.hi = {40, 40, 72};  // 64 planes
+  EXPECT_EQ(max_depth(r, 2), 32 / 8 + 1);
+  r.shrinks[2] = {true, false};
+  EXPECT_EQ(max_depth(r, 2), 32 / 16 + 1);  // the lower slab: its shared face and the region's
+  EXPECT_GT(max_depth(r, 1), 1000);         // one slab shares no face: the region's alone bind nothing
+  EXPECT_GT(max_depth(r, 2, true), 1000);
 }
 
 // The model calibrated by a race gives back the two rates it was calibrated on, predicts faster

@@ -58,7 +58,8 @@ from bandwall.views.iso3dfd import csv_rows, render
     "the depth the model proposes, kept only when a short race on this run's data shows it faster beyond "
     "noise, else 1 (a run too short to race it races a shallower one, and the model calibrated by that race "
     "says how deep; config.time_block says why); measure: race now whatever the cache says; over --ranks "
-    "only 1",
+    "a number N sweeps each rank's part N steps at a time, with halos 8 N deep exchanged once a sweep (auto: "
+    "step by step there)",
 )
 @click.option(
     "--sweep-team",
@@ -178,13 +179,8 @@ def iso3dfd_cmd(
             )
         if sweep_team != "auto":
             raise UsageError(
-                f"--sweep-team {sweep_team}: over MPI ranks the halo is exchanged every step; temporal blocking "
-                "runs in one process"
-            )
-        if depth not in ("auto", "measure", 1):
-            raise UsageError(
-                f"--time-block {depth}: over MPI ranks the halo is exchanged every step; temporal blocking "
-                "runs in one process (use --time-block 1 with --ranks)"
+                f"--sweep-team {sweep_team}: over MPI ranks each rank's sweeps take the model's team (its threads' "
+                "slabs when they hold the depth, else the team together)"
             )
         counts = iso3dfd_mpi.parse_ranks(ranks)
         if shape is not None and shape != "auto" and len(counts) > 1:
@@ -204,8 +200,9 @@ def iso3dfd_cmd(
                 cpus=cpus,
                 dims=shape,
                 model=True,
+                time_block=depth,
             )
-            for n in iso3dfd_mpi.checked(dims, counts, scaling, shape)
+            for n in iso3dfd_mpi.checked(dims, counts, scaling, shape, depth)
         ]
         if not no_store:
             for rec in recs:

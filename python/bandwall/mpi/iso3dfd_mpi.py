@@ -1,6 +1,7 @@
 """ISO3DFD over MPI ranks: checks the decomposition (a 3-D grid of ranks, z-slabs by default, each
-part at least the halo of 8 along every dimension it shares) before launching, runs bandwall-iso3dfd-mpi through a launcher (mpirun or srun), and sums
-strong or weak scaling over rank counts (speed-up, efficiency, share of time in communication)."""
+part at least the halo, 8 layers a step of a sweep, along every dimension it shares) before
+launching, runs bandwall-iso3dfd-mpi through a launcher (mpirun or srun), and sums strong or weak
+scaling over rank counts (speed-up, efficiency, share of time in communication)."""
 
 from __future__ import annotations
 
@@ -31,13 +32,15 @@ def parse_dims(text: str, ranks: int) -> tuple[int, int, int]:
     return dims  # type: ignore[return-value]
 
 
-def _refusal(interior: Sequence[int], dims: Sequence[int]) -> str | None:
-    half = iso3dfd.HALF_LENGTH
+def _refusal(interior: Sequence[int], dims: Sequence[int], depth: int = 1) -> str | None:
+    halo = iso3dfd.HALF_LENGTH * depth
     for axis, n, p in zip(AXES, interior, dims):
-        if p > 1 and n // p < half:
+        if p > 1 and n // p < halo:
+            sweeps = f" for sweeps of {depth} steps (8 a step)" if depth > 1 else ""
+            shallower = ", a shallower --time-block" if depth > 1 else ""
             return (
                 f"{p} ranks along {axis} leave a rank {n // p} interior points there, fewer than the halo of "
-                f"{half} its neighbours need (use fewer ranks along {axis} or a larger grid)"
+                f"{halo} its neighbours need{sweeps} (use fewer ranks along {axis}{shallower} or a larger grid)"
             )
     return None
 
@@ -50,24 +53,26 @@ def halo_bytes(interior: Sequence[int], dims: Sequence[int]) -> float:
     return sum(2.0 * half * e[(d + 1) % 3] * e[(d + 2) % 3] * 4 for d in range(3) if dims[d] > 1)
 
 
-def shapes(grid: Sequence[int], ranks: int) -> list[tuple[int, int, int]]:
-    """Every shape (ranks along x, y, z) that can cut grid, least halo bytes first (ties: more ranks
-    along z, then y): the first is what --dims auto takes."""
+def shapes(grid: Sequence[int], ranks: int, depth: int = 1) -> list[tuple[int, int, int]]:
+    """Every shape (ranks along x, y, z) that can cut grid for sweeps of depth steps, least halo bytes
+    first (ties: more ranks along z, then y): the first is what --dims auto takes."""
     half = iso3dfd.HALF_LENGTH
     interior = [n - 2 * half for n in grid]
     found = [
         (ranks // (py * pz), py, pz)
         for pz in range(ranks, 0, -1)
         for py in range(ranks // pz, 0, -1)
-        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz)) is None
+        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz), depth) is None
     ]
     return sorted(found, key=lambda d: halo_bytes(interior, d))
 
 
-def check_decomposition(grid: Sequence[int], ranks: int, scaling: str, dims: str | None = None) -> None:
+def check_decomposition(
+    grid: Sequence[int], ranks: int, scaling: str, dims: str | None = None, depth: int = 1
+) -> None:
     """UsageError when ranks cannot share the grid in the shape asked for (dims PxQxR, auto, or None:
     z-slabs), as bandwall-iso3dfd-mpi decides it: every dimension cut in parts as equal as whole
-    points allow, each at least the halo of 8."""
+    points allow, each at least the halo of 8 a step of a sweep (depth)."""
     half = iso3dfd.HALF_LENGTH
     for axis, n in zip(("n1", "n2", "n3"), grid):
         if n < 2 * half + 1:
@@ -78,16 +83,16 @@ def check_decomposition(grid: Sequence[int], ranks: int, scaling: str, dims: str
     if dims == "auto":
         if scaling == "weak":
             return
-        if not shapes(grid, ranks):
+        if not shapes(grid, ranks, depth):
             raise UsageError(
                 f"{ranks} ranks cannot share grid {'x'.join(map(str, grid))} in any shape that leaves every rank "
-                f"the halo of {half} points along each dimension it cuts"
+                f"the halo of {half * depth} points along each dimension it cuts"
             )
         return
     shape = parse_dims(dims, ranks) if dims else (1, 1, ranks)
     if scaling == "weak":
         interior = [n * p for n, p in zip(interior, shape)]
-    why = _refusal(interior, shape)
+    why = _refusal(interior, shape, depth)
     if why:
         raise UsageError(why)
 
@@ -103,9 +108,11 @@ def native_args(
     verify: bool,
     cpus: str | None = None,
     dims: str | None = None,
+    time_block: int | str | None = None,
 ) -> list[str]:
     """bind is a rank binding (BINDINGS) or a thread-binding policy, and cpus a CPU list: the CPUs of
-    a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi)."""
+    a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi);
+    time_block: steps per sweep (auto and measure run step by step over ranks)."""
     args = [*grid, iters, *blocks]
     if threads is not None:
         args.append(threads)
@@ -118,6 +125,8 @@ def native_args(
         args.append("--verify")
     if dims is not None:
         args += ["--dims", dims]
+    if time_block is not None:
+        args += ["--time-block", time_block]
     return [str(a) for a in args]
 
 
@@ -137,16 +146,18 @@ def run(
     cpus: str | None = None,
     dims: str | None = None,
     model: bool = False,
+    time_block: int | str | None = None,
 ) -> dict:
     """One distributed run; returns its record (validated, not stored), with the launch plan in
     config.launcher. dims: PxQxR, auto, or None for z-slabs. model: a ping-pong between two ranks
-    started the same way gives result.exchange_model (exchange_model)."""
-    check_decomposition(grid, ranks, scaling, dims)
+    started the same way gives result.exchange_model (exchange_model). time_block: steps per sweep
+    (halos 8 a step deep, exchanged once a sweep)."""
+    check_decomposition(grid, ranks, scaling, dims, sweep_depth(time_block))
     blocks = blocks or iso3dfd.default_blocks(grid)
     plan = launchers.plan(TOOL, ranks, launcher)
     rec = native.run_record(
         TOOL,
-        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus, dims),
+        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus, dims, time_block),
         env={**plan.env, **(env or {})},
         prefix=plan.prefix,
         timeout=timeout,
@@ -180,35 +191,41 @@ def pingpong(impl: str, launcher: str) -> dict:
 
 
 def exchange_model(rec: dict, pp: dict) -> dict:
-    """What the halo exchange should cost each rank, from the ping-pong's latency and bandwidth: a
-    message per face with a neighbour, sent one after the other (latency + bytes / bandwidth each,
-    the faces' bytes together), beside what it took alone, what it took within the steps (post and
-    wait), and the update it can hide behind (the rank's compute a step)."""
+    """What one halo exchange should cost each rank, from the ping-pong's latency and bandwidth: a
+    message per face with a neighbour and array sent (one array step by step, two with sweeps), one
+    after the other (latency + bytes / bandwidth each, the faces' bytes together), beside what it took
+    alone, what it took within the run (post and wait), and the update it can hide behind (the rank's
+    compute between two exchanges: a step, or a sweep, which does not hide it)."""
     rail = mpi_rails.rail_from_pingpong(pp)
     steps = max(int(rec["config"]["nb_iter"]), 1)
+    depth = int(rec["config"].get("time_block", {}).get("depth", 1))
+    exchanges = max(-(-steps // depth), 1)
     rows = []
     for p in rec["result"]["ranks"]:
-        messages = int(p.get("neighbours", 0))
-        predicted = messages * rail.latency_s + float(p.get("halo_bytes_per_step", 0)) / rail.bandwidth_Bps
+        messages = int(p.get("neighbours", 0)) * (2 if depth > 1 else 1)
+        sent = float(p.get("exchange_bytes", p.get("halo_bytes_per_step", 0)))
+        predicted = messages * rail.latency_s + sent / rail.bandwidth_Bps
         rows.append(
             {
                 "rank": p["rank"],
                 "messages": messages,
-                "halo_bytes": p.get("halo_bytes_per_step", 0),
+                "halo_bytes": sent,
                 "predicted_s": predicted,
                 "alone_s": p.get("exchange_alone_s"),
                 "in_steps_s": p.get("exchange_in_steps_s"),
-                "compute_s": p["compute_s"] / steps,
+                "compute_s": p["compute_s"] / exchanges,
             }
         )
     worst = max(rows, key=lambda r: r["predicted_s"])
     return {
         "pingpong": {"latency_us": rail.latency_s * 1e6, "bandwidth_GBps": rail.bandwidth_Bps * 1e-9},
+        "steps_per_exchange": depth,
         "ranks": rows,
         "predicted_max_s": worst["predicted_s"],
         "alone_max_s": max((r["alone_s"] or 0) for r in rows),
         "compute_min_s": min(r["compute_s"] for r in rows),
-        "hideable": worst["predicted_s"] <= min(r["compute_s"] for r in rows),
+        "hideable": bool(rec["config"].get("overlap", True))
+        and worst["predicted_s"] <= min(r["compute_s"] for r in rows),
     }
 
 
@@ -247,8 +264,16 @@ def parse_ranks(text: str) -> list[int]:
     return counts
 
 
-def checked(grid: Sequence[int], counts: Sequence[int], scaling: str, dims: str | None = None) -> list[int]:
+def sweep_depth(time_block: int | str | None) -> int:
+    """The steps a sweep over ranks takes: the number given, else 1 (auto and measure race in one
+    process only)."""
+    return time_block if isinstance(time_block, int) else 1
+
+
+def checked(
+    grid: Sequence[int], counts: Sequence[int], scaling: str, dims: str | None = None, time_block=None
+) -> list[int]:
     """counts, once every one of them is known to decompose grid (before anything is launched)."""
     for n in counts:
-        check_decomposition(grid, n, scaling, dims)
+        check_decomposition(grid, n, scaling, dims, sweep_depth(time_block))
     return list(counts)

@@ -44,6 +44,7 @@ def render(con, recs: Sequence[dict]) -> None:
     )
     con.print(table("Scaling", COLUMNS, rows(recs)))
     last = max(recs, key=lambda r: r["config"]["ranks"])
+    c = last["config"]
     con.print(
         table(
             f"Ranks of the {last['config']['ranks']}-rank run",
@@ -78,12 +79,27 @@ def render(con, recs: Sequence[dict]) -> None:
     if m and "unavailable" in m:
         con.print(f"halo exchange model: unavailable: {m['unavailable']}")
     elif m:
-        con.print(
-            f"halo exchange a step, the slowest rank: modelled {1e6 * m['predicted_max_s']:.1f} us from the "
-            f"ping-pong ({m['pingpong']['latency_us']:.2f} us, {m['pingpong']['bandwidth_GBps']:.2f} GB/s), "
-            f"measured alone {1e6 * m['alone_max_s']:.1f} us; the update to hide it behind "
-            f"{1e6 * m['compute_min_s']:.1f} us ({'enough' if m['hideable'] else 'too short'}); "
+        depth = m.get("steps_per_exchange", 1)
+        once = "a step" if depth == 1 else f"once a sweep of {depth} steps"
+        hiding = (
+            f"the update to hide it behind {1e6 * m['compute_min_s']:.1f} us "
+            f"({'enough' if m['hideable'] else 'too short'}); "
             f"{100 * last['result'].get('hidden_share_mean', 0):.0f}% of it hidden on average"
+            if last["config"].get("overlap", True)
+            else f"not overlapped: the sweep between two exchanges {1e6 * m['compute_min_s']:.1f} us"
+        )
+        con.print(
+            f"halo exchange {once}, the slowest rank: modelled {1e6 * m['predicted_max_s']:.1f} us from the "
+            f"ping-pong ({m['pingpong']['latency_us']:.2f} us, {m['pingpong']['bandwidth_GBps']:.2f} GB/s), "
+            f"measured alone {1e6 * m['alone_max_s']:.1f} us; {hiding}"
+        )
+    tb = c.get("time_block")
+    if tb and tb["depth"] > 1:
+        shares = [p.get("redundant_share", 0) for p in last["result"]["ranks"]]
+        con.print(
+            f"time block {tb['depth']}: halos {tb['halo_layers']} layers deep, {tb['exchanges']} exchanges in "
+            f"{c['nb_iter']} steps; each rank computed {100 * max(shares):.0f}% more points than its own at most "
+            "(its halo again)"
         )
     v = last["validation"]
     if "max_rel_error" in v:
