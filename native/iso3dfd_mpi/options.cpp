@@ -158,7 +158,10 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
       "--time-block", time_block,
       "time steps per sweep: a number (1: step by step, the 8-layer halo exchanged every step and overlapped with "
       "the inner update; N: halos 8 N deep exchanged once a sweep, each rank sweeping its part and N - 1 steps of "
-      "its halo again), or auto and measure: 1 (the race that chooses a depth runs in one process)");
+      "its halo again), or auto: the depth the time-block model proposes for a rank's part (the shallowest over "
+      "ranks, at most what the parts' halos and three quarters of the steps allow), run only when a race against "
+      "single steps on the run's data, every round timed by the slowest rank, shows it faster beyond noise "
+      "(measure: the same; nothing is kept over ranks)");
   std::string dims;
   app.add_option("--dims", dims,
                  "ranks along x, y and z (PxQxR, their product the rank count), or auto: the shape of least halo "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/decide.hpp"
 #include "common/topology.hpp"
 #include "iso3dfd/rows.hpp"
 
@@ -58,19 +59,25 @@ void add_global_source(float* prev, const Grid& local, const Grid& global, const
 }
 
 Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
-    : o_(o), comm_(comm), threads_(threads), depth_(o.time_block), c_(coefficients()) {
+    : o_(o), comm_(comm), threads_(threads), c_(coefficients()) {
   for (auto* types : {&send_lo_, &send_hi_, &recv_lo_, &recv_hi_}) types->fill(MPI_DATATYPE_NULL);
   for (auto* both : {&deep_send_lo_, &deep_send_hi_, &deep_recv_lo_, &deep_recv_hi_})
     for (auto& types : *both) types.fill(MPI_DATATYPE_NULL);
   int me = 0, coords[3] = {0, 0, 0};  // z, y, x
   MPI_Comm_rank(comm, &me);
   MPI_Cart_coords(comm, me, 3, coords);
-  const std::size_t h = kHalf, deep = h * static_cast<std::size_t>(depth_);
   for (int d = 0; d < 3; ++d) {
     MPI_Cart_shift(comm, 2 - d, 1, &lower_[d], &upper_[d]);
     const std::size_t c = static_cast<std::size_t>(coords[2 - d]);
     origin_[d] = o.cuts[d][c];
     extent_[d] = o.cuts[d][c + 1] - o.cuts[d][c];
+  }
+  // auto and measure: the halos as deep as the race's sweeps (the run's depth is chosen later)
+  const bool racing = o.time_block_requested == "auto" || o.time_block_requested == "measure";
+  halo_depth_ = racing ? proposed_depth(cpu) : o.time_block;
+  depth_ = racing ? 1 : halo_depth_;
+  const std::size_t h = kHalf, deep = h * static_cast<std::size_t>(halo_depth_);
+  for (int d = 0; d < 3; ++d) {
     lo_[d] = lower_[d] != MPI_PROC_NULL ? deep : h;
     hi_[d] = upper_[d] != MPI_PROC_NULL ? deep : h;
   }
@@ -117,7 +124,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     return t;
   };
   const auto I = [](std::size_t v) { return static_cast<int>(v); };
-  if (depth_ == 1) {
+  {  // step by step (also between the sweeps a race times)
     for (int d = 0; d < 3; ++d) {
       const int k = 2 - d;
       int sub[3] = {I(extent_[2]), I(extent_[1]), I(extent_[0])};
@@ -133,7 +140,8 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
       recv_lo_[d] = face(lo_[d] - h);
       recv_hi_[d] = face(lo_[d] + e);
     }
-  } else {
+  }
+  if (halo_depth_ > 1) {
     // Axis d's faces span the whole local array along the axes exchanged before it (their halos
     // included: the edges) and the part along those after it.
     for (int which = 0; which < 2; ++which) {
@@ -169,11 +177,11 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     // The sweeps' tiles and team, fitted to this rank's caches: the slabs of its threads when they
     // hold the depth (the faces the region shrinks at counted), else the team together.
     const Topology& topo = Topology::instance();
-    const bool slabs = depth_ <= max_depth(region(depth_), threads_);
-    model_ = fit_time_block(local_, depth_, threads_, topo.cache_bytes(2, cpu), topo.cache_bytes(3, cpu),
+    const bool slabs = halo_depth_ <= max_depth(region(halo_depth_), threads_);
+    model_ = fit_time_block(local_, halo_depth_, threads_, topo.cache_bytes(2, cpu), topo.cache_bytes(3, cpu),
                             slabs ? Teams::Either : Teams::Shared);
     if (!slabs) model_.shared = true;
-    tiles_ = TimeTiles{depth_, model_.tile_rows, model_.chunk, model_.shared};
+    tiles_ = TimeTiles{halo_depth_, model_.tile_rows, model_.chunk, model_.shared};
   }
 }
 
@@ -201,10 +209,9 @@ void Part::update(const std::vector<Box>& boxes) {
   }
 }
 
-void Part::post(MPI_Request* reqs) {
+void Part::post(float* next, MPI_Request* reqs) {
   // next holds the new wavefield on the shell just updated: the 8 own layers at every face go to
   // the neighbour there, theirs come into the halo.
-  float* next = f_.next;
   for (int d = 0; d < 3; ++d) {
     MPI_Request* r = reqs + 4 * d;
     MPI_Irecv(next, 1, recv_lo_[d], lower_[d], kTagUp + d, comm_, &r[0]);
@@ -214,13 +221,21 @@ void Part::post(MPI_Request* reqs) {
   }
 }
 
+void Part::refresh_halo() {
+  MPI_Request reqs[12];
+  post(f_.prev, reqs);
+  MPI_Waitall(12, reqs, MPI_STATUSES_IGNORE);
+  halo_stale_ = false;
+}
+
 void Part::step(Timers& t) {
+  if (halo_stale_) refresh_halo();
   MPI_Request reqs[12];
   const double t0 = MPI_Wtime();
   if (o_.overlap) {
     update(shell_);
     const double t1 = MPI_Wtime();
-    post(reqs);
+    post(f_.next, reqs);
     const double t2 = MPI_Wtime();
     update(inner_);
     const double t3 = MPI_Wtime();
@@ -233,7 +248,7 @@ void Part::step(Timers& t) {
     update(shell_);
     update(inner_);
     const double t1 = MPI_Wtime();
-    post(reqs);
+    post(f_.next, reqs);
     const double t2 = MPI_Wtime();
     MPI_Waitall(12, reqs, MPI_STATUSES_IGNORE);
     const double t3 = MPI_Wtime();
@@ -252,7 +267,7 @@ double Part::exchange_alone() {
     exchange_deep(ignored);
   } else {
     MPI_Request reqs[12];
-    post(reqs);
+    post(f_.next, reqs);
     MPI_Waitall(12, reqs, MPI_STATUSES_IGNORE);
   }
   return MPI_Wtime() - t0;
@@ -303,10 +318,89 @@ void Part::sweep(int d, Timers& t) {
   tiles.depth = d;
   sweep_region(f_, local_, o_.blocks, tiles, region(d), threads_, c_);
   t.compute_s += MPI_Wtime() - t0;
+  halo_stale_ = true;
+}
+
+int Part::proposed_depth(int cpu) {
+  // the parts' halos: every part must hold 8 d layers along each axis it shares
+  long allow = 64;
+  for (int d = 0; d < 3; ++d)
+    if (lower_[d] != MPI_PROC_NULL || upper_[d] != MPI_PROC_NULL)
+      allow = std::min(allow, static_cast<long>(extent_[d] / kHalf));
+  const Grid part{extent_[0] + 2 * kHalf, extent_[1] + 2 * kHalf, extent_[2] + 2 * kHalf};
+  const Topology& topo = Topology::instance();
+  const TimeBlockModel m = propose_time_block(part, threads_, max_depth(part, threads_, true), topo.cache_bytes(2, cpu),
+                                              topo.cache_bytes(3, cpu), Teams::Either);
+  const int mine[2] = {m.depth, static_cast<int>(allow)};
+  int least[2] = {1, 1};
+  MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_);
+  const decide::Rule& rule = decide::rule();
+  plan_ = plan_race(std::min(least[0], least[1]), o_.iterations, rule.rounds, rule.rounds_when_unsettled);
+  choice_ = {{"proposal", m.to_json()}, {"proposed_depth_least", least[0]}, {"parts_hold_depth", least[1]}};
+  if (least[0] < 2)
+    choice_["why"] = "the model proposes no sweeps (the shallowest over ranks): " + m.why;
+  else if (least[1] < 2)
+    choice_["why"] = "a part holds the halo of one step only (8 layers) along an axis it shares";
+  else if (plan_.depth < 2)
+    choice_["why"] = "the run is too short to race a depth against single steps (" +
+                     std::to_string(plan_.fewest_steps) + " steps at least)";
+  return plan_.depth >= 2 && least[0] >= 2 && least[1] >= 2 ? plan_.depth : 1;
+}
+
+int Part::race() {
+  if (choice_.is_null()) return 0;
+  if (halo_depth_ < 2) {
+    choice_.update({{"depth", 1}, {"how", "model"}});
+    return 0;
+  }
+  // As one process races (iso3dfd/measurement.cpp): a single step to warm up, then rounds of one
+  // sweep and plan_.singles single steps, the first alternating; a round's rate is the slowest
+  // rank's, shared by all, so every rank decides alike.
+  const int d = halo_depth_;
+  const double points = static_cast<double>(o_.global.interior());
+  Timers ignored;
+  step(ignored);
+  int steps = 1;
+  std::vector<std::vector<double>> rates(2);
+  auto timed = [&](int c) {
+    if (c == 0 && halo_stale_) refresh_halo();  // what alternating costs, outside the round
+    const int n = c == 0 ? plan_.singles : d;
+    MPI_Barrier(comm_);
+    const double t0 = MPI_Wtime();
+    if (c == 0)
+      for (int i = 0; i < n; ++i) step(ignored);
+    else
+      sweep(d, ignored);
+    double mine = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
+    rates[static_cast<std::size_t>(c)].push_back(points * n / slowest / 1e6);
+    steps += n;
+  };
+  const decide::Rule& rule = decide::rule();
+  int ran = 0;
+  for (; ran < rule.rounds; ++ran)
+    for (int k = 0; k < 2; ++k) timed((k + ran) % 2);
+  if (plan_.may_add && decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
+    for (; ran < plan_.most_rounds; ++ran)
+      for (int k = 0; k < 2; ++k) timed((k + ran) % 2);
+  const decide::Choice ch = decide::choose_best({"1", std::to_string(d)}, rates, 0, "MPoints/s");
+  depth_ = ch.chosen == 1 ? d : 1;
+  if (depth_ == 1 && halo_stale_) refresh_halo();
+  choice_.update({{"depth", depth_},
+                  {"how", "race"},
+                  {"why", ch.why},
+                  {"race", ch.record},
+                  {"race_steps", steps},
+                  {"race_single_steps", plan_.singles},
+                  {"race_rounds_added", ran - rule.rounds},
+                  {"note",
+                   "the race's steps advanced the run's wavefield and count among its steps, untimed; every "
+                   "round timed by the slowest rank"}});
+  return steps;
 }
 
 void Part::advance(int steps, Timers& t) {
-  for (int done = 0; done < steps;) {
+  for (int done = 0; done < steps; ++exchanges_) {
     if (depth_ == 1) {
       step(t);
       ++done;
@@ -360,7 +454,7 @@ double Part::exchange_bytes() const {
       across *= static_cast<double>(extent_[a] + (before && lower_[a] != MPI_PROC_NULL ? lo_[a] : 0) +
                                     (before && upper_[a] != MPI_PROC_NULL ? hi_[a] : 0));
     }
-    const double layers = depth_ > 1 ? static_cast<double>(kHalf) * (2 * depth_ - 1) : kHalf;  // prev and next
+    const double layers = depth_ > 1 ? static_cast<double>(kHalf) * (2 * halo_depth_ - 1) : kHalf;  // prev, next
     bytes += layers * across * sizeof(float) * ((lower_[d] != MPI_PROC_NULL) + (upper_[d] != MPI_PROC_NULL));
   }
   return bytes;

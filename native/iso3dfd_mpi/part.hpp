@@ -44,13 +44,24 @@ class Part {
   void step(Timers& t);
   // Time block N > 1: the deep exchange, then one sweep of d <= N steps.
   void sweep(int d, Timers& t);
-  // Advances `steps` steps, step by step or by sweeps of the time block (the last the rest).
+  // --time-block auto over ranks: the proposal (the time-block model on this rank's part, the
+  // shallowest over ranks, as deep as the parts' halos and the run's steps allow) raced against
+  // single steps on the run's data, under the decision rule, every rank timing each round by the
+  // slowest one, so all choose alike. Returns the steps the race took (0: no race).
+  int race();
+  // Advances `steps` steps, step by step or by sweeps of the chosen depth (the last the rest).
   void advance(int steps, Timers& t);
   // One exchange alone (next's faces, or the deep one), its seconds (for the share of it the steps hid).
   double exchange_alone();
   // The sweeps' tiles and team (time block > 1), as the time-block model fits them to the rank's
   // caches; null step by step.
   json sweep_record() const;
+  // What auto decided and why (the proposal, the race's rounds); null when the depth was given.
+  const json& choice() const { return choice_; }
+  // Time steps per sweep the run advances by (after a race, the one it chose).
+  int depth() const { return depth_; }
+  int exchanges() const { return exchanges_; }
+  int halo_depth() const { return halo_depth_; }
   // Points updated beyond the part's own (the halo computed again), a share of its own, over `steps`.
   double redundant_share(int steps) const;
 
@@ -71,8 +82,12 @@ class Part {
 
  private:
   void update(const std::vector<Box>& boxes);
-  void post(MPI_Request* reqs);
+  void post(float* next, MPI_Request* reqs);
   void exchange_deep(Timers& t);
+  // prev's 8 layers at every face (after a sweep, before a step).
+  void refresh_halo();
+  // The deepest sweep every rank's part holds the halo of, and the time-block model's proposal.
+  int proposed_depth(int cpu);
   // The region a sweep of d steps updates: the part and 8 (d - 1) layers of each halo a neighbour sent.
   SweepRegion region(int d) const;
 
@@ -83,9 +98,14 @@ class Part {
   std::array<std::size_t, 3> origin_{}, extent_{};
   // Halo layers below and above the part along x, y, z (the local index of its first own point is lo_).
   std::array<std::size_t, 3> lo_{}, hi_{};
-  int depth_ = 1;
+  int halo_depth_ = 1;       // the halos are 8 x this deep
+  int depth_ = 1;            // steps a sweep (at most halo_depth_)
+  int exchanges_ = 0;        // in the timed steps
+  bool halo_stale_ = false;  // prev's 8 layers, after a sweep (a step needs them)
   TimeTiles tiles_{};
   TimeBlockModel model_{};
+  json choice_;
+  RacePlan plan_{};
   Grid local_;
   Buffer prev_, next_, vel_;
   Fields f_{};

@@ -58,8 +58,8 @@ from bandwall.views.iso3dfd import csv_rows, render
     "the depth the model proposes, kept only when a short race on this run's data shows it faster beyond "
     "noise, else 1 (a run too short to race it races a shallower one, and the model calibrated by that race "
     "says how deep; config.time_block says why); measure: race now whatever the cache says; over --ranks "
-    "a number N sweeps each rank's part N steps at a time, with halos 8 N deep exchanged once a sweep (auto: "
-    "step by step there)",
+    "a number N sweeps each rank's part N steps at a time, with halos 8 N deep exchanged once a sweep, and auto "
+    "races the model's depth against single steps on the run's data (every round timed by the slowest rank)",
 )
 @click.option(
     "--sweep-team",
