@@ -189,26 +189,19 @@ void Measurement::choose_time_block(int threads) {
   run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
   race_steps_ = 1;
   std::vector<std::vector<double>> rates(2);
-  auto race_round = [&](int r) {
-    for (int k = 0; k < 2; ++k) {
-      const int c = (k + r) % 2;
-      const int n = c == 0 ? plan.singles : plan.depth;
-      const double t0 = omp_get_wtime();
-      if (c == 0)
-        run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
-      else
-        run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
-      rates[c].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) / 1e6);
-      race_steps_ += n;
-    }
-  };
-  int ran = 0;
-  for (; ran < rounds; ++ran) race_round(ran);
-  // Unsettled (the median beyond the margin, the interval not: one disturbed round of five does
-  // that), all the rounds the rule allows then, when the run affords them: the choice is made after
-  // 5 rounds or after all of them, never at a round in between.
-  if (plan.may_add && decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
-    while (ran < plan.most_rounds) race_round(ran++);
+  // Unsettled after 5 rounds (the median beyond the margin, the interval not: one disturbed round
+  // of five does that), all the rounds the rule allows, when the run affords them.
+  const int ran = race_rounds(plan, rates, [&](int c) {
+    const int n = c == 0 ? plan.singles : plan.depth;
+    const double t0 = omp_get_wtime();
+    if (c == 0)
+      run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
+    else
+      run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
+    rates[static_cast<std::size_t>(c)].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) /
+                                                 1e6);
+    race_steps_ += n;
+  });
   const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
   const json calibrated = calibrated_prediction(o_.grid, threads, deepest_mode, o_.l2_bytes, l3, median(rates[0]),
                                                 raced, median(rates[1]), mode);

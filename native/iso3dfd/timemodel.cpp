@@ -173,6 +173,19 @@ namespace {
 int race_budget(int iterations) { return static_cast<int>(std::max(iterations, 0) * 3L / 4) - 1; }
 }  // namespace
 
+int race_rounds(const RacePlan& plan, const std::vector<std::vector<double>>& rates,
+                const std::function<void(int)>& leg) {
+  const decide::Rule& rule = decide::rule();
+  auto round = [&](int r) {
+    for (int k = 0; k < 2; ++k) leg((k + r) % 2);
+  };
+  int ran = 0;
+  for (; ran < rule.rounds; ++ran) round(ran);
+  if (plan.may_add && decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
+    for (; ran < plan.most_rounds; ++ran) round(ran);
+  return ran;
+}
+
 RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds) {
   RacePlan p;
   rounds = std::max(rounds, 1);

@@ -6,7 +6,9 @@
 // steps cut the race short of the proposal, the model calibrated by the race says how deep.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "common/record.hpp"
 #include "iso3dfd/iso3dfd.hpp"
@@ -82,6 +84,14 @@ struct RacePlan {
   bool may_add = false;  // the rounds an unsettled race adds fit in the run too
 };
 RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds);
+
+// The race's rounds, as one process and a grid of ranks run them: the rule's rounds, then, when the
+// plan affords them and those leave the race unsettled, up to plan.most_rounds (the choice is made
+// after all of them, never at a round in between). Round r calls leg(c) for c = 0 (the single steps)
+// and c = 1 (the sweep), the first alternating from round to round; a leg pushes its rate into
+// rates[c]. Returns the rounds run.
+int race_rounds(const RacePlan& plan, const std::vector<std::vector<double>>& rates,
+                const std::function<void(int)>& leg);
 
 // What the model adds to a race a run's steps cut short (a run of 40 steps races depth 4 at most):
 // when the race chose sweeps (depth `raced` > 1, measured at rate_raced MPoints/s, faster than depth

@@ -377,12 +377,7 @@ int Part::race() {
     steps += n;
   };
   const decide::Rule& rule = decide::rule();
-  int ran = 0;
-  for (; ran < rule.rounds; ++ran)
-    for (int k = 0; k < 2; ++k) timed((k + ran) % 2);
-  if (plan_.may_add && decide::unsettled(decide::ratio_interval(rates[1], rates[0])))
-    for (; ran < plan_.most_rounds; ++ran)
-      for (int k = 0; k < 2; ++k) timed((k + ran) % 2);
+  const int ran = race_rounds(plan_, rates, timed);
   const decide::Choice ch = decide::choose_best({"1", std::to_string(d)}, rates, 0, "MPoints/s");
   depth_ = ch.chosen == 1 ? d : 1;
   if (depth_ == 1 && halo_stale_) refresh_halo();
