@@ -4,8 +4,8 @@ results file.
 
 Each step waits until the load average is below --max-load (a benchmark on a busy host measures
 the host), runs one script of bench/ and copies its command and its output into the file, under a
-header that names the CPU (model name, CPUID family and model, caches from lscpu). Nothing runs
-side by side. The steps:
+heading that gives the time, the build (git describe) and the CPU (model name, CPUID family and
+model, caches from lscpu). Nothing runs side by side. The steps:
 
   devito      iso3dfd_vs_devito.py at the defaults: bandwall against Devito, 256^3 interior, 40 steps
   sweeps      iso3dfd_time_block.py: depths 1, 2, 4, 8 by slabs, 3 by the team together, auto (a
@@ -103,6 +103,15 @@ def cpu_header() -> str:
     return "\n".join(lines)
 
 
+def build() -> str:
+    """The commit the executables were built from, as git names it (with -dirty when the work tree
+    differs), or 'unknown' outside a git work tree."""
+    run = subprocess.run(
+        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    return run.stdout.strip() or "unknown"
+
+
 def wait_for_quiet(a: argparse.Namespace) -> float:
     """Waits until the 1-minute load is below --max-load (at most --wait seconds); the load then."""
     deadline = time.monotonic() + a.wait
@@ -118,7 +127,12 @@ def main() -> None:
     cmds = commands(a)
     with out.open("a") as f:
         if out.stat().st_size == 0:
-            f.write(f"# {day}: {a.name}\n\n```\n$ lscpu\n{cpu_header()}\n```\n")
+            f.write(f"# {day}: {a.name}\n")
+        # Each campaign under a heading of its own (a file may hold several of the day's): when, with
+        # which build, on which CPU.
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
+        f.write(f"\n## The ISO3DFD campaign of {now} UTC, build {build()}\n\n")
+        f.write(f"```\n$ lscpu\n{cpu_header()}\n```\n")
         for step in a.step_list:
             load = wait_for_quiet(a)
             cmd = cmds[step]
@@ -130,12 +144,19 @@ def main() -> None:
             except OSError as e:
                 code, stdout, stderr = 127, "", str(e)
             f.write(
-                f"\n## {step}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n"
+                f"\n### {step}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n"
             )
             if code != 0:
-                last = (stderr.strip().splitlines() or [f"exit {code}"])[-1]
-                f.write(f"\nThe step failed (exit {code}): {last}\n")
-                print(f"campaign: {step} failed: {last}", file=sys.stderr)
+                # A step stopped half-way has printed its progress (isa_choices.py: each kernel's
+                # figures) to stderr only: its last lines go into the file too.
+                lines = stderr.strip().splitlines()
+                how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+                if lines:
+                    f.write(f"\nThe step failed ({how}); the last lines of its stderr:\n\n```\n")
+                    f.write("\n".join(lines[-20:]) + "\n```\n")
+                else:
+                    f.write(f"\nThe step failed ({how}), with nothing on stderr.\n")
+                print(f"campaign: {step} failed ({how}): {(lines or [''])[-1]}", file=sys.stderr)
             f.flush()
     print(f"campaign: written to {out.relative_to(ROOT)}", file=sys.stderr)
 
