@@ -23,9 +23,9 @@ steps has nothing to gain but its cost.
 
 A depth may name who sweeps (`4:slabs`, `4:shared`: --sweep-team). With --topology, every run reads
 the machine from an hwloc XML file (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1: binding still works); with
---caches L2,L3 (e.g. 1M,32M), from this machine's own (`lstopo-no-graphics --of xml`) with those
-cache sizes: the model then sizes blocks and tiles for another CPU's caches, while the timings
-stay this CPU's (its real caches still hold what they hold).
+--caches L2,L3 (e.g. 1M,32M), every run's models read those cache sizes (BANDWALL_CACHES=L2=..,L3=..):
+the model then sizes blocks and tiles for another CPU's caches, while the timings stay this CPU's
+(its real caches still hold what they hold).
 
     python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
     .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
@@ -37,7 +37,6 @@ import argparse
 import atexit
 import json
 import os
-import re
 import shlex
 import shutil
 import statistics
@@ -69,7 +68,7 @@ def parse() -> argparse.Namespace:
         "user's later runs) or measure (auto racing every time)",
     )
     p.add_argument("--topology", help="an hwloc XML file every run reads the machine from")
-    p.add_argument("--caches", help="L2,L3: this machine's topology with these cache sizes (e.g. 1M,32M)")
+    p.add_argument("--caches", help="L2,L3: the cache sizes the models read (e.g. 1M,32M)")
     p.add_argument("--oracle", action="store_true", help="first, the in-cache grid against the run's grid")
     p.add_argument("--oracle-planes", type=int, default=48, help="n3 of the in-cache grid (halo included)")
     p.add_argument(
@@ -96,35 +95,13 @@ def parse() -> argparse.Namespace:
     if a.topology and not Path(a.topology).is_file():
         p.error(f"no topology file {a.topology}")
     if a.caches:
-        if a.topology:
-            p.error("give --topology or --caches, not both")
-        a.topology = with_caches(p, a.caches)
+        parts = a.caches.split(",")
+        if len(parts) != 2 or not all(parts):
+            p.error(f"--caches '{a.caches}': give L2,L3 sizes such as 1M,32M")
+        a.forced_caches = f"L2={parts[0]},L3={parts[1]}"
+    else:
+        a.forced_caches = ""
     return a
-
-
-def with_caches(p: argparse.ArgumentParser, text: str) -> str:
-    """This machine's hwloc XML with its L2 and L3 sizes replaced; the file's path."""
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    try:
-        l2, l3 = (
-            int(v[:-1]) * units[v[-1].upper()] if v[-1].upper() in units else int(v) for v in text.split(",")
-        )
-    except (ValueError, IndexError, KeyError):
-        p.error(f"--caches '{text}': give L2,L3 sizes such as 1M,32M")
-    xml = subprocess.run(
-        ["lstopo-no-graphics", "--of", "xml"], capture_output=True, text=True, check=True
-    ).stdout
-    for depth, size in (("2", l2), ("3", l3)):
-        xml = re.sub(
-            rf'(type="L{depth}Cache"[^>]*?cache_size=")\d+(")',
-            lambda m, n=size: f"{m.group(1)}{n}{m.group(2)}",
-            xml,
-        )
-    where = tempfile.mkdtemp(prefix="bandwall-topology-")
-    atexit.register(shutil.rmtree, where, True)
-    out = Path(where) / "topology.xml"
-    out.write_text(xml)
-    return str(out)
 
 
 def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | None = None) -> dict:
@@ -146,6 +123,8 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
     env = dict(os.environ, BANDWALL_CACHE_DIR=a.cache_measure if steps == "measure" else a.cache)
     if a.topology:
         env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
+    if a.forced_caches:
+        env["BANDWALL_CACHES"] = a.forced_caches  # a malformed size: the executable refuses it, exit 2
     time.sleep(a.pause)
     out = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     if out.returncode != 0:

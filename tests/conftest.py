@@ -91,6 +91,7 @@ def pytest_configure(config):
     _SESSION_STATE.append(home)
     os.environ.update(_point_state_at(home))
     os.environ.pop("BANDWALL_MICROARCH", None)  # the `microarch` fixture forces rows where a test means to
+    os.environ.pop("BANDWALL_CACHES", None)  # cache sizes too: the tests that hold them fixed say so
     config.addinivalue_line(
         "markers",
         "cpus(n=2, ids=()): needs n CPUs this process may use (and, with ids, those CPU numbers); skipped with the "
@@ -127,6 +128,7 @@ def _private_state(tmp_path_factory, monkeypatch):
     # A row forced by the caller's shell would make every test run one micro-architecture's branch:
     # the tests that mean to force one say so (the `microarch` fixture).
     monkeypatch.delenv("BANDWALL_MICROARCH", raising=False)
+    monkeypatch.delenv("BANDWALL_CACHES", raising=False)
 
 
 def microarchs() -> list[str]:

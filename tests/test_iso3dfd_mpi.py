@@ -248,43 +248,57 @@ def test_sweeps_over_ranks_give_the_single_process_wavefield(grid, ranks, dims, 
 
 # 2 parts of 80 x 80 x 64 with their halo, 4.9 MB of arrays each: more than half the L2 of any CPU met
 PARTS_BEYOND_L2 = (80, 80, 112)
+# The caches every rank's model reads, held fixed so that each branch runs on any CPU: a Zen guest's
+# (the model proposes sweeps of these parts) and an L2 that holds a part (it proposes none).
+ZEN_CACHES = {"BANDWALL_CACHES": "L2=1M,L3=32M"}
+HUGE_L2 = {"BANDWALL_CACHES": "L2=64M,L3=480M"}
 
 
-def test_auto_over_ranks_too_short_to_race_says_why():
+@pytest.mark.parametrize(
+    ("iters", "caches", "why"),
+    [(10, ZEN_CACHES, "too short to race"), (40, HUGE_L2, "the model proposes no sweeps")],
+)
+def test_auto_over_ranks_too_short_to_race_says_why(iters, caches, why):
     """auto on a run too short to race (10 steps, the CLI's default), or whose parts leave the model
-    nothing to save: step by step, and the record says why."""
+    nothing to save (they fit the L2): step by step, and the record says why."""
     rec = iso3dfd_mpi.run(
-        PARTS_BEYOND_L2, 10, 2, threads=1, bind="none", launcher="mpirun", time_block="auto"
+        PARTS_BEYOND_L2, iters, 2, threads=1, bind="none", launcher="mpirun", time_block="auto", env=caches
     )
     tb = rec["config"]["time_block"]
-    assert (tb["depth"], tb["how"], tb["requested"], tb["exchanges"]) == (1, "model", "auto", 10)
-    assert "too short to race" in tb["why"] or "proposes no sweeps" in tb["why"]
-    assert "sweep" not in tb and tb["halo_layers"] == 8 and rec["result"]["steps_timed"] == 10
+    assert (tb["depth"], tb["how"], tb["requested"], tb["exchanges"]) == (1, "model", "auto", iters)
+    assert why in tb["why"] and tb["caches_forced"] == f"BANDWALL_CACHES={caches['BANDWALL_CACHES']}"
+    assert "sweep" not in tb and tb["halo_layers"] == 8 and rec["result"]["steps_timed"] == iters
     assert all(p["redundant_share"] == 0 for p in rec["result"]["ranks"])
 
 
 def test_auto_over_ranks_races_as_one_process_does():
-    """auto over ranks: the model's depth 1, or the race of sweeps (halos as deep as the race's) against
-    single steps, every round timed by the slowest rank; the race's steps advance the wavefield, the
-    rest are timed at the depth it chose, and the answer is one process's to the last bit."""
+    """auto over ranks, where the model proposes sweeps: the race of sweeps (halos as deep as the
+    race's) against single steps, every round timed by the slowest rank; the race's steps advance the
+    wavefield, the rest are timed at the depth it chose, and the answer is one process's to the last
+    bit."""
     rec = iso3dfd_mpi.run(
-        PARTS_BEYOND_L2, 40, 2, threads=1, bind="none", launcher="mpirun", verify=True, time_block="auto"
+        PARTS_BEYOND_L2,
+        40,
+        2,
+        threads=1,
+        bind="none",
+        launcher="mpirun",
+        verify=True,
+        time_block="auto",
+        env=ZEN_CACHES,
     )
     tb, r = rec["config"]["time_block"], rec["result"]
-    assert tb["requested"] == "auto" and tb["how"] in ("model", "race") and tb["why"]
+    assert tb["requested"] == "auto" and tb["how"] == "race" and tb["why"]
     assert rec["validation"]["passed"] is True and rec["validation"]["max_rel_error"] == 0.0
-    race = tb.get("race_steps", 0)
+    race = tb["race_steps"]
     assert r["steps_timed"] + race == 40
-    if tb["how"] == "race":
-        (raced,) = [name for name in tb["race"]["rates"] if name != "1"]
-        rounds = tb["race"]["rule"]["rounds_run"]
-        assert race == 1 + (int(raced) + tb["race_single_steps"]) * rounds <= 40 * 3 // 4
-        assert tb["halo_layers"] == 8 * int(raced)
-        assert tb["depth"] == (int(raced) if tb["race"]["chosen"] == raced else 1)
-        assert rec["config"]["overlap"] is (tb["depth"] == 1)
-        assert tb["exchanges"] == (-(-r["steps_timed"] // tb["depth"]))
-    else:
-        assert tb["depth"] == 1 and race == 0
+    (raced,) = [name for name in tb["race"]["rates"] if name != "1"]
+    rounds = tb["race"]["rule"]["rounds_run"]
+    assert race == 1 + (int(raced) + tb["race_single_steps"]) * rounds <= 40 * 3 // 4
+    assert tb["halo_layers"] == 8 * int(raced)
+    assert tb["depth"] == (int(raced) if tb["race"]["chosen"] == raced else 1)
+    assert rec["config"]["overlap"] is (tb["depth"] == 1)
+    assert tb["exchanges"] == (-(-r["steps_timed"] // tb["depth"]))
 
 
 NATIVE_BAD = [

@@ -54,25 +54,38 @@ def test_the_team_sweeping_together_leaves_the_wavefield_exact(team):
     assert rec["result"]["norm"] == step["result"]["norm"]
 
 
+# The caches the model reads, held fixed (BANDWALL_CACHES) so that each branch of auto runs on any
+# CPU: a Zen guest's (the grids below race) and an L2 that holds them (the model keeps depth 1).
+ZEN_CACHES = "L2=1M,L3=32M"
+HUGE_L2 = "L2=64M,L3=480M"
+
+
 @pytest.mark.parametrize(
-    "grid",
+    ("grid", "caches", "races"),
     [
-        (37, 29, 57, 40, 13, 7, 9),
+        ((37, 29, 57, 40, 13, 7, 9), ZEN_CACHES, True),
         # 6 MiB of arrays: more than half the L2 of any CPU met, so the model proposes a depth to race
-        (80, 80, 80, 40, "auto", "auto", "auto"),
+        ((80, 80, 80, 40, "auto", "auto", "auto"), ZEN_CACHES, True),
+        ((80, 80, 80, 40, "auto", "auto", "auto"), HUGE_L2, False),
     ],
 )
-def test_time_block_auto_says_how_and_counts_its_race(grid):
-    """auto: the model's depth 1, or a race of single steps against sweeps whose steps the run
-    counts; whichever it was, the record says why, and the answer is the step-by-step one."""
+def test_time_block_auto_says_how_and_counts_its_race(grid, caches, races, monkeypatch):
+    """auto: the model's depth 1 (the grid fits the L2), or a race of single steps against sweeps
+    whose steps the run counts; whichever it was, the record says why, and the answer is the
+    step-by-step one."""
+    monkeypatch.setenv("BANDWALL_CACHES", caches)
     step = tool_record(*grid, "compact", 1, "--time-block", 1)
     rec = tool_record(*grid, "compact", 1, "--time-block", "auto")
     tb = rec["config"]["time_block"]
+    assert rec["result"]["traffic_model"]["caches_forced"] == f"BANDWALL_CACHES={caches}"
     assert tb["requested"] == "auto" and tb["how"] in ("model", "race", "race and model") and tb["why"]
-    assert "proposal" in tb
+    assert "proposal" in tb and tb["cache_key"].endswith(caches)
     race = tb.get("race_steps", 0)
     assert rec["result"]["steps"] + race == 40
-    if tb["how"] != "model":
+    assert (tb["how"] != "model") == races
+    if not races:
+        assert tb["depth"] == 1 and race == 0 and "fit" in tb["why"]
+    else:
         rounds = tb["race"]["rule"]["rounds_run"]
         added = tb["race_rounds_added"]
         rule = decide.rule()
@@ -110,15 +123,18 @@ def test_time_block_auto_says_how_and_counts_its_race(grid):
 RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1)
 
 
-def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
+def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch):  # noqa: F811
     """A race settled beyond noise (either way) is kept in the cache folder under the run's key; the
     next run like it takes that depth without racing, every step timed and the wavefield the same;
     --time-block measure races again. An entry within noise, of another CPU, of another team, deeper
     than 64, raced shallower than this run would race, or with any field it needs of the wrong type
-    is not taken; spoilt fields it does not need are left out."""
+    is not taken; spoilt fields it does not need are left out. A race run under other cache sizes
+    is another race."""
+    monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)  # the model proposes sweeps: the first run races
     cache = Path(os.environ["BANDWALL_CACHE_DIR"])
     first = tool_record(*RACED, "--time-block", "auto")
     tb = first["config"]["time_block"]
+    assert tb["how"] != "model" and "race_steps" in tb
     key = tb["cache_key"]
     files = list(cache.glob("time-blocks-*.json"))
     settled = tb["how"] != "model" and tb["race"]["comparisons"][0]["verdict"] in ("faster", "slower")
@@ -126,6 +142,11 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine):  # noqa: F811
     if settled:
         again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
         assert (again["how"], again["depth"]) == ("cached", tb["depth"]) and "race_steps" not in again
+        # other cache sizes: another key, so the kept race is not taken
+        monkeypatch.setenv("BANDWALL_CACHES", "L2=768K,L3=32M")
+        other = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+        assert other["cache_key"] != key and other["how"] != "cached"
+        monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)
     path = files[0] if files else cache / f"time-blocks-{topo_digest()}.json"
     cache.mkdir(parents=True, exist_ok=True)
     entry = {

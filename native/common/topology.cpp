@@ -42,7 +42,38 @@ Topology& Topology::instance() {
     const char* env = std::getenv("BANDWALL_TOPOLOGY");
     return std::string(env ? env : "");
   }());
+  static const bool forced = [] {
+    const char* env = std::getenv("BANDWALL_CACHES");
+    topo.force_caches(env ? env : "");
+    return true;
+  }();
+  (void)forced;
   return topo;
+}
+
+void Topology::force_caches(const std::string& text) {
+  std::map<int, std::uint64_t> sizes;
+  const std::string usage = "BANDWALL_CACHES '" + text + "': give sizes by level, such as L2=1M,L3=32M";
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t eq = item.find('=');
+    if (eq != 2 || (item[0] != 'L' && item[0] != 'l') || item[1] < '1' || item[1] > '5') throw UsageError(usage);
+    const int level = item[1] - '0';
+    std::uint64_t bytes = 0;
+    try {
+      bytes = parse_size(item.substr(3), "BANDWALL_CACHES");
+    } catch (const UsageError&) {
+      throw UsageError(usage);
+    }
+    if (bytes == 0 || sizes.count(level)) throw UsageError(usage);
+    sizes[level] = bytes;
+  }
+  if (!text.empty() && sizes.empty()) throw UsageError(usage);
+  forced_ = sizes;
+  forced_text_ = sizes.empty() ? "" : "BANDWALL_CACHES=" + text;
 }
 
 Topology::Topology(const std::string& source) : source_(source) {
@@ -140,15 +171,21 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
     hwloc_bitmap_copy(want.b, hwloc_get_root_obj(topo_)->cpuset);
   else
     for (int c : cpus) hwloc_bitmap_set(want.b, c);
-  static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
-                                            HWLOC_OBJ_L1CACHE};
-  for (hwloc_obj_type_t t : levels) {
-    int n = hwloc_get_nbobjs_by_type(topo_, t);
-    if (n <= 0) continue;
+  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L5CACHE, 5},
+                                                            {HWLOC_OBJ_L4CACHE, 4},
+                                                            {HWLOC_OBJ_L3CACHE, 3},
+                                                            {HWLOC_OBJ_L2CACHE, 2},
+                                                            {HWLOC_OBJ_L1CACHE, 1}};
+  for (auto [t, level] : levels) {
+    const int n = hwloc_get_nbobjs_by_type(topo_, t);
+    const auto forced = forced_.find(level);
+    if (n <= 0 && forced == forced_.end()) continue;
+    if (n <= 0) return forced->second;  // a level hwloc does not know: one cache shared by all
     std::uint64_t total = 0;
     for (int i = 0; i < n; ++i) {
       hwloc_obj_t o = hwloc_get_obj_by_type(topo_, t, i);
-      if (hwloc_bitmap_intersects(o->cpuset, want.b)) total += o->attr->cache.size;
+      if (hwloc_bitmap_intersects(o->cpuset, want.b))
+        total += forced == forced_.end() ? o->attr->cache.size : forced->second;
     }
     return total;
   }
@@ -156,6 +193,7 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
 }
 
 std::uint64_t Topology::cache_bytes(int level, int cpu) const {
+  if (const auto forced = forced_.find(level); forced != forced_.end()) return forced->second;
   hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo_, static_cast<unsigned>(cpu));
   for (hwloc_obj_t o = pu ? pu->parent : nullptr; o; o = o->parent)
     if (hwloc_obj_type_is_cache(o->type) && o->attr->cache.depth == static_cast<unsigned>(level) &&
@@ -364,6 +402,7 @@ nlohmann::json Topology::to_json() const {
     }
   }
   j["caches"] = caches;
+  if (!forced_text_.empty()) j["caches_forced"] = forced_text_;
   j["llc_bytes"] = llc_bytes();
   j["pmu"] = is_this_machine() ? pmu_status() : "unknown: synthetic topology";
   j["dsa_work_queues"] = is_this_machine() ? dsa_work_queues() : std::vector<std::string>{};

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,17 @@ class Topology {
   // Sum of the distinct last-level caches that cover cpus (all CPUs when empty).
   std::uint64_t llc_bytes(const std::vector<int>& cpus = {}) const;
   // Size of the level-th data (or unified) cache that covers cpu (1: L1d, 2: L2, ...); 0 when hwloc
-  // knows none.
+  // knows none. A size forced for the level (force_caches) replaces hwloc's, here and in llc_bytes.
   std::uint64_t cache_bytes(int level, int cpu) const;
+
+  // Sizes that replace hwloc's for every cache of a level: "L2=1M,L3=32M" (levels L1 to L5, L1 the
+  // data cache; sizes as parse_size reads them). instance() takes them from BANDWALL_CACHES: what the
+  // cache models (blocks, sweeps) would do with another CPU's caches, and the tests' way of holding
+  // those models' inputs fixed on any machine. A level hwloc does not know is taken as one cache
+  // shared by every CPU. Throws UsageError (one line) for a malformed text; "" forces nothing.
+  void force_caches(const std::string& text);
+  // The text that forced them ("" when none), for the records.
+  const std::string& forced_caches() const { return forced_text_; }
 
   // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter, spread,
   // node:N), drawn from allowed (every CPU when empty); n = 0 means all of them. Throws UsageError
@@ -61,6 +71,8 @@ class Topology {
  private:
   hwloc_topology_t topo_ = nullptr;
   std::string source_;
+  std::map<int, std::uint64_t> forced_;  // level -> bytes
+  std::string forced_text_;
 };
 
 // Hardware counters: "available" or "unavailable: <reason>"; DSA work queues found.

@@ -270,7 +270,9 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
          shape_name(active_shape()) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
-         (one_node ? ", one NUMA node" : ", several NUMA nodes");
+         (one_node ? ", one NUMA node" : ", several NUMA nodes") +
+         // the model's proposal follows the caches: a race under other sizes is another race
+         (Topology::instance().forced_caches().empty() ? "" : ", " + Topology::instance().forced_caches());
 }
 
 bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3,

@@ -63,7 +63,7 @@ class Measurement : public driver::Measurement {
   void choose_time_block(int threads);
   // The key of this run in the cache of settled races: grid, threads and their CPUs, kernel and
   // shape, blocks, schedule, initialisation, placement and pages, the team asked for, one NUMA node
-  // or several.
+  // or several, and the cache sizes BANDWALL_CACHES forced, if any.
   std::string time_block_key(int threads, bool one_node) const;
   // Takes the depth a decisive earlier race on this CPU left in the cache under key, when that race
   // was at least as deep as this run would race (would_race) and its depth and team fit this run;

@@ -27,20 +27,23 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
   const double z_factor = (b3 + h) / b3;
   const double dram = 12.0 + 4.0 * x_factor * z_factor;
   const double l2 = 12.0 + 4.0 * (b1 + h) * (b2 + h) * (b3 + h) / (b1 * b2 * b3);
-  return {{"bytes_per_point_compulsory", kBytesPerPoint},
-          {"bytes_per_point_dram_estimate", dram},
-          {"bytes_per_point_into_l2_estimate", l2},
-          {"window_bytes", window},
-          {"l1_fills",
-           l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split(), register_ring()),
-                         o.l1d_bytes)},
-          {"l2_bytes", o.l2_bytes},
-          {"l3_bytes", o.l3_bytes},
-          {"time_block", t.to_json()},
-          {"bytes_per_point_memory", t.depth > 1 ? t.memory_bytes_per_point : dram},
-          {"assumption",
-           "next is read before it is written (no write-allocate); the window of prev stays in L2 "
-           "within a block; the last-level cache holds one row of blocks"}};
+  json model = {{"bytes_per_point_compulsory", kBytesPerPoint},
+                {"bytes_per_point_dram_estimate", dram},
+                {"bytes_per_point_into_l2_estimate", l2},
+                {"window_bytes", window},
+                {"l1_fills", l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split(),
+                                                    register_ring()),
+                                           o.l1d_bytes)},
+                {"l2_bytes", o.l2_bytes},
+                {"l3_bytes", o.l3_bytes},
+                {"time_block", t.to_json()},
+                {"bytes_per_point_memory", t.depth > 1 ? t.memory_bytes_per_point : dram},
+                {"assumption",
+                 "next is read before it is written (no write-allocate); the window of prev stays in L2 "
+                 "within a block; the last-level cache holds one row of blocks"}};
+  if (const std::string& forced = Topology::instance().forced_caches(); !forced.empty())
+    model["caches_forced"] = forced;
+  return model;
 }
 
 json incore_model() {

@@ -207,6 +207,8 @@ int main(int argc, char** argv) {
                            {"requested", o.time_block_requested},
                            {"halo_layers", kHalf * part.halo_depth()},
                            {"exchanges", part.exchanges()}};
+    if (const std::string& forced = bw::Topology::instance().forced_caches(); !forced.empty())
+      time_block["caches_forced"] = forced;  // the sizes the model read
     if (!part.choice().is_null()) {
       time_block.update(part.choice());  // depth, how (race or model), why, the proposal and the race
       if (o.time_block_requested == "measure")

@@ -119,3 +119,27 @@ TEST(TopologyThisMachine, LlcAndDigest) {
   EXPECT_EQ(t.digest(), bw::Topology().digest());
   EXPECT_NE(t.digest(), bw::Topology(kFourNode).digest());
 }
+
+// BANDWALL_CACHES's sizes replace hwloc's: per CPU, and in the last-level cache, one a cache object
+// of that level (one shared cache where hwloc knows none of it).
+TEST(TopologySynthetic, ForcedCachesReplaceHwlocs) {
+  bw::Topology t("pack:2 l3:1(size=16777216) l2:2(size=1048576) core:1 pu:1");
+  EXPECT_EQ(t.cache_bytes(2, 0), 1u << 20);
+  EXPECT_EQ(t.llc_bytes(), 2 * (16u << 20));
+  t.force_caches("L2=512K,L3=32M");
+  EXPECT_EQ(t.cache_bytes(2, 3), 512u << 10);
+  EXPECT_EQ(t.cache_bytes(3, 0), 32u << 20);
+  EXPECT_EQ(t.llc_bytes(), 2 * (32u << 20));
+  EXPECT_EQ(t.llc_bytes({0, 1}), 32u << 20);
+  EXPECT_EQ(t.forced_caches(), "BANDWALL_CACHES=L2=512K,L3=32M");
+  EXPECT_EQ(t.to_json()["caches_forced"], "BANDWALL_CACHES=L2=512K,L3=32M");
+  t.force_caches("L4=64M");  // a level hwloc does not know: one cache shared by all
+  EXPECT_EQ(t.llc_bytes(), 64u << 20);
+  EXPECT_EQ(t.cache_bytes(3, 0), 16u << 20);
+  t.force_caches("");
+  EXPECT_EQ(t.forced_caches(), "");
+  EXPECT_EQ(t.llc_bytes(), 2 * (16u << 20));
+  for (const char* bad : {"L2", "L2=0", "L6=1M", "l2=1M,L2=2M", "L2=big", ",", "M2=1M"})
+    EXPECT_THROW(t.force_caches(bad), bw::UsageError) << bad;
+  EXPECT_EQ(t.forced_caches(), "");  // a refused text changes nothing
+}

@@ -37,6 +37,11 @@ def render(con, rec: dict) -> None:
             [[f"L{lv}", sz // 1024, ln, len(v), " | ".join(v)] for (lv, sz, ln), v in caches.items()],
         )
     )
+    if r.get("caches_forced"):
+        con.print(
+            f"cache sizes forced for bandwall's models: {r['caches_forced']} (the table gives "
+            f"hwloc's sizes, the last-level cache line above the forced ones)"
+        )
     if "isa" in r:
         con.print(f"instruction sets for the kernels: {', '.join(r['isa']['offered'])}")
     con.print(f"hardware counters: {r['pmu']}")
