@@ -67,3 +67,24 @@ def test_a_malformed_value_is_refused_in_one_line(caches):
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1, proc.stderr
     assert f"BANDWALL_CACHES '{caches}'" in lines[0] and "Traceback" not in proc.stderr
+
+
+# What the executables refuse from the environment before any kernel runs reaches the front end as
+# its own line, exit 2 (the manifest, which every command reads first, refuses it too). bandwall topo
+# reads no machine model, so the row's name is not its concern.
+ISO3DFD = ("iso3dfd", "--grid", "40x40x40", "--iters", "2")
+BAD_ENV = [
+    (ISO3DFD, {"BANDWALL_CACHES": "L2=lots"}, "BANDWALL_CACHES 'L2=lots'"),
+    (ISO3DFD, {"BANDWALL_MICROARCH": "AMD Zen 9"}, "BANDWALL_MICROARCH 'AMD Zen 9'"),
+    (ISO3DFD, {"BANDWALL_TOPOLOGY": "no such topology"}, "topology 'no such topology'"),
+    (("topo",), {"BANDWALL_CACHES": "L3=1M,L3=2M"}, "BANDWALL_CACHES 'L3=1M,L3=2M'"),
+    (("stream", "--size", "1M", "--reps", "2"), {"BANDWALL_CACHES": "L2"}, "BANDWALL_CACHES 'L2'"),
+]
+
+
+@pytest.mark.parametrize(("command", "env", "fragment"), BAD_ENV)
+def test_the_front_end_refuses_a_bad_environment_in_one_line(run_bandwall, command, env, fragment):
+    proc = run_bandwall(*command, env=env)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert fragment in lines[0] and "Traceback" not in proc.stderr

@@ -79,9 +79,19 @@ def table(name: str, *flags: str) -> list | dict:
     """The JSON a native executable prints with flags (bandwall-manifest, the tables where kernels,
     policies, engines and instruction sets are declared)."""
     try:
-        out = subprocess.run([executable(name), *flags], capture_output=True, text=True, check=True).stdout
-        return json.loads(out)
-    except (subprocess.CalledProcessError, json.JSONDecodeError, OSError) as e:
+        proc = subprocess.run([executable(name), *flags], capture_output=True, text=True)
+    except OSError as e:
+        raise RunFailed(f"cannot read the table of {' '.join([name, *flags])}: {e.strerror}") from e
+    if proc.returncode == EXIT_USAGE:
+        # what the executables refuse before any kernel runs (BANDWALL_MICROARCH, BANDWALL_CACHES,
+        # BANDWALL_TOPOLOGY): its own line, as a usage error
+        raise UsageError(_last_line(proc.stderr) or f"{name} refused its input (exit {EXIT_USAGE})")
+    if proc.returncode != 0:
+        message = _last_line(proc.stderr) or f"exit code {proc.returncode}"
+        raise RunFailed(f"cannot read the table of {' '.join([name, *flags])}: {message}")
+    try:
+        return json.loads(proc.stdout)
+    except json.JSONDecodeError as e:
         raise RunFailed(f"cannot read the table of {' '.join([name, *flags])}: {e}") from e
 
 
