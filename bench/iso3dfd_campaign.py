@@ -12,7 +12,9 @@ model, caches from lscpu). Nothing runs side by side. The steps:
               settled race kept for the later rounds) and measure (a race every round), with the
               three-level estimate beside each (--roofline)
   shapes      iso3dfd_shapes.py: the register shapes of the widest variant against its default
-  variants    isa_choices.py (without --write: the table changes only when someone reads the figures)
+  variants    isa_choices.py (without --write: the table changes only when someone reads the figures);
+              the longest step: every variant of 13 kernels at 1 and 2 threads, about 50 minutes on
+              2 cores (the others together took under 10 on the Intel AMX guest)
 
 A failed step is written down with its last line of stderr, and the campaign goes on. The file is
 bench/results/<date>-<name>.md, appended to when it exists; the figures still need their reading
