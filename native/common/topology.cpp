@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
@@ -21,6 +23,13 @@
 
 namespace bw {
 namespace {
+
+// hwloc's data (or unified) cache types and their levels, innermost first.
+constexpr std::pair<hwloc_obj_type_t, int> kCacheLevels[] = {{HWLOC_OBJ_L1CACHE, 1},
+                                                             {HWLOC_OBJ_L2CACHE, 2},
+                                                             {HWLOC_OBJ_L3CACHE, 3},
+                                                             {HWLOC_OBJ_L4CACHE, 4},
+                                                             {HWLOC_OBJ_L5CACHE, 5}};
 
 std::vector<int> cpus_of(hwloc_const_bitmap_t set) {
   std::vector<int> out;
@@ -171,12 +180,9 @@ std::uint64_t Topology::llc_bytes(const std::vector<int>& cpus) const {
     hwloc_bitmap_copy(want.b, hwloc_get_root_obj(topo_)->cpuset);
   else
     for (int c : cpus) hwloc_bitmap_set(want.b, c);
-  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L5CACHE, 5},
-                                                            {HWLOC_OBJ_L4CACHE, 4},
-                                                            {HWLOC_OBJ_L3CACHE, 3},
-                                                            {HWLOC_OBJ_L2CACHE, 2},
-                                                            {HWLOC_OBJ_L1CACHE, 1}};
-  for (auto [t, level] : levels) {
+  // from the outermost level in
+  for (auto it = std::rbegin(kCacheLevels); it != std::rend(kCacheLevels); ++it) {
+    const auto [t, level] = *it;
     const int n = hwloc_get_nbobjs_by_type(topo_, t);
     const auto forced = forced_.find(level);
     if (n <= 0 && forced == forced_.end()) continue;
@@ -387,12 +393,7 @@ nlohmann::json Topology::to_json() const {
   }
   j["core_list"] = cores_j;
   json caches = json::array();
-  static const std::pair<hwloc_obj_type_t, int> levels[] = {{HWLOC_OBJ_L1CACHE, 1},
-                                                            {HWLOC_OBJ_L2CACHE, 2},
-                                                            {HWLOC_OBJ_L3CACHE, 3},
-                                                            {HWLOC_OBJ_L4CACHE, 4},
-                                                            {HWLOC_OBJ_L5CACHE, 5}};
-  for (auto [type, level] : levels) {
+  for (auto [type, level] : kCacheLevels) {
     for (int i = 0; i < hwloc_get_nbobjs_by_type(topo_, type); ++i) {
       hwloc_obj_t c = hwloc_get_obj_by_type(topo_, type, i);
       caches.push_back({{"level", level},
