@@ -92,6 +92,10 @@ def pytest_configure(config):
     os.environ.update(_point_state_at(home))
     os.environ.pop("BANDWALL_MICROARCH", None)  # the `microarch` fixture forces rows where a test means to
     os.environ.pop("BANDWALL_CACHES", None)  # cache sizes too: the tests that hold them fixed say so
+    os.environ.pop("BANDWALL_MAX_ISA", None)  # and a ceiling: the `isa_ceiling` fixture sets each in turn
+    from bandwall.core import manifest
+
+    manifest.manifest.cache_clear()
     config.addinivalue_line(
         "markers",
         "cpus(n=2, ids=()): needs n CPUs this process may use (and, with ids, those CPU numbers); skipped with the "
@@ -129,6 +133,7 @@ def _private_state(tmp_path_factory, monkeypatch):
     # the tests that mean to force one say so (the `microarch` fixture).
     monkeypatch.delenv("BANDWALL_MICROARCH", raising=False)
     monkeypatch.delenv("BANDWALL_CACHES", raising=False)
+    monkeypatch.delenv("BANDWALL_MAX_ISA", raising=False)
 
 
 def microarchs() -> list[str]:
@@ -152,6 +157,31 @@ def microarch(request, monkeypatch) -> str | None:
         return None
     monkeypatch.setenv("BANDWALL_MICROARCH", request.param)
     return request.param
+
+
+def ceilings() -> list[str]:
+    """Every dispatch ceiling this CPU allows (the variants it executes, widest first, whatever
+    BANDWALL_MAX_ISA says); none when the native executables are not built."""
+    from bandwall.core import manifest
+    from bandwall.core.errors import BandwallError
+
+    try:
+        return list(manifest.manifest()["isa"]["cpu_offered"])
+    except BandwallError:
+        return []
+
+
+@pytest.fixture(params=ceilings() or ["generic"])
+def isa_ceiling(request, monkeypatch):
+    """Each variant's branch on whatever CPU runs the tests: BANDWALL_MAX_ISA caps every dispatching
+    kernel at each variant this CPU executes in turn (the widest is the same as no ceiling). The
+    ceiling's name."""
+    from bandwall.core import manifest
+
+    monkeypatch.setenv("BANDWALL_MAX_ISA", request.param)
+    manifest.manifest.cache_clear()
+    yield request.param
+    manifest.manifest.cache_clear()
 
 
 SAMPLE_PROVENANCE = {

@@ -1,6 +1,10 @@
 #include "common/isa.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "common/errors.hpp"
 
 namespace bw {
 namespace {
@@ -27,6 +31,8 @@ bool has(const char* name) {
 
 }  // namespace
 
+int variant_bits(const std::string& isa) { return isa == "avx512" ? 512 : isa == "avx2" ? 256 : 128; }
+
 bool is_automatic(const std::string& requested) { return requested == "auto" || requested == "measure"; }
 
 const std::vector<std::string>& isa_names() {
@@ -34,11 +40,28 @@ const std::vector<std::string>& isa_names() {
   return names;
 }
 
-bool cpu_has_isa(const std::string& name) {
+std::string isa_ceiling() {
+  const char* v = std::getenv("BANDWALL_MAX_ISA");
+  if (!v || !*v) return "";
+  std::string name(v);
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::vector<std::string>& names = isa_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw UsageError(std::string("BANDWALL_MAX_ISA='") + v + "' is not a variant (use generic, avx2 or avx512)");
+  return name;
+}
+
+bool cpu_supports_isa(const std::string& name) {
   if (name == "generic") return true;
   if (name == "avx2") return has("avx2") && has("fma");
   if (name == "avx512") return has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl") && has("fma");
   return false;
+}
+
+bool cpu_has_isa(const std::string& name) {
+  if (!cpu_supports_isa(name)) return false;
+  const std::string ceiling = isa_ceiling();
+  return ceiling.empty() || variant_bits(name) <= variant_bits(ceiling);
 }
 
 std::vector<std::string> cpu_isas() {
@@ -62,6 +85,9 @@ std::string isa_refusal(const std::string& requested, const std::vector<std::str
     return "isa '" + requested + "' is not built into this binary (the compiler lacks its target flags)";
   std::string offered;
   for (const std::string& n : cpu_isas()) offered += (offered.empty() ? "" : ", ") + n;
+  if (!is_automatic(requested) && cpu_supports_isa(requested))
+    return "isa '" + requested + "' is above the ceiling BANDWALL_MAX_ISA=" + isa_ceiling() + " (allowed: " + offered +
+           ")";
   return "isa '" + requested + "' is not supported by this CPU (it offers " + offered + ")";
 }
 
@@ -75,7 +101,14 @@ const char* isa_syntax() {
 nlohmann::json isa_json() {
   nlohmann::json feats = nlohmann::json::object();
   for (const Feature& f : features()) feats[f.name] = f.present;
-  return {{"offered", cpu_isas()}, {"features", feats}};
+  std::vector<std::string> cpu;
+  for (const std::string& n : isa_names())
+    if (cpu_supports_isa(n)) cpu.push_back(n);
+  const std::string ceiling = isa_ceiling();
+  return {{"offered", cpu_isas()},
+          {"cpu_offered", cpu},
+          {"ceiling", ceiling.empty() ? nlohmann::json(nullptr) : nlohmann::json(ceiling)},
+          {"features", feats}};
 }
 
 }  // namespace bw

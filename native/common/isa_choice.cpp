@@ -83,8 +83,6 @@ double fp_per_cycle(const std::string& isa, const Microarch& m) {
 
 }  // namespace
 
-int variant_bits(const std::string& isa) { return isa == "avx512" ? 512 : isa == "avx2" ? 256 : 128; }
-
 json IsaChoice::to_json(const std::string& key) const {
   json j = {{"isa", isa}, {"how", how}, {"why", why}};
   if (!key.empty()) j["kernel"] = key;
@@ -92,6 +90,7 @@ json IsaChoice::to_json(const std::string& key) const {
   if (!figures.empty()) j["figures"] = figures, j["unit"] = unit;
   if (!source.empty()) j["source"] = source;
   if (!decision.is_null()) j["decision"] = decision;
+  if (const std::string c = isa_ceiling(); !c.empty()) j["ceiling"] = c;
   return j;
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/isa.hpp"
 #include "common/machine.hpp"
 #include "common/record.hpp"
 
@@ -81,8 +82,5 @@ std::string model_default(const std::vector<std::string>& candidates, const Micr
 
 // The choice; isa is empty when the request is refused (isa_refusal says why).
 IsaChoice choose_variant(const VariantRequest& request, const IsaMeasure& measure, const ChoiceContext& machine);
-
-// Vector bits of a variant's name (avx512 512, avx2 256, generic 128).
-int variant_bits(const std::string& isa);
 
 }  // namespace bw

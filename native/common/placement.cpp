@@ -8,6 +8,9 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -204,6 +207,54 @@ int resolve_missing(int fd, std::uintptr_t addr, std::size_t page, const FrameNo
 }
 
 }  // namespace
+
+namespace {
+
+// The shares of a page map's NUMA nodes among its present pages (absent and unknown left out).
+std::map<std::string, double> node_shares(const nlohmann::json& map) {
+  std::map<std::string, double> out;
+  double total = 0;
+  for (const auto& [key, share] : map.items())
+    if (key != "absent" && key != "unknown" && share.is_number()) out[key] = share.get<double>(), total += out[key];
+  for (auto& [key, share] : out) share = total > 0 ? share / total : 0.0;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json pages_moved(nlohmann::json& placed, const nlohmann::json& after) {
+  nlohmann::json out = {{"page_map_after_run", after}, {"moved_share", nlohmann::json::object()}};
+  std::ifstream f("/proc/sys/kernel/numa_balancing");
+  int balancing = -1;
+  out["numa_balancing"] = (f >> balancing) ? nlohmann::json(balancing != 0) : nlohmann::json(nullptr);
+  std::string moved;
+  for (const auto& [name, map] : after.items()) {
+    const auto before = placed.contains(name) ? node_shares(placed[name]) : std::map<std::string, double>{};
+    if (before.empty()) {
+      placed[name] = map;
+      continue;
+    }
+    auto now = node_shares(map);
+    double diff = 0;
+    for (const auto& [node, share] : before) diff += std::abs(share - (now.count(node) ? now[node] : 0.0));
+    for (const auto& [node, share] : now)
+      if (!before.count(node)) diff += share;
+    const double share = 0.5 * diff;
+    out["moved_share"][name] = share;
+    if (share > 0.05) {
+      char pct[16];
+      std::snprintf(pct, sizeof pct, "%.0f%%", 100 * share);
+      moved += (moved.empty() ? "" : ", ") + name + " " + pct;
+    }
+  }
+  if (!moved.empty())
+    out["note"] = "pages moved to other nodes during the run (" + moved + ")" +
+                  (balancing > 0 ? ": the kernel's automatic NUMA balancing (kernel.numa_balancing=1) migrates pages "
+                                   "toward the threads that read them, so page_map is the placement as initialised and "
+                                   "page_map_after_run what the timed steps ended on"
+                                 : "");
+  return out;
+}
 
 nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages) {
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));

@@ -70,6 +70,14 @@ class Buffer {
 // (frame numbers need CAP_SYS_ADMIN).
 nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_pages = 1 << 20);
 
+// How the pages of each array moved between the map taken right after initialisation (placed) and
+// one taken after the run (after), both of page_map(): {"numa_balancing": the kernel's setting
+// (/proc/sys/kernel/numa_balancing: true, false, or null when unreadable), "page_map_after_run":
+// after, "moved_share": {array: share of its present pages that changed node}, and "note" when a
+// share above 5% moved}. An array with no page present at initialisation moves nothing: its map is
+// after's (placed is updated to it).
+nlohmann::json pages_moved(nlohmann::json& placed, const nlohmann::json& after);
+
 // What the kernel granted of the page size asked for: the share of the resident memory of the
 // mapping(s) holding [ptr, ptr+bytes) that is in transparent huge pages (AnonHugePages / Rss of
 // /proc/self/smaps). Adjacent buffers with the same advice may share one mapping and so one share.

@@ -102,8 +102,10 @@ bw::json isa() {
   for (const std::string& n : bw::isa_names()) choices.push_back(n);
   std::string why;
   const std::string fallback = bw::model_default(bw::cpu_isas(), bw::this_microarch(), &why);
+  const bw::json isa = bw::isa_json();
   return {{"names", bw::isa_names()},           {"choices", choices},
-          {"offered", bw::cpu_isas()},          {"model_default", {{"isa", fallback}, {"why", why}}},
+          {"offered", bw::cpu_isas()},          {"cpu_offered", isa["cpu_offered"]},
+          {"ceiling", isa["ceiling"]},          {"model_default", {{"isa", fallback}, {"why", why}}},
           {"microarch", bw::microarch_json()},  {"microarchs", bw::microarch_names()},
           {"cache_path", bw::isa_cache_path()}, {"help", bw::isa_syntax()}};
 }

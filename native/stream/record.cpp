@@ -86,23 +86,6 @@ json validation_json(const Kernel& k, const Validation& v) {
   return validation;
 }
 
-json make_stream_record(json config, json result, json validation, const std::map<char, Buffer>& buffers,
-                        const Binding& binding, const Placement& placement, int reps) {
-  json page_maps = json::object(), sizes = json::object(), huge = json::object();
-  for (const auto& [name, buf] : buffers) {
-    page_maps[std::string(1, name)] = page_map(buf.data(), buf.bytes(), 4096);
-    huge[std::string(1, name)] = huge_page_share(buf.data(), buf.bytes());
-    sizes[std::string(1, name)] = buf.bytes();
-  }
-  json rec = make_record("stream", std::move(config), std::move(result), std::move(validation),
-                         provenance(binding.threads, binding.cpus, binding.policy, placement.str(), sizes, reps));
-  rec["placement"] = {{"policy", placement.str()},
-                      {"pages", to_string(placement.pages)},
-                      {"huge_page_share", huge},
-                      {"page_map", page_maps}};
-  return rec;
-}
-
 json kernels_json() {
   json out = json::array();
   for (const auto& k : kernels())

@@ -54,8 +54,4 @@ json validation_json(const Kernel& k, const Validation& v);
 // bandwall-stream --list-kernels and the manifest print for the front end.
 json kernels_json();
 
-// The whole record (tool "stream"), with placement.page_map and huge_page_share of every array.
-json make_stream_record(json config, json result, json validation, const std::map<char, Buffer>& buffers,
-                        const Binding& binding, const Placement& placement, int reps);
-
 }  // namespace bw::stream

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include "common/choice_cache.hpp"
 #include "common/decide.hpp"
+#include "common/errors.hpp"
 #include "common/isa.hpp"
 #include "common/isa_choice.hpp"
 #include "common/machine.hpp"
@@ -285,3 +287,79 @@ TEST(ChoiceCache, StoreAndRemove) {
 }
 
 }  // namespace
+
+// BANDWALL_MAX_ISA, set for the test's duration and restored after it.
+class IsaCeiling : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* v = std::getenv("BANDWALL_MAX_ISA");
+    if (v) saved_ = v;
+    had_ = v != nullptr;
+  }
+  void TearDown() override {
+    if (had_)
+      setenv("BANDWALL_MAX_ISA", saved_.c_str(), 1);
+    else
+      unsetenv("BANDWALL_MAX_ISA");
+  }
+  static void cap(const char* v) { setenv("BANDWALL_MAX_ISA", v, 1); }
+
+ private:
+  std::string saved_;
+  bool had_ = false;
+};
+
+TEST_F(IsaCeiling, NoVariantAboveItIsOfferedAndAHigherOneChangesNothing) {
+  unsetenv("BANDWALL_MAX_ISA");
+  const std::vector<std::string> cpu = bw::cpu_isas();
+  EXPECT_EQ(bw::isa_ceiling(), "");
+  for (const char* c : {"generic", "avx2", "avx512"}) {
+    cap(c);
+    std::vector<std::string> want;
+    for (const std::string& n : cpu)
+      if (bw::variant_bits(n) <= bw::variant_bits(c)) want.push_back(n);
+    EXPECT_EQ(bw::cpu_isas(), want) << c;
+    EXPECT_EQ(bw::choose_isa("auto", kAll), want.front()) << c;
+    EXPECT_EQ(bw::isa_json()["ceiling"], c);
+    EXPECT_EQ(bw::isa_json()["cpu_offered"], json(cpu));
+  }
+  cap("AVX2");  // case aside, as oneDNN's
+  EXPECT_EQ(bw::isa_ceiling(), "avx2");
+  cap("");  // empty: no ceiling
+  EXPECT_EQ(bw::cpu_isas(), cpu);
+}
+
+TEST_F(IsaCeiling, AVariantAboveItIsRefusedInOneLineNamingIt) {
+  cap("generic");
+  for (const std::string& n : {"avx2", "avx512"}) {
+    EXPECT_EQ(bw::choose_isa(n, kAll), "");
+    const std::string why = bw::isa_refusal(n, kAll);
+    if (bw::cpu_supports_isa(n))
+      EXPECT_EQ(why, "isa '" + n + "' is above the ceiling BANDWALL_MAX_ISA=generic (allowed: generic)");
+    else
+      EXPECT_NE(why.find("not supported by this CPU"), std::string::npos) << why;
+  }
+  EXPECT_EQ(bw::choose_isa("generic", kAll), "generic");
+}
+
+TEST_F(IsaCeiling, AnUnknownValueIsAUsageError) {
+  for (const char* bad : {"avx", "sse2", "avx512f", "native", " avx2"}) {
+    cap(bad);
+    try {
+      bw::cpu_isas();
+      FAIL() << "accepted " << bad;
+    } catch (const bw::UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("BANDWALL_MAX_ISA='") + bad + "' is not a variant (use generic, avx2 or avx512)");
+    }
+  }
+}
+
+TEST_F(IsaCeiling, TheChoiceRecordSaysIt) {
+  cap("avx2");
+  bw::IsaChoice c;
+  c.isa = "avx2", c.how = "model", c.why = "w";
+  EXPECT_EQ(c.to_json("stream.triad.nt")["ceiling"], "avx2");
+  unsetenv("BANDWALL_MAX_ISA");
+  EXPECT_FALSE(c.to_json("stream.triad.nt").contains("ceiling"));
+}

@@ -152,6 +152,11 @@ class Machine:
         return list(self.record["result"].get("isa", {}).get("offered", []))
 
     @property
+    def isa_ceiling(self) -> str | None:
+        """BANDWALL_MAX_ISA as the executables read it (None: no ceiling)."""
+        return self.record["result"].get("isa", {}).get("ceiling")
+
+    @property
     def digest(self) -> str:
         return self.record["provenance"]["topology_digest"]
 

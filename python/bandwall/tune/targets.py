@@ -192,7 +192,8 @@ class Iso3dfdTarget(Target):
                 )
             )
         else:
-            left["shape"] = "no variant this CPU runs has a ring shape"
+            under = f" under BANDWALL_MAX_ISA={m.isa_ceiling}" if m.isa_ceiling else ""
+            left["shape"] = f"no variant this CPU runs{under} has a ring shape"
         depths, depth_guess, why = sweep_depths(model, iters)
         if len(depths) > 1:
             knobs.append(Knob("depth", depths, depth_guess, why))
