@@ -233,6 +233,35 @@ def test_stream_arrays_follow_their_placement(name):
             assert_shares(page_map, {node: 1.0}, tol=0)
 
 
+@pytest.mark.parametrize(
+    "case",
+    [
+        "stream-serial-balancing",
+        "stream-serial-measure",
+        "iso3dfd-serial-balancing",
+        "iso3dfd-serial-measure",
+    ],
+)
+@pytest.mark.parametrize("name", GUESTS)
+def test_serial_initialisation_holds_whatever_runs_after_it(name, case):
+    """With automatic NUMA balancing on, the variant forced or raced and the sweeps raced: every page
+    of every array on the initialising thread's node as initialised; the map after the run, the share
+    that moved and the kernel's setting beside it."""
+    if case.split("-")[0] == "stream" and "bandwall-stream" not in pc.guest.targets():
+        pytest.skip("bandwall-stream is not in this tree")
+    if case.split("-")[0] == "iso3dfd" and "bandwall-iso3dfd" not in pc.guest.targets():
+        pytest.skip("bandwall-iso3dfd is not in this tree")
+    rec = ok(name, case)
+    master = node_of(name, rec["result"]["threads_ran_on"][0])
+    p = rec["placement"]
+    assert p["numa_balancing"] is True
+    assert set(p["page_map_after_run"]) == set(p["page_map"]) == set(p["moved_share"])
+    for page_map in p["page_map"].values():
+        assert_shares(page_map, {master: 1.0}, tol=0)
+    if any(share > 0.05 for share in p["moved_share"].values()):
+        assert "numa_balancing" in p["note"]
+
+
 @needs("bandwall-stream")
 @pytest.mark.parametrize("name", GUESTS)
 def test_a_hostile_openmp_environment_does_not_move_the_threads(name):

@@ -237,6 +237,29 @@ def builtin_cases(name: str) -> list[guest.Case]:
     # Their compute loops read remote memory, which automatic NUMA balancing would migrate.
     for c in cases:
         c.numa_balancing = 0
+    # Serial initialisation with the kernel's balancing on, as it is by default: the page map is the
+    # placement as initialised, whatever the timed steps (long enough for balancing to act) do to the
+    # pages later, with the variant forced or raced and the sweeps raced.
+    master = str(nodes * cpn - 1)
+    if "bandwall-stream" in guest.targets():
+        triad = [bin_path("bandwall-stream"), "--kernel", "triad", "--cpus", f"{master},0"]
+        triad += ["--placement", "serial", "--size", "16M", "--reps", "60"]
+        cases += [
+            guest.Case("stream-serial-balancing", triad, thp="never", numa_balancing=1),
+            guest.Case("stream-serial-measure", [*triad, "--isa", "measure"], thp="never", numa_balancing=1),
+        ]
+    if "bandwall-iso3dfd" in guest.targets():
+        iso = [bin_path("bandwall-iso3dfd"), "96", "96", "160", "12", "96", "16", "16", "scatter"]
+        iso += [str(nodes * cpn), "--init", "serial", "--json"]
+        cases += [
+            guest.Case("iso3dfd-serial-balancing", [*iso, "--isa", "avx2"], thp="never", numa_balancing=1),
+            guest.Case(
+                "iso3dfd-serial-measure",
+                [*iso, "--isa", "measure", "--time-block", "measure"],
+                thp="never",
+                numa_balancing=1,
+            ),
+        ]
     return cases
 
 

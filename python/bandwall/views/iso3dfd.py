@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bandwall.output import table
+from bandwall.views.place import moved_notes
 
 COLUMNS = [
     "init",
@@ -164,6 +165,8 @@ def render(con, recs: list[dict]) -> None:
         con.print(f"checked: {v['method']}")
     if len(recs) > 1:
         con.print(table("Page maps after initialisation", ["init", "schedule", *ARRAYS], page_map_rows(recs)))
+    for note in moved_notes(recs):
+        con.print(note)
 
 
 def csv_rows(recs: list[dict]):

@@ -15,6 +15,12 @@ def page_map_rows(page_map: dict) -> tuple[list[str], list[list]]:
     return cols, [[name] + [100.0 * m.get(k, 0.0) for k in keys] for name, m in page_map.items()]
 
 
+def moved_notes(recs: list[dict]) -> list[str]:
+    """Each distinct note of pages that moved during a run (automatic NUMA balancing), once."""
+    notes = [r.get("placement", {}).get("note") for r in recs]
+    return list(dict.fromkeys(n for n in notes if n))
+
+
 def render(con, rec: dict) -> None:
     r = rec["result"]
     cols, rows = page_map_rows(rec["placement"]["page_map"])
