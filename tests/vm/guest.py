@@ -148,9 +148,10 @@ def script(cases: list[Case]) -> str:
 
 
 def boot(
-    nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attempts: int = 2
+    nodes: int, cpus_per_node: int, mem_mib: int, cases: list[Case], attempts: int = 2, cpu: str = "max"
 ) -> dict[str, Outcome]:
-    """Boots one guest, runs the batch, returns each case's outcome by name.
+    """Boots one guest of the emulated CPU model cpu (QEMU's: max has AVX2 and no AVX-512,
+    Nehalem-v2 no AVX at all), runs the batch, returns each case's outcome by name.
 
     A guest that hangs (software emulation on a loaded host occasionally stalls a virtual CPU) is
     booted once more; a guest that never finishes raises RuntimeError with its last lines.
@@ -171,6 +172,8 @@ def boot(
             str(cpus_per_node),
             "--mem-per-node",
             str(mem_mib),
+            "--cpu",
+            cpu,
             "--add",
             str(bin_dir),
             "--",
