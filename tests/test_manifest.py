@@ -51,7 +51,15 @@ def test_the_manifest_has_every_table(doc):
     assert [k["name"] for k in doc["kernels"]["stream"]["stores"]][0] == "nt"
     assert {s["name"] for s in doc["kernels"]["pipeline"]["strategies"]} == {"all", "split"}
     assert {p["name"] for p in doc["pages"]} == {"huge", "base", "system"}
-    assert set(doc["decision"]) == {"confidence", "margin", "tolerance", "rounds", "rounds_when_unsettled"}
+    assert set(doc["decision"]) == {
+        "confidence",
+        "margin",
+        "tolerance",
+        "rounds",
+        "rounds_when_unsettled",
+        "thresholds",
+    }
+    assert all({"value", "why"} <= set(t) for t in doc["decision"]["thresholds"].values())
     # every ISO3DFD variant built in lists its register shapes, the default first, each named once
     shapes = doc["kernels"]["iso3dfd"]["row_shapes"]
     assert set(shapes) == set(doc["kernels"]["iso3dfd"]["isa_built"])

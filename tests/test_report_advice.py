@@ -504,25 +504,35 @@ def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise
 
 
 @pytest.mark.parametrize(
-    "pays, ran, fix",
+    "pays, ran, how, fix",
     [
-        (True, 1, "bandwall iso3dfd --time-block 4"),  # the node's cores outrun its DRAM: sweeps
-        (True, 4, ""),  # already sweeping
-        (False, 1, ""),  # memory is not what holds it: no fix, the reason is said
+        (True, 1, "model", "bandwall iso3dfd --time-block 4"),  # the cores outrun DRAM, nothing raced
+        (True, 1, "user", "bandwall iso3dfd --time-block 4"),  # --time-block 1 given: sweeps were not tried
+        (True, 4, "race", ""),  # already sweeping
+        (False, 1, "model", ""),  # memory is not what holds it: no fix, the reason is said
+        # the run's own race (now, beside the model, or kept) kept step by step: never contradicted
+        (True, 1, "race", ""),
+        (True, 1, "race and model", ""),
+        (True, 1, "cached", ""),
     ],
 )
-def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, fix):
+def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, how, fix):
     why = "64 cores outrun the memory" if pays else "2 cores do not outrun the memory"
     proj = {"pays": pays, "why": why, "depths": [{"depth": 1}, {"depth": 4}]}
     roof = {"memory_bound_mpoints_per_s": 1000.0, "port_bound_mpoints_per_s": 900.0, "node_projection": proj}
+    block = {"depth": ran, "how": how, "why": "sweeps of 4 within noise of single steps"}
     recs = [
         make_record(
             "iso3dfd",
             result={"mpoints_per_s": v, "roofline": roof},
-            config={"init": "first-touch", "schedule": "static", "time_block": {"depth": ran}},
+            config={"init": "first-touch", "schedule": "static", "time_block": block},
         )
         for v in (850, 860, 870, 860, 860)
     ]
     (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
-    assert f"temporal blocking: {why}" in line.verdict
+    if how in ("race", "race and model", "cached") and ran == 1:
+        assert "the run's own race kept step by step (sweeps of 4 within noise" in line.verdict
+        assert why not in line.verdict
+    else:
+        assert f"temporal blocking: {why}" in line.verdict
     assert line.fix == fix

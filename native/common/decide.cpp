@@ -32,7 +32,8 @@ json Rule::to_json() const {
           {"margin", margin},
           {"tolerance", tolerance},
           {"rounds", rounds},
-          {"rounds_when_unsettled", rounds_when_unsettled}};
+          {"rounds_when_unsettled", rounds_when_unsettled},
+          {"thresholds", thresholds}};
 }
 
 const Rule& rule() {
@@ -45,6 +46,7 @@ const Rule& rule() {
     out.tolerance = j.at("tolerance").get<double>();
     out.rounds = j.at("rounds").get<int>();
     out.rounds_when_unsettled = j.at("rounds_when_unsettled").get<int>();
+    out.thresholds = j.value("thresholds", json::object());
     return out;
   }();
   return r;

@@ -24,6 +24,9 @@ struct Rule {
   double tolerance = 0.03;        // fewest threads: a larger team may be up to this much faster
   int rounds = 5;                 // rounds a measured choice runs by default
   int rounds_when_unsettled = 8;  // rounds in all a caller may run when the first leave it unsettled
+  // Named thresholds of the front end's verdicts, each {"value", "why"} (decision.json's "thresholds"),
+  // passed through the manifest so that every figure bandwall judges by is written in one file.
+  json thresholds = json::object();
   json to_json() const;
 };
 

@@ -53,6 +53,14 @@ def rule() -> Rule:
     return Rule.from_json(manifest()["decision"])
 
 
+def threshold(name: str) -> float:
+    """A named threshold of the front end's verdicts (decision.json's "thresholds", through the
+    manifest), written beside the rule so that every figure bandwall judges by is in one file."""
+    from bandwall.core.manifest import manifest
+
+    return float(manifest()["decision"]["thresholds"][name]["value"])
+
+
 def coverage(n: int, k: int) -> float:
     """Coverage of [q(k), q(n+1-k)] of the median of n paired ratios: 1 - 2 P(Bin(n, 1/2) < k)."""
     if n <= 0 or k < 1 or 2 * k > n + 1:

@@ -5,7 +5,7 @@ schedule)."""
 
 from __future__ import annotations
 
-from bandwall.core import native, records
+from bandwall.core import decide, native, records
 from bandwall.core.errors import BandwallError, UsageError
 from bandwall.counters import events as counters_mod
 from bandwall.kernels import threads_auto
@@ -312,9 +312,9 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     }
 
 
-# A node's cores must outrun what its DRAM feeds step by step by this factor before temporal blocking
-# is said to pay (a figure near the line would otherwise flip the advice from run to run).
-OUTRUN = 1.25
+# How a run's depth of sweep was settled by a race under the decision rule: now, now beside the
+# model, or kept from an earlier run's race (config.time_block.how).
+RACED = ("race", "race and model", "cached")
 
 
 def node_projection(
@@ -326,8 +326,8 @@ def node_projection(
     the model proposes (its bytes a point and step). Each projected rate is the lowest of these, as a
     roofline; with llc_per_core_gbps (L3's bandwidth to the run's cores, per core) a sweep whose tiles
     L3 holds is also bound by the bytes it moves from L3 into L2 at that bandwidth times the node's
-    cores (a sweep spares memory, not L3). It pays when the cores outrun DRAM step by step by
-    OUTRUN."""
+    cores (a sweep spares memory, not L3). It pays when the cores outrun DRAM step by step by the
+    decision rule's sweeps_outrun threshold (decision.json)."""
     r = rec["result"]
     threads = int(rec["provenance"]["threads"])
     port, fill = roof.get("port_bound_mpoints_per_s"), roof.get("l1_fill_bound_mpoints_per_s")
@@ -363,14 +363,15 @@ def node_projection(
             )
         rows.append(row)
     memory = rows[0]["memory_bound_mpoints_per_s"]
-    pays = compute >= OUTRUN * memory
+    outrun = decide.threshold("sweeps_outrun")
+    pays = compute >= outrun * memory
     gain = rows[-1]["projected_mpoints_per_s"] / rows[0]["projected_mpoints_per_s"]
     why = (
         f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) outrun the {memory:.0f} MPoints/s that "
         f"STREAM's {stream_gbps:.1f} GB/s feeds step by step"
         if pays
         else f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) do not outrun the {memory:.0f} "
-        f"MPoints/s that STREAM's {stream_gbps:.1f} GB/s feeds step by step by {OUTRUN}x: temporal blocking has "
+        f"MPoints/s that STREAM's {stream_gbps:.1f} GB/s feeds step by step by {outrun}x: temporal blocking has "
         "little to spare here"
     )
     if pays and len(rows) > 1:

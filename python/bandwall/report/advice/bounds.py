@@ -4,6 +4,7 @@ and FMA peak): STREAM's kernels and the ISO3DFD stencil."""
 from __future__ import annotations
 
 from bandwall.core import decide
+from bandwall.kernels.iso3dfd import RACED
 from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
 from bandwall.report.spread import NOISE, Spread, fmt
 
@@ -144,13 +145,19 @@ def stencil(ev: Evidence) -> list[Line]:
             + ("" if roof.get("y_window_in_l1") else ": the y neighbours' rows do not stay in L1")
         )
     proj = roof.get("node_projection")
-    ran = max(int(r["config"].get("time_block", {}).get("depth", 1)) for r in variants[best])
-    if proj:
+    blocks = [r["config"].get("time_block", {}) for r in variants[best]]
+    ran = max(int(b.get("depth", 1)) for b in blocks)
+    # A run whose own race (now, or kept from an earlier run) settled the depth has answered "do
+    # sweeps pay" under the decision rule: the projection never overrules it.
+    raced = [b for b in blocks if b.get("how") in RACED]
+    if raced and ran == 1:
+        verdict += f"; temporal blocking: the run's own race kept step by step ({raced[0].get('why', '')})"
+    elif proj:
         verdict += f"; temporal blocking: {proj['why']}"
     # below the flag beyond noise, not by the median alone (low, above): a figure hovering at the flag
     # must not bring a fix one run and not the next
     fix = []
-    if proj and proj["pays"] and ran == 1 and len(proj["depths"]) > 1:
+    if proj and proj["pays"] and ran == 1 and not raced and len(proj["depths"]) > 1:
         fix.append(f"--time-block {proj['depths'][-1]['depth']}")
     if pick.decisive:
         fix.append(f"--init {best[0]} --schedule {best[1]}")
