@@ -216,3 +216,17 @@ def test_rules_set_the_number_they_judge_against(make_record):
     peak = make_record("peak", result={"total_gflops_dp": 100.0}, config={"isa": "avx2"})
     lines = advice.roofline(Evidence({"stream": [stream("scale", 18.0), stream("triad", 24.0), peak]}))
     assert [(x.value.median, x.limit) for x in lines] == [(18.0, 24.0), (24.0, 24.0)]  # the STREAM ceiling
+
+
+@pytest.mark.parametrize(
+    "run, words",
+    [
+        ({"kernel": "triad", "isa": "avx2"}, "STREAM triad, avx2 variant"),
+        ({"kernel": "dot", "isa": "generic"}, "STREAM dot, generic variant"),
+        ({"kernel": "triad", "pages": "huge"}, "STREAM triad, huge pages"),
+    ],
+)
+def test_the_variants_progress_says_each_run_in_words(run, words):
+    from bandwall.report.sections.variants import described
+
+    assert described(run) == words and "{" not in described(run)

@@ -18,6 +18,12 @@ FULL = {"kernels": None, "reps": 10, "isas": None}
 COLUMNS = ["kernel", "knob", "value", "GB/s: median (min, max, rounds)"]
 
 
+def described(run: dict) -> str:
+    """A run of the plan in words: 'STREAM triad, avx2 variant' or 'STREAM triad, huge pages'."""
+    knob = f"{run['isa']} variant" if "isa" in run else f"{run['pages']} pages"
+    return f"STREAM {run['kernel']}, {knob}"
+
+
 def plan(kernels: list[str], isas: list[str]) -> list[dict]:
     """One round's runs: every ISA variant per kernel, then every page size of the manifest for triad."""
     runs = [{"kernel": k, "isa": i} for k in kernels for i in isas]
@@ -37,7 +43,7 @@ class VariantsSection:
         for k in range(rounds):
             for i in range(len(runs)):
                 run = runs[(i + k) % len(runs)]
-                ctx.step(f"{run} round {k + 1} of {rounds}")
+                ctx.step(f"{described(run)}, round {k + 1} of {rounds}")
                 ctx.save(stream.run(threads=ctx.threads, reps=p["reps"], **run))
 
     def build(self, ctx: Context, recs: list[dict]) -> dict:
