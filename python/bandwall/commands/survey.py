@@ -56,7 +56,20 @@ from bandwall.views.survey import render, render_node
     help="outside Slurm: one task on every host of this MPI hostfile, through Open MPI's mpirun (the "
     "hosts must see --out-dir and this Python)",
 )
-@click.option("--fail", is_flag=True, help="exit 1 when a node is flagged (a health check or prolog step)")
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="seconds the nodes' tasks are waited for (inside Slurm or with --hostfile); a node with no record "
+    f"by then is listed as missing and the others are judged [default: {gather.TIMEOUT_TIMES} times a "
+    f"node's expected time: {gather.default_timeout(True):g} s with --short, {gather.default_timeout(False):g} s "
+    "without; nodes that are one machine take turns, give them more]",
+)
+@click.option(
+    "--fail",
+    is_flag=True,
+    help="exit 1 when a node is flagged or missing (a health check or prolog step)",
+)
 @click.option(
     "--plot",
     "plot_file",
@@ -68,12 +81,27 @@ from bandwall.views.survey import render, render_node
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
 @measuring_options
 def survey_cmd(
-    local, judging, short, out_dir, against, margin, hostfile, fail, plot_file, files, fmt, db, no_store
+    local,
+    judging,
+    short,
+    out_dir,
+    against,
+    margin,
+    hostfile,
+    timeout,
+    fail,
+    plot_file,
+    files,
+    fmt,
+    db,
+    no_store,
 ):
     """Measure every node of a Slurm allocation alike (STREAM triad at the knee and on all cores, the
     FMA peak, a short ISO3DFD, the settings that explain differences, what else keeps its CPUs busy),
     the links between them (a ring of MPI ping-pongs), and name the nodes and links that stand out;
-    outside Slurm, this node alone. Nodes that are one machine take turns."""
+    outside Slurm, this node alone. Nodes that are one machine take turns. A file that cannot be judged
+    is skipped and a node that gives no record is missing, each named on stderr and in the record; the
+    others are judged."""
     judge.check_margin(margin)
     if local and plot_file:
         raise UsageError("--plot draws the nodes of a survey: it does not go with --local")
@@ -85,6 +113,11 @@ def survey_cmd(
         raise UsageError("--judge needs node record files or folders after the options")
     if hostfile is not None and (local or judging):
         raise UsageError("--hostfile starts a task on every host: it does not go with --local or --judge")
+    if timeout is not None and (local or judging):
+        raise UsageError("--timeout waits for the nodes' tasks: it does not go with --local or --judge")
+    if timeout is not None and not timeout > 0:
+        raise UsageError(f"--timeout {timeout!r} must be a number of seconds above 0")
+    wait_s = timeout if timeout is not None else gather.default_timeout(short)
     baseline = judge.baseline_of(gather.load(against)) if against is not None else None
     if not no_store:
         store.check(db)
@@ -96,9 +129,9 @@ def survey_cmd(
             rec["id"] = store.save(rec, db)
         emit(rec, fmt, lambda con: render_node(con, rec))
         return
-    ring, links_note = None, None
+    ring, links_note, waited = None, None, None
     if judging:
-        node_recs = gather.read(list(files))
+        got = gather.read(list(files))
     elif hostfile is not None:
         names = gather.hosts(hostfile)
         flavour = mpi.flavours.get("openmpi")
@@ -109,25 +142,56 @@ def survey_cmd(
         prefix = flavour.mpirun_args(len(names), len(os.sched_getaffinity(0)))
         prefix += ["--hostfile", str(hostfile), "--map-by", "ppr:1:node"]
         folder = out_dir or Path("bandwall-survey")
-        node_recs = gather.launch(prefix, folder, short, flavour.mpirun_env(), "mpirun")
-        ring, links_note = links.hostfile_ring(hostfile, len(names), short)
+        got = gather.launch(prefix, folder, short, names, wait_s, flavour.mpirun_env(), "mpirun")
+        waited = wait_s
+        if got.missing:
+            links_note = _no_ring(got)
+        else:
+            ring, links_note = links.hostfile_ring(hostfile, len(names), short)
     elif gather.in_slurm():
         folder = out_dir or Path(f"bandwall-survey-{os.environ['SLURM_JOB_ID']}")
-        node_recs = gather.slurm(folder, short)
-        ring, links_note = links.slurm_ring(len(node_recs), short)
+        got = gather.slurm(folder, short, wait_s)
+        waited = wait_s
+        if got.missing:
+            links_note = _no_ring(got)
+        else:
+            ring, links_note = links.slurm_ring(len(got.records), short)
     else:
-        node_recs = [node.measure(short)]
+        got = gather.Gathered([node.measure(short)])
         if out_dir is not None:
-            gather.write(node_recs[0], out_dir)
-    rec = judge.survey_record(node_recs, margin, baseline, ring, links_note)
+            gather.write(got.records[0], out_dir)
+    for s in got.skipped:
+        click.echo(f"bandwall: skipped {s['file']}: {s['reason']}", err=True)
+    for m in got.missing:
+        click.echo(f"bandwall: missing {m['node']}: {m['reason']}", err=True)
+    rec = judge.survey_record(
+        got.records, margin, baseline, ring, links_note, got.skipped, got.missing, waited
+    )
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:
         sweep_plot.save(survey_plot.figure(rec), plot_file)
     emit(rec, fmt, lambda con: render(con, rec))
-    if fail and rec["result"]["flagged"]:
-        first = rec["result"]["outliers"][0]
-        raise RunFailed(
-            f"{len(rec['result']['flagged'])} node(s) flagged: {', '.join(rec['result']['flagged'])} "
-            f"(first: {first['node']} {first['metric']}: {first['reason']})"
-        )
+    r = rec["result"]
+    if fail and (r["flagged"] or r["missing"]):
+        parts = []
+        if r["missing"]:
+            first = r["missing"][0]
+            parts.append(
+                f"{len(r['missing'])} node(s) missing: {', '.join(m['node'] for m in r['missing'])} "
+                f"(first: {first['node']}: {first['reason']})"
+            )
+        if r["flagged"]:
+            first = r["outliers"][0]
+            parts.append(
+                f"{len(r['flagged'])} node(s) flagged: {', '.join(r['flagged'])} "
+                f"(first: {first['node']} {first['metric']}: {first['reason']})"
+            )
+        raise RunFailed("; ".join(parts))
+
+
+def _no_ring(got: gather.Gathered) -> str:
+    """Why the ring is not run: it would go through the nodes that gave no record (and fail there or
+    hang)."""
+    names = ", ".join(m["node"] for m in got.missing)
+    return f"the ring would pass through the node(s) that gave no record ({names})"

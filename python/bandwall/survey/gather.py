@@ -1,19 +1,56 @@
 """Where a survey's node records come from: files or folders gathered by hand, or one task on every
-node of the Slurm allocation this runs in (srun --ntasks-per-node=1), each writing its record to a
-folder the nodes share."""
+node of the Slurm allocation this runs in (one `srun` step a node), each writing its record to a
+folder the nodes share.
+
+What cannot be judged is named, not fatal. A file that is not a node record that can be judged (cut
+short, empty, another tool's record, a second record of a node, a record whose own check failed, one
+without figures) is skipped with the reason, and the others are judged; the files are only read.
+A node of the allocation that gives no record (its task hangs past the timeout, its step fails, its
+slurmd is gone) is missing, with the reason, and the others are judged. Each node is its own step
+because Slurm aborts a whole step when its launch fails on one node, which would lose every node."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from bandwall.core import records
-from bandwall.core.errors import BandwallError, RunFailed, UsageError
+from bandwall.core.errors import RunFailed, UsageError
 from bandwall.survey import node
+
+# About how long one node's task takes (seconds), --short and not; the default timeout is a few
+# times that. Nodes that are one machine take turns, so give those more (--timeout).
+NODE_S = {True: 30, False: 120}
+TIMEOUT_TIMES = 4
+STOP_GRACE_S = 10  # after the timeout: how long a stopped launcher has to end its step before it is killed
+
+
+def default_timeout(short: bool) -> float:
+    return float(TIMEOUT_TIMES * NODE_S[short])
+
+
+@dataclass
+class Gathered:
+    """The node records to judge; the files skipped ({file, reason}); the nodes that gave no record
+    ({node, reason})."""
+
+    records: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    missing: list[dict] = field(default_factory=list)
+
+
+class Skip(Exception):
+    """A file that holds no node record to judge; the message is why."""
 
 
 def in_slurm() -> bool:
@@ -30,21 +67,94 @@ def write(rec: dict, folder: Path) -> Path:
 
 
 def load(path: Path) -> dict:
-    """One record from a file: UsageError naming the file when it is not one."""
+    """One record from a file (a baseline): UsageError naming the file when it is not one."""
     try:
         rec = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise UsageError(f"{path}: not a JSON record ({e})") from None
+    if not isinstance(rec, dict):
+        raise UsageError(f"{path}: not a JSON record (a JSON {type(rec).__name__}, not an object)")
     try:
         return records.validate(rec)
-    except BandwallError as e:
+    except RunFailed as e:
         raise UsageError(f"{path}: {e}") from None
 
 
-def read(paths: list[Path]) -> list[dict]:
-    """The node records in files and folders (a folder: its *.json files)."""
+def examine(path: Path) -> dict:
+    """The node record in a file, or Skip with why it cannot be judged."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise Skip(f"cannot be read ({e.strerror or e})") from None
+    if not data.strip():
+        raise Skip(f"empty ({len(data)} bytes): no record")
+    try:
+        text = data.decode("utf-8")
+        rec = json.loads(text)
+    except UnicodeDecodeError:
+        raise Skip("not a JSON record (not UTF-8 text)") from None
+    except json.JSONDecodeError as e:
+        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
+            raise Skip(f"truncated: not a JSON record, it stops after {len(data)} bytes ({e.msg})") from None
+        raise Skip(f"not a JSON record ({e.msg} at line {e.lineno} column {e.colno})") from None
+    if not isinstance(rec, dict) or not isinstance(rec.get("tool"), str):
+        raise Skip("not a bandwall record (JSON without a tool)")
+    if rec["tool"] != node.TOOL:
+        raise Skip(f"a {rec['tool']!r} record, not a {node.TOOL} record (bandwall survey --local)")
+    result = rec.get("result")
+    if not isinstance(result, dict) or not result.get("figures"):
+        raise Skip(f"a {node.TOOL} record without figures: nothing to judge")
+    if records.failed(rec):
+        how = rec["validation"].get("method") or "no method named"
+        raise Skip(f"its own check failed (validation passed false: {how}): its figures are not trusted")
+    found = records.problems(rec)
+    if found:
+        raise Skip(f"a malformed {node.TOOL} record at {found[0]}")
+    return rec
+
+
+def _when(rec: dict) -> tuple[int, datetime | None]:
+    """The record's own time (provenance.date) for ordering; a record without one is oldest."""
+    text = rec.get("provenance", {}).get("date")
+    if isinstance(text, str):
+        try:
+            t = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+        else:
+            return 1, t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return 0, None
+
+
+def one_a_node(found: list[tuple[Path, dict]]) -> tuple[list[dict], list[dict]]:
+    """One record a node: of two or more, the newest by its own time (provenance.date), of equal
+    times the last by file name; the others skipped with the one kept. Returns (records, skipped)."""
+    by_node: dict[str, list[tuple[Path, dict]]] = {}
+    for path, rec in found:
+        by_node.setdefault(rec["result"]["node"], []).append((path, rec))
+    keep, skipped = [], []
+    for name, group in by_node.items():
+        group.sort(key=lambda pr: (_when(pr[1]), str(pr[0])))
+        kept_path, kept = group[-1]
+        keep.append(kept)
+        for path, rec in group[:-1]:
+            if _when(rec) == _when(kept):
+                why = f"the same time as {kept_path.name}, kept as the last by name"
+            else:
+                why = f"older than {kept_path.name} ({_date(rec)} against {_date(kept)}), kept as the newest"
+            skipped.append({"file": str(path), "reason": f"another record of node {name!r}: {why}"})
+    order = {id(rec): k for k, (_, rec) in enumerate(found)}
+    return sorted(keep, key=lambda r: order[id(r)]), skipped
+
+
+def _date(rec: dict) -> str:
+    return str(rec.get("provenance", {}).get("date") or "no date")
+
+
+def files_of(paths: list[Path]) -> list[Path]:
+    """The files named and the *.json files of the folders named."""
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
@@ -52,17 +162,38 @@ def read(paths: list[Path]) -> list[dict]:
             if not found:
                 raise UsageError(f"{p}: a folder with no *.json node records")
             files += found
-        else:
+        elif p.exists():
             files.append(p)
-    recs = []
+        else:
+            raise UsageError(f"{p}: no such file")
+    return files
+
+
+def examine_all(files: list[Path]) -> Gathered:
+    """The node records among files, one a node, and the files skipped with why."""
+    found, skipped = [], []
     for f in files:
-        rec = load(f)
-        if rec.get("tool") != node.TOOL:
-            raise UsageError(
-                f"{f}: a {rec.get('tool')!r} record, not a {node.TOOL} record (bandwall survey --local)"
-            )
-        recs.append(rec)
-    return recs
+        try:
+            found.append((f, examine(f)))
+        except Skip as e:
+            skipped.append({"file": str(f), "reason": _line(str(e))})
+    recs, twice = one_a_node(found)
+    order = {str(f): k for k, f in enumerate(files)}
+    return Gathered(recs, sorted(skipped + twice, key=lambda s: order[s["file"]]))
+
+
+def read(paths: list[Path]) -> Gathered:
+    """The node records in files and folders (a folder: its *.json files), read and never changed;
+    UsageError (one line, every file and why) when none can be judged."""
+    got = examine_all(files_of(paths))
+    if not got.records:
+        why = "; ".join(f"{s['file']}: {s['reason']}" for s in got.skipped)
+        raise UsageError(f"no node record to judge: {why}")
+    return got
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def local_task(folder: Path, short: bool) -> list[str]:
@@ -71,22 +202,153 @@ def local_task(folder: Path, short: bool) -> list[str]:
     return [*argv, "--out-dir", str(folder), *(["--short"] if short else [])]
 
 
-def launch(
-    prefix: list[str], folder: Path, short: bool, env: dict | None = None, what: str = "srun"
-) -> list[dict]:
-    """One task per node started by prefix (srun or mpirun), each measuring its node into folder."""
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
+
+
+def _why_failed(text: str, code: int, what: str) -> str:
+    """A launcher's failure in one line: the task's own error, else the launcher's, else its exit."""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    own = [ln for ln in lines if ln.startswith("bandwall:")]
+    errors = [ln for ln in lines if "error" in ln.lower()]
+    if own:
+        line = own[-1]
+    elif errors:
+        line = errors[0]  # srun's first error names the node and the cause; the later ones follow from it
+    else:
+        line = lines[-1] if lines else ""
+    return _line(f"its task failed ({what} exit {code})" + (f": {line}" if line else ""))
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    """Stops launchers still running: SIGTERM (srun then cancels its step), SIGKILL after a grace."""
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    end = time.monotonic() + STOP_GRACE_S
+    for p in procs:
+        try:
+            p.wait(timeout=max(0.0, end - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def run_tasks(
+    commands: dict[str, list[str]],
+    folder: Path,
+    timeout: float,
+    env: dict | None = None,
+    what: str = "srun",
+) -> Gathered:
+    """Starts each node's command at once (the node's task: it writes folder/<node>.json) and waits
+    for them until the timeout; then stops those still running. A node whose record was not written
+    during this run is missing, with why (a record already there from an earlier run is left as it
+    was, not judged)."""
     folder.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [*prefix, *local_task(folder, short)],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, **(env or {})},
-    )
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
-        raise RunFailed(f"{what} of the survey's tasks failed: {last}")
-    return read([folder])
+    paths = {n: folder / f"{n}.json" for n in commands}
+    before = {n: _stamp(p) for n, p in paths.items()}
+    procs: dict[str, subprocess.Popen] = {}
+    logs = {}
+    late: set[str] = set()
+    unstarted: dict[str, str] = {}
+    try:
+        for n, argv in commands.items():
+            logs[n] = tempfile.TemporaryFile()
+            try:
+                procs[n] = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=logs[n],
+                    env={**os.environ, **(env or {})},
+                )
+            except OSError as e:
+                unstarted[n] = f"{argv[0]}: {e.strerror or e}"
+        deadline = time.monotonic() + timeout
+        for n, p in procs.items():
+            try:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                late.add(n)
+    finally:
+        _stop(list(procs.values()))
+    written, missing = [], []
+    for n, path in paths.items():
+        if _stamp(path) not in (None, before[n]):
+            written.append(path)
+        elif n in unstarted:
+            missing.append({"node": n, "reason": f"its task could not be started ({unstarted[n]})"})
+        elif n in late:
+            missing.append(
+                {"node": n, "reason": f"no record after {timeout:g} s: its task was still running, stopped"}
+            )
+        elif procs[n].returncode != 0:
+            logs[n].seek(0)
+            text = logs[n].read().decode("utf-8", errors="replace")
+            missing.append({"node": n, "reason": _why_failed(text, procs[n].returncode, what)})
+        else:
+            missing.append({"node": n, "reason": "its task ended without writing a record"})
+    for f in logs.values():
+        f.close()
+    got = examine_all(written)
+    for s in got.skipped:
+        missing.append({"node": Path(s["file"]).stem, "reason": f"its record was not judged: {s['reason']}"})
+    order = {n: k for k, n in enumerate(commands)}
+    got.missing = sorted(missing, key=lambda m: order.get(m["node"], len(order)))
+    return got
+
+
+def launch(
+    prefix: list[str],
+    folder: Path,
+    short: bool,
+    hosts: list[str],
+    timeout: float,
+    env: dict | None = None,
+    what: str = "mpirun",
+) -> Gathered:
+    """One task per host started by prefix (mpirun), each measuring its host into folder, waited for
+    until the timeout. The hosts that gave no record are missing when fewer records came than hosts
+    (a host's record is named by the host's own name, which the hostfile may spell otherwise)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    before = {p.name: _stamp(p) for p in folder.glob("*.json")}
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            [*prefix, *local_task(folder, short)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            env={**os.environ, **(env or {})},
+        )
+        try:
+            proc.wait(timeout=timeout)
+            why = "" if proc.returncode == 0 else _why_failed(_read(log), proc.returncode, what)
+        except subprocess.TimeoutExpired:
+            why = f"no record after {timeout:g} s: {what} was still running, stopped"
+        finally:
+            _stop([proc])
+    written = [p for p in sorted(folder.glob("*.json")) if _stamp(p) != before.get(p.name)]
+    got = examine_all(written)
+    names = {r["result"]["node"] for r in got.records}
+    if len(got.records) < len(hosts):
+        got.missing = [
+            {"node": h, "reason": why or "its task ended without writing a record"}
+            for h in hosts
+            if h not in names
+        ]
+    if not got.records:
+        raise RunFailed(f"{what} of the survey's tasks gave no record: {why or 'none was written'}")
+    return got
+
+
+def _read(f) -> str:
+    f.seek(0)
+    return f.read().decode("utf-8", errors="replace")
 
 
 def cpus_per_node(text: str) -> int:
@@ -95,11 +357,56 @@ def cpus_per_node(text: str) -> int:
     return min(counts) if counts else 1
 
 
-def slurm(folder: Path, short: bool) -> list[dict]:
-    """One task per node of the allocation, given every CPU the allocation holds there (a task
-    would otherwise be bound to one CPU and measure one core)."""
+def hostnames(text: str) -> list[str]:
+    """The node names of a Slurm host list ("cn[01-03,7],gpu1" gives cn01, cn02, cn03, cn7, gpu1)."""
+    names: list[str] = []
+    for part in re.findall(r"(?:[^,\[]|\[[^\]]*\])+", text):
+        names += _expand(part.strip())
+    return names
+
+
+def _expand(word: str) -> list[str]:
+    m = re.search(r"\[([^\]]*)\]", word)
+    if not m:
+        return [word] if word else []
+    head, tail = word[: m.start()], word[m.end() :]
+    out = []
+    for rng in m.group(1).split(","):
+        lo, _, hi = rng.partition("-")
+        if not hi:
+            values = [lo]
+        elif lo.isdigit() and hi.isdigit():
+            values = [str(k).zfill(len(lo)) for k in range(int(lo), int(hi) + 1)]
+        else:
+            raise UsageError(f"cannot read the Slurm node list {word!r}")
+        out += [head + v + rest for v in values for rest in _expand(tail) or [""]]
+    return out
+
+
+def slurm_nodes() -> list[str]:
+    """The nodes of this allocation (SLURM_JOB_NODELIST)."""
+    text = os.environ.get("SLURM_JOB_NODELIST") or os.environ.get("SLURM_NODELIST") or ""
+    names = hostnames(text)
+    if not names:
+        raise UsageError("inside Slurm but SLURM_JOB_NODELIST names no node")
+    return names
+
+
+def slurm(folder: Path, short: bool, timeout: float) -> Gathered:
+    """One task on every node of the allocation, each its own step (a node whose launch fails does
+    not abort the others'), given every CPU the allocation holds there (a task would otherwise be
+    bound to one CPU and measure one core)."""
     cpus = cpus_per_node(os.environ.get("SLURM_JOB_CPUS_PER_NODE", "1"))
-    return launch(["srun", "--ntasks-per-node=1", f"--cpus-per-task={cpus}"], folder, short)
+    task = local_task(folder, short)
+    commands = {
+        n: ["srun", "--nodes=1", "--ntasks=1", f"--nodelist={n}", f"--cpus-per-task={cpus}", *task]
+        for n in slurm_nodes()
+    }
+    got = run_tasks(commands, folder, timeout)
+    if not got.records:
+        why = "; ".join(f"{m['node']}: {m['reason']}" for m in got.missing)
+        raise RunFailed(f"no node of the allocation gave a record to judge: {why}")
+    return got
 
 
 def hosts(path: Path) -> list[str]:

@@ -226,9 +226,14 @@ def survey_record(
     baseline: dict | None = None,
     ring: dict | None = None,
     links_note: str | None = None,
+    skipped: list[dict] | None = None,
+    missing: list[dict] | None = None,
+    timeout_s: float | None = None,
 ) -> dict:
     """The survey's record: every node's figures and settings, the ring's links (the mpi-ring
-    record, when measured; else links_note says why not), and the outliers."""
+    record, when measured; else links_note says why not), the outliers, the files skipped ({file,
+    reason}) and the nodes that gave no record to judge ({node, reason}; timeout_s: how long they
+    were waited for)."""
     nodes = [summary(r) for r in node_recs]
     names = [n["node"] for n in nodes]
     twice = [n for n, c in Counter(names).items() if c > 1]
@@ -241,6 +246,8 @@ def survey_record(
     config = {"margin": margin, "nodes": len(nodes), "mad_sigmas": MAD_SIGMAS, "busy_cpus": BUSY_CPUS}
     if baseline is not None:
         config["baseline"] = baseline
+    if timeout_s is not None:
+        config["timeout_s"] = timeout_s
     return records.validate(
         {
             "schema_version": records.SCHEMA_VERSION,
@@ -251,6 +258,8 @@ def survey_record(
                 "outliers": outliers,
                 "flagged": sorted({o["node"] for o in outliers}),
                 "shared_hosts": shared_hosts(nodes),
+                "skipped": list(skipped or []),
+                "missing": list(missing or []),
                 "links": links,
                 **({"links_note": links_note} if links_note and not links else {}),
                 "judged": "against the baseline"
