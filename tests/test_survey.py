@@ -633,3 +633,16 @@ def test_inside_slurm_a_node_that_gives_no_record_is_missing_and_fails_the_healt
     assert lines[0] == f"bandwall: missing node4: {miss['reason']}"
     assert lines[1].startswith("bandwall: error: 1 node(s) missing: node4 (first: node4: its task failed")
     assert len(lines) == 2
+
+
+def test_the_view_names_the_files_not_judged_and_the_nodes_missing():
+    from bandwall.views.survey import notes
+
+    r = {
+        "skipped": [{"file": "node3.json", "reason": "empty (0 bytes): no record"}],
+        "missing": [{"node": "node4", "reason": "its task did not end within 120 s"}],
+    }
+    assert notes(r) == [
+        "not judged: node3.json: empty (0 bytes): no record",
+        "missing: node node4: its task did not end within 120 s",
+    ]

@@ -92,9 +92,12 @@ def outlier_rows(r: dict) -> list[list]:
 
 
 def notes(r: dict) -> list[str]:
-    """What the tables do not say: why there are no links, which nodes are one machine."""
+    """What the tables do not say: why there are no links, which nodes are one machine, which files
+    were not judged and which nodes gave no record."""
     out = [f"links not measured: {r['links_note']}"] if not r.get("links") and r.get("links_note") else []
-    return out + [f"{', '.join(g)} are one machine: measured in turns" for g in r.get("shared_hosts", [])]
+    out += [f"{', '.join(g)} are one machine: measured in turns" for g in r.get("shared_hosts", [])]
+    out += [f"not judged: {s['file']}: {s['reason']}" for s in r.get("skipped", [])]
+    return out + [f"missing: node {m['node']}: {m['reason']}" for m in r.get("missing", [])]
 
 
 def render(con, rec: dict) -> None:
