@@ -319,7 +319,7 @@ BAD_CLI = [
     (["--isa", "sse9"], "'sse9' is not one of"),
     (
         ["--time-block", "0"],
-        "--time-block '0' must be auto, measure or a whole number of time steps from 1 to 64",
+        "--time-block '0' must be auto, measure or a whole number from 1 to 64",
     ),
     (["--time-block", "65"], "--time-block '65' must be auto, measure or a whole number"),
     (["--time-block", "deep"], "--time-block 'deep' must be auto, measure or a whole number"),

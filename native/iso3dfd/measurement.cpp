@@ -186,23 +186,21 @@ void Measurement::choose_time_block(int threads) {
   const int deepest_mode = max_depth(o_.grid, threads, model_.shared);
   const TimeBlockModel raced = fit_time_block(o_.grid, plan.depth, threads, o_.l2_bytes, l3, mode);
   const TimeTiles proposal{plan.depth, raced.tile_rows, raced.chunk, raced.shared};
-  run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
-  race_steps_ = 1;
-  std::vector<std::vector<double>> rates(2);
   // Unsettled after 5 rounds (the median beyond the margin, the interval not: one disturbed round
   // of five does that), all the rounds the rule allows, when the run affords them.
-  const int ran = race_rounds(plan, rates, [&](int c) {
-    const int n = c == 0 ? plan.singles : plan.depth;
-    const double t0 = omp_get_wtime();
-    if (c == 0)
-      run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
-    else
-      run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
-    rates[static_cast<std::size_t>(c)].push_back(static_cast<double>(o_.grid.interior()) * n / (omp_get_wtime() - t0) /
-                                                 1e6);
-    race_steps_ += n;
-  });
-  const decide::Choice ch = decide::choose_best({"1", std::to_string(proposal.depth)}, rates, 0, facts_.unit);
+  const RaceOutcome raced_out = race_depth(
+      plan, static_cast<double>(o_.grid.interior()), [&] { run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_); },
+      [&](int n, bool sweep) {
+        const double t0 = omp_get_wtime();
+        if (sweep)
+          run_time_blocked(f_, o_.grid, o_.blocks, proposal, threads, n, c_);
+        else
+          run(f_, o_.grid, o_.blocks, o_.schedule, threads, n, c_);
+        return omp_get_wtime() - t0;
+      });
+  race_steps_ = raced_out.steps;
+  const std::vector<std::vector<double>>& rates = raced_out.rates;
+  const decide::Choice& ch = raced_out.choice;
   const json calibrated = calibrated_prediction(o_.grid, threads, deepest_mode, o_.l2_bytes, l3, median(rates[0]),
                                                 raced, median(rates[1]), mode);
   time_block_["calibrated"] = calibrated;
@@ -248,14 +246,9 @@ void Measurement::choose_time_block(int threads) {
     else
       time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
   }
-  time_block_.update({{"depth", tiles_.depth},
-                      {"how", how},
-                      {"why", why},
-                      {"race", ch.record},
-                      {"race_steps", race_steps_},
-                      {"race_single_steps", plan.singles},
-                      {"race_rounds_added", ran - rounds},
-                      {"note", "the race's steps advanced the run's wavefield and count among its steps, untimed"}});
+  time_block_.update(
+      raced_out.record(plan, "the race's steps advanced the run's wavefield and count among its steps, untimed"));
+  time_block_.update({{"depth", tiles_.depth}, {"how", how}, {"why", why}});
 }
 
 std::string Measurement::time_block_key(int threads, bool one_node) const {

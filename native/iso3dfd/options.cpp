@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/policies.hpp"
 #include "iso3dfd/rows.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 namespace bw::iso3dfd {
 namespace {
@@ -110,15 +111,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   else
     throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
 
-  o.time_block_measure = time_block == "measure";
-  if (time_block == "auto" || o.time_block_measure)
-    o.time_block = 0;
-  else
-    try {
-      o.time_block = static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
-    } catch (const UsageError&) {
-      throw UsageError("--time-block '" + time_block + "' must be auto, measure or a whole number from 1 to 64");
-    }
+  const TimeBlockRequest tb = parse_time_block(time_block);
+  o.time_block = tb.depth;
+  o.time_block_measure = tb.measure;
   if (o.kernel == KernelChoice::Reference && o.time_block > 1)
     throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
 

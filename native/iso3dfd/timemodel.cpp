@@ -5,7 +5,9 @@
 #include <optional>
 #include <vector>
 
+#include "common/args.hpp"
 #include "common/decide.hpp"
+#include "common/errors.hpp"
 #include "iso3dfd/timeblock.hpp"
 
 namespace bw::iso3dfd {
@@ -197,6 +199,56 @@ RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds) {
   p.fewest_steps = 1;
   while (race_budget(p.fewest_steps) / rounds < 3) ++p.fewest_steps;
   return p;
+}
+
+RaceOutcome race_depth(const RacePlan& plan, double points, const std::function<void()>& warm,
+                       const std::function<double(int n, bool sweep)>& seconds) {
+  RaceOutcome out;
+  out.rates.resize(2);
+  warm();
+  out.steps = 1;
+  const int ran = race_rounds(plan, out.rates, [&](int c) {
+    const int n = c == 0 ? plan.singles : plan.depth;
+    out.rates[static_cast<std::size_t>(c)].push_back(points * n / seconds(n, c == 1) / 1e6);
+    out.steps += n;
+  });
+  out.rounds_added = ran - decide::rule().rounds;
+  out.choice = decide::choose_best({"1", std::to_string(plan.depth)}, out.rates, 0, "MPoints/s");
+  out.depth = out.choice.chosen == 1 ? plan.depth : 1;
+  return out;
+}
+
+json RaceOutcome::record(const RacePlan& plan, const std::string& note) const {
+  return {{"depth", depth},
+          {"how", "race"},
+          {"why", choice.why},
+          {"race", choice.record},
+          {"race_steps", steps},
+          {"race_single_steps", plan.singles},
+          {"race_rounds_added", rounds_added},
+          {"note", note}};
+}
+
+TimeBlockRequest parse_time_block(const std::string& text) {
+  TimeBlockRequest r;
+  r.text = text;
+  if (text == "auto" || text == "measure") {
+    r.measure = text == "measure";
+    return r;
+  }
+  try {
+    r.depth = static_cast<int>(parse_int(text, "--time-block", 1, kMaxTimeBlock));
+  } catch (const UsageError&) {
+    throw UsageError("--time-block '" + text + "' must be auto, measure or a whole number from 1 to " +
+                     std::to_string(kMaxTimeBlock));
+  }
+  return r;
+}
+
+json time_block_grammar() {
+  return {{"words", {"auto", "measure"}},
+          {"max", kMaxTimeBlock},
+          {"syntax", "auto, measure or a whole number from 1 to " + std::to_string(kMaxTimeBlock)}};
 }
 
 json deeper_by_model(const json& calibrated, int raced, double rate_raced) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/decide.hpp"
 #include "common/record.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 
@@ -92,6 +93,38 @@ RacePlan plan_race(int proposed, int iterations, int rounds, int most_rounds);
 // rates[c]. Returns the rounds run.
 int race_rounds(const RacePlan& plan, const std::vector<std::vector<double>>& rates,
                 const std::function<void(int)>& leg);
+
+// The race of a sweep of plan.depth steps against single steps, written once for one process and
+// for a grid of ranks: warm() runs one single step untimed (the first step after the first touch
+// runs slower); then race_rounds' rounds, each leg timed by seconds(n, sweep): n single steps
+// (sweep false) or one sweep of n steps, the seconds it took (over ranks the slowest rank's, so
+// every rank decides alike). Rates are points * n / seconds in MPoints/s; the decision rule picks
+// the depth (the default: single steps).
+struct RaceOutcome {
+  decide::Choice choice;
+  std::vector<std::vector<double>> rates;  // [0] single steps, [1] the sweep, MPoints/s per round
+  int depth = 1;                           // the race's pick: plan.depth or 1
+  int steps = 0;                           // the steps it took, the warm-up's included
+  int rounds_added = 0;                    // rounds beyond the rule's, for an unsettled race
+  // config.time_block's fields of a race: depth, how "race", why, race, race_steps,
+  // race_single_steps, race_rounds_added, note.
+  json record(const RacePlan& plan, const std::string& note) const;
+};
+RaceOutcome race_depth(const RacePlan& plan, double points, const std::function<void()>& warm,
+                       const std::function<double(int n, bool sweep)>& seconds);
+
+// The --time-block grammar of every ISO3DFD tool: auto, measure or a depth from 1 to kMaxTimeBlock.
+inline constexpr int kMaxTimeBlock = 64;
+struct TimeBlockRequest {
+  std::string text;  // as given
+  int depth = 0;     // the depth given; 0 for auto and measure
+  bool measure = false;
+  bool automatic() const { return depth == 0; }
+};
+// UsageError in one line for anything else.
+TimeBlockRequest parse_time_block(const std::string& text);
+// The grammar for the manifest: {"words", "max", "syntax"}.
+json time_block_grammar();
 
 // What the model adds to a race a run's steps cut short (a run of 40 steps races depth 4 at most):
 // when the race chose sweeps (depth `raced` > 1, measured at rate_raced MPoints/s, faster than depth

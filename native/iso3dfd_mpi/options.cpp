@@ -9,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/harness.hpp"
 #include "common/policies.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 namespace bw::iso3dfd::mpi {
 
@@ -161,7 +162,8 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
       "its halo again), or auto: the depth the time-block model proposes for a rank's part (the shallowest over "
       "ranks, at most what the parts' halos and three quarters of the steps allow), run only when a race against "
       "single steps on the run's data, every round timed by the slowest rank, shows it faster beyond noise "
-      "(measure: the same; nothing is kept over ranks)");
+      "(measure: the same; nothing is kept over ranks). The default is 1, not auto as in one process: auto "
+      "gives every rank halos as deep as the depth it races for the whole run, and no race is kept between runs");
   std::string dims;
   app.add_option("--dims", dims,
                  "ranks along x, y and z (PxQxR, their product the rank count), or auto: the shape of least halo "
@@ -173,10 +175,10 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
   o.time_block_requested = time_block;
-  if (time_block == "auto" || time_block == "measure") {
+  if (const TimeBlockRequest tb = parse_time_block(time_block); tb.automatic()) {
     o.time_block = 1;  // how: "default"
   } else {
-    o.time_block = static_cast<int>(parse_int(time_block, "--time-block", 1, 64));
+    o.time_block = tb.depth;
     if (app.count("--time-block")) o.time_block_how = "user";
   }
   o.ranks = ranks;

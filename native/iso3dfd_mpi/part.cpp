@@ -353,45 +353,31 @@ int Part::race() {
     choice_.update({{"depth", 1}, {"how", "model"}});
     return 0;
   }
-  // As one process races (iso3dfd/measurement.cpp): a single step to warm up, then rounds of one
-  // sweep and plan_.singles single steps, the first alternating; a round's rate is the slowest
-  // rank's, shared by all, so every rank decides alike.
+  // As one process races (iso3dfd/timemodel.hpp, race_depth): a single step to warm up, then rounds
+  // of one sweep and plan_.singles single steps, the first alternating; a round's time is the
+  // slowest rank's, shared by all, so every rank decides alike.
   const int d = halo_depth_;
-  const double points = static_cast<double>(o_.global.interior());
   Timers ignored;
-  step(ignored);
-  int steps = 1;
-  std::vector<std::vector<double>> rates(2);
-  auto timed = [&](int c) {
-    if (c == 0 && halo_stale_) refresh_halo();  // what alternating costs, outside the round
-    const int n = c == 0 ? plan_.singles : d;
-    MPI_Barrier(comm_);
-    const double t0 = MPI_Wtime();
-    if (c == 0)
-      for (int i = 0; i < n; ++i) step(ignored);
-    else
-      sweep(d, ignored);
-    double mine = MPI_Wtime() - t0, slowest = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
-    rates[static_cast<std::size_t>(c)].push_back(points * n / slowest / 1e6);
-    steps += n;
-  };
-  const decide::Rule& rule = decide::rule();
-  const int ran = race_rounds(plan_, rates, timed);
-  const decide::Choice ch = decide::choose_best({"1", std::to_string(d)}, rates, 0, "MPoints/s");
-  depth_ = ch.chosen == 1 ? d : 1;
+  const RaceOutcome out = race_depth(
+      plan_, static_cast<double>(o_.global.interior()), [&] { step(ignored); },
+      [&](int n, bool sweeping) {
+        if (!sweeping && halo_stale_) refresh_halo();  // what alternating costs, outside the round
+        MPI_Barrier(comm_);
+        const double t0 = MPI_Wtime();
+        if (sweeping)
+          sweep(d, ignored);
+        else
+          for (int i = 0; i < n; ++i) step(ignored);
+        double mine = MPI_Wtime() - t0, slowest = 0;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_);
+        return slowest;
+      });
+  depth_ = out.depth;
   if (depth_ == 1 && halo_stale_) refresh_halo();
-  choice_.update({{"depth", depth_},
-                  {"how", "race"},
-                  {"why", ch.why},
-                  {"race", ch.record},
-                  {"race_steps", steps},
-                  {"race_single_steps", plan_.singles},
-                  {"race_rounds_added", ran - rule.rounds},
-                  {"note",
-                   "the race's steps advanced the run's wavefield and count among its steps, untimed; every "
-                   "round timed by the slowest rank"}});
-  return steps;
+  choice_.update(out.record(plan_,
+                            "the race's steps advanced the run's wavefield and count among its steps, untimed; every "
+                            "round timed by the slowest rank"));
+  return out.steps;
 }
 
 void Part::advance(int steps, Timers& t) {

@@ -24,6 +24,7 @@
 #include "engine/options.hpp"
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/measurement.hpp"
+#include "iso3dfd/timemodel.hpp"
 #include "peak/measurement.hpp"
 #include "stream/kernels.hpp"
 #include "stream/measurement.hpp"
@@ -85,6 +86,7 @@ bw::json kernels() {
     shapes[v->isa] = list;
   }
   iso["row_shapes"] = shapes;
+  iso["time_block"] = bw::iso3dfd::time_block_grammar();
   return {{"stream", s},
           {"pipeline", p},
           {"iso3dfd", iso},

@@ -110,13 +110,15 @@ def native_args(
 
 def parse_time_block(text: str) -> int | str:
     """--time-block: auto, measure (auto, racing whatever the cache says), or the time steps per sweep
-    (a whole number from 1 to 64)."""
-    if text in ("auto", "measure"):
+    (a whole number up to the native tools' most): the grammar of the manifest, written once in
+    native/iso3dfd/timemodel.cpp."""
+    from bandwall.core import manifest
+
+    grammar = manifest.manifest()["kernels"]["iso3dfd"]["time_block"]
+    if text in grammar["words"]:
         return text
-    if not text.isdigit() or not 1 <= int(text) <= 64:
-        raise UsageError(
-            f"--time-block '{text}' must be auto, measure or a whole number of time steps from 1 to 64"
-        )
+    if not text.isdigit() or not 1 <= int(text) <= int(grammar["max"]):
+        raise UsageError(f"--time-block '{text}' must be {grammar['syntax']}")
     return int(text)
 
 
