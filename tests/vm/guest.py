@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,3 +196,18 @@ def boot(
     if lost:
         raise RuntimeError(f"guest printed nothing for {lost}; its output ends:\n{proc.stdout[-2000:]}")
     return out
+
+
+def once(cache: dict, key: str, run: Callable[[], dict[str, Outcome]]) -> dict[str, Outcome]:
+    """A guest's outcomes, built and booted by run() once per key and session; a failed build or
+    boot is remembered too, so the tests that need that guest fail at once instead of booting again."""
+    if key not in cache:
+        try:
+            build()
+            cache[key] = run()
+        except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
+            cache[key] = e
+    got = cache[key]
+    if isinstance(got, Exception):
+        raise RuntimeError(f"the {key} guest could not run: {got}")
+    return got

@@ -66,15 +66,5 @@ def cases() -> list[guest.Case]:
 
 
 def results(model: str) -> dict[str, guest.Outcome]:
-    """Boots a one-node guest of the model once per session and runs every case; a failed build or
-    boot is remembered, so the tests that need it fail at once instead of booting again."""
-    if model not in _results:
-        try:
-            guest.build()
-            _results[model] = guest.boot(1, 2, 512, cases(), cpu=model)
-        except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
-            _results[model] = e
-    got = _results[model]
-    if isinstance(got, Exception):
-        raise RuntimeError(f"the {model} guest could not run: {got}")
-    return got
+    """The outcomes of a one-node guest of the emulated model, booted once per session."""
+    return guest.once(_results, model, lambda: guest.boot(1, 2, 512, cases(), cpu=model))

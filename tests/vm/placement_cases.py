@@ -320,21 +320,14 @@ _results: dict[str, dict[str, guest.Outcome] | Exception] = {}
 
 
 def results(name: str) -> dict[str, guest.Outcome]:
-    """Boots the named guest once per session and runs every case of it; a failed build or boot is
-    remembered too, so the tests that need it fail at once instead of booting again."""
-    if name not in _results:
-        try:
-            guest.build()
-            nodes, cpn, mem, _ = TOPOLOGIES[name]
-            cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
-            cases += pin_cases.cases(nodes, cpn)
-            _results[name] = guest.boot(nodes, cpn, mem, cases)
-        except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
-            _results[name] = e
-    got = _results[name]
-    if isinstance(got, Exception):
-        raise RuntimeError(f"the {name} guest could not run: {got}")
-    return got
+    """The outcomes of every case of the named guest, booted once per session."""
+
+    def boot() -> dict[str, guest.Outcome]:
+        nodes, cpn, mem, _ = TOPOLOGIES[name]
+        cases = placement_cases(name) + launch_cases(name) + builtin_cases(name)
+        return guest.boot(nodes, cpn, mem, cases + pin_cases.cases(nodes, cpn))
+
+    return guest.once(_results, name, boot)
 
 
 def skip_reason() -> str | None:
