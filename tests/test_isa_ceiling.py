@@ -112,3 +112,25 @@ def test_the_front_end_says_a_bad_ceiling_in_one_line(run_bandwall, args, value)
     lines = p.stderr.strip().splitlines()
     assert p.returncode == 2 and len(lines) == 1 and "BANDWALL_MAX_ISA" in lines[0], p.stderr
     assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("engine", ["none", "memcpy"])
+def test_the_pipelined_dot_is_the_cpu_only_kernels_bit_for_bit(engine, isa_ceiling):
+    """An odd size, so every variant's head and tail run; the record says the comparison."""
+    args = (
+        "--kernel",
+        "dot",
+        "--size",
+        str(8 * 1000003),
+        "--reps",
+        "2",
+        "--threads",
+        THREADS,
+        "--engine",
+        engine,
+    )
+    p = tool("bandwall-pipeline", *args)
+    assert p.returncode == 0, p.stderr
+    v = json.loads(p.stdout)["validation"]
+    assert v["passed"] is True and v["cpu_only_dot"]["bit_identical"] is True, v
+    assert "bit for bit" in v["method"]

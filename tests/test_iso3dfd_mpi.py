@@ -303,8 +303,8 @@ def test_auto_over_ranks_races_as_one_process_does():
 
 NATIVE_BAD = [
     (["--time-block", "3"], "fewer than the halo of 24 its neighbours need for sweeps of 3 steps"),
-    (["--time-block", "0"], "--time-block '0' is out of range [1, 64]"),
-    (["--time-block", "deep"], "--time-block 'deep' is not a whole number"),
+    (["--time-block", "0"], "--time-block '0' must be auto, measure or a whole number from 1 to 64"),
+    (["--time-block", "deep"], "--time-block 'deep' must be auto, measure or a whole number from 1 to 64"),
     (
         ["--dims", "auto", "--time-block", "3"],
         "cannot share grid 40x36x48 in any shape that leaves every rank the halo of 24",

@@ -3,6 +3,8 @@
 #include <omp.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 
 #include "common/args.hpp"
 #include "common/errors.hpp"
@@ -65,6 +67,26 @@ driver::Done Measurement::step(const driver::Step& st) {
   sum_ = 0;
   for (int t = 0; t < team; ++t) sum_ += partial_[static_cast<std::size_t>(t)];
   return {secs, moved()};
+}
+
+json Measurement::validate(int steps, int threads) {
+  json v = stream::Measurement::validate(steps, threads);
+  if (kernel().writes || team_ < 1) return v;
+  double cpu_only = 0;
+  for (int t = 0; t < team_; ++t) {
+    auto [b, e] = stream::chunk(n_, t, team_);
+    cpu_only += kernel().nt(x_, b, e, stream::kScalar);
+  }
+  const bool same = std::memcmp(&cpu_only, &sum_, sizeof(double)) == 0;
+  v["cpu_only_dot"] = {{"pipelined", sum_}, {"cpu_only", cpu_only}, {"bit_identical", same}};
+  v["method"] = v["method"].get<std::string>() + "; the pipelined dot against the CPU-only kernel's, bit for bit";
+  if (!same) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "the pipelined dot %a differs from the CPU-only kernel's %a in its last bits", sum_,
+                  cpu_only);
+    throw RunError(std::string("validation of pipelined dot failed: ") + buf);
+  }
+  return v;
 }
 
 json Measurement::config() const {

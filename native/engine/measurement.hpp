@@ -21,6 +21,9 @@ class Measurement : public stream::Measurement {
   driver::Done step(const driver::Step& s) override;
   json config() const override;
   json result(const std::vector<driver::Timing>& t) const override;
+  // As STREAM validates, and for dot also the pipelined sum against the CPU-only kernel's on the same
+  // data and chunks, bit for bit (the pipeline takes the kernel's own steps in its own order).
+  json validate(int steps, int threads) override;
   std::string trial_note() const override {
     return "the arrays were placed and the engine's queues opened for the largest team before the trials";
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/decide.hpp"
+#include "common/errors.hpp"
 #include "common/isa.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
@@ -317,4 +318,22 @@ TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
   }
   select_shape("default");
   select_isa("auto");
+}
+
+TEST(TimeBlockGrammar, OneGrammarForOneProcessAndRanks) {
+  EXPECT_TRUE(bw::iso3dfd::parse_time_block("auto").automatic());
+  EXPECT_FALSE(bw::iso3dfd::parse_time_block("auto").measure);
+  EXPECT_TRUE(bw::iso3dfd::parse_time_block("measure").measure);
+  EXPECT_EQ(bw::iso3dfd::parse_time_block("7").depth, 7);
+  EXPECT_EQ(bw::iso3dfd::parse_time_block("64").depth, bw::iso3dfd::kMaxTimeBlock);
+  for (const char* bad : {"0", "65", "deep", "", "-1", "2.5", "Auto"}) {
+    try {
+      bw::iso3dfd::parse_time_block(bad);
+      FAIL() << "accepted '" << bad << "'";
+    } catch (const bw::UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string("--time-block '") + bad + "' must be auto, measure or a whole number from 1 to 64");
+    }
+  }
+  EXPECT_EQ(bw::iso3dfd::time_block_grammar()["max"], bw::iso3dfd::kMaxTimeBlock);
 }
