@@ -134,3 +134,15 @@ def test_the_pipelined_dot_is_the_cpu_only_kernels_bit_for_bit(engine, isa_ceili
     v = json.loads(p.stdout)["validation"]
     assert v["passed"] is True and v["cpu_only_dot"]["bit_identical"] is True, v
     assert "bit for bit" in v["method"]
+
+
+def test_bandwall_topo_says_a_ceiling_that_caps(run_bandwall):
+    p = run_bandwall("topo", env={"BANDWALL_MAX_ISA": "generic"})
+    assert p.returncode == 0, p.stderr
+    text = " ".join(p.stdout.split())  # the terminal view wraps long lines
+    cpu = json.loads(tool("bandwall-topo").stdout)["result"]["isa"]["cpu_offered"]
+    said = "instruction sets for the kernels: generic"
+    if cpu == ["generic"]:
+        assert said in text and "BANDWALL_MAX_ISA" not in text
+    else:
+        assert f"{said} (BANDWALL_MAX_ISA=generic; the CPU runs {', '.join(cpu)})" in text

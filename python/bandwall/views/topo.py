@@ -43,7 +43,13 @@ def render(con, rec: dict) -> None:
             f"hwloc's sizes, the last-level cache line above the forced ones)"
         )
     if "isa" in r:
-        con.print(f"instruction sets for the kernels: {', '.join(r['isa']['offered'])}")
+        isa = r["isa"]
+        capped = (
+            f" (BANDWALL_MAX_ISA={isa['ceiling']}; the CPU runs {', '.join(isa['cpu_offered'])})"
+            if isa.get("ceiling") and isa.get("cpu_offered") != isa["offered"]
+            else ""
+        )
+        con.print(f"instruction sets for the kernels: {', '.join(isa['offered'])}{capped}")
     con.print(f"hardware counters: {r['pmu']}")
     con.print(f"DSA work queues: {', '.join(r['dsa_work_queues']) or 'none'}")
     if r.get("engines"):
