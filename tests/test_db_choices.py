@@ -152,3 +152,18 @@ def test_a_bad_file_of_time_block_races_is_one_line(run_bandwall, text):
     proc = run_bandwall("db", "time-blocks")
     assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert str(p) in proc.stderr
+
+
+def test_a_choice_made_under_a_ceiling_is_listed_apart(run_bandwall):
+    """A capped run chooses among fewer variants: its choice is kept under a key of its own
+    (kernel@size_class@max=CEILING) and listed with the ceiling."""
+    p = choices.path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps({"choices": {"stream.dot@l2": ENTRY, "stream.dot@l2@max=avx2": ENTRY}}))
+    out = run_bandwall("db", "choices", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    assert [(r["kernel"], r["size_class"], r["ceiling"]) for r in rows] == [
+        ("stream.dot", "l2", ""),
+        ("stream.dot", "l2", "avx2"),
+    ]

@@ -66,7 +66,7 @@ def test_iso3dfd_over_ranks_runs_under_the_ceiling(isa_ceiling, run_bandwall):
     )
     assert p.returncode == 0, p.stderr
     c = json.loads(p.stdout)["config"]
-    assert WIDTH[c["isa"]] <= WIDTH[isa_ceiling], c
+    assert WIDTH[c["isa"]] <= WIDTH[isa_ceiling] and c["isa_ceiling"] == isa_ceiling, c
 
 
 def test_topology_says_the_ceiling_and_what_the_cpu_runs(isa_ceiling):

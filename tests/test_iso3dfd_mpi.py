@@ -330,6 +330,24 @@ def test_native_refuses_a_sweep_the_parts_cannot_hold(args, fragment):
     assert out.stdout == ""
 
 
+@pytest.mark.parametrize("depth", ["1", "2", "auto"])
+def test_native_refuses_a_bad_ceiling_on_every_rank_in_one_line(depth):
+    """A BANDWALL_MAX_ISA that names no variant: every rank stops with exit 2 before anything runs,
+    one line from one rank, whatever the sweep (a sweep's first dispatch is in a parallel region)."""
+    plan = launchers.plan(iso3dfd_mpi.TOOL, 2, "mpirun")
+    base = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "4", "40", "36", "48"]
+    out = subprocess.run(
+        [*base, "--time-block", depth],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **plan.env, "BANDWALL_MAX_ISA": "avx"},
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("BANDWALL_MAX_ISA='avx' is not a variant (use generic, avx2 or avx512)") == 1
+    assert out.stdout == ""
+
+
 def test_missing_launcher_names_its_package(run_bandwall, tmp_path):
     """A PATH without the launcher: one line naming the Debian package, exit 1."""
     for name in ("srun", "mpirun"):

@@ -32,8 +32,7 @@ json Rule::to_json() const {
           {"margin", margin},
           {"tolerance", tolerance},
           {"rounds", rounds},
-          {"rounds_when_unsettled", rounds_when_unsettled},
-          {"thresholds", thresholds}};
+          {"rounds_when_unsettled", rounds_when_unsettled}};
 }
 
 const Rule& rule() {

@@ -25,7 +25,8 @@ struct Rule {
   int rounds = 5;                 // rounds a measured choice runs by default
   int rounds_when_unsettled = 8;  // rounds in all a caller may run when the first leave it unsettled
   // Named thresholds of the front end's verdicts, each {"value", "why"} (decision.json's "thresholds"),
-  // passed through the manifest so that every figure bandwall judges by is written in one file.
+  // passed through the manifest (not in to_json, which every decision record carries) so that every
+  // figure bandwall judges by is written in one file.
   json thresholds = json::object();
   json to_json() const;
 };

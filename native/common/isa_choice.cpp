@@ -39,7 +39,12 @@ std::string fastest(const json& figures, const std::vector<std::string>& candida
   return best;
 }
 
-std::string cache_key(const VariantRequest& r) { return r.key + "@" + (r.size_class.empty() ? "any" : r.size_class); }
+// kernel@size_class, and @max=<ceiling> under a dispatch ceiling: a capped run and an uncapped one
+// choose among other candidates, so neither replaces the other's choice.
+std::string cache_key(const VariantRequest& r) {
+  const std::string ceiling = isa_ceiling();
+  return r.key + "@" + (r.size_class.empty() ? "any" : r.size_class) + (ceiling.empty() ? "" : "@max=" + ceiling);
+}
 
 // The cached decisive choice of a request, when it was measured on the same CPU among the same candidates.
 const json* cached_entry(const json& cache, const VariantRequest& r, const ChoiceContext& m,

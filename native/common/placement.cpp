@@ -239,7 +239,7 @@ nlohmann::json pages_moved(nlohmann::json& placed, const nlohmann::json& after) 
     for (const auto& [node, share] : before) diff += std::abs(share - (now.count(node) ? now[node] : 0.0));
     for (const auto& [node, share] : now)
       if (!before.count(node)) diff += share;
-    const double share = 0.5 * diff;
+    const double share = std::clamp(0.5 * diff, 0.0, 1.0);
     out["moved_share"][name] = share;
     if (share > 0.05) {
       char pct[16];
@@ -248,11 +248,12 @@ nlohmann::json pages_moved(nlohmann::json& placed, const nlohmann::json& after) 
     }
   }
   if (!moved.empty())
-    out["note"] = "pages moved to other nodes during the run (" + moved + ")" +
-                  (balancing > 0 ? ": the kernel's automatic NUMA balancing (kernel.numa_balancing=1) migrates pages "
-                                   "toward the threads that read them, so page_map is the placement as initialised and "
-                                   "page_map_after_run what the timed steps ended on"
-                                 : "");
+    out["note"] =
+        "pages moved to other nodes during the run (" + moved + ")" +
+        (balancing > 0 ? ": the kernel's automatic NUMA balancing (kernel.numa_balancing=" + std::to_string(balancing) +
+                             ") migrates pages toward the threads that read them, so page_map is the "
+                             "placement as initialised and page_map_after_run what the timed steps ended on"
+                       : std::string());
   return out;
 }
 

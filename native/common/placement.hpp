@@ -73,8 +73,9 @@ nlohmann::json page_map(const void* ptr, std::size_t bytes, std::size_t max_page
 // How the pages of each array moved between the map taken right after initialisation (placed) and
 // one taken after the run (after), both of page_map(): {"numa_balancing": the kernel's setting
 // (/proc/sys/kernel/numa_balancing: true, false, or null when unreadable), "page_map_after_run":
-// after, "moved_share": {array: share of its present pages that changed node}, and "note" when a
-// share above 5% moved}. An array with no page present at initialisation moves nothing: its map is
+// after, "moved_share": {array: the net share of its present pages that changed node, half the
+// summed change of the nodes' shares: a lower bound, as pages swapped between two nodes cancel},
+// and "note" when a share above 5% moved}. An array with no page present at initialisation moves nothing: its map is
 // after's (placed is updated to it).
 nlohmann::json pages_moved(nlohmann::json& placed, const nlohmann::json& after);
 

@@ -1,5 +1,7 @@
 #include "common/record.hpp"
 
+#include "common/isa.hpp"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -77,6 +79,7 @@ void emit(const json& record) { std::cout << record.dump() << std::endl; }
 
 int guarded_main(const char* prog, const std::function<int()>& body) {
   try {
+    isa_ceiling();  // a bad BANDWALL_MAX_ISA is one line and exit 2 here, never from a parallel region
     return body();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "%s: error: %s\n", prog, e.what());

@@ -10,6 +10,7 @@
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
+#include "common/isa.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
@@ -241,6 +242,7 @@ int main(int argc, char** argv) {
                        {"overlap", overlap},
                        {"time_block", time_block},
                        {"isa", kernel_isa()},
+                       {"isa_ceiling", bw::isa_json()["ceiling"]},
                        {"mpi_library", bw::mpi::library_version()}};
     bw::json result = {{"time_s", worst[0]},
                        {"mpoints_per_s", mpoints},

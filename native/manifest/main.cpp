@@ -93,6 +93,13 @@ bw::json kernels() {
           {"peak", measurement(bw::peak::PeakMeasurement(0.1, 1).facts(), names(bw::peak::variants()))}};
 }
 
+// The decision rule, with the front end's named thresholds beside it (decision.json).
+bw::json decision() {
+  bw::json d = bw::decide::rule().to_json();
+  d["thresholds"] = bw::decide::rule().thresholds;
+  return d;
+}
+
 bw::json pages() {
   bw::json out = bw::json::array();
   for (const auto& k : bw::page_kinds()) out.push_back({{"name", k.name}, {"help", k.help}});
@@ -141,7 +148,7 @@ int main(int argc, char** argv) {
          {"isa", isa()},
          {"cpu_lists", cpu_lists()},
          {"pages", pages()},
-         {"decision", bw::decide::rule().to_json()},
+         {"decision", decision()},
          {"caches", {{"isa_choices", bw::isa_cache_path()}, {"time_blocks", bw::choice_cache_path("time-blocks")}}}});
     return 0;
   });

@@ -6,6 +6,8 @@
 
 #include "common/args.hpp"
 #include "common/cpulist.hpp"
+#include "common/errors.hpp"
+#include "common/isa.hpp"
 #include "common/topology.hpp"
 
 namespace bw::mpi {
@@ -32,6 +34,22 @@ std::vector<int> intersect(const std::vector<int>& a, const std::vector<int>& b)
   return out;
 }
 
+// A bad BANDWALL_MAX_ISA on any rank: every rank stops with exit 2 before anything runs, the first
+// such rank saying why, so no rank throws later from a parallel region or waits on one that stopped.
+bool ceiling_refused(const char* prog) {
+  std::string why;
+  try {
+    isa_ceiling();
+  } catch (const UsageError& e) {
+    why = e.what();
+  }
+  const int n = size(), mine = why.empty() ? n : rank();
+  int first = n;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < n && rank() == first) say(prog, why.c_str());
+  return first < n;
+}
+
 }  // namespace
 
 int guarded_mpi_main(const char* prog, int& argc, char**& argv, const std::function<int()>& body) {
@@ -39,7 +57,7 @@ int guarded_mpi_main(const char* prog, int& argc, char**& argv, const std::funct
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = kExitOk;
   try {
-    code = body();
+    code = ceiling_refused(prog) ? kExitUsage : body();
   } catch (const UsageError& e) {
     if (rank() == 0) say(prog, e.what());
     code = kExitUsage;

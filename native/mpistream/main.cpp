@@ -12,6 +12,7 @@
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
+#include "common/isa.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
@@ -147,6 +148,7 @@ int run(const Options& o) {
                      {"ranks_per_node", local.size},
                      {"bind", o.bind},
                      {"isa", isa()},
+                     {"isa_ceiling", bw::isa_json()["ceiling"]},
                      {"mpi_library", bw::mpi::library_version()}};
   bw::json validation =
       bw::validation_checked(true, "every rank compared every element of its arrays with its exact value");

@@ -110,14 +110,14 @@ double nstream(const Arrays& x, std::size_t begin, std::size_t end, double s) {
 
 // The dot kernel in steps (kernels.hpp, DotSteps), which the pipeline also takes block by block:
 // four accumulators per unrolled block hide the add latency; a does the aligning. The steps are
-// never inlined: the compiler may contract and order an inlined copy's additions otherwise (it did
-// at AVX2), and the pipeline's sum must equal the CPU-only kernel's to the last bit, so both run the
-// same machine code.
-[[gnu::noinline]] void dot_scalar(DotState& s, const double* a, const double* b, std::size_t n) {
+// never inlined nor cloned (noipa): the compiler may contract and order an inlined copy's additions
+// otherwise (it did at AVX2), and the pipeline's sum must equal the CPU-only kernel's to the last
+// bit, so both run the same machine code.
+[[gnu::noipa]] void dot_scalar(DotState& s, const double* a, const double* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) s.sum += a[i] * b[i];
 }
 
-[[gnu::noinline]] void dot_body(DotState& s, const double* a, const double* b, std::size_t n, bool last) {
+[[gnu::noipa]] void dot_body(DotState& s, const double* a, const double* b, std::size_t n, bool last) {
   V::T acc[kUnroll];
   for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::load(s.acc + u * L);
   std::size_t i = 0;
@@ -130,7 +130,7 @@ double nstream(const Arrays& x, std::size_t begin, std::size_t end, double s) {
   for (std::size_t u = 0; u < kUnroll; ++u) V::store(s.acc + u * L, acc[u]);
 }
 
-[[gnu::noinline]] double dot_total(const DotState& s) {
+[[gnu::noipa]] double dot_total(const DotState& s) {
   V::T acc[kUnroll];
   for (std::size_t u = 0; u < kUnroll; ++u) acc[u] = V::load(s.acc + u * L);
   return s.sum + V::sum(V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3])));

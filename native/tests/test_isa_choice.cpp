@@ -363,3 +363,20 @@ TEST_F(IsaCeiling, TheChoiceRecordSaysIt) {
   unsetenv("BANDWALL_MAX_ISA");
   EXPECT_FALSE(c.to_json("stream.triad.nt").contains("ceiling"));
 }
+
+TEST_F(IsaCeiling, ACappedChoiceIsCachedUnderAKeyOfItsOwn) {
+  const auto dir = std::filesystem::temp_directory_path() / ("bw-isa-ceiling-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string cache = (dir / "isa-choices-0123.json").string();
+  const json t = table();
+  const bw::ChoiceContext machine{&t, nullptr, "UnknownVendor-0-0", {"avx2", "generic"}, cache};
+  const bw::IsaMeasure generic_fastest = [](const std::string& isa) { return isa == "generic" ? 3.0 : 1.0; };
+  cap("avx2");
+  EXPECT_EQ(choose_variant(request("auto", "stream.dot"), generic_fastest, machine).how, "measured");
+  unsetenv("BANDWALL_MAX_ISA");
+  EXPECT_EQ(choose_variant(request("auto", "stream.dot"), generic_fastest, machine).how, "measured");
+  const json stored = bw::read_json_file(cache);
+  EXPECT_TRUE(stored["choices"].contains("stream.dot@dram@max=avx2")) << stored.dump();
+  EXPECT_TRUE(stored["choices"].contains("stream.dot@dram")) << stored.dump();
+  std::filesystem::remove_all(dir);
+}

@@ -17,6 +17,9 @@ from bandwall.report import survey_plot, sweep_plot
 from bandwall.survey import gather, judge, node
 from bandwall.views.survey import render, render_node
 
+# The settings every node's task must see as this shell does (the dispatch ceiling).
+FORWARDED = ("BANDWALL_MAX_ISA",)
+
 
 @commands.register("survey")
 @click.command("survey")
@@ -141,6 +144,9 @@ def survey_cmd(
             )
         prefix = flavour.mpirun_args(len(names), len(os.sched_getaffinity(0)))
         prefix += ["--hostfile", str(hostfile), "--map-by", "ppr:1:node"]
+        # mpirun gives remote hosts none of this environment: a dispatch ceiling set for identical
+        # numerics must reach every node
+        prefix += mpi.pass_env("openmpi", {k: os.environ[k] for k in FORWARDED if os.environ.get(k)})
         folder = out_dir or Path("bandwall-survey")
         got = gather.launch(prefix, folder, short, names, wait_s, flavour.mpirun_env(), "mpirun")
         waited = wait_s

@@ -45,11 +45,14 @@ def rows() -> list[dict]:
     """One row per cached choice: kernel, size class, variant, CPU, date, why."""
     out = []
     for key, e in sorted(_load(path())["choices"].items()):
-        kernel, _, size = key.partition("@")
+        # kernel@size_class, and @max=CEILING for a choice made under BANDWALL_MAX_ISA
+        kernel, _, rest = key.partition("@")
+        size, _, cap = rest.partition("@")
         out.append(
             {
                 "kernel": kernel,
                 "size_class": size or e.get("size_class", ""),
+                "ceiling": cap.partition("=")[2],
                 "isa": e.get("isa", ""),
                 "cpu": e.get("cpu", ""),
                 "measured": e.get("measured", ""),
