@@ -240,3 +240,15 @@ def slurm_cluster(tmp_path_factory):
         pytest.skip(reason)
     with slurm.cluster(tmp_path_factory.mktemp("slurm")) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def real_node(tmp_path_factory):
+    """This machine's node record from `bandwall survey --local --short`, measured once a session."""
+    import json
+
+    from bandwall.core import records
+
+    proc = run("survey", "--local", "--short", "--no-store", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    return records.validate(json.loads(proc.stdout))

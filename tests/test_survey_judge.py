@@ -1,0 +1,236 @@
+"""bandwall survey judges what it can and names what it cannot: files in a folder of node records
+that cannot be judged (cut short, empty, another tool's, a second record of a node, a failed own
+check, no figures) are skipped with why and the folder left as it was; nodes of an allocation that
+give no record are missing, with why, and the others judged."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from bandwall.survey import gather
+from test_survey import scaled, write_population
+
+GOOD = ("node1", "node2", "node3")
+OLD_DATE = "2000-01-01T00:00:00Z"
+
+
+def bad_files(real_node, make_record) -> list[tuple[str, str, bytes, str]]:
+    def text(rec: dict) -> bytes:
+        return json.dumps(rec, indent=1).encode()
+
+    whole = text(scaled(real_node, "node4"))
+    older = scaled(real_node, "node1")
+    older["provenance"]["date"] = OLD_DATE
+    failed = scaled(real_node, "node5")
+    failed["validation"].update(checked=True, passed=False)
+    bare = scaled(real_node, "node6")
+    del bare["result"]["figures"]
+    return [
+        ("truncated", "node4.json", whole[: len(whole) // 2], "truncated"),
+        ("empty", "node7.json", b"", "empty (0 bytes)"),
+        ("another tool", "stream.json", text(make_record()), "a 'stream' record, not a survey-node record"),
+        ("two of one node", "node1-old.json", text(older), "another record of node 'node1'"),
+        ("own check failed", "node5.json", text(failed), "its own check failed"),
+        ("no figures", "node6.json", text(bare), "a survey-node record without figures"),
+    ]
+
+
+CASES = ["truncated", "empty", "another tool", "two of one node", "own check failed", "no figures"]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_file_that_cannot_be_judged_is_skipped_and_named(real_node, make_record, tmp_path, capfd, case):
+    from conftest import run_in_process
+
+    folder = tmp_path / "nodes"
+    write_population(folder, [scaled(real_node, n) for n in GOOD])
+    _, name, data, why = next(b for b in bad_files(real_node, make_record) if b[0] == case)
+    (folder / name).write_bytes(data)
+    before = snapshot(folder)
+    code, out, err = run_in_process(["survey", "--judge", "--no-store", "--format", "json", folder], capfd)
+    assert code == 0, err
+    r = json.loads(out)["result"]
+    assert sorted(n["node"] for n in r["nodes"]) == list(GOOD)
+    ((skip),) = r["skipped"]
+    assert skip["file"] == str(folder / name) and why in skip["reason"]
+    assert err == f"bandwall: skipped {folder / name}: {skip['reason']}\n"
+    assert r["missing"] == [] and snapshot(folder) == before
+
+
+def test_a_folder_with_every_bad_kind_judges_the_good_nodes_and_is_left_as_it_was(
+    run_bandwall, real_node, make_record, tmp_path
+):
+    folder = tmp_path / "nodes"
+    write_population(folder, [scaled(real_node, n) for n in GOOD])
+    bad = bad_files(real_node, make_record)
+    for _, name, data, _ in bad:
+        (folder / name).write_bytes(data)
+    before = snapshot(folder)
+    stamps = {p.name: p.stat().st_mtime_ns for p in folder.iterdir()}
+    proc = run_bandwall("survey", "--judge", "--no-store", "--format", "json", folder)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)["result"]
+    assert sorted(n["node"] for n in r["nodes"]) == list(GOOD) and r["flagged"] == []
+    assert r["judged"] == "against the other nodes"
+    skipped = {Path(s["file"]).name: s["reason"] for s in r["skipped"]}
+    assert set(skipped) == {name for _, name, _, _ in bad}
+    lines = proc.stderr.splitlines()
+    assert len(lines) == len(bad)
+    for _, name, _, why in bad:
+        assert why in skipped[name]
+        assert f"bandwall: skipped {folder / name}: {skipped[name]}" in lines
+    # the node1 kept is the newer record; the older one is skipped naming the one kept
+    assert "node1.json" in skipped["node1-old.json"]
+    assert snapshot(folder) == before
+    assert {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} == stamps
+
+
+def test_a_folder_with_only_bad_files_exits_2_with_one_line(run_bandwall, real_node, make_record, tmp_path):
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    bad = [b for b in bad_files(real_node, make_record) if b[0] != "two of one node"]
+    for _, name, data, _ in bad:
+        (folder / name).write_bytes(data)
+    before = snapshot(folder)
+    proc = run_bandwall("survey", "--judge", "--no-store", folder)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "no node record to judge" in proc.stderr
+    for _, name, _, why in bad:
+        assert f"{folder / name}: " in proc.stderr and why in proc.stderr
+    assert snapshot(folder) == before
+
+
+@pytest.mark.parametrize(
+    "dates,kept",
+    [
+        # (date of a-node1.json, date of node1.json): the newer is kept, whatever its name
+        (("2026-01-02T03:04:05Z", OLD_DATE), "a-node1.json"),
+        ((OLD_DATE, "2026-01-02T03:04:05Z"), "node1.json"),
+        # the same time: the last by name
+        (("2026-01-02T03:04:05Z", "2026-01-02T03:04:05Z"), "node1.json"),
+        # times compare as times, not as text: 05:00+02:00 is 03:00Z, before 03:30Z
+        (("2026-01-02T03:30:00Z", "2026-01-02T05:00:00+02:00"), "a-node1.json"),
+    ],
+)
+def test_of_two_records_of_a_node_the_newest_is_kept(real_node, tmp_path, dates, kept):
+    for name, date in zip(("a-node1.json", "node1.json"), dates):
+        rec = scaled(real_node, "node1")
+        rec["provenance"]["date"] = date
+        rec["result"]["knee_cores"] = 1 if name == kept else 2  # tells the two apart
+        (tmp_path / name).write_text(json.dumps(rec))
+    got = gather.read([tmp_path])
+    ((rec),) = got.records
+    assert rec["result"]["knee_cores"] == 1
+    ((skip),) = got.skipped
+    assert Path(skip["file"]).name != kept and kept in skip["reason"]
+
+
+@pytest.mark.parametrize(
+    "text,names",
+    [
+        ("node1", ["node1"]),
+        ("node[1-3]", ["node1", "node2", "node3"]),
+        ("cn[08-10,12],gpu1", ["cn08", "cn09", "cn10", "cn12", "gpu1"]),
+        ("r[1-2]n[1-2]", ["r1n1", "r1n2", "r2n1", "r2n2"]),
+    ],
+)
+def test_the_allocations_node_list_is_read(text, names):
+    assert gather.hostnames(text) == names
+
+
+def test_nodes_that_give_no_record_are_missing_and_the_others_judged(real_node, tmp_path):
+    """run_tasks with stand-ins for each node's srun: two write their record, one hangs past the
+    timeout (and is stopped), one fails, one ends without a record (an earlier run's record of it is
+    left, not judged), one writes a record that cannot be judged."""
+    src = tmp_path / "src"
+    write_population(src, [scaled(real_node, n) for n in ("good1", "good2")])
+    folder = tmp_path / "nodes"
+    folder.mkdir()
+    stale = json.dumps(scaled(real_node, "quiet"))
+    (folder / "quiet.json").write_text(stale)
+    pid_file = tmp_path / "hang.pid"
+    commands = {
+        "good1": ["cp", str(src / "good1.json"), str(folder / "good1.json")],
+        "hang": ["sh", "-c", f"echo $$ > {pid_file}; exec sleep 600"],
+        "good2": ["cp", str(src / "good2.json"), str(folder / "good2.json")],
+        "broken": ["sh", "-c", "echo 'srun: error: node broken: task 0: Exited' >&2; exit 3"],
+        "quiet": ["true"],
+        "cut": ["sh", "-c", f'printf \'{{"tool": "surv\' > {folder / "cut.json"}'],
+    }
+    got = gather.run_tasks(commands, folder, timeout=5)
+    assert sorted(r["result"]["node"] for r in got.records) == ["good1", "good2"]
+    why = {m["node"]: m["reason"] for m in got.missing}
+    assert list(why) == ["hang", "broken", "quiet", "cut"]  # in the allocation's order
+    assert why["hang"] == "no record after 5 s: its task was still running, stopped"
+    assert why["broken"] == "its task failed (srun exit 3): srun: error: node broken: task 0: Exited"
+    assert why["quiet"] == "its task ended without writing a record"
+    assert why["cut"].startswith("its record was not judged: truncated")
+    assert [s["file"] for s in got.skipped] == [str(folder / "cut.json")]
+    assert (folder / "quiet.json").read_text() == stale
+    pid = int(pid_file.read_text())
+    assert not Path(f"/proc/{pid}").exists()  # stopped and reaped
+
+
+FAKE_SRUN = """#!/bin/sh
+# a stand-in for srun: a node with a record in {src} 'measures' it into --out-dir; another's launch fails
+for a in "$@"; do case "$a" in --nodelist=*) node="${{a#--nodelist=}}";; esac; done
+prev=""; for a in "$@"; do [ "$prev" = "--out-dir" ] && out="$a"; prev="$a"; done
+if [ -f "{src}/$node.json" ]; then cp "{src}/$node.json" "$out/$node.json"; exit 0; fi
+echo "srun: error: Task launch for StepId=7.0 failed on node $node: Communication connection failure" >&2
+echo "srun: error: Application launch failed: Communication connection failure" >&2
+exit 1
+"""
+
+
+def test_inside_slurm_a_node_that_gives_no_record_is_missing_and_fails_the_health_check(
+    run_bandwall, real_node, tmp_path
+):
+    """The Slurm path with srun stood in for: one step a node; node4's launch fails, the three others
+    are judged, node4 is named on stderr and in result.missing, and --fail exits 1 naming it."""
+    src, bin_dir, folder = tmp_path / "src", tmp_path / "bin", tmp_path / "nodes"
+    write_population(src, [scaled(real_node, n) for n in GOOD])
+    bin_dir.mkdir()
+    (bin_dir / "srun").write_text(FAKE_SRUN.format(src=src))
+    (bin_dir / "srun").chmod(0o755)
+    env = {
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "SLURM_JOB_ID": "7",
+        "SLURM_JOB_NODELIST": "node[1-4]",
+        "SLURM_JOB_CPUS_PER_NODE": "2(x4)",
+    }
+    argv = ["survey", "--short", "--no-store", "--fail", "--timeout", "60", "--format", "json"]
+    proc = run_bandwall(*argv, "--out-dir", folder, env=env)
+    assert proc.returncode == 1, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["config"]["timeout_s"] == 60
+    r = r["result"]
+    assert [n["node"] for n in r["nodes"]] == list(GOOD)
+    why = "its task failed (srun exit 1): srun: error: Task launch for StepId=7.0 failed on node node4"
+    ((miss),) = r["missing"]
+    assert miss["node"] == "node4" and miss["reason"].startswith(why)
+    assert "node4" in r["links_note"] and r["links"] == []
+    lines = proc.stderr.splitlines()
+    assert lines[0] == f"bandwall: missing node4: {miss['reason']}"
+    assert lines[1].startswith("bandwall: error: 1 node(s) missing: node4 (first: node4: its task failed")
+    assert len(lines) == 2
+
+
+def test_the_view_names_the_files_not_judged_and_the_nodes_missing():
+    from bandwall.views.survey import notes
+
+    r = {
+        "skipped": [{"file": "node3.json", "reason": "empty (0 bytes): no record"}],
+        "missing": [{"node": "node4", "reason": "its task did not end within 120 s"}],
+    }
+    assert notes(r) == [
+        "not judged: node3.json: empty (0 bytes): no record",
+        "missing: node node4: its task did not end within 120 s",
+    ]
