@@ -30,7 +30,7 @@ constexpr double kL2Share = 0.5;
 // Points per thread of the search grid: 272 x 112 x 32, a few milliseconds per step on one core.
 constexpr double kSearchPointsPerThread = 272.0 * 112 * 32;
 
-std::size_t interior(std::size_t n) { return n - 2 * kHalf; }
+std::size_t interior(const Grid& g, std::size_t n) { return n - 2 * g.halo(); }
 
 double cpu_seconds() {
   timespec t{};
@@ -45,9 +45,9 @@ json blocks_json(const Blocks& b) { return json::array({b.b1, b.b2, b.b3}); }
 }  // namespace
 
 L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_bytes, bool split, bool ring) {
-  const double P = planes, h = 2.0 * kHalf;
-  const double b1 = static_cast<double>(std::min(b.b1, interior(g.n1)));
-  const double b2 = static_cast<double>(std::min(b.b2, interior(g.n2)));
+  const double P = planes, h = 2.0 * g.radius;
+  const double b1 = static_cast<double>(std::min(b.b1, interior(g, g.n1)));
+  const double b2 = static_cast<double>(std::min(b.b2, interior(g, g.n2)));
   const double row = sizeof(float);  // bytes per point of one row of one array
   L1Fills f;
   f.rows_needed = split ? (h + 1) + 1 : (h + 1) * P + (2 * P + h - 2) + 2 * P;
@@ -76,8 +76,8 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
   m.l1d_bytes = l1d_bytes;
   m.l2_bytes = l2_bytes;
   m.blocks.b1 = requested.b1 ? requested.b1 : g.n1;
-  m.blocks.b3 = requested.b3 ? requested.b3 : std::min<std::size_t>(128, interior(g.n3));
-  const std::size_t ny = interior(g.n2);
+  m.blocks.b3 = requested.b3 ? requested.b3 : std::min<std::size_t>(128, interior(g, g.n3));
+  const std::size_t ny = interior(g, g.n2);
   if (requested.b2) {
     m.blocks.b2 = requested.b2;
     m.why = "y block given";
@@ -89,15 +89,15 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     std::size_t y = 8;
     while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}, planes) <= room) y += 8;
     const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3}, planes);
-    m.why = "the window of prev (" + std::to_string(2 * kHalf + planes) + " planes of " +
-            std::to_string(y + 2 * kHalf) + " rows of " + std::to_string(g.n1) + " floats, " +
+    m.why = "the window of prev (" + std::to_string(2 * g.radius + planes) + " planes of " +
+            std::to_string(y + 2 * g.halo()) + " rows of " + std::to_string(g.n1) + " floats, " +
             std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
             " half of the " + kib(l2_bytes) + " L2 up to y block " + std::to_string(y);
     const std::size_t least = split ? kMinYSplit : kMinY;
     if (y < least) {
       y = least;
-      m.why += "; raised to " + std::to_string(least) + ", below which the 16 halo rows re-read per plane cost more " +
-               "than the L2 misses of a larger window";
+      m.why += "; raised to " + std::to_string(least) + ", below which the " + std::to_string(2 * g.radius) +
+               " halo rows re-read per plane cost more " + "than the L2 misses of a larger window";
     }
     m.blocks.b2 = std::min(y, ny);
   }
@@ -108,17 +108,17 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
 
 std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y) {
   std::vector<std::size_t> ys = {model_y, 16, 24, 32, 48};
-  for (std::size_t& y : ys) y = std::min(y, interior(g.n2));
+  for (std::size_t& y : ys) y = std::min(y, interior(g, g.n2));
   std::sort(ys.begin(), ys.end());
   ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
   return ys;
 }
 
 Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
-  Grid s{g.n1, 2 * kHalf + std::min<std::size_t>(interior(g.n2), 2 * largest_y), 0};
+  Grid s{g.n1, 2 * g.halo() + std::min<std::size_t>(interior(g, g.n2), 2 * largest_y), 0, g.radius};
   const double per_thread = kSearchPointsPerThread / static_cast<double>(s.n1 * s.n2);
-  const std::size_t planes = std::clamp<std::size_t>(static_cast<std::size_t>(per_thread), 2 * kHalf, 32);
-  s.n3 = 2 * kHalf + std::min(interior(g.n3), planes * static_cast<std::size_t>(std::max(threads, 1)));
+  const std::size_t planes = std::clamp<std::size_t>(static_cast<std::size_t>(per_thread), 2 * g.halo(), 32);
+  s.n3 = 2 * g.halo() + std::min(interior(g, g.n3), planes * static_cast<std::size_t>(std::max(threads, 1)));
   return s;
 }
 

@@ -1,4 +1,5 @@
-// The grid's dimensions as the command lines of bandwall-iso3dfd and bandwall-iso3dfd-mpi take them.
+// The grid's dimensions and the stencil's radius as the command lines of bandwall-iso3dfd and
+// bandwall-iso3dfd-mpi take them.
 #include <string>
 
 #include "common/args.hpp"
@@ -7,12 +8,22 @@
 
 namespace bw::iso3dfd {
 
-std::size_t parse_dimension(const std::string& text, const char* name) {
+std::size_t parse_dimension(const std::string& text, const char* name, int radius) {
   const long v = parse_int(text, name, 0, kMaxDim);
-  if (v < static_cast<long>(kMinDim))
-    throw UsageError(std::string(name) + " '" + text + "' is below the minimum " + std::to_string(kMinDim) +
-                     " (2*HALF_LENGTH+1: the halo of 8 on each side and one interior point)");
+  if (v < static_cast<long>(min_dim(radius)))
+    throw UsageError(std::string(name) + " '" + text + "' is below the minimum " + std::to_string(min_dim(radius)) +
+                     " at radius " + std::to_string(radius) + " (2R+1: the halo of " + std::to_string(radius) +
+                     " on each side and one interior point)");
   return static_cast<std::size_t>(v);
+}
+
+int parse_radius(const std::string& text) {
+  try {
+    return static_cast<int>(parse_int(text, "--radius", 1, kMaxRadius));
+  } catch (const UsageError&) {
+    throw UsageError("--radius '" + text + "' must be a whole number from 1 to " + std::to_string(kMaxRadius) +
+                     " (the stencil's half width: space order 2 to " + std::to_string(2 * kMaxRadius) + ")");
+  }
 }
 
 }  // namespace bw::iso3dfd

@@ -9,14 +9,31 @@
 
 namespace bw::iso3dfd {
 
-Coefficients coefficients() {
-  // 16th-order central differences of the second derivative.
-  const double c[kHalf + 1] = {-3.0548446,  1.7777778,    -3.1111111e-1, 7.572087e-2, -1.76767677e-2,
-                               3.480962e-3, -5.180005e-4, 5.074287e-5,   -2.42812e-6};
+std::array<double, kMaxRadius + 1> fd_weights(int radius) {
+  // Fornberg's weights of the second derivative on the 2R+1 points -R .. R, in the closed form the
+  // recursion gives for a centred stencil: w[k] = 2 (-1)^(k+1) (R!)^2 / (k^2 (R-k)! (R+k)!), and
+  // the centre makes the weights sum to zero.
+  std::array<double, kMaxRadius + 1> w{};
+  for (int k = 1; k <= radius; ++k) {
+    double ratio = 1;  // (R!)^2 / ((R-k)! (R+k)!) = prod_{j=1..k} (R-k+j) / (R+j)
+    for (int j = 1; j <= k; ++j) ratio *= static_cast<double>(radius - k + j) / (radius + j);
+    w[static_cast<std::size_t>(k)] = (k % 2 ? 2.0 : -2.0) * ratio / (static_cast<double>(k) * k);
+    w[0] -= 2 * w[static_cast<std::size_t>(k)];
+  }
+  return w;
+}
+
+Coefficients coefficients(int radius) {
+  // The seed prints its 16th-order weights to 8 digits (and its 4th, 7.572087e-2, is not the exact
+  // 7.542087e-2): kept, so that the seed's command line gives the seed's output.
+  constexpr double kSeed[kSeedRadius + 1] = {-3.0548446,  1.7777778,    -3.1111111e-1, 7.572087e-2, -1.76767677e-2,
+                                             3.480962e-3, -5.180005e-4, 5.074287e-5,   -2.42812e-6};
+  std::array<double, kMaxRadius + 1> c = fd_weights(radius);
+  if (radius == kSeedRadius) std::copy(std::begin(kSeed), std::end(kSeed), c.begin());
   const double scale = 1.0 / (static_cast<double>(kDxyz) * kDxyz);
   Coefficients out{};
   out[0] = static_cast<float>(3.0 * c[0] * scale);
-  for (int k = 1; k <= kHalf; ++k) out[static_cast<std::size_t>(k)] = static_cast<float>(c[k] * scale);
+  for (int k = 1; k <= radius; ++k) out[static_cast<std::size_t>(k)] = static_cast<float>(c[k] * scale);
   return out;
 }
 
@@ -25,7 +42,7 @@ std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1) {
   // length and b1 that are multiples of the vector width, every block but the first and last
   // starts and ends on a vector boundary of the row kernel, so no vector is computed twice. A last
   // piece shorter than half a block joins the block before it.
-  const std::size_t h = kHalf;
+  const std::size_t h = g.halo();
   std::vector<std::size_t> xs{h};
   for (std::size_t x = (h / b1 + 1) * b1; x < g.n1 - h; x += b1) xs.push_back(x);
   if (xs.size() > 1 && 2 * (g.n1 - h - xs.back()) < b1) xs.pop_back();
@@ -35,7 +52,7 @@ std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1) {
 
 std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0, std::size_t z1, bool to_edges) {
   std::vector<Box> out;
-  const std::size_t h = kHalf;
+  const std::size_t h = g.halo();
   const std::vector<std::size_t> xs = x_cuts(g, b.b1);
   for (std::size_t z = z0; z < z1; z += b.b3)
     for (std::size_t y = h; y < g.n2 - h; y += b.b2)
@@ -55,13 +72,13 @@ std::vector<Box> decompose_planes(const Grid& g, const Blocks& b, std::size_t z0
 }
 
 std::vector<Box> decompose(const Grid& g, const Blocks& b, bool to_edges) {
-  return decompose_planes(g, b, kHalf, g.n3 - kHalf, to_edges);
+  return decompose_planes(g, b, g.halo(), g.n3 - g.halo(), to_edges);
 }
 
 std::vector<std::size_t> slabs(const Grid& g, int threads) {
-  const std::size_t t = static_cast<std::size_t>(std::max(threads, 1)), planes = g.n3 - 2 * kHalf;
+  const std::size_t t = static_cast<std::size_t>(std::max(threads, 1)), planes = g.n3 - 2 * g.halo();
   std::vector<std::size_t> s(t + 1);
-  for (std::size_t i = 0; i <= t; ++i) s[i] = kHalf + planes * i / t;
+  for (std::size_t i = 0; i <= t; ++i) s[i] = g.halo() + planes * i / t;
   return s;
 }
 
@@ -83,7 +100,7 @@ void init_box(const Fields& f, const Grid& g, const Box& b) {
 
 void add_source(float* prev, const Grid& g) {
   // The seed's nested cubes: s = 5 .. 1 writes 1, 10, 100, 1000, 1e4 into [c-s, c+s).
-  const long lo = kHalf;
+  const long lo = g.radius;
   float val = 1.0f;
   for (long s = 5; s >= 0; --s) {
     const long c3 = static_cast<long>(g.n3) / 2, c2 = static_cast<long>(g.n2) / 4, c1 = static_cast<long>(g.n1) / 4;
@@ -96,9 +113,9 @@ void add_source(float* prev, const Grid& g) {
 }
 
 double window_bytes(const Grid& g, const Blocks& b, int planes) {
-  const double h = 2.0 * kHalf;
-  const double b1 = static_cast<double>(std::min(b.b1, g.n1 - 2 * kHalf));
-  const double b2 = static_cast<double>(std::min(b.b2, g.n2 - 2 * kHalf));
+  const double h = 2.0 * g.radius;
+  const double b1 = static_cast<double>(std::min(b.b1, g.n1 - 2 * g.halo()));
+  const double b2 = static_cast<double>(std::min(b.b2, g.n2 - 2 * g.halo()));
   return (b1 + h) * (b2 + h) * (h + planes) * sizeof(float);
 }
 

@@ -1,8 +1,9 @@
-// The ISO3DFD engine: the 16th-order isotropic acoustic stencil of seed 000 (HALF_LENGTH 8),
-// its blocked and vectorised kernel, a plain reference, initialisation and the field norms.
+// The ISO3DFD engine: the isotropic acoustic stencil of seed 000 at any radius R from 1 to 8
+// (space order 2R; the seed's is R = 8, its HALF_LENGTH), its blocked and vectorised kernel, a
+// plain reference, initialisation and the field norms.
 //
 // Layout as in the seed: prev, next and vel are n1*n2*n3 floats each, x (n1) fastest; n1..n3
-// include the halo of 8 points on each side. The interior [8, n-8) of every dimension is updated;
+// include the halo of R points on each side. The interior [R, n-R) of every dimension is updated;
 // the halo stays zero. One step: next = 2*prev - next + vel*lap(prev) in place, then prev <-> next.
 #pragma once
 #include <array>
@@ -17,21 +18,37 @@
 
 namespace bw::iso3dfd {
 
-inline constexpr int kHalf = 8;  // HALF_LENGTH
-inline constexpr std::size_t kMinDim = 2 * kHalf + 1;
+// The stencil's radius (half its space order): the seed's (its HALF_LENGTH) is the default and the
+// largest; the vector row kernels are compiled for kKernelRadii (iso3dfd/rows_kernel.hpp), and any
+// other radius from 1 to kMaxRadius runs the generic variant's loops. Adding a radius to the vector
+// kernels is one number in kKernelRadii.
+inline constexpr int kSeedRadius = 8;
+inline constexpr int kMaxRadius = 8;
+inline constexpr std::array<int, 4> kKernelRadii{1, 2, 4, 8};
+// The place of radius r in kKernelRadii, or -1 when the vector kernels are not compiled for it.
+constexpr int kernel_radius_index(int r) {
+  for (std::size_t i = 0; i < kKernelRadii.size(); ++i)
+    if (kKernelRadii[i] == r) return static_cast<int>(i);
+  return -1;
+}
+// The smallest dimension at radius r: the halo on each side and one interior point.
+constexpr std::size_t min_dim(int r) { return 2 * static_cast<std::size_t>(r) + 1; }
 // Largest dimension accepted: keeps every index product far from 64-bit overflow.
 inline constexpr long kMaxDim = 1L << 20;
 
 // A grid dimension from the command line (n1, n2 or n3): UsageError, naming it, when it is not a
-// whole number from kMinDim to kMaxDim.
-std::size_t parse_dimension(const std::string& text, const char* name);
+// whole number from min_dim(radius) to kMaxDim.
+std::size_t parse_dimension(const std::string& text, const char* name, int radius);
+// --radius from the command line: UsageError when it is not a whole number from 1 to kMaxRadius.
+int parse_radius(const std::string& text);
 
 // Accounting per interior point and step, kept beside the kernel (all reports derive from it).
-//  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 x 8 = 56),
-//  the centre's multiply (1), and 2*prev - next + vel*lap (4): 61, as the seed counts; bytes: prev, vel and next read
-//  once and next written once (no write-allocate: next is read before it is written) when the blocking keeps the
-//  17-plane window of prev in cache.
-inline constexpr int kFlopsPerPoint = 61;
+//  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 R), the
+//  centre's multiply (1), and 2*prev - next + vel*lap (4): 7 R + 5, 61 at the seed's radius, as the
+//  seed counts; bytes: prev, vel and next read once and next written once (no write-allocate: next
+//  is read before it is written) when the blocking keeps the 2R+1-plane window of prev in cache,
+//  at every radius.
+constexpr int flops_per_point(int radius) { return 7 * radius + 5; }
 inline constexpr int kBytesPerPoint = 16;
 
 // Physical constants of the seed.
@@ -39,15 +56,22 @@ inline constexpr float kDxyz = 50.0f;
 inline constexpr float kDt = 0.002f;
 inline constexpr float kVelocity = 2250000.0f * kDt * kDt;  // v^2 dt^2
 
-// c[0] is the centre coefficient (already counted for 3 dimensions); c[k] for distance k; all
-// scaled by 1/dxyz^2.
-using Coefficients = std::array<float, kHalf + 1>;
-Coefficients coefficients();
+// c[0] is the centre coefficient (already counted for 3 dimensions); c[k] for distance k (zero
+// beyond the radius); all scaled by 1/dxyz^2. The weights of the central difference of the second
+// derivative of order 2R (Fornberg's), exact in double and then rounded; the seed's radius keeps
+// the seed's own printed coefficients, so its output does not change.
+using Coefficients = std::array<float, kMaxRadius + 1>;
+Coefficients coefficients(int radius = kSeedRadius);
+// The same weights unscaled, in double, one dimension: w[0] the centre, w[k] distance k.
+std::array<double, kMaxRadius + 1> fd_weights(int radius);
 
+// The whole allocation (halo included) and the stencil's radius, which is its halo on each side.
 struct Grid {
   std::size_t n1 = 0, n2 = 0, n3 = 0;
+  int radius = kSeedRadius;
+  std::size_t halo() const { return static_cast<std::size_t>(radius); }
   std::size_t points() const { return n1 * n2 * n3; }
-  std::size_t interior() const { return (n1 - 2 * kHalf) * (n2 - 2 * kHalf) * (n3 - 2 * kHalf); }
+  std::size_t interior() const { return (n1 - 2 * halo()) * (n2 - 2 * halo()) * (n3 - 2 * halo()); }
   std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return (z * n2 + y) * n1 + x; }
 };
 
@@ -63,7 +87,7 @@ bool register_split();
 bool register_ring();
 
 // Bytes of the window of prev a block of g must keep in the core's L2: within a block the kernel
-// walks z planes (its register shape) at a time, and the 2 * kHalf + planes planes of prev
+// walks z planes (its register shape) at a time, and the 2 R + planes planes of prev
 // around them (the block's x and y extents with their halo) are reused from plane to plane.
 double window_bytes(const Grid& g, const Blocks& b, int planes);
 

@@ -86,12 +86,20 @@ bool register_ring() { return active_shape().ring; }
 
 std::string kernel_method() { return active()->method; }
 
-BoxFn active_box() { return active_shape().box; }
+BoxFn active_box(int r) {
+  if (const BoxFn box = active_shape().box(r)) return box;
+  return row_variants().back()->shapes[0].box(r);  // the generic variant's loops, for every radius
+}
+
+std::string radius_path(int r) {
+  const RowShape& s = active_shape();
+  return !s.any_radius && s.box(r) ? "templated" : "generic";
+}
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c) {
-  const BoxFn box = active_shape().box;
+  const BoxFn box = active_box(g.radius);
   // static: each thread the blocks of its own slab of planes (the part of the arrays its
   // first-touch initialisation placed); dynamic: every block to whichever thread is free.
   std::vector<std::vector<Box>> mine;

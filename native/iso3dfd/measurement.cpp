@@ -43,7 +43,7 @@ Outcome verify(const Options& o, const Fields& result, int steps) {
   std::fill(ref.prev, ref.prev + g.points(), 0.0f);
   std::fill(ref.next, ref.next + g.points(), 0.0f);
   add_source(ref.prev, g);
-  run_reference(ref, g, steps, coefficients());
+  run_reference(ref, g, steps, coefficients(g.radius));
   Difference d = compare(result.prev, ref.prev, g.points());
   Outcome v;
   v.checked = true;
@@ -76,7 +76,8 @@ driver::Facts facts() {
   return f;
 }
 
-Measurement::Measurement(Options& o, int cpu) : facts_(iso3dfd::facts()), o_(o), cpu_(cpu), c_(coefficients()) {
+Measurement::Measurement(Options& o, int cpu)
+    : facts_(iso3dfd::facts()), o_(o), cpu_(cpu), c_(coefficients(o.grid.radius)) {
   o_.l1d_bytes = Topology::instance().cache_bytes(1, cpu);
   o_.l2_bytes = Topology::instance().cache_bytes(2, cpu);
   o_.l3_bytes = Topology::instance().cache_bytes(3, cpu);
@@ -139,7 +140,7 @@ void Measurement::choose_time_block(int threads) {
   if (o_.time_block > 0) {
     if (o_.time_block > deepest)
       throw UsageError("--time-block " + std::to_string(o_.time_block) + " needs thicker slabs than " +
-                       std::to_string(threads) + " threads have in " + std::to_string(o_.grid.n3 - 2 * kHalf) +
+                       std::to_string(threads) + " threads have in " + std::to_string(o_.grid.n3 - 2 * o_.grid.halo()) +
                        " interior planes (at most " + std::to_string(deepest) +
                        " here; the team sweeping together, --sweep-team shared, takes any depth)");
     model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3, teams);
@@ -362,7 +363,7 @@ json Measurement::validate(int steps, int) {
     v = verify(o_, f_, steps);
     if (!v.passed) throw RunError(failure_message(v));
   }
-  const bool checked = check_ && steps > 0 && check_->after_last_step(f_, coefficients());
+  const bool checked = check_ && steps > 0 && check_->after_last_step(f_, coefficients(o_.grid.radius));
   if (check_ && steps > 0 && !checked) throw RunError(check_->failure_message());
   json validation = verify_validation(v);
   if (!v.checked && check_ && check_->checked())

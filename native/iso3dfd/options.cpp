@@ -33,15 +33,21 @@ std::uint64_t Options::bytes_needed() const {
 }
 
 bool parse_options(int argc, char** argv, Options& o) {
-  CLI::App app{"bandwall-iso3dfd: the 16th-order isotropic 3D finite-difference stencil (Intel's NUMA 3DFD article)"};
+  CLI::App app{
+      "bandwall-iso3dfd: the isotropic 3D finite-difference stencil of Intel's NUMA 3DFD article, 16th order in "
+      "space by default, any even order from 2 to 16 with --radius"};
   std::vector<std::string> pos;
   std::string init = "first-touch", schedule = "static", placement = "first-touch", kernel = "optimised",
-              pages = "huge", isa = "auto", time_block = "auto";
+              pages = "huge", isa = "auto", time_block = "auto", radius = std::to_string(kSeedRadius);
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]", pos,
                  "grid with halo, steps, cache blocks (each a number, auto: from this CPU's caches, or search: "
                  "refined by a short measured search), a binding policy (as --bind), threads (as --threads)")
       ->required();
   add_thread_options(app, o.thread_options, true);
+  app.add_option("--radius", radius,
+                 "the stencil's radius R, 1 to 8 (space order 2R; default 8, the article's 16th order): its halo "
+                 "on each side of the grid, and its exact central-difference weights (the article's own at 8); the "
+                 "vector kernels are compiled for 1, 2, 4 and 8, other radii run the generic loops");
   app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
   app.add_option("--placement", placement, placement_syntax());
@@ -71,7 +77,9 @@ bool parse_options(int argc, char** argv, Options& o) {
   if (pos.size() < 7 || pos.size() > 9)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");
-  o.grid = Grid{parse_dimension(pos[0], "n1"), parse_dimension(pos[1], "n2"), parse_dimension(pos[2], "n3")};
+  const int r = parse_radius(radius);
+  o.grid =
+      Grid{parse_dimension(pos[0], "n1", r), parse_dimension(pos[1], "n2", r), parse_dimension(pos[2], "n3", r), r};
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
                     block(pos[6], "n3_block", "n3", o.grid.n3)};

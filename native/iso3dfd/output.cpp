@@ -14,11 +14,12 @@ double mpoints_per_s(const Options& o, int steps, double seconds) {
 }
 
 json traffic_model(const Options& o, const TimeBlockModel& t) {
-  auto eff = [](std::size_t block, std::size_t n) { return std::min(block, n - 2 * kHalf); };
+  const std::size_t halo = o.grid.halo();
+  auto eff = [halo](std::size_t block, std::size_t n) { return std::min(block, n - 2 * halo); };
   const double b1 = static_cast<double>(eff(o.blocks.b1, o.grid.n1));
   const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
   const double b3 = static_cast<double>(eff(o.blocks.b3, o.grid.n3));
-  const double h = 2.0 * kHalf;
+  const double h = 2.0 * o.grid.radius;
   const double window = window_bytes(o.grid, o.blocks, register_planes());
   // A block reads prev with its halo. Blocks follow each other along x, then y, then z: the y halo
   // was read by the previous row of blocks and comes back from the last-level cache (which holds a
@@ -46,35 +47,34 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
   return model;
 }
 
-json incore_model() {
+json incore_model(int radius) {
   const RowVariant* v = find_row_variant(kernel_isa());
   const RowShape& s = active_shape();
-  const IncoreBound b = incore_bound(*v, cpuid(), &s);
+  const IncoreBound b = incore_bound(*v, cpuid(), &s, radius);
+  const RowCounts c = s.counts_at(radius);
   if (b.cycles_per_vector <= 0) return {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
-  return {
-      {"lanes", v->lanes},
-      {"planes", s.planes},
-      {"vectors", s.vectors},
-      {"split", s.split},
-      {"ring", s.ring},
-      {"shape", shape_name(s)},
-      {"per_vector",
-       {{"loads", s.counts.loads}, {"fmas", s.counts.fmas}, {"adds", s.counts.adds}, {"shuffles", s.counts.shuffles}}},
-      {"microarch", microarch_json()},
-      {"ports_per_cycle",
-       {{"loads", b.ports.loads},
-        {"fma", b.ports.fma},
-        {"add", b.ports.add},
-        {"fp", b.ports.fp},
-        {"vector_bits", v->lanes * 32}}},
-      {"cycles_per_vector", b.cycles_per_vector},
-      {"bound_by", b.bound_by},
-      {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
+  return {{"lanes", v->lanes},
+          {"planes", s.planes},
+          {"vectors", s.vectors},
+          {"split", s.split},
+          {"ring", s.ring},
+          {"shape", shape_name(s)},
+          {"per_vector", {{"loads", c.loads}, {"fmas", c.fmas}, {"adds", c.adds}, {"shuffles", c.shuffles}}},
+          {"microarch", microarch_json()},
+          {"ports_per_cycle",
+           {{"loads", b.ports.loads},
+            {"fma", b.ports.fma},
+            {"add", b.ports.add},
+            {"fp", b.ports.fp},
+            {"vector_bits", v->lanes * 32}}},
+          {"cycles_per_vector", b.cycles_per_vector},
+          {"bound_by", b.bound_by},
+          {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {
   std::printf("n1=%zu n2=%zu n3=%zu nreps=%d num_threads=%d HALF_LENGTH=%d\n", o.grid.n1, o.grid.n2, o.grid.n3,
-              o.iterations, threads, kHalf);
+              o.iterations, threads, o.grid.radius);
   std::printf("n1_thrd_block=%zu n2_thrd_block=%zu n3_thrd_block=%zu\n", o.blocks.b1, o.blocks.b2, o.blocks.b3);
   std::printf("allocating prev, next and vel: total %.1f Mbytes\n", static_cast<double>(allocated_bytes) / 1048576.0);
   std::fflush(stdout);
@@ -116,11 +116,15 @@ json iso_config(const Options& o) {
                  {"pages", to_string(o.placement.pages)},
                  {"kernel", o.kernel == KernelChoice::Optimised ? "optimised" : "reference"},
                  {"isa", o.kernel == KernelChoice::Optimised ? kernel_isa() : "scalar"},
-                 {"half_length", kHalf}};
+                 {"half_length", o.grid.radius},
+                 {"radius", o.grid.radius},
+                 {"space_order", 2 * o.grid.radius}};
   if (o.kernel == KernelChoice::Optimised) {
     config["row_kernel"] = kernel_method();
     config["row_shape"] = {{"name", shape_name(active_shape())}, {"requested", o.shape}};
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
+    // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
+    config["radius_path"] = radius_path(o.grid.radius);
   }
   if (o.fault) config["fault_injected"] = true;
   return config;
@@ -129,7 +133,7 @@ json iso_config(const Options& o) {
 json iso_result(const Options& o, int steps, double seconds, double cpu_seconds, double norm, const TimeBlockModel& t) {
   const double mp = mpoints_per_s(o, steps, seconds);
   json result = {{"mpoints_per_s", mp},
-                 {"gflops", mp * kFlopsPerPoint / 1e3},
+                 {"gflops", mp * flops_per_point(o.grid.radius) / 1e3},
                  {"time_s", seconds},
                  // CPU time of all threads during the steps: on a shared machine, time_s x threads
                  // much above cpu_s means the run waited for CPUs that others held.
@@ -141,10 +145,10 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
                  {"bytes_per_point", t.depth > 1 ? t.memory_bytes_per_point : kBytesPerPoint},
                  {"time_block", t.depth},
-                 {"flops_per_point", kFlopsPerPoint},
+                 {"flops_per_point", flops_per_point(o.grid.radius)},
                  {"traffic_model", traffic_model(o, t)},
                  {"norm", norm}};
-  if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model();
+  if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model(o.grid.radius);
   return result;
 }
 

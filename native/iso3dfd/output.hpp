@@ -26,7 +26,7 @@ json traffic_model(const Options& o, const TimeBlockModel& t);
 
 // The in-core bound of the row kernel in use: its operations per output vector against the
 // core's ports (rows.hpp), as cycles per vector and points per cycle per core.
-json incore_model();
+json incore_model(int radius);
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
 // The article's result lines, from the run's record.

@@ -33,11 +33,14 @@ const std::vector<const RowVariant*>& row_variants() { return row_dispatch().var
 
 const RowVariant* find_row_variant(const std::string& isa) { return row_dispatch().find(isa); }
 
-IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu, const RowShape* shape) {
-  const RowCounts& c = shape ? shape->counts : v.counts;
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu, const RowShape* shape, int radius) {
+  const RowCounts c = (shape ? *shape : v.shapes[0]).counts_at(radius);
   IncoreBound b;
   if (c.loads <= 0) {
-    b.unavailable = std::string("the ") + v.isa + " row kernel is left to the compiler; its operations are not counted";
+    b.unavailable =
+        kernel_radius_index(radius) < 0 && !(shape ? *shape : v.shapes[0]).any_radius
+            ? "radius " + std::to_string(radius) + " runs the generic loops; their operations are not counted"
+            : std::string("the ") + v.isa + " row kernel is left to the compiler; its operations are not counted";
     return b;
   }
   const auto ports = ports_at(v.lanes * 32, &b.unavailable, cpu);

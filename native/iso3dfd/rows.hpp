@@ -5,6 +5,7 @@
 // carries them all whatever -march it was built for; the CPU this process runs on decides which
 // may run (common/isa.hpp). Adding a variant is one file and one line in rows.cpp.
 #pragma once
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,13 +30,27 @@ struct RowCounts {
 // A register block: planes along z x vectors along x computed together; x_loads: the x distances
 // (bit K-1 for K) whose pairs come from unaligned loads instead of lane shifts. counts all zero:
 // not counted (the generic variant, left to the compiler).
+// boxes[i] and counts[i] are the shape's at radius kKernelRadii[i]; any_radius, when set, is one
+// block function for every radius (the generic variant's loops).
 struct RowShape {
   int planes = 1, vectors = 1;
-  BoxFn box = nullptr;
+  std::array<BoxFn, kKernelRadii.size()> boxes{};
+  BoxFn any_radius = nullptr;
   unsigned x_loads = 0;
-  RowCounts counts;
+  std::array<RowCounts, kKernelRadii.size()> counts{};
   bool split = false;  // two passes per block (iso3dfd/rows_kernel.hpp)
-  bool ring = false;   // the second pass marches along z with a ring of 17 planes
+  bool ring = false;   // the second pass marches along z with a ring of 2R+1 planes
+  // The block function at radius r, or nullptr when this shape is not compiled for it.
+  BoxFn box(int r) const {
+    if (any_radius) return any_radius;
+    const int i = kernel_radius_index(r);
+    return i < 0 ? nullptr : boxes[static_cast<std::size_t>(i)];
+  }
+  // The counts at radius r (all zero: not counted, or not compiled for it).
+  RowCounts counts_at(int r) const {
+    const int i = kernel_radius_index(r);
+    return i < 0 ? RowCounts{} : counts[static_cast<std::size_t>(i)];
+  }
 };
 
 struct RowVariant {
@@ -47,7 +62,6 @@ struct RowVariant {
   // CPU that lacks its instruction set.
   const RowShape* shapes;
   int nshapes;
-  RowCounts counts;  // per output vector of shapes[0] (its counts); all zero: not counted (generic)
   std::span<const RowShape> shape_list() const { return {shapes, static_cast<std::size_t>(nshapes)}; }
 };
 
@@ -60,16 +74,22 @@ struct IncoreBound {
   std::string bound_by, unavailable;
   Ports ports;
 };
-// shape: whose counts (nullptr: the variant's first shape's).
-IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid(), const RowShape* shape = nullptr);
+// shape: whose counts (nullptr: the variant's first shape's); radius: the stencil's.
+IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid(), const RowShape* shape = nullptr,
+                         int radius = kSeedRadius);
 
 // The dispatch of the row kernels (common/dispatch.hpp): the variants built into this binary, best
 // first (generic is always there), and the one active now.
 Dispatch<RowVariant>& row_dispatch();
 const std::vector<const RowVariant*>& row_variants();
 
-// The block function of the active register shape (the one run() uses).
-BoxFn active_box();
+// The block function run() uses at radius r: the active register shape's, or the generic
+// variant's loops where the active variant is not compiled for r (radius_path says which).
+BoxFn active_box(int r);
+// How a radius runs, for the record: "templated" (the active vector variant's kernel, compiled for
+// this radius) or "generic" (the generic variant's loops: the active variant is the generic one,
+// or the vector kernels are not compiled for r; they are for kKernelRadii).
+std::string radius_path(int r);
 
 // A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
 // ring), then -x and the hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring, 3x2-x81.

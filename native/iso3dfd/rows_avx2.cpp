@@ -18,12 +18,9 @@ constexpr RowShape kAvx2Shapes[] = {
     row_shape<Avx2, RowDesc{3, 1, 0x3, true}>()};
 
 extern const RowVariant kRowsAvx2;
-constinit const RowVariant kRowsAvx2{"avx2",
-                                     8,
+constinit const RowVariant kRowsAvx2{"avx2", 8,
                                      "8-float vectors aligned to the row; x pairs by vperm2f128 + vpalignr; P planes x "
                                      "V vectors and a z window in registers",
-                                     kAvx2Shapes,
-                                     static_cast<int>(std::size(kAvx2Shapes)),
-                                     kAvx2Shapes[0].counts};
+                                     kAvx2Shapes, static_cast<int>(std::size(kAvx2Shapes))};
 
 }  // namespace bw::iso3dfd

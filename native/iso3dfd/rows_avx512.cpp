@@ -30,12 +30,9 @@ constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(
                                       row_shape<Avx512, RowDesc{3, 1, 0x81, true}>()};
 
 extern const RowVariant kRowsAvx512;
-constinit const RowVariant kRowsAvx512{"avx512",
-                                       16,
+constinit const RowVariant kRowsAvx512{"avx512", 16,
                                        "16-float vectors aligned to the row; x pairs by valignd; P planes x V vectors, "
                                        "a z window and the coefficients in registers",
-                                       kAvx512Shapes,
-                                       static_cast<int>(std::size(kAvx512Shapes)),
-                                       kAvx512Shapes[0].counts};
+                                       kAvx512Shapes, static_cast<int>(std::size(kAvx512Shapes))};
 
 }  // namespace bw::iso3dfd

@@ -5,6 +5,9 @@
 // everything here is a template on Isa, so no code built for one instruction set is shared with
 // another.
 //
+// Everything is a template on the radius R too (kKernelRadii). The figures below are the seed's,
+// R = 8; at radius R read 2R for 16 and 2R + 1 for 17.
+//
 // How it cuts loads (per output vector of lanes points, against the 25 neighbour vectors of the
 // stencil plus the centre, next and vel; docs/guides/iso3dfd.md):
 //  - x: the aligned vectors of a row are loaded once ((V + 2) / V per vector: the V vectors of the
@@ -58,12 +61,12 @@ struct RowDesc {
 // makes of each pair of adjacent aligned vectors, V + 1 per V vectors;
 // Isa::kCoefficientsInRegisters: no broadcast loads).
 template <class Isa>
-constexpr RowCounts row_counts(RowDesc d) {
+constexpr RowCounts row_counts(RowDesc d, int R) {
   const double P = d.planes, V = d.vectors;
   double shuffles = 0;
   int loaded = 0;
   bool prepared = false;
-  for (int k = 1; k <= kHalf; ++k)
+  for (int k = 1; k <= R; ++k)
     if (d.x_loaded(k)) {
       ++loaded;
     } else {
@@ -72,26 +75,27 @@ constexpr RowCounts row_counts(RowDesc d) {
     }
   if (prepared) shuffles += (V + 1) / V;
   const double x = (V + 2) / V + 2.0 * loaded;  // aligned vectors of the row, unaligned pairs
-  const double y = 2.0 * kHalf;                 // 16 rows
-  // the z window: 2 P + 14 planes for P planes, or for a ring one plane a point and the 16 about
-  // the chunk (which also gives the centre)
-  const double z = d.ring ? (P + 2 * kHalf) / P : (2 * P + 2 * (kHalf - 1)) / P;
+  const double y = 2.0 * R;                     // 2R rows
+  // the z window: 2 P + 2R - 2 planes for P planes, or for a ring one plane a point and the 2R
+  // about the chunk (which also gives the centre)
+  const double z = d.ring ? (P + 2 * R) / P : (2 * P + 2 * (R - 1)) / P;
   // the centre again (not for a ring), next and vel; the partial sums
   const double update = (d.ring ? 2 : 3) + (d.split ? 1 : 0);
   // Broadcasts: per plane and distance in x (shared by the V vectors), per block and distance in
   // y, per vector column and distance in z.
   const double coefficients =
-      Isa::kCoefficientsInRegisters ? 0.0 : (kHalf + 1) / V + kHalf / (P * V) + static_cast<double>(kHalf) / P;
-  // FMA pipes: the centre's multiply and 8 FMAs in x, 8 in y, 8 in z, 2 in the update. Adds: one
+      Isa::kCoefficientsInRegisters ? 0.0 : (R + 1) / V + R / (P * V) + static_cast<double>(R) / P;
+  // FMA pipes: the centre's multiply and R FMAs in x, R in y, R in z, 2 in the update. Adds: one
   // per neighbour pair.
-  return RowCounts{x + y + z + update + coefficients, 1.0 + 3 * kHalf + 2, 3.0 * kHalf, shuffles};
+  return RowCounts{x + y + z + update + coefficients, 1.0 + 3 * R + 2, 3.0 * R, shuffles};
 }
 
 // What one call of the segment computes: everything (one pass), or the split shapes' first pass
 // (centre, x and y of one plane, stored as partial sums) or second (z and the update, from them).
 enum class Pass { All, PartialSums, FromPartialSums };
 
-template <class Isa>
+// R: the stencil's radius (a compile-time constant, so every loop over distances unrolls).
+template <class Isa, int R>
 class RowKernel {
   using Vec = typename Isa::Vec;
   using Mask = typename Isa::Mask;
@@ -112,9 +116,9 @@ class RowKernel {
 
   RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz)
       : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
-    for (std::size_t k = 0; k <= kHalf; ++k) c_[k] = c[k];
+    for (std::size_t k = 0; k <= R; ++k) c_[k] = c[k];
     if constexpr (Isa::kCoefficientsInRegisters)
-      for (int k = 0; k <= kHalf; ++k) cv_[k] = Isa::set1(c_[k]);
+      for (int k = 0; k <= R; ++k) cv_[k] = Isa::set1(c_[k]);
   }
 
   // One cache block: next = 2 prev - next + vel * lap(prev) on the box, P planes at a time (the
@@ -125,7 +129,6 @@ class RowKernel {
     std::size_t z = b.z0;
     if constexpr (D.ring) {
       static_assert(D.split, "a ring is the second pass of a split shape");
-      static_assert(D.planes <= kRing, "a chunk of a ring is at most 17 planes (one pass of its unrolled steps)");
       const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
       float* t = scratch(D.planes * tp);
       for (; z < b.z1; z += D.planes) {
@@ -166,8 +169,8 @@ class RowKernel {
                                    0);
         // the rows this pass reads first from beyond L2: the leading row of the next y, and the
         // next plane's rows below the block (one per row of this plane)
-        if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + kHalf + 1, z + o), b.x0, b.x1);
-        if (y - b.y0 < kHalf) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - kHalf, z + o + 1), b.x0, b.x1);
+        if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + R + 1, z + o), b.x0, b.x1);
+        if (y - b.y0 < R) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - R, z + o + 1), b.x0, b.x1);
       }
   }
 
@@ -222,50 +225,50 @@ class RowKernel {
     if (x < hi) column<true>(prev, next, vel, at(x), Isa::mask(x, lo, hi), t + x, tp, n);
   }
 
-  static constexpr int kRing = 2 * kHalf + 1;
+  static constexpr int kRing = 2 * R + 1;
   // How far ahead along x the ring prefetches next, vel and prev's leading plane: the same planes
   // of the column that many floats on. 4 vectors measured best of 4, 10, 17 (a row ahead) and 34 at
   // 272^3 on one core (Intel Xeon with AMX, bench/results/2026-11-27-intel-amx.md).
   static constexpr long kRingAhead = 4 * L;
 
-  // One vector column of the ring pass: plane p of the column (p = -8 .. n + 7) lives in register
-  // w[(p + 8) % 17]; output j needs planes j - 8 .. j + 8, so before it plane j + 8 is loaded into
-  // the slot plane j - 9 held. The ring's slots are compile-time: the steps are unrolled 17 times,
-  // once each (a chunk is at most 17 planes).
+  // One vector column of the ring pass: plane p of the column (p = -R .. n + R - 1) lives in
+  // register w[(p + R) % (2R + 1)]; output j needs planes j - R .. j + R, so before it plane j + R
+  // is loaded into the slot plane j - R - 1 held. The ring's slots are compile-time: the steps are
+  // unrolled 2R + 1 times, once each, and a chunk of more planes goes round the ring again.
   template <bool Masked>
   [[gnu::always_inline]] inline void column(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
                                             const float* t, long tp, int n) const {
     const long sz = sz_;
     Vec w[kRing];
-    const float* q = prev + i - kHalf * sz;
+    const float* q = prev + i - R * sz;
 #pragma GCC unroll 16
-    for (int p = 0; p < 2 * kHalf; ++p) w[p] = Isa::load(q + p * sz);
-    const float* lead = prev + i + kHalf * sz;  // plane j + 8
+    for (int p = 0; p < 2 * R; ++p) w[p] = Isa::load(q + p * sz);
+    const float* lead = prev + i + R * sz;  // plane j + R
     float* nx = next + i;
     const float* vl = vel + i;
     int j = 0;
-    march<Masked>(w, lead, nx, vl, t, m, sz, tp, j, n, std::make_integer_sequence<int, kRing>{});
+    while (j < n) march<Masked>(w, lead, nx, vl, t, m, sz, tp, j, n, std::make_integer_sequence<int, kRing>{});
   }
 
-  template <bool Masked, int... R>
-  [[gnu::always_inline]] inline void march(Vec* w, const float* lead, float* nx, const float* vl, const float* t,
+  template <bool Masked, int... S>
+  [[gnu::always_inline]] inline void march(Vec* w, const float*& lead, float*& nx, const float*& vl, const float*& t,
                                            Mask m, long sz, long tp, int& j, int n,
-                                           std::integer_sequence<int, R...>) const {
-    (void)((j < n && (ring_step<Masked, R>(w, lead, nx, vl, t, m, sz, tp), ++j, true)) && ...);
+                                           std::integer_sequence<int, S...>) const {
+    (void)((j < n && (ring_step<Masked, S>(w, lead, nx, vl, t, m, sz, tp), ++j, true)) && ...);
   }
 
-  template <bool Masked, int R>
+  template <bool Masked, int S>
   [[gnu::always_inline]] inline void ring_step(Vec* w, const float*& lead, float*& nx, const float*& vl,
                                                const float*& t, Mask m, long sz, long tp) const {
-    w[(R + 2 * kHalf) % kRing] = Isa::load(lead);
+    w[(S + 2 * R) % kRing] = Isa::load(lead);
     Vec acc = Masked ? Isa::maskload(t, m) : Isa::load(t);
 #pragma GCC unroll 8
-    for (int k = 1; k <= kHalf; ++k)
-      acc = Isa::fmadd(coef(k), Isa::add(w[(R + kHalf - k) % kRing], w[(R + kHalf + k) % kRing]), acc);
+    for (int k = 1; k <= R; ++k)
+      acc = Isa::fmadd(coef(k), Isa::add(w[(S + R - k) % kRing], w[(S + R + k) % kRing]), acc);
     _mm_prefetch(reinterpret_cast<const char*>(nx + kRingAhead), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(vl + kRingAhead), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(lead + kRingAhead), _MM_HINT_T0);
-    const Vec cur = w[(R + kHalf) % kRing];
+    const Vec cur = w[(S + R) % kRing];
     const Vec two = Isa::set1(2.0f);
     if constexpr (Masked) {
       const Vec old = Isa::maskload(nx, m);
@@ -322,7 +325,7 @@ class RowKernel {
       const float* ya = p - sy;
       const float* yb = p + sy;
 #pragma GCC unroll 8
-      for (int k = 1; k <= kHalf; ++k) {
+      for (int k = 1; k <= R; ++k) {
         const Vec ck = coef(k);
 #pragma GCC unroll 8
         for (int o = 0; o < P; ++o)
@@ -367,11 +370,11 @@ class RowKernel {
       const float* za = q - 2 * sz;        // the plane lo[0] takes next
       const float* zb = q + (P + 1) * sz;  // the plane hi[P - 1] takes next
 #pragma GCC unroll 8
-      for (int k = 1; k <= kHalf; ++k) {
+      for (int k = 1; k <= R; ++k) {
         const Vec ck = coef(k);
 #pragma GCC unroll 8
         for (int o = 0; o < P; ++o) acc[o][v] = Isa::fmadd(ck, Isa::add(lo[o], hi[o]), acc[o][v]);
-        if (k == kHalf) break;
+        if (k == R) break;
 #pragma GCC unroll 8
         for (int j = P - 1; j > 0; --j) lo[j] = lo[j - 1];
 #pragma GCC unroll 8
@@ -396,7 +399,7 @@ class RowKernel {
         if ((L * v) % 16 == 0) {
           _mm_prefetch(reinterpret_cast<const char*>(next + iv + ahead), _MM_HINT_T0);
           _mm_prefetch(reinterpret_cast<const char*>(vel + iv + ahead), _MM_HINT_T0);
-          _mm_prefetch(reinterpret_cast<const char*>(prev + iv + ahead + kHalf * sz), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(prev + iv + ahead + R * sz), _MM_HINT_T0);
         }
         const Vec cur = Isa::load(prev + iv);
         if constexpr (Masked) {
@@ -416,7 +419,7 @@ class RowKernel {
   // loads where D lists K, otherwise from lane shifts of the aligned vectors w (V + 2 of them).
   template <RowDesc D, int K>
   [[gnu::always_inline]] inline void x_pairs(Vec* acc, const typename Isa::Row* w, const float* q) const {
-    if constexpr (K <= kHalf) {
+    if constexpr (K <= R) {
       const Vec ck = coef(K);
 #pragma GCC unroll 16
       for (int v = 0; v < D.vectors; ++v) {
@@ -431,25 +434,32 @@ class RowKernel {
     }
   }
 
-  alignas(64) float c_[kHalf + 1];
-  Vec cv_[Isa::kCoefficientsInRegisters ? kHalf + 1 : 1];
+  alignas(64) float c_[R + 1];
+  Vec cv_[Isa::kCoefficientsInRegisters ? R + 1 : 1];
   long sy_, sz_;
 };
 
 // A register shape's block function: flatten inlines everything the kernel calls into it, so no
 // copy of a shared inline function built with one instruction set's flags can be picked by the
 // linker for code that runs on another CPU.
-template <class Isa, RowDesc D>
+template <class Isa, RowDesc D, int R>
 [[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                               const Box& b) {
-  const RowKernel<Isa> k(c, g.n1, g.n1 * g.n2);
+  const RowKernel<Isa, R> k(c, g.n1, g.n1 * g.n2);
   k.template box<D>(prev, next, vel, g, b);
 }
 
-// A register shape of a variant: its block function and the counts of its description.
+// A register shape of a variant: its block function and the counts of its description at every
+// radius of kKernelRadii.
+template <class Isa, RowDesc D, std::size_t... I>
+constexpr RowShape row_shape_at(std::index_sequence<I...>) {
+  return RowShape{D.planes, D.vectors, {&row_box<Isa, D, kKernelRadii[I]>...},
+                  nullptr,  D.x_loads, {row_counts<Isa>(D, kKernelRadii[I])...},
+                  D.split,  D.ring};
+}
 template <class Isa, RowDesc D>
 constexpr RowShape row_shape() {
-  return RowShape{D.planes, D.vectors, &row_box<Isa, D>, D.x_loads, row_counts<Isa>(D), D.split, D.ring};
+  return row_shape_at<Isa, D>(std::make_index_sequence<kKernelRadii.size()>{});
 }
 
 }  // namespace bw::iso3dfd

@@ -23,7 +23,7 @@ constexpr long kSourceOffsets[] = {-9, -4, -1, 0, 3, 8};
 }  // namespace
 
 SelfCheck::SelfCheck(const Grid& g, const Blocks& b) : g_(g) {
-  const std::size_t h = kHalf;
+  const std::size_t h = g.halo();
   std::set<std::size_t> picked;
   auto add = [&](std::size_t x, std::size_t y, std::size_t z) {
     if (x >= h && x < g.n1 - h && y >= h && y < g.n2 - h && z >= h && z < g.n3 - h) picked.insert(g.index(x, y, z));
@@ -70,7 +70,7 @@ bool SelfCheck::after_last_step(const Fields& f, const Coefficients& c) {
     const std::size_t i = index_[s];
     double lap = c[0] * static_cast<double>(p[i]);
     double size = std::fabs(lap);
-    for (std::size_t k = 1; k <= static_cast<std::size_t>(kHalf); ++k) {
+    for (std::size_t k = 1; k <= g_.halo(); ++k) {
       const double sum =
           static_cast<double>(p[i + k]) + p[i - k] + p[i + k * sy] + p[i - k * sy] + p[i + k * sz] + p[i - k * sz];
       const double mag = std::fabs(p[i + k]) + std::fabs(p[i - k]) + std::fabs(p[i + k * sy]) +

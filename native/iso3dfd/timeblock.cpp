@@ -27,11 +27,11 @@ Span clip(Span a, Span b) { return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
 Index at(std::size_t v) { return static_cast<Index>(v); }
 
 // Level s's rows in tile j of `tiles` (tiles of `rows` rows from the region's first row on), skewed
-// back by 8 (s - 1): the first tile starts at the region's first row and the last ends at its last
+// back by R (s - 1): the first tile starts at the region's first row and the last ends at its last
 // at every level (the sweeper shrinks a level at the faces the region marks), so each level's tiles
 // cover its rows once.
 Span tile_span(const SweepRegion& r, std::size_t rows, std::size_t j, std::size_t tiles, int s) {
-  const Index first = at(r.lo[1]), last = at(r.hi[1]), back = Index{kHalf} * (s - 1);
+  const Index first = at(r.lo[1]), last = at(r.hi[1]), back = Index{r.radius} * (s - 1);
   const Index n = at(rows), jj = at(j);
   return {j == 0 ? first : first + jj * n - back, j + 1 == tiles ? last : first + (jj + 1) * n - back};
 }
@@ -52,13 +52,13 @@ class Sweeper {
         b2_(at(std::max<std::size_t>(b.b2, 1))),
         c_(c),
         vel_(vel),
-        box_(active_box()) {}
+        box_(active_box(g.radius)) {}
 
   Index rows_per_block() const { return b2_; }
 
-  // The region's extent along axis d at level s: level 1's, less 8 (s - 1) at each face it marks.
+  // The region's extent along axis d at level s: level 1's, less R (s - 1) at each face it marks.
   Span bounds(int d, int s) const {
-    const Index back = Index{kHalf} * (s - 1);
+    const Index back = Index{r_.radius} * (s - 1);
     const auto u = static_cast<std::size_t>(d);
     return {at(r_.lo[u]) + (r_.shrinks[u][0] ? back : 0), at(r_.hi[u]) - (r_.shrinks[u][1] ? back : 0)};
   }
@@ -125,9 +125,9 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const SweepRegio
   const Index za = at(slab[u]), zb = at(slab[u + 1]);
   const bool below = me > 0, above = me + 1 < team;
   // The trapezoids: this thread's slab alone, a wavefront along z in every tile.
-  const Index steps = (zb - za + Index{kHalf} * (d - 1) + chunk - 1) / chunk;
+  const Index steps = (zb - za + Index{r.radius} * (d - 1) + chunk - 1) / chunk;
   // Within a wavefront step, the tile's y blocks in order, each through every level: level s of
-  // block k covers the block's rows skewed back by 8 (s - 1), as the tile's are (the stencil reaches
+  // block k covers the block's rows skewed back by R (s - 1), as the tile's are (the stencil reaches
   // along one axis at a time, so the skew by its radius in y and in z each keeps it exact), and
   // reads what level s - 1 of the same block has just written.
   const Index by = w.rows_per_block();
@@ -138,7 +138,7 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const SweepRegio
       for (Index s0 = 0; s0 < steps; ++s0)
         for (Index k = 0; k < blocks; ++k)
           for (int s = 1; s <= d; ++s) {
-            const Index back = Index{kHalf} * (s - 1);
+            const Index back = Index{r.radius} * (s - 1);
             const Span trapezoid{za + (below ? back : 0), zb - (above ? back : 0)};
             const Span wave{za + s0 * chunk - back, za + (s0 + 1) * chunk - back};
             const Span block{k == 0 ? Index{0} : start + k * by - back,
@@ -151,7 +151,7 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const SweepRegio
   // The triangles about the shared faces, by the whole team, tile by tile and level by level.
   for (std::size_t j = 0; j < tiles; ++j)
     for (int s = 2; s <= d; ++s) {
-      const Index back = Index{kHalf} * (s - 1);
+      const Index back = Index{r.radius} * (s - 1);
       long k = 0;
       for (std::size_t f = 1; f < slab.size() - 1; ++f)
         w.level(a, b, s, tile_span(r, rows, j, tiles, s), Span{at(slab[f]) - back, at(slab[f]) + back}, me, team, &k);
@@ -173,11 +173,11 @@ void sweep_shared(const Sweeper& w, float* a, float* b, const SweepRegion& r, co
   const std::size_t tiles = (region_rows + rows - 1) / rows;
   const Index chunk = at(std::max<std::size_t>(t.chunk, 1));
   const Span interior{at(r.lo[2]), at(r.hi[2])};
-  const Index steps = (interior.hi - interior.lo + Index{kHalf} * (d - 1) + chunk - 1) / chunk;
+  const Index steps = (interior.hi - interior.lo + Index{r.radius} * (d - 1) + chunk - 1) / chunk;
   for (std::size_t j = 0; j < tiles; ++j)
     for (Index s0 = 0; s0 < steps; ++s0)
       for (int s = 1; s <= d; ++s) {
-        const Index back = Index{kHalf} * (s - 1);
+        const Index back = Index{r.radius} * (s - 1);
         const Span z = clip(clip({interior.lo + s0 * chunk - back, interior.lo + (s0 + 1) * chunk - back}, interior),
                             w.bounds(2, s));
         const Span y = clip(tile_span(r, rows, j, tiles, s), w.bounds(1, s));
@@ -233,8 +233,10 @@ void sweeps(Fields& f, const Grid& g, const Blocks& b, const TimeTiles& t, const
 
 SweepRegion whole_interior(const Grid& g) {
   SweepRegion r;
-  r.lo = {kHalf, kHalf, kHalf};
-  r.hi = {g.n1 - kHalf, g.n2 - kHalf, g.n3 - kHalf};
+  const std::size_t h = g.halo();
+  r.lo = {h, h, h};
+  r.hi = {g.n1 - h, g.n2 - h, g.n3 - h};
+  r.radius = g.radius;
   return r;
 }
 
@@ -248,7 +250,7 @@ int max_depth(const SweepRegion& r, int threads, bool shared) {
     // about the shared face reads the trapezoid, which the region's face shrinks from its other end)
     const long shared_faces = (t > 0) + (t + 2 < s.size());
     const long region_faces = (t == 0 && r.shrinks[2][0]) + (t + 2 == s.size() && r.shrinks[2][1]);
-    deepest = std::min(deepest, planes / (kHalf * (shared_faces + region_faces)) + 1);
+    deepest = std::min(deepest, planes / (r.radius * (shared_faces + region_faces)) + 1);
   }
   return static_cast<int>(deepest);
 }
@@ -258,7 +260,7 @@ int max_depth(const Grid& g, int threads, bool shared) { return max_depth(whole_
 std::size_t tile_rows_for(const SweepRegion& r, std::size_t rows, int depth) {
   const std::size_t region = r.hi[1] - r.lo[1];
   if (rows == 0) return region;
-  return std::min(region, std::max(rows, static_cast<std::size_t>(kHalf) * static_cast<std::size_t>(depth - 1)));
+  return std::min(region, std::max(rows, static_cast<std::size_t>(r.radius) * static_cast<std::size_t>(depth - 1)));
 }
 
 std::size_t tile_rows_for(const Grid& g, std::size_t rows, int depth) {

@@ -48,12 +48,13 @@ struct TimeTiles {
 struct SweepRegion {
   std::array<std::size_t, 3> lo{}, hi{};
   std::array<std::array<bool, 2>, 3> shrinks{};
+  int radius = kSeedRadius;  // the stencil's: each level shrinks by it at a face the region marks
 };
 
 SweepRegion whole_interior(const Grid& g);
 
 // The deepest sweep the static slabs of `threads` threads allow: a slab shared on both faces must
-// hold the two triangles (16 (depth - 1) planes), one on a single face 8 (depth - 1); any depth
+// hold the two triangles (2R (depth - 1) planes), one on a single face R (depth - 1); any depth
 // with one thread, or with the team sweeping together (shared).
 int max_depth(const Grid& g, int threads, bool shared = false);
 // The same for the region's planes: a slab that shares a face with another thread and lies at a

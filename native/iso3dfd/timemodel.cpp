@@ -34,18 +34,18 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   m.depth = depth;
   m.shared = shared && threads > 1;
   m.chunk = chunk;
-  const std::size_t interior_rows = g.n2 - 2 * kHalf, planes = g.n3 - 2 * kHalf;
+  const std::size_t interior_rows = g.n2 - 2 * g.halo(), planes = g.n3 - 2 * g.halo();
   m.tile_rows = tile_rows_for(g, rows, depth);
   m.tiles = (interior_rows + m.tile_rows - 1) / m.tile_rows;
   if (depth <= 1) {
-    m.llc_bytes_per_point = 12.0 + 4.0 * (128.0 + 2 * kHalf) / 128.0;  // blocks of 128 planes
+    m.llc_bytes_per_point = 12.0 + 4.0 * (128.0 + 2 * g.radius) / 128.0;  // blocks of 128 planes
     m.level = "none";
     m.why = "one time step per sweep: every step crosses memory";
     return m;
   }
-  const double d = depth, r = static_cast<double>(m.tile_rows), h = kHalf;
-  // The planes in flight: level d's 17-plane window, 8 (d - 1) planes behind level 1's chunk; the
-  // rows: the tile's and the 8 d rows its levels reach back into the tile before, plus 8 ahead.
+  const double d = depth, r = static_cast<double>(m.tile_rows), h = g.radius;
+  // The planes in flight: level d's 2R+1-plane window, R (d - 1) planes behind level 1's chunk; the
+  // rows: the tile's and the R d rows its levels reach back into the tile before, plus R ahead.
   const double window_planes = h * (d - 1) + static_cast<double>(chunk) + 2 * h;
   const double window_rows = std::min(r + h * (d + 1), static_cast<double>(g.n2));
   m.window_bytes = window_planes * window_rows * static_cast<double>(g.n1) * 3 * sizeof(float);
@@ -58,12 +58,12 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   else
     m.level = "memory";
   // A sweep reads prev, next and vel once and writes prev and next back once: 20 bytes a point for
-  // d steps. A tile reads again the 8 (d + 1) rows of the tile before it that its levels reach (gone
+  // d steps. A tile reads again the R (d + 1) rows of the tile before it that its levels reach (gone
   // from the cache since), and the triangles about shared faces are read again after the trapezoids.
   const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
   m.shared_face_share = m.shared ? 0.0 : (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
   m.shared_face_share = std::min(m.shared_face_share, 1.0);
-  // Into L2, a level's box of `chunk` planes reads prev with its 16 halo planes, and next and vel,
+  // Into L2, a level's box of `chunk` planes reads prev with its 2R halo planes, and next and vel,
   // and writes next back.
   m.llc_bytes_per_point = 12.0 + 4.0 * (static_cast<double>(chunk) + 2 * h) / static_cast<double>(chunk);
   if (m.level == "memory") {
@@ -85,7 +85,7 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
 double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / kCacheOverMemory; }
 
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3, Teams teams) {
-  const std::size_t interior_rows = g.n2 - 2 * kHalf;
+  const std::size_t interior_rows = g.n2 - 2 * g.halo();
   std::vector<bool> modes;
   if (teams != Teams::Shared && depth <= max_depth(g, threads)) modes.push_back(false);
   if (teams != Teams::Slabs && threads > 1) modes.push_back(true);

@@ -14,6 +14,7 @@
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
+#include "iso3dfd/rows.hpp"
 #include "iso3dfd_mpi/options.hpp"
 #include "iso3dfd_mpi/part.hpp"
 #include "mpi/ranks.hpp"
@@ -72,7 +73,7 @@ bw::json verify(const Options& o, const Part& part, MPI_Comm cart, int threads) 
     bw::Buffer prev(bytes, o.placement), next(bytes, o.placement), vel(bytes, o.placement);
     Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
     initialise(f, g, o.blocks, false, threads);
-    run(f, g, o.blocks, Schedule::Static, threads, o.iterations, coefficients());
+    run(f, g, o.blocks, Schedule::Static, threads, o.iterations, coefficients(g.radius));
     Difference d = compare(whole.data(), f.prev, g.points());
     passed = d.max_rel <= tolerance(o.iterations);
     out = bw::validation_checked(passed != 0, "the gathered wavefield against one process's, same grid and steps");
@@ -138,7 +139,8 @@ int main(int argc, char** argv) {
         e[d] = 0;
         for (std::size_t i = 0; i + 1 < o.cuts[d].size(); ++i) e[d] = std::max(e[d], o.cuts[d][i + 1] - o.cuts[d][i]);
       }
-      largest = (e[0] + 2 * kHalf) * (e[1] + 2 * kHalf) * (e[2] + 2 * kHalf);
+      const std::size_t h = o.global.halo();
+      largest = (e[0] + 2 * h) * (e[1] + 2 * h) * (e[2] + 2 * h);
     }
     const std::uint64_t part_bytes = 3ull * largest * sizeof(float);
     const std::uint64_t verify_bytes = o.verify ? 5ull * o.global.points() * sizeof(float) : 0;
@@ -206,7 +208,7 @@ int main(int argc, char** argv) {
     bw::json time_block = {{"depth", part.depth()},
                            {"how", o.time_block_how},
                            {"requested", o.time_block_requested},
-                           {"halo_layers", kHalf * part.halo_depth()},
+                           {"halo_layers", g.radius * part.halo_depth()},
                            {"exchanges", part.exchanges()}};
     if (const std::string& forced = bw::Topology::instance().forced_caches(); !forced.empty())
       time_block["caches_forced"] = forced;  // the sizes the model read
@@ -216,17 +218,21 @@ int main(int argc, char** argv) {
         time_block["measure_note"] = "over ranks no race is kept, so measure races as auto does";
     } else if (o.time_block > 1)
       time_block["why"] =
-          "given on the command line: halos " + std::to_string(kHalf * o.time_block) +
+          "given on the command line: halos " + std::to_string(g.radius * o.time_block) +
           " layers deep exchanged before each sweep (edges included), each rank sweeping its part and the halo " +
           std::to_string(o.time_block - 1) + " steps deep again; the exchange is not overlapped";
     else
-      time_block["why"] = o.time_block_how == "user" ? "given on the command line: the halo of 8 exchanged every step"
-                                                     : "step by step (the default): the halo of 8 exchanged every step";
+      time_block["why"] = (o.time_block_how == "user" ? "given on the command line: the halo of "
+                                                      : "step by step (the default): the halo of ") +
+                          std::to_string(g.radius) + " exchanged every step";
     if (part.depth() > 1) time_block["sweep"] = sweep;
     bw::json config = {{"n1", g.n1},
                        {"n2", g.n2},
                        {"n3", g.n3},
                        {"nb_iter", o.iterations},
+                       {"radius", g.radius},
+                       {"space_order", 2 * g.radius},
+                       {"radius_path", radius_path(g.radius)},
                        {"n1_block", o.blocks.b1},
                        {"n2_block", o.blocks.b2},
                        {"n3_block", o.blocks.b3},
@@ -246,7 +252,7 @@ int main(int argc, char** argv) {
                        {"mpi_library", bw::mpi::library_version()}};
     bw::json result = {{"time_s", worst[0]},
                        {"mpoints_per_s", mpoints},
-                       {"gflops", mpoints * kFlopsPerPoint / 1e3},
+                       {"gflops", mpoints * flops_per_point(g.radius) / 1e3},
                        {"norm", std::sqrt(total_sq)},
                        {"comm_time_s", worst[1]},
                        {"comm_share", worst[0] > 0 ? worst[1] / worst[0] : 0.0},
@@ -256,7 +262,7 @@ int main(int argc, char** argv) {
                        // the share of the exchange the inner update hid: 1 - (post + wait a step) /
                        // (the exchange alone), per rank, averaged
                        {"hidden_share_mean", overlap ? hidden_mean : 0.0},
-                       {"flops_per_point", kFlopsPerPoint},
+                       {"flops_per_point", flops_per_point(g.radius)},
                        {"ranks", parts}};
     bw::json prov = bw::provenance(threads * o.ranks, all_cpus, o.bind, o.placement.str(),
                                    {{"n1", g.n1}, {"n2", g.n2}, {"n3", g.n3}}, o.iterations);

@@ -24,21 +24,23 @@ std::size_t block(const std::string& text, const char* name) {
 const char* kAxis[3] = {"x", "y", "z"};
 
 std::array<std::size_t, 3> interior(const Grid& g) {
-  const std::size_t h = kHalf;
+  const std::size_t h = g.halo();
   return {g.n1 - 2 * h, g.n2 - 2 * h, g.n3 - 2 * h};
 }
 
 // Why dims cannot cut the global grid for sweeps of `depth` steps ("" when they can).
 std::string refusal(const Grid& global, const std::array<int, 3>& dims, int depth) {
   const auto n = interior(global);
-  const std::size_t halo = static_cast<std::size_t>(kHalf) * static_cast<std::size_t>(depth);
+  const std::size_t halo = global.halo() * static_cast<std::size_t>(depth);
   for (int d = 0; d < 3; ++d) {
     if (dims[d] == 1) continue;
     const std::size_t least = n[d] / static_cast<std::size_t>(dims[d]);
     if (least < halo)
       return std::to_string(dims[d]) + " ranks along " + kAxis[d] + " leave a rank " + std::to_string(least) +
              " interior points there, fewer than the halo of " + std::to_string(halo) + " its neighbours need" +
-             (depth > 1 ? " for sweeps of " + std::to_string(depth) + " steps (8 a step)" : "") +
+             (depth > 1
+                  ? " for sweeps of " + std::to_string(depth) + " steps (" + std::to_string(global.radius) + " a step)"
+                  : "") +
              " (use fewer ranks along " + kAxis[d] + (depth > 1 ? ", a shallower --time-block" : "") +
              " or a larger grid)";
   }
@@ -51,7 +53,7 @@ double halo_bytes(const Grid& global, const std::array<int, 3>& dims) {
   for (int d = 0; d < 3; ++d) e[d] = std::ceil(static_cast<double>(n[d]) / dims[d]);
   double bytes = 0;
   for (int d = 0; d < 3; ++d)
-    if (dims[d] > 1) bytes += 2.0 * kHalf * e[(d + 1) % 3] * e[(d + 2) % 3] * sizeof(float);
+    if (dims[d] > 1) bytes += 2.0 * global.radius * e[(d + 1) % 3] * e[(d + 2) % 3] * sizeof(float);
   return bytes;
 }
 
@@ -73,7 +75,7 @@ std::array<int, 3> parse_dims(const std::string& text, int ranks) {
 
 // The global grid and the cuts of each dimension, or why the shape cannot cut it.
 void decompose(Options& o, const std::string& dims_text) {
-  const std::size_t h = static_cast<std::size_t>(kHalf);
+  const std::size_t h = o.grid.halo();
   if (dims_text.empty()) {
     o.dims = {1, 1, o.ranks};
   } else if (dims_text == "auto") {
@@ -88,7 +90,7 @@ void decompose(Options& o, const std::string& dims_text) {
     const auto n = interior(o.grid);
     o.global =
         Grid{n[0] * static_cast<std::size_t>(o.dims[0]) + 2 * h, n[1] * static_cast<std::size_t>(o.dims[1]) + 2 * h,
-             n[2] * static_cast<std::size_t>(o.dims[2]) + 2 * h};
+             n[2] * static_cast<std::size_t>(o.dims[2]) + 2 * h, o.grid.radius};
   } else {
     o.global = o.grid;
     if (o.dims_how == "auto") {
@@ -96,22 +98,22 @@ void decompose(Options& o, const std::string& dims_text) {
       if (o.dims[0] == 0)
         throw UsageError(std::to_string(o.ranks) + " ranks cannot share grid " + std::to_string(o.grid.n1) + "x" +
                          std::to_string(o.grid.n2) + "x" + std::to_string(o.grid.n3) +
-                         " in any shape that leaves every rank the halo of " + std::to_string(kHalf * o.time_block) +
-                         " points along each dimension it cuts");
+                         " in any shape that leaves every rank the halo of " +
+                         std::to_string(o.grid.radius * o.time_block) + " points along each dimension it cuts");
     }
   }
   const std::string why = refusal(o.global, o.dims, o.time_block);
   if (!why.empty()) throw UsageError(why);
   const auto n = interior(o.global);
-  for (int d = 0; d < 3; ++d) o.cuts[d] = cut(n[d], o.dims[d]);
+  for (int d = 0; d < 3; ++d) o.cuts[d] = cut(n[d], o.dims[d], o.global.radius);
 }
 
 }  // namespace
 
-std::vector<std::size_t> cut(std::size_t extent, int p) {
+std::vector<std::size_t> cut(std::size_t extent, int p, int radius) {
   const std::size_t parts = static_cast<std::size_t>(std::max(p, 1));
   std::vector<std::size_t> c(parts + 1);
-  for (std::size_t i = 0; i <= parts; ++i) c[i] = kHalf + extent * i / parts;
+  for (std::size_t i = 0; i <= parts; ++i) c[i] = static_cast<std::size_t>(radius) + extent * i / parts;
   return c;
 }
 
@@ -133,10 +135,10 @@ std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth) {
 bool parse_options(int argc, char** argv, int ranks, Options& o) {
   CLI::App app{
       "bandwall-iso3dfd-mpi: ISO3DFD (Intel's NUMA 3DFD article) decomposed over a 3-D grid of MPI ranks "
-      "(z-slabs by default), MPI+OpenMP, halo exchange of 8 layers on every shared face overlapped with the "
-      "interior update; prints one JSON record from rank 0"};
+      "(z-slabs by default), MPI+OpenMP, halo exchange of R layers (the stencil's radius) on every shared face "
+      "overlapped with the interior update; prints one JSON record from rank 0"};
   std::vector<std::string> pos;
-  std::string scaling = "strong", pages = "huge";
+  std::string scaling = "strong", pages = "huge", radius = std::to_string(kSeedRadius);
   app.add_option("n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads]", pos,
                  "grid with halo (strong: the whole grid; weak: one rank's part), steps, cache blocks, threads "
                  "per rank")
@@ -151,14 +153,17 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
                      cpus_help());
   app.add_option("--scaling", scaling, "strong (the grid is shared) or weak (the grid is per rank)");
   app.add_option("--pages", pages, "huge (default), base or system");
+  app.add_option("--radius", radius,
+                 "the stencil's radius R, 1 to 8 (space order 2R; default 8, the article's 16th order): the halo of "
+                 "every dimension, and the layers exchanged a step");
   app.add_flag("--verify", o.verify,
                "gather the wavefield on rank 0 and compare it with one process running the same grid (exit 1 "
                "when it differs)");
   std::string time_block = "1";
   app.add_option(
       "--time-block", time_block,
-      "time steps per sweep: a number (1: step by step, the 8-layer halo exchanged every step and overlapped with "
-      "the inner update; N: halos 8 N deep exchanged once a sweep, each rank sweeping its part and N - 1 steps of "
+      "time steps per sweep: a number (1: step by step, the R-layer halo exchanged every step and overlapped with "
+      "the inner update; N: halos R N deep exchanged once a sweep, each rank sweeping its part and N - 1 steps of "
       "its halo again), or auto: the depth the time-block model proposes for a rank's part (the shallowest over "
       "ranks, at most what the parts' halos and three quarters of the steps allow), run only when a race against "
       "single steps on the run's data, every round timed by the slowest rank, shows it faster beyond noise "
@@ -182,7 +187,9 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
     if (app.count("--time-block")) o.time_block_how = "user";
   }
   o.ranks = ranks;
-  o.grid = Grid{parse_dimension(pos[0], "n1"), parse_dimension(pos[1], "n2"), parse_dimension(pos[2], "n3")};
+  const int r = parse_radius(radius);
+  o.grid =
+      Grid{parse_dimension(pos[0], "n1", r), parse_dimension(pos[1], "n2", r), parse_dimension(pos[2], "n3", r), r};
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block"), block(pos[5], "n2_block"), block(pos[6], "n3_block")};
   if (pos.size() == 8) o.threads = static_cast<int>(parse_int(pos[7], "nb_threads", 1, 4096));

@@ -13,7 +13,7 @@ namespace bw::iso3dfd::mpi {
 enum class Scaling { Strong, Weak };
 
 struct Options {
-  Grid grid;    // strong: the whole grid; weak: one rank's part (halo of 8 included either way)
+  Grid grid;    // strong: the whole grid; weak: one rank's part (the halo of R included either way)
   Grid global;  // the whole grid the ranks share
   int iterations = 10;
   Blocks blocks;
@@ -23,7 +23,7 @@ struct Options {
   Scaling scaling = Scaling::Strong;
   Placement placement;  // first-touch by each rank's threads; pages as asked
   bool overlap = true;  // post the halo exchange before the interior update (depth 1 only)
-  // Time steps per sweep (--time-block): the halo on every face with a neighbour is 8 x depth deep,
+  // Time steps per sweep (--time-block): the halo on every face with a neighbour is R x depth deep,
   // exchanged once a sweep; how: user (a number given), else default (auto and measure too: the
   // race that chooses a depth runs in one process, so depth 1 here).
   int time_block = 1;
@@ -37,18 +37,18 @@ struct Options {
   std::array<std::vector<std::size_t>, 3> cuts;
 };
 
-// The parts of `extent` interior points along one dimension for p ranks: bounds from kHalf, as
+// The parts of `extent` interior points along one dimension for p ranks: bounds from the radius, as
 // equal as whole points allow.
-std::vector<std::size_t> cut(std::size_t extent, int p);
+std::vector<std::size_t> cut(std::size_t extent, int p, int radius = kSeedRadius);
 
-// The shape of least halo bytes a rank (each face with a neighbour sends 8 layers of its rank's
-// extents in the other two dimensions), among those whose every part holds the halo of 8 x depth;
+// The shape of least halo bytes a rank (each face with a neighbour sends R layers of its rank's
+// extents in the other two dimensions), among those whose every part holds the halo of R x depth;
 // ties go to more ranks along z, then y. {0, 0, 0} when none does.
 std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth = 1);
 
 // Parses argv for a run over ranks processes; throws UsageError with one line for bad input
 // (including shapes whose product is not the rank count, or that leave a rank fewer points than
-// the halo, 8 x the time block, along a dimension it shares). Returns false when help was printed.
+// the halo, R x the time block, along a dimension it shares). Returns false when help was printed.
 bool parse_options(int argc, char** argv, int ranks, Options& out);
 
 }  // namespace bw::iso3dfd::mpi

@@ -34,7 +34,7 @@ void add_global_source(float* prev, const Grid& local, const Grid& global, const
                        const std::array<std::size_t, 3>& halo) {
   // As add_source(): s = 5 .. 0 writes 1, 10, ... into [c-s, c+s), clipped to the interior, here
   // also to this part's points with their halo (global [origin - halo, origin + extent + halo)).
-  const long h = kHalf;
+  const long h = global.radius;
   const long n[3] = {static_cast<long>(global.n1), static_cast<long>(global.n2), static_cast<long>(global.n3)};
   const long first[3] = {static_cast<long>(origin[0]) - static_cast<long>(halo[0]),
                          static_cast<long>(origin[1]) - static_cast<long>(halo[1]),
@@ -59,7 +59,7 @@ void add_global_source(float* prev, const Grid& local, const Grid& global, const
 }
 
 Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
-    : o_(o), comm_(comm), threads_(threads), c_(coefficients()) {
+    : o_(o), comm_(comm), threads_(threads), c_(coefficients(o.global.radius)) {
   for (auto* types : {&send_lo_, &send_hi_, &recv_lo_, &recv_hi_}) types->fill(MPI_DATATYPE_NULL);
   for (auto* both : {&deep_send_lo_, &deep_send_hi_, &deep_recv_lo_, &deep_recv_hi_})
     for (auto& types : *both) types.fill(MPI_DATATYPE_NULL);
@@ -76,12 +76,13 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   const bool racing = o.time_block_requested == "auto" || o.time_block_requested == "measure";
   halo_depth_ = racing ? proposed_depth(cpu) : o.time_block;
   depth_ = racing ? 1 : halo_depth_;
-  const std::size_t h = kHalf, deep = h * static_cast<std::size_t>(halo_depth_);
+  const std::size_t h = o.global.halo(), deep = h * static_cast<std::size_t>(halo_depth_);
   for (int d = 0; d < 3; ++d) {
     lo_[d] = lower_[d] != MPI_PROC_NULL ? deep : h;
     hi_[d] = upper_[d] != MPI_PROC_NULL ? deep : h;
   }
-  local_ = Grid{lo_[0] + extent_[0] + hi_[0], lo_[1] + extent_[1] + hi_[1], lo_[2] + extent_[2] + hi_[2]};
+  local_ =
+      Grid{lo_[0] + extent_[0] + hi_[0], lo_[1] + extent_[1] + hi_[1], lo_[2] + extent_[2] + hi_[2], o.global.radius};
   const std::size_t bytes = local_.points() * sizeof(float);
   prev_ = Buffer(bytes, o.placement);
   next_ = Buffer(bytes, o.placement);
@@ -97,7 +98,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   for (long i = 0; i < n; ++i) prev[i] = 0.0f;
   add_global_source(f_.prev, local_, o.global, origin_, lo_);
 
-  // The inner box: the part less the 8 layers on every face with a neighbour; the shell: the rest of
+  // The inner box: the part less the R layers on every face with a neighbour; the shell: the rest of
   // the part, in slabs (z below and above, then y, then x within the inner z and y).
   std::array<std::size_t, 3> lo{}, hi{}, end{};
   for (int d = 0; d < 3; ++d) {
@@ -128,7 +129,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     for (int d = 0; d < 3; ++d) {
       const int k = 2 - d;
       int sub[3] = {I(extent_[2]), I(extent_[1]), I(extent_[0])};
-      sub[k] = kHalf;
+      sub[k] = I(h);
       auto face = [&](std::size_t at) {
         int start[3] = {I(lo_[2]), I(lo_[1]), I(lo_[0])};
         start[k] = I(at);
@@ -136,7 +137,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
       };
       const std::size_t e = extent_[d];
       send_lo_[d] = face(lo_[d]);
-      send_hi_[d] = face(lo_[d] + e - h);  // the last 8 own layers
+      send_hi_[d] = face(lo_[d] + e - h);  // the last R own layers
       recv_lo_[d] = face(lo_[d] - h);
       recv_hi_[d] = face(lo_[d] + e);
     }
@@ -196,7 +197,7 @@ Part::~Part() {
 }
 
 void Part::update(const std::vector<Box>& boxes) {
-  const BoxFn box = active_box();
+  const BoxFn box = active_box(local_.radius);
   const long n = static_cast<long>(boxes.size());
   const float* prev = f_.prev;
   float* next = f_.next;
@@ -301,7 +302,8 @@ void Part::exchange_deep(Timers& t) {
 
 SweepRegion Part::region(int d) const {
   SweepRegion r;
-  const std::size_t grow = kHalf * static_cast<std::size_t>(d - 1);
+  r.radius = local_.radius;
+  const std::size_t grow = local_.halo() * static_cast<std::size_t>(d - 1);
   for (int a = 0; a < 3; ++a) {
     const bool below = lower_[a] != MPI_PROC_NULL, above = upper_[a] != MPI_PROC_NULL;
     r.lo[a] = lo_[a] - (below ? grow : 0);
@@ -322,12 +324,13 @@ void Part::sweep(int d, Timers& t) {
 }
 
 int Part::proposed_depth(int cpu) {
-  // the parts' halos: every part must hold 8 d layers along each axis it shares
+  // the parts' halos: every part must hold R d layers along each axis it shares
   long allow = 64;
   for (int d = 0; d < 3; ++d)
     if (lower_[d] != MPI_PROC_NULL || upper_[d] != MPI_PROC_NULL)
-      allow = std::min(allow, static_cast<long>(extent_[d] / kHalf));
-  const Grid part{extent_[0] + 2 * kHalf, extent_[1] + 2 * kHalf, extent_[2] + 2 * kHalf};
+      allow = std::min(allow, static_cast<long>(extent_[d] / local_.halo()));
+  const std::size_t h = local_.halo();
+  const Grid part{extent_[0] + 2 * h, extent_[1] + 2 * h, extent_[2] + 2 * h, local_.radius};
   const Topology& topo = Topology::instance();
   const TimeBlockModel m = propose_time_block(part, threads_, max_depth(part, threads_, true), topo.cache_bytes(2, cpu),
                                               topo.cache_bytes(3, cpu), Teams::Either);
@@ -340,7 +343,7 @@ int Part::proposed_depth(int cpu) {
   if (least[0] < 2)
     choice_["why"] = "the model proposes no sweeps (the shallowest over ranks): " + m.why;
   else if (least[1] < 2)
-    choice_["why"] = "a part holds the halo of one step only (8 layers) along an axis it shares";
+    choice_["why"] = "a part holds the halo of one step only (R layers) along an axis it shares";
   else if (plan_.depth < 2)
     choice_["why"] = "the run is too short to race a depth against single steps (" +
                      std::to_string(plan_.fewest_steps) + " steps at least)";
@@ -407,7 +410,7 @@ double Part::redundant_share(int steps) const {
     const SweepRegion r = region(d);
     for (int s = 1; s <= d; ++s) {
       double points = 1;
-      const std::size_t back = kHalf * static_cast<std::size_t>(s - 1);
+      const std::size_t back = local_.halo() * static_cast<std::size_t>(s - 1);
       for (int a = 0; a < 3; ++a)
         points *=
             static_cast<double>((r.hi[a] - (r.shrinks[a][1] ? back : 0)) - (r.lo[a] + (r.shrinks[a][0] ? back : 0)));
@@ -435,7 +438,8 @@ double Part::exchange_bytes() const {
       across *= static_cast<double>(extent_[a] + (before && lower_[a] != MPI_PROC_NULL ? lo_[a] : 0) +
                                     (before && upper_[a] != MPI_PROC_NULL ? hi_[a] : 0));
     }
-    const double layers = depth_ > 1 ? static_cast<double>(kHalf) * (2 * halo_depth_ - 1) : kHalf;  // prev, next
+    const double h = local_.radius;
+    const double layers = depth_ > 1 ? h * (2 * halo_depth_ - 1) : h;  // prev, next
     bytes += layers * across * sizeof(float) * ((lower_[d] != MPI_PROC_NULL) + (upper_[d] != MPI_PROC_NULL));
   }
   return bytes;

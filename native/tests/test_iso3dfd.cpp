@@ -27,7 +27,7 @@ std::vector<float> reference(const Grid& g, int steps) {
   Arrays a(g);
   initialise(a.fields(), g, Blocks{g.n1, g.n2, g.n3}, true, 1);
   Fields f = a.fields();
-  run_reference(f, g, steps, coefficients());
+  run_reference(f, g, steps, coefficients(g.radius));
   return std::vector<float>(f.prev, f.prev + g.points());
 }
 
@@ -165,11 +165,11 @@ TEST(Iso3dfd, XBlocksAreCutAtMultiplesOfTheBlock) {
   const Grid g{272, 20, 20};
   std::vector<std::size_t> starts;
   for (const Box& b : decompose(g, Blocks{64, 4, 4}))
-    if (b.y0 == kHalf && b.z0 == kHalf) starts.push_back(b.x0);
+    if (b.y0 == kSeedRadius && b.z0 == kSeedRadius) starts.push_back(b.x0);
   EXPECT_EQ(starts, (std::vector<std::size_t>{8, 64, 128, 192}));  // [256, 264) joins [192, 256)
   starts.clear();
   for (const Box& b : decompose(g, Blocks{4, 4, 4}))  // a block smaller than the halo
-    if (b.y0 == kHalf && b.z0 == kHalf && b.x0 < 20) starts.push_back(b.x0);
+    if (b.y0 == kSeedRadius && b.z0 == kSeedRadius && b.x0 < 20) starts.push_back(b.x0);
   EXPECT_EQ(starts, (std::vector<std::size_t>{8, 12, 16}));
 }
 
@@ -188,26 +188,27 @@ TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
   const std::string isa = GetParam();
   const RowVariant* v = find_row_variant(isa);
   if (!v) GTEST_SKIP() << row_variant_refusal(isa);
-  const Grid g{37, 29, 41};
-  const auto ref = reference(g, kSteps);
-  for (const RowShape& shape : v->shape_list())
-    for (const Blocks& b : {Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{3, 2, 5}}) {
-      Arrays a(g);
-      initialise(a.fields(), g, b, true, 1);
-      Fields f = a.fields();
-      flush_denormals();
-      for (int t = 0; t < kSteps; ++t) {
-        for (const Box& box : decompose(g, b)) shape.box(coefficients(), f.prev, f.next, f.vel, g, box);
-        std::swap(f.prev, f.next);
+  for (const int radius : kKernelRadii) {
+    const Grid g{37, 29, 41, radius};
+    const Coefficients c = coefficients(radius);
+    const auto ref = reference(g, kSteps);
+    for (const RowShape& shape : v->shape_list())
+      for (const Blocks& b : {Blocks{13, 7, 9}, Blocks{37, 29, 41}, Blocks{3, 2, 5}}) {
+        Arrays a(g);
+        initialise(a.fields(), g, b, true, 1);
+        Fields f = a.fields();
+        flush_denormals();
+        const BoxFn box = shape.box(radius);
+        ASSERT_NE(box, nullptr) << isa << " " << shape_name(shape) << " is not compiled for radius " << radius;
+        for (int t = 0; t < kSteps; ++t) {
+          for (const Box& bx : decompose(g, b)) box(c, f.prev, f.next, f.vel, g, bx);
+          std::swap(f.prev, f.next);
+        }
+        EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance)
+            << isa << " at radius " << radius << ": " << shape_name(shape) << ", blocks " << b.b1 << "x" << b.b2 << "x"
+            << b.b3;
       }
-      EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance)
-          << isa << ": " << shape.planes << " planes x " << shape.vectors << " vectors"
-          << (shape.ring    ? ", ring"
-              : shape.split ? ", split"
-                            : "")
-          << ", x pairs loaded 0x" << std::hex << shape.x_loads << std::dec << ", blocks " << b.b1 << "x" << b.b2 << "x"
-          << b.b3;
-    }
+  }
 }
 
 // The counts the in-core model uses come from each shape's description: the same arithmetic for
@@ -216,36 +217,40 @@ TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
 TEST_P(RowVariantMatches, CountsFollowEachShapesDescription) {
   const RowVariant* v = find_row_variant(GetParam());
   if (!v) GTEST_SKIP() << row_variant_refusal(GetParam());
-  if (v->counts.loads <= 0) GTEST_SKIP() << v->isa << " is left to the compiler and not counted";
-  EXPECT_EQ(v->counts.loads, v->shapes[0].counts.loads);
-  EXPECT_EQ(v->counts.shuffles, v->shapes[0].counts.shuffles);
-  for (const RowShape& s : v->shape_list()) {
-    SCOPED_TRACE(std::to_string(s.planes) + "x" + std::to_string(s.vectors) + " x_loads " + std::to_string(s.x_loads));
-    const RowCounts& c = s.counts;
-    EXPECT_EQ(c.fmas, 27);  // the centre's multiply, 8 FMAs in each of x, y and z, 2 in the update
-    EXPECT_EQ(c.adds, 24);  // one per neighbour pair
-    const int loaded = std::popcount(s.x_loads);
-    // y rows, next, vel and the centre again, the x pairs loaded, the aligned vectors, the z window
-    // and the partial sums read back (split shapes)
-    // (a ring: one plane an output and the 16 about the chunk, the centre among them)
-    const double z = s.ring ? (s.planes + 16.0) / s.planes - 1 : (2.0 * s.planes + 14) / s.planes;
-    const double least = 16 + 3 + 2.0 * loaded + (s.vectors + 2.0) / s.vectors + z + (s.split ? 1 : 0);
-    EXPECT_GE(c.loads, least);
-    EXPECT_LE(c.loads, least + 3 * kHalf + 1);  // and at most a broadcast per coefficient and part more
-    if (loaded == kHalf) {
-      EXPECT_EQ(c.shuffles, 0);
-    }
-    for (const RowShape& t : v->shape_list()) {
-      if (t.split != s.split || t.ring != s.ring) continue;
-      if (t.vectors == s.vectors && t.x_loads == s.x_loads && t.planes > s.planes) {
-        EXPECT_LT(t.counts.loads, c.loads);
+  if (v->shapes[0].any_radius) GTEST_SKIP() << v->isa << " is left to the compiler and not counted";
+  for (const int R : kKernelRadii)
+    for (const RowShape& s : v->shape_list()) {
+      SCOPED_TRACE(shape_name(s) + " at radius " + std::to_string(R));
+      const RowCounts c = s.counts_at(R);
+      EXPECT_EQ(c.fmas, 3 * R + 3);  // the centre's multiply, R FMAs in each of x, y and z, 2 in the update
+      EXPECT_EQ(c.adds, 3 * R);      // one per neighbour pair
+      unsigned mask = s.x_loads & ((1u << R) - 1u);  // distances beyond the radius are not there to load
+      const int loaded = std::popcount(mask);
+      // y rows, next, vel and the centre again, the x pairs loaded, the aligned vectors, the z window
+      // and the partial sums read back (split shapes)
+      // (a ring: one plane an output and the 2R about the chunk, the centre among them)
+      const double z = s.ring ? (s.planes + 2.0 * R) / s.planes - 1 : (2.0 * s.planes + 2 * R - 2) / s.planes;
+      const double least = 2 * R + 3 + 2.0 * loaded + (s.vectors + 2.0) / s.vectors + z + (s.split ? 1 : 0);
+      EXPECT_GE(c.loads, least);
+      EXPECT_LE(c.loads, least + 3 * R + 1);  // and at most a broadcast per coefficient and part more
+      if (loaded == R) {
+        EXPECT_EQ(c.shuffles, 0);
       }
-      if (t.planes == s.planes && t.vectors == s.vectors && std::popcount(t.x_loads) > loaded) {
-        EXPECT_GT(t.counts.loads, c.loads);
-        EXPECT_LT(t.counts.shuffles, c.shuffles);
+      for (const RowShape& t : v->shape_list()) {
+        if (t.split != s.split || t.ring != s.ring) continue;
+        if (t.vectors == s.vectors && t.x_loads == s.x_loads && t.planes > s.planes) {
+          // (at radius 1 the z window is two planes an output however many planes share it)
+          if (R > 1) {
+            EXPECT_LT(t.counts_at(R).loads, c.loads);
+          }
+          EXPECT_LE(t.counts_at(R).loads, c.loads);
+        }
+        if (t.planes == s.planes && t.vectors == s.vectors && std::popcount(t.x_loads & ((1u << R) - 1u)) > loaded) {
+          EXPECT_GT(t.counts_at(R).loads, c.loads);
+          EXPECT_LT(t.counts_at(R).shuffles, c.shuffles);
+        }
       }
     }
-  }
 }
 
 // run() on 2 threads with each variant selected, and select_isa's refusals.
@@ -281,11 +286,12 @@ TEST(Iso3dfd, SlabsSplitTheInteriorEvenly) {
   for (int t : {1, 2, 3, 7, 25, 40}) {
     const auto s = slabs(g, t);
     ASSERT_EQ(s.size(), static_cast<std::size_t>(t) + 1);
-    EXPECT_EQ(s.front(), static_cast<std::size_t>(kHalf));
-    EXPECT_EQ(s.back(), g.n3 - kHalf);
+    EXPECT_EQ(s.front(), static_cast<std::size_t>(kSeedRadius));
+    EXPECT_EQ(s.back(), g.n3 - kSeedRadius);
     for (std::size_t i = 0; i + 1 < s.size(); ++i) {
       EXPECT_LE(s[i], s[i + 1]);
-      EXPECT_LE(s[i + 1] - s[i], (g.n3 - 2 * kHalf + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t));
+      EXPECT_LE(s[i + 1] - s[i],
+                (g.n3 - 2 * kSeedRadius + static_cast<std::size_t>(t) - 1) / static_cast<std::size_t>(t));
     }
   }
 }

@@ -82,7 +82,7 @@ TEST(Machine, NoRowOrNoWidthGivesNoPortsAndSaysWhy) {
 TEST(Machine, RowKernelBoundFollowsTheCpusRow) {
   for (const bw::iso3dfd::RowVariant* v : bw::iso3dfd::row_variants()) {
     SCOPED_TRACE(v->isa);
-    if (v->counts.loads <= 0) {
+    if (v->shapes[0].counts_at(bw::iso3dfd::kSeedRadius).loads <= 0) {
       const auto b = bw::iso3dfd::incore_bound(*v, kZen5);
       EXPECT_EQ(b.cycles_per_vector, 0);
       EXPECT_NE(b.unavailable.find("not counted"), std::string::npos);

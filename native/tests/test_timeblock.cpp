@@ -118,8 +118,8 @@ TEST(TimeBlock, RegionSweepMatchesOnItsLastLevel) {
         for (int depth = 1; depth <= 3; ++depth) {
           SweepRegion r = base;
           for (std::size_t d = 0; d < 3; ++d) {
-            r.lo[d] = own_lo[d] - (r.shrinks[d][0] ? kHalf * static_cast<std::size_t>(depth - 1) : 0);
-            r.hi[d] = own_hi[d] + (r.shrinks[d][1] ? kHalf * static_cast<std::size_t>(depth - 1) : 0);
+            r.lo[d] = own_lo[d] - (r.shrinks[d][0] ? kSeedRadius * static_cast<std::size_t>(depth - 1) : 0);
+            r.hi[d] = own_hi[d] + (r.shrinks[d][1] ? kSeedRadius * static_cast<std::size_t>(depth - 1) : 0);
           }
           if (depth > max_depth(r, threads, shared)) continue;
           Arrays want(g), got(g);

@@ -1,0 +1,169 @@
+// Every radius of the stencil against a reference written apart from the kernels: the weights by
+// Fornberg's recursion (not the closed form fd_weights uses), a float32 stencil loop of its own, the
+// seed's initial field. The optimised kernel, step by step and swept, on 1 and 2 threads, must give
+// the reference's norm within 1e-4 (relative) at every radius; ctest runs this binary once under
+// each dispatch ceiling the CPU allows, so every variant is held to it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/rows.hpp"
+#include "iso3dfd/timeblock.hpp"
+#include "tests/iso3dfd_arrays.hpp"
+
+using namespace bw::iso3dfd;
+using bw::iso3dfd::test_support::Arrays;
+
+namespace {
+
+// Fornberg (1988, "Generation of finite difference formulas on arbitrarily spaced grids"): the
+// weights of the m-th derivative at x0 from the points x, in the order given.
+std::vector<double> fornberg(int m, double x0, const std::vector<double>& x) {
+  const int n = static_cast<int>(x.size()) - 1;
+  // d[k][i][j]: weight of x[j] for the k-th derivative from the points x[0..i]
+  std::vector d(m + 1, std::vector(n + 1, std::vector<double>(n + 1, 0.0)));
+  d[0][0][0] = 1;
+  double c1 = 1, c4 = x[0] - x0;
+  for (int i = 1; i <= n; ++i) {
+    const int mn = std::min(i, m);
+    double c2 = 1;
+    const double c5 = c4;
+    c4 = x[i] - x0;
+    for (int j = 0; j < i; ++j) {
+      const double c3 = x[i] - x[j];
+      c2 *= c3;
+      if (j == i - 1) {
+        for (int k = mn; k >= 1; --k) d[k][i][i] = c1 * (k * d[k - 1][i - 1][i - 1] - c5 * d[k][i - 1][i - 1]) / c2;
+        d[0][i][i] = -c1 * c5 * d[0][i - 1][i - 1] / c2;
+      }
+      for (int k = mn; k >= 1; --k) d[k][i][j] = (c4 * d[k][i - 1][j] - k * d[k - 1][i - 1][j]) / c3;
+      d[0][i][j] = c4 * d[0][i - 1][j] / c3;
+    }
+    c1 = c2;
+  }
+  return d[m][n];
+}
+
+// The second derivative's weights on -R .. R: w[k] for distance k (w[0] the centre).
+std::vector<double> exact_weights(int radius) {
+  std::vector<double> x;
+  for (int k = -radius; k <= radius; ++k) x.push_back(k);
+  const std::vector<double> all = fornberg(2, 0.0, x);
+  return std::vector<double>(all.begin() + radius, all.end());
+}
+
+// The reference: float32, point by point, one thread, with the exact weights (the seed's own at
+// its radius, which the seed prints to 8 digits), scaled by 1/dxyz^2, the centre counted for the
+// three dimensions.
+double reference_norm(const Grid& g, int steps) {
+  std::vector<double> w = exact_weights(g.radius);
+  if (g.radius == kSeedRadius) {
+    const Coefficients seed = coefficients(kSeedRadius);
+    for (int k = 0; k <= kSeedRadius; ++k) w[static_cast<std::size_t>(k)] = seed[static_cast<std::size_t>(k)];
+  } else {
+    for (double& v : w) v /= static_cast<double>(kDxyz) * kDxyz;
+    w[0] *= 3;
+  }
+  std::vector<float> c(w.begin(), w.end());
+  Arrays a(g);
+  initialise(a.fields(), g, Blocks{g.n1, g.n2, g.n3}, true, 1);
+  std::vector<float> p = a.prev, q = a.next;
+  const long r = g.radius, sy = static_cast<long>(g.n1), sz = static_cast<long>(g.n1 * g.n2);
+  for (int t = 0; t < steps; ++t) {
+    for (long z = r; z < static_cast<long>(g.n3) - r; ++z)
+      for (long y = r; y < static_cast<long>(g.n2) - r; ++y)
+        for (long x = r; x < static_cast<long>(g.n1) - r; ++x) {
+          const long i = (z * static_cast<long>(g.n2) + y) * sy + x;
+          float lap = c[0] * p[static_cast<std::size_t>(i)];
+          for (long k = 1; k <= r; ++k) {
+            const auto at = [&](long j) { return p[static_cast<std::size_t>(j)]; };
+            lap += c[static_cast<std::size_t>(k)] *
+                   (at(i - k) + at(i + k) + at(i - k * sy) + at(i + k * sy) + at(i - k * sz) + at(i + k * sz));
+          }
+          const std::size_t u = static_cast<std::size_t>(i);
+          q[u] = 2.0f * p[u] - q[u] + a.vel[u] * lap;
+        }
+    std::swap(p, q);
+  }
+  return l2_norm(p.data(), p.size());
+}
+
+constexpr int kSteps = 12;
+constexpr double kNormTolerance = 1e-4;
+
+}  // namespace
+
+TEST(Iso3dfdOrders, WeightsAreFornbergsAtEveryRadius) {
+  for (int r = 1; r <= kMaxRadius; ++r) {
+    const auto mine = fd_weights(r);
+    const auto exact = exact_weights(r);
+    for (int k = 0; k <= r; ++k)
+      EXPECT_NEAR(mine[static_cast<std::size_t>(k)], exact[static_cast<std::size_t>(k)], 1e-12)
+          << "radius " << r << " distance " << k;
+    for (int k = r + 1; k <= kMaxRadius; ++k) EXPECT_EQ(coefficients(r)[static_cast<std::size_t>(k)], 0.0f);
+  }
+  // The seed's printed coefficients at its radius, its 4th (7.572087e-2) not the exact 7.542087e-2.
+  EXPECT_FLOAT_EQ(coefficients(kSeedRadius)[3], static_cast<float>(7.572087e-2 / (kDxyz * kDxyz)));
+  EXPECT_NEAR(fd_weights(kSeedRadius)[3], 7.542087542e-2, 1e-10);
+  EXPECT_DOUBLE_EQ(fd_weights(1)[0], -2.0);
+  EXPECT_DOUBLE_EQ(fd_weights(1)[1], 1.0);
+}
+
+TEST(Iso3dfdOrders, AccountingFollowsTheRadius) {
+  EXPECT_EQ(flops_per_point(kSeedRadius), 61);  // the seed's count
+  EXPECT_EQ(flops_per_point(1), 12);
+  EXPECT_EQ(min_dim(1), 3u);
+  EXPECT_EQ(Grid({9, 9, 9, 1}).interior(), 343u);
+  EXPECT_EQ(kernel_radius_index(3), -1);
+  for (const int r : kKernelRadii) EXPECT_GE(kernel_radius_index(r), 0);
+}
+
+class RadiusMatches : public ::testing::TestWithParam<int> {};
+
+// Step by step on 1 and 2 threads, and swept (depth 2 and 3, slabs and the team together).
+TEST_P(RadiusMatches, NormWithinTheReferences) {
+  const int radius = GetParam();
+  const Grid g{45, 38 + 2 * static_cast<std::size_t>(radius), 40 + 6 * static_cast<std::size_t>(radius), radius};
+  const double want = reference_norm(g, kSteps);
+  ASSERT_GT(want, 0);
+  const Blocks b{16, 7, 9};
+  const Coefficients c = coefficients(radius);
+  auto norm_of = [&](auto&& advance) {
+    Arrays a(g);
+    Fields f = a.fields();
+    initialise(f, g, b, true, 1);
+    advance(f);
+    return l2_norm(f.prev, g.points());
+  };
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("radius " + std::to_string(radius) + ", " + std::to_string(threads) + " threads, " + kernel_isa() +
+                 " (" + radius_path(radius) + ")");
+    const double steps = norm_of([&](Fields& f) { run(f, g, b, Schedule::Static, threads, kSteps, c); });
+    EXPECT_LT(std::fabs(steps - want) / want, kNormTolerance) << "step by step";
+    for (int depth : {2, 3})
+      for (bool shared : {false, true}) {
+        if (!shared && depth > max_depth(g, threads)) continue;
+        const TimeTiles tiles{depth, 8, 8, shared};
+        const double swept = norm_of([&](Fields& f) { run_time_blocked(f, g, b, tiles, threads, kSteps, c); });
+        EXPECT_LT(std::fabs(swept - want) / want, kNormTolerance)
+            << "sweeps of " << depth << (shared ? " by the team" : " by slabs");
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Radii, RadiusMatches, ::testing::Range(1, kMaxRadius + 1),
+                         [](const auto& info) { return "radius" + std::to_string(info.param); });
+
+// A vector variant runs its own kernel at the radii it is compiled for and the generic loops at
+// the others, and says which.
+TEST(Iso3dfdOrders, RadiusPathSaysWhichKernelRuns) {
+  for (int r = 1; r <= kMaxRadius; ++r) {
+    const bool templated = kernel_radius_index(r) >= 0 && kernel_isa() != "generic";
+    EXPECT_EQ(radius_path(r), templated ? "templated" : "generic") << "radius " << r;
+    EXPECT_NE(active_box(r), nullptr);
+  }
+}
