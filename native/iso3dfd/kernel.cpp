@@ -28,10 +28,15 @@ Selected& selected() {
   return s;
 }
 
+int& radius_in_use() {
+  static int r = kSeedRadius;
+  return r;
+}
+
 }  // namespace
 
 const RowShape* find_shape(const RowVariant& v, const std::string& name) {
-  if (name == "default") return &v.shapes[0];
+  if (name == "default") return &v.default_shape(radius_in_use());
   for (const RowShape& s : v.shape_list())
     if (shape_name(s) == name) return &s;
   return nullptr;
@@ -66,8 +71,10 @@ std::string shape_names(const RowVariant& v) {
 
 const RowShape& active_shape() {
   const Selected& s = selected();
-  return s.variant == active() && s.shape ? *s.shape : active()->shapes[0];
+  return s.variant == active() && s.shape ? *s.shape : active()->default_shape(radius_in_use());
 }
+
+void use_radius(int r) { radius_in_use() = r; }
 
 void select_shape(const std::string& name) {
   const RowVariant& v = *active();

@@ -9,6 +9,7 @@
 #include "iso3dfd/measurement.hpp"
 #include "iso3dfd/options.hpp"
 #include "iso3dfd/output.hpp"
+#include "iso3dfd/rows.hpp"
 
 using namespace bw::iso3dfd;
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse_options(argc, argv, o)) return 0;
     select_isa(o.isa);
+    use_radius(o.grid.radius);  // the register shape run() takes by default is the radius's
     if (o.thread_options.automatic() && o.kernel != KernelChoice::Optimised)
       throw bw::UsageError("--threads auto chooses the optimised kernel's threads; the reference kernel is serial");
     bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +

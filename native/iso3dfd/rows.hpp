@@ -62,7 +62,16 @@ struct RowVariant {
   // CPU that lacks its instruction set.
   const RowShape* shapes;
   int nshapes;
+  // The shape run() uses at each radius of kKernelRadii, as an index into shapes (all 0: the first
+  // at every radius): one pass of more vectors pays where the 2R + 1 rows of a plane stay in L1
+  // anyway, a split where they do not.
+  std::array<int, kKernelRadii.size()> default_at{};
   std::span<const RowShape> shape_list() const { return {shapes, static_cast<std::size_t>(nshapes)}; }
+  // The shape run() uses at radius r unless another is selected (the first at any other radius).
+  const RowShape& default_shape(int r) const {
+    const int i = kernel_radius_index(r);
+    return shapes[i < 0 ? 0 : default_at[static_cast<std::size_t>(i)]];
+  }
 };
 
 // The in-core bound of a variant on this CPU, from its counts and the ports of this CPU's machine
@@ -96,11 +105,13 @@ std::string radius_path(int r);
 std::string shape_name(const RowShape& s);
 // The names of a variant's shapes, its first (the default) first.
 std::string shape_names(const RowVariant& v);
-// The shape of v named name ("default": v's first), or nullptr.
+// The shape of v named name ("default": v's default at the radius in use), or nullptr.
 const RowShape* find_shape(const RowVariant& v, const std::string& name);
 // The register shape run() uses: the one select_shape chose, while its variant is the active one;
-// otherwise the active variant's first.
+// otherwise the active variant's default at the radius in use.
 const RowShape& active_shape();
+// The stencil radius this process runs (the seed's until set): which default shape it takes.
+void use_radius(int r);
 // Chooses the active variant's shape named name ("default": its first); throws
 // std::invalid_argument with one line when the active variant has none of that name.
 void select_shape(const std::string& name);

@@ -87,6 +87,22 @@ bw::json kernels() {
   }
   iso["row_shapes"] = shapes;
   iso["time_block"] = bw::iso3dfd::time_block_grammar();
+  // The stencil: the radii it takes, those the vector kernels are compiled for, and what a point
+  // and step costs at each (flops, compulsory bytes, halo, space order).
+  namespace iso3 = bw::iso3dfd;
+  bw::json per_radius = bw::json::object();
+  for (int r = 1; r <= iso3::kMaxRadius; ++r)
+    per_radius[std::to_string(r)] = {{"space_order", 2 * r},
+                                     {"halo", r},
+                                     {"flops_per_point", iso3::flops_per_point(r)},
+                                     {"bytes_per_point", iso3::kBytesPerPoint},
+                                     {"min_dimension", iso3::min_dim(r)},
+                                     {"templated", iso3::kernel_radius_index(r) >= 0}};
+  iso["stencil"] = {{"radius_default", iso3::kSeedRadius},
+                    {"radius_min", 1},
+                    {"radius_max", iso3::kMaxRadius},
+                    {"kernel_radii", iso3::kKernelRadii},
+                    {"radii", per_radius}};
   return {{"stream", s},
           {"pipeline", p},
           {"iso3dfd", iso},

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from bandwall.core import manifest, policies
 from bandwall.core.errors import BandwallError
-from bandwall.kernels import stream
+from bandwall.kernels import iso3dfd, stream
 
 FORMATS = ("table", "json", "csv")
 
@@ -116,6 +116,35 @@ def isa_option(what: str):
         type=ManifestChoice(manifest.isa_choices),
         help=f"instruction set of {what} (auto: the variant fastest for the kernel on this CPU, from the "
         "table of measured choices or a short timing; exit 2 when the CPU lacks the one named)",
+    )
+
+
+def radius_option(what: str):
+    """--radius for the ISO3DFD stencil (its half width; space order 2R), the radii the native tools
+    take (the manifest's); the value is an int, None when not given (the tools' default)."""
+
+    def radii() -> list[str]:
+        s = iso3dfd.stencil()
+        return [str(r) for r in range(int(s["radius_min"]), int(s["radius_max"]) + 1)]
+
+    def text() -> str:
+        s = iso3dfd.stencil()
+        compiled = ", ".join(map(str, s["kernel_radii"]))
+        return (
+            f"{what}: the stencil's radius R (space order 2R; default {s['radius_default']}, the article's "
+            f"16th order): its halo on each side of the grid and its exact central-difference weights; the "
+            f"vector kernels are compiled for {compiled}, other radii run the generic loops "
+            "(config.radius_path)"
+        )
+
+    return click.option(
+        "--radius",
+        cls=TableHelp,
+        help_from=text,
+        fallback=f"{what}: the stencil's radius R (space order 2R)",
+        default=None,
+        type=ManifestChoice(radii),
+        callback=lambda ctx, param, value: None if value is None else int(value),
     )
 
 

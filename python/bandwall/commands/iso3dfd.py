@@ -1,4 +1,5 @@
-"""`bandwall iso3dfd`: the 16th-order stencil of Intel's NUMA 3DFD article, its roofline, and the article's ablation."""
+"""`bandwall iso3dfd`: the stencil of Intel's NUMA 3DFD article at any order, its roofline and memory wall, and the
+article's ablation."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from bandwall.output import (
     measuring_options,
     pages_option,
     placement_option,
+    radius_option,
     refuse_empty,
 )
 from bandwall.views import counters as counters_view
@@ -32,8 +34,9 @@ from bandwall.views.iso3dfd import csv_rows, render
     callback=refuse_empty,
     default="272x272x272",
     show_default=True,
-    help="n1xn2xn3, halo of 8 included",
+    help="n1xn2xn3, the halo of R (--radius) on each side included",
 )
+@radius_option("the run")
 @click.option("--iters", default=10, show_default=True, type=click.IntRange(min=0), help="time steps")
 @click.option(
     "--blocks",
@@ -58,7 +61,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     "the depth the model proposes, kept only when a short race on this run's data shows it faster beyond "
     "noise, else 1 (a run too short to race it races a shallower one, and the model calibrated by that race "
     "says how deep; config.time_block says why); measure: race now whatever the cache says; over --ranks "
-    "a number N sweeps each rank's part N steps at a time, with halos 8 N deep exchanged once a sweep, and auto "
+    "a number N sweeps each rank's part N steps at a time, with halos R N deep exchanged once a sweep, and auto "
     "races the model's depth against single steps on the run's data (every round timed by the slowest rank)",
 )
 @click.option(
@@ -130,6 +133,7 @@ from bandwall.views.iso3dfd import csv_rows, render
 @measuring_options
 def iso3dfd_cmd(
     grid,
+    radius,
     iters,
     blocks,
     threads,
@@ -156,7 +160,8 @@ def iso3dfd_cmd(
     db,
     no_store,
 ):
-    """Run the 16th-order isotropic stencil (the ISO3DFD of Intel's NUMA 3DFD article) and store its record."""
+    """Run the isotropic stencil (the ISO3DFD of Intel's NUMA 3DFD article; 16th order, or 2R with --radius)
+    and store its record."""
     dims = iso3dfd.parse_dims(grid, "grid")
     blk = iso3dfd.parse_blocks(blocks)
     depth = iso3dfd.parse_time_block(time_block)
@@ -201,8 +206,9 @@ def iso3dfd_cmd(
                 dims=shape,
                 model=True,
                 time_block=depth,
+                radius=radius,
             )
-            for n in iso3dfd_mpi.checked(dims, counts, scaling, shape, depth)
+            for n in iso3dfd_mpi.checked(dims, counts, scaling, shape, depth, radius)
         ]
         if not no_store:
             for rec in recs:
@@ -226,6 +232,7 @@ def iso3dfd_cmd(
         time_block=depth,
         sweep_team=None if sweep_team == "auto" else sweep_team,
         row_shape=row_shape,
+        radius=radius,
     )
     if ablation and counters:
         raise UsageError("--counters counts one run; it does not go with --ablation")

@@ -8,7 +8,7 @@ import signal
 import click
 
 from bandwall.core.registry import commands
-from bandwall.output import console, emit, kernel_option, measuring_options, refuse_empty
+from bandwall.output import console, emit, kernel_option, measuring_options, radius_option, refuse_empty
 from bandwall.tune import tune as tuner
 from bandwall.tune.space import parse_space
 from bandwall.views.tune import csv_rows, render
@@ -56,6 +56,7 @@ from bandwall.views.tune import csv_rows, render
 @click.option(
     "--iters", type=click.IntRange(min=1), default=10, show_default=True, help="iso3dfd: time steps"
 )
+@radius_option("iso3dfd")
 @click.option(
     "--ranks",
     type=click.IntRange(min=1),
@@ -76,6 +77,7 @@ def tune_cmd(
     reps,
     grid,
     iters,
+    radius,
     ranks,
     kernel,
     fmt,
@@ -115,6 +117,7 @@ def tune_cmd(
             reps=reps,
             grid=grid,
             iters=iters,
+            radius=radius,
             ranks=ranks,
             kernel=kernel,
             fom=fom,

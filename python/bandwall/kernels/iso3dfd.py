@@ -1,7 +1,8 @@
-"""The ISO3DFD engine from Python: runs bandwall-iso3dfd (one JSON record per run), places each
-run on the roofline of the same cores (the best of bandwall-stream copy and triad, and
-bandwall-peak), and the NUMA 3DFD article's ablation (serial / first-touch initialisation x static / dynamic
-schedule)."""
+"""The ISO3DFD engine from Python: runs bandwall-iso3dfd (one JSON record per run) at any radius of
+the stencil, places each run on the roofline of the same cores (the best of bandwall-stream copy and
+triad, and bandwall-peak) and against the memory wall (STREAM triad over the 16 bytes a point of a
+step by step), and the NUMA 3DFD article's ablation (serial / first-touch initialisation x static /
+dynamic schedule)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from bandwall.counters import events as counters_mod
 from bandwall.kernels import threads_auto
 
 TOOL = "bandwall-iso3dfd"
-HALF_LENGTH = 8
 INITS = ("first-touch", "serial")
 SCHEDULES = ("static", "dynamic")
 # --blocks auto: the native tool chooses the blocks from a model of the CPU's caches; search: and
@@ -34,6 +34,32 @@ L2_PROBE_REPS = 400
 LLC_PROBE_SHARE = 8
 LLC_PROBE_MAX_PER_THREAD = 8 << 20
 LLC_PROBE_REPS = 100
+
+
+def stencil() -> dict:
+    """The stencil as the native tools describe it (the manifest's kernels.iso3dfd.stencil): the
+    default, least and largest radius, the radii the vector kernels are compiled for, and per radius
+    its space order, halo, flops and bytes a point and step, and smallest grid dimension."""
+    from bandwall.core import manifest
+
+    return manifest.manifest()["kernels"]["iso3dfd"]["stencil"]
+
+
+def default_radius() -> int:
+    """The seed's radius (16th order): what every tool runs without --radius."""
+    return int(stencil()["radius_default"])
+
+
+def radius_facts(radius: int | None = None) -> dict:
+    """space_order, halo, flops_per_point, bytes_per_point, min_dimension, templated of one radius."""
+    r = default_radius() if radius is None else radius
+    return stencil()["radii"][str(r)]
+
+
+def order_name(radius: int) -> str:
+    """'2nd order', '4th order', ... '16th order': the space order of a radius, in words."""
+    n = 2 * radius
+    return f"{n}{'nd' if n == 2 else 'th'} order"
 
 
 def parse_dims(text: str, what: str) -> tuple[int, int, int]:
@@ -79,6 +105,7 @@ def native_args(
     time_block: int | str | None = None,
     row_shape: str | None = None,
     sweep_team: str | None = None,
+    radius: int | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -105,6 +132,8 @@ def native_args(
         args += ["--row-shape", row_shape]
     if sweep_team is not None:
         args += ["--sweep-team", sweep_team]
+    if radius is not None:
+        args += ["--radius", radius]
     return [str(a) for a in args]
 
 
@@ -130,7 +159,8 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
     config.threads_choice says which and why."""
     choice = None
     if options.get("threads") == "auto":
-        fixed = {"grid": [int(n) for n in grid]}
+        # a tune at another radius says nothing of this one (a tune's fixed options give its radius)
+        fixed = {"grid": [int(n) for n in grid], "radius": options.get("radius") or default_radius()}
         # the tune's trials of the variant, register shape and depth this run asks for (a variant
         # or a depth left to auto does not narrow: the run may choose any)
         isa = options.get("isa")
@@ -266,6 +296,7 @@ class Roofline:
                     roof[key] = c[key]
         else:
             roof["memory"] = c["memory"]
+        roof.update(memory_wall(c, traffic, mp))
         if "peak_gflops_sp" in c:
             bound = c["peak_gflops_sp"] * 1e3 / r["flops_per_point"]
             roof.update(
@@ -286,6 +317,34 @@ class Roofline:
             )
         r["roofline"] = roof
         return records.validate(rec)
+
+
+def memory_wall(ceilings: dict, traffic: dict, mp: float) -> dict:
+    """The memory wall of the same cores: STREAM triad's bandwidth over the compulsory bytes a point of
+    a step by step (16: prev, vel and next read, next written), the rate no step-by-step run exceeds
+    with its grid in memory; and how many times it the run reached (beyond 1 only by reusing data
+    in cache across time steps, or with the grid in cache)."""
+    triad = ceilings.get("stream_kernels_GBps", {}).get("triad")
+    if not isinstance(triad, (int, float)) or triad <= 0:
+        return {"memory_wall": {"unavailable": "no STREAM triad measured on these cores"}}
+    step_bytes = float(traffic.get("bytes_per_point_compulsory", 16))
+    wall = triad * 1e3 / step_bytes
+    times = mp / wall
+    out = {
+        "triad_GBps": triad,
+        "bytes_per_point": step_bytes,
+        "mpoints_per_s": wall,
+        "times": times,
+        "beats": times > 1.0,
+    }
+    out["note"] = (
+        f"{times:.2f}x the memory wall ({wall:.0f} MPoints/s: triad's {triad:.1f} GB/s over {step_bytes:.0f} "
+        "bytes a point step by step)"
+        if times > 1.0
+        else f"{times:.2f} of the memory wall ({wall:.0f} MPoints/s: triad's {triad:.1f} GB/s over "
+        f"{step_bytes:.0f} bytes a point step by step)"
+    )
+    return {"memory_wall": out}
 
 
 def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:

@@ -1,5 +1,5 @@
 """ISO3DFD over MPI ranks: checks the decomposition (a 3-D grid of ranks, z-slabs by default, each
-part at least the halo, 8 layers a step of a sweep, along every dimension it shares) before
+part at least the halo, R layers (the stencil's radius) a step of a sweep, along every dimension it shares) before
 launching, runs bandwall-iso3dfd-mpi through a launcher (mpirun or srun), and sums strong or weak
 scaling over rank counts (speed-up, efficiency, share of time in communication)."""
 
@@ -32,11 +32,19 @@ def parse_dims(text: str, ranks: int) -> tuple[int, int, int]:
     return dims  # type: ignore[return-value]
 
 
-def _refusal(interior: Sequence[int], dims: Sequence[int], depth: int = 1) -> str | None:
-    halo = iso3dfd.HALF_LENGTH * depth
+def _half(radius: int | None) -> int:
+    """The halo a step: the stencil's radius (the native tools' default when None)."""
+    return iso3dfd.default_radius() if radius is None else radius
+
+
+def _refusal(
+    interior: Sequence[int], dims: Sequence[int], depth: int = 1, radius: int | None = None
+) -> str | None:
+    half = _half(radius)
+    halo = half * depth
     for axis, n, p in zip(AXES, interior, dims):
         if p > 1 and n // p < halo:
-            sweeps = f" for sweeps of {depth} steps (8 a step)" if depth > 1 else ""
+            sweeps = f" for sweeps of {depth} steps ({half} a step)" if depth > 1 else ""
             shallower = ", a shallower --time-block" if depth > 1 else ""
             return (
                 f"{p} ranks along {axis} leave a rank {n // p} interior points there, fewer than the halo of "
@@ -45,45 +53,53 @@ def _refusal(interior: Sequence[int], dims: Sequence[int], depth: int = 1) -> st
     return None
 
 
-def halo_bytes(interior: Sequence[int], dims: Sequence[int]) -> float:
-    """Bytes an inner rank sends a step: 8 layers on both faces of every dimension it cuts, of the
+def halo_bytes(interior: Sequence[int], dims: Sequence[int], radius: int | None = None) -> float:
+    """Bytes an inner rank sends a step: R layers on both faces of every dimension it cuts, of the
     largest part's extents in the other two (as bandwall-iso3dfd-mpi's auto shape counts them)."""
-    half = iso3dfd.HALF_LENGTH
+    half = _half(radius)
     e = [-(-n // p) for n, p in zip(interior, dims)]
     return sum(2.0 * half * e[(d + 1) % 3] * e[(d + 2) % 3] * 4 for d in range(3) if dims[d] > 1)
 
 
-def shapes(grid: Sequence[int], ranks: int, depth: int = 1) -> list[tuple[int, int, int]]:
+def shapes(
+    grid: Sequence[int], ranks: int, depth: int = 1, radius: int | None = None
+) -> list[tuple[int, int, int]]:
     """Every shape (ranks along x, y, z) that can cut grid for sweeps of depth steps, least halo bytes
     first (ties: more ranks along z, then y): the first is what --dims auto takes."""
-    half = iso3dfd.HALF_LENGTH
+    half = _half(radius)
     interior = [n - 2 * half for n in grid]
     found = [
         (ranks // (py * pz), py, pz)
         for pz in range(ranks, 0, -1)
         for py in range(ranks // pz, 0, -1)
-        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz), depth) is None
+        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz), depth, radius) is None
     ]
-    return sorted(found, key=lambda d: halo_bytes(interior, d))
+    return sorted(found, key=lambda d: halo_bytes(interior, d, radius))
 
 
 def check_decomposition(
-    grid: Sequence[int], ranks: int, scaling: str, dims: str | None = None, depth: int = 1
+    grid: Sequence[int],
+    ranks: int,
+    scaling: str,
+    dims: str | None = None,
+    depth: int = 1,
+    radius: int | None = None,
 ) -> None:
     """UsageError when ranks cannot share the grid in the shape asked for (dims PxQxR, auto, or None:
     z-slabs), as bandwall-iso3dfd-mpi decides it: every dimension cut in parts as equal as whole
-    points allow, each at least the halo of 8 a step of a sweep (depth)."""
-    half = iso3dfd.HALF_LENGTH
+    points allow, each at least the halo of R (the radius) a step of a sweep (depth)."""
+    half = _half(radius)
     for axis, n in zip(("n1", "n2", "n3"), grid):
         if n < 2 * half + 1:
             raise UsageError(
-                f"{axis} {n} is below the minimum {2 * half + 1} (the halo of 8 on each side and one point)"
+                f"{axis} {n} is below the minimum {2 * half + 1} at radius {half} (the halo of {half} on each "
+                "side and one point)"
             )
     interior = [n - 2 * half for n in grid]
     if dims == "auto":
         if scaling == "weak":
             return
-        if not shapes(grid, ranks, depth):
+        if not shapes(grid, ranks, depth, radius):
             raise UsageError(
                 f"{ranks} ranks cannot share grid {'x'.join(map(str, grid))} in any shape that leaves every rank "
                 f"the halo of {half * depth} points along each dimension it cuts"
@@ -92,7 +108,7 @@ def check_decomposition(
     shape = parse_dims(dims, ranks) if dims else (1, 1, ranks)
     if scaling == "weak":
         interior = [n * p for n, p in zip(interior, shape)]
-    why = _refusal(interior, shape, depth)
+    why = _refusal(interior, shape, depth, radius)
     if why:
         raise UsageError(why)
 
@@ -109,6 +125,7 @@ def native_args(
     cpus: str | None = None,
     dims: str | None = None,
     time_block: int | str | None = None,
+    radius: int | None = None,
 ) -> list[str]:
     """bind is a rank binding (BINDINGS) or a thread-binding policy, and cpus a CPU list: the CPUs of
     a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi);
@@ -127,6 +144,8 @@ def native_args(
         args += ["--dims", dims]
     if time_block is not None:
         args += ["--time-block", time_block]
+    if radius is not None:
+        args += ["--radius", radius]
     return [str(a) for a in args]
 
 
@@ -147,17 +166,20 @@ def run(
     dims: str | None = None,
     model: bool = False,
     time_block: int | str | None = None,
+    radius: int | None = None,
 ) -> dict:
     """One distributed run; returns its record (validated, not stored), with the launch plan in
     config.launcher. dims: PxQxR, auto, or None for z-slabs. model: a ping-pong between two ranks
     started the same way gives result.exchange_model (exchange_model). time_block: steps per sweep
-    (halos 8 a step deep, exchanged once a sweep)."""
-    check_decomposition(grid, ranks, scaling, dims, sweep_depth(time_block))
+    (halos R a step deep, exchanged once a sweep); radius: the stencil's (None: the tool's default)."""
+    check_decomposition(grid, ranks, scaling, dims, sweep_depth(time_block), radius)
     blocks = blocks or iso3dfd.default_blocks(grid)
     plan = launchers.plan(TOOL, ranks, launcher)
     rec = native.run_record(
         TOOL,
-        native_args(grid, iters, blocks, threads, bind, scaling, pages, verify, cpus, dims, time_block),
+        native_args(
+            grid, iters, blocks, threads, bind, scaling, pages, verify, cpus, dims, time_block, radius
+        ),
         env={**plan.env, **(env or {})},
         prefix=plan.prefix,
         timeout=timeout,
@@ -271,9 +293,14 @@ def sweep_depth(time_block: int | str | None) -> int:
 
 
 def checked(
-    grid: Sequence[int], counts: Sequence[int], scaling: str, dims: str | None = None, time_block=None
+    grid: Sequence[int],
+    counts: Sequence[int],
+    scaling: str,
+    dims: str | None = None,
+    time_block=None,
+    radius: int | None = None,
 ) -> list[int]:
     """counts, once every one of them is known to decompose grid (before anything is launched)."""
     for n in counts:
-        check_decomposition(grid, n, scaling, dims, sweep_depth(time_block))
+        check_decomposition(grid, n, scaling, dims, sweep_depth(time_block), radius)
     return list(counts)

@@ -74,15 +74,15 @@ MAX_DIM = 1 << 20  # bandwall-iso3dfd's largest dimension
 
 def parse_grid(text: str) -> tuple[int, int, int]:
     """N1xN2xN3 for the iso3dfd built-in, each dimension within what bandwall-iso3dfd accepts
-    (at least 2*HALF_LENGTH+1: the halo on both sides and one interior point)."""
+    (at least 2R+1 at the stencil's default radius R: the halo on both sides and one interior point)."""
     parts = text.lower().split("x")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
         raise UsageError(f"--grid {text!r} must read N1xN2xN3 (e.g. 272x272x272)")
-    least = 2 * iso3dfd.HALF_LENGTH + 1
+    least = int(iso3dfd.radius_facts()["min_dimension"])
     for name, p in zip(("N1", "N2", "N3"), parts):
         if not least <= int(p) <= MAX_DIM:
             raise UsageError(
                 f"--grid {text!r}: {name} {int(p)} is out of range [{least}, {MAX_DIM}] "
-                f"(the halo of {iso3dfd.HALF_LENGTH} on each side and at least one interior point)"
+                f"(the halo of {iso3dfd.default_radius()} on each side and at least one interior point)"
             )
     return int(parts[0]), int(parts[1]), int(parts[2])

@@ -61,14 +61,15 @@ def prune_threads(counts: tuple[int, ...], knee_cores: int | None) -> tuple[int,
 def y_blocks(model: dict, n2: int) -> tuple[tuple[int, ...], int, str]:
     """(y blocks, the model's, why) from the record of a 0-step run with blocks auto: powers of two
     and the model's own y block, up to the interior, pruned where the window of prev (the model's
-    window, scaled by its rows: y block + 2 x HALF_LENGTH) overflows the L2, where every point
+    window, scaled by its rows: y block + 2 x the radius) overflows the L2, where every point
     would fetch its z neighbours from beyond the L2 again and the memory roof falls."""
     choice = model["config"]["blocks_choice"].get("model", {})
     y0 = int(model["config"]["blocks"][1])
     window = float(model["result"]["traffic_model"]["window_bytes"])
     l2 = int(choice.get("l2_bytes", 0))
-    interior = n2 - 2 * iso3dfd.HALF_LENGTH
-    halo = 2 * iso3dfd.HALF_LENGTH
+    radius = int(model["config"].get("radius", iso3dfd.default_radius()))
+    interior = n2 - 2 * radius
+    halo = 2 * radius
     cands = {y0} | {2**i for i in range(2, 12) if 2**i <= interior}
 
     def fits(y: int) -> bool:

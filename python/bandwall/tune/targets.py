@@ -161,12 +161,18 @@ def sweep_depths(model: dict, iters: int) -> tuple[tuple[int, ...], int, str]:
     return depths, guess, f"step by step, 2, 4, 8 and the model's proposal ({proposal}), up to {deepest}"
 
 
+def _radius_words(o: dict) -> list[str]:
+    """--radius R for a configuration at another radius than the default (none for the default)."""
+    r = o.get("radius")
+    return [] if r in (None, iso3dfd.default_radius()) else ["--radius", str(r)]
+
+
 class Iso3dfdTarget(Target):
     """The ISO3DFD engine: rate mpoints_per_s; blocks x and z are the model's, y is searched."""
 
     def space(self, m: Machine, db, keep) -> Space:
-        grid, iters = self.options["grid"], self.options["iters"]
-        model = records.finish(native.run_record(iso3dfd.TOOL, iso3dfd.native_args(grid, 0)))
+        grid, iters, radius = self.options["grid"], self.options["iters"], self.options["radius"]
+        model = records.finish(native.run_record(iso3dfd.TOOL, iso3dfd.native_args(grid, 0, radius=radius)))
         self.guide_runs = 1
         ys, y0, why = guide.y_blocks(model, grid[1])
         self.notes.append(f"y blocks: {why}")
@@ -206,7 +212,7 @@ class Iso3dfdTarget(Target):
                 c = {**c, "shape": DEFAULT_SHAPE} if "shape" in c else c
             return c
 
-        fixed = {"grid": list(grid), "iters": iters, "xblock": bx, "zblock": bz}
+        fixed = {"grid": list(grid), "iters": iters, "radius": radius, "xblock": bx, "zblock": bz}
         return Space(ISO3DFD, knobs, fixed, canon, left)
 
     def run(self, o: dict) -> tuple[float, dict]:
@@ -222,6 +228,7 @@ class Iso3dfdTarget(Target):
             row_shape=None if o.get("shape", DEFAULT_SHAPE) == DEFAULT_SHAPE else o["shape"],
             # the depth as the configuration says, never auto: a trial races nothing of its own
             time_block=o.get("depth", 1),
+            radius=o.get("radius"),
         )
         if not records.passed(rec):
             raise RunFailed("iso3dfd did not validate")
@@ -230,7 +237,7 @@ class Iso3dfdTarget(Target):
     def commands(self, o: dict) -> dict:
         grid = "x".join(map(str, o["grid"]))
         blocks = f"{o['xblock']}x{o['yblock']}x{o['zblock']}"
-        head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--blocks", blocks]
+        head = ["iso3dfd", "--grid", grid, *_radius_words(o), "--iters", str(o["iters"]), "--blocks", blocks]
         head += ["--time-block", str(o.get("depth", 1))]
         if o.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
             head += ["--row-shape", o["shape"]]
@@ -242,25 +249,36 @@ class Iso3dfdRanksTarget(Target):
     one of least halo bytes (--dims auto's) first."""
 
     def space(self, m: Machine, db, keep) -> Space:
-        grid, ranks = self.options["grid"], self.options["ranks"]
-        found = iso3dfd_mpi.shapes(grid, ranks)
+        grid, ranks, radius = self.options["grid"], self.options["ranks"], self.options["radius"]
+        found = iso3dfd_mpi.shapes(grid, ranks, radius=radius)
         if not found:
-            iso3dfd_mpi.check_decomposition(grid, ranks, "strong", "auto")  # says why
+            iso3dfd_mpi.check_decomposition(grid, ranks, "strong", "auto", radius=radius)  # says why
         values = tuple("x".join(map(str, d)) for d in found)
         why = f"every shape of {ranks} ranks whose parts hold the halo, least halo bytes a rank first"
         knobs = [Knob("dims", values, values[0], why)]
-        fixed = {"grid": list(grid), "iters": self.options["iters"], "ranks": ranks}
+        fixed = {"grid": list(grid), "iters": self.options["iters"], "radius": radius, "ranks": ranks}
         return Space(ISO3DFD, knobs, fixed, None, {})
 
     def run(self, o: dict) -> tuple[float, dict]:
-        rec = iso3dfd_mpi.run(tuple(o["grid"]), o["iters"], o["ranks"], dims=o["dims"])
+        rec = iso3dfd_mpi.run(
+            tuple(o["grid"]), o["iters"], o["ranks"], dims=o["dims"], radius=o.get("radius")
+        )
         if records.failed(rec):
             raise RunFailed("iso3dfd over ranks did not validate")
         return rec["result"]["mpoints_per_s"], _summary(rec, "mpoints_per_s", "comm_share")
 
     def commands(self, o: dict) -> dict:
         grid = "x".join(map(str, o["grid"]))
-        head = ["iso3dfd", "--grid", grid, "--iters", str(o["iters"]), "--ranks", str(o["ranks"])]
+        head = [
+            "iso3dfd",
+            "--grid",
+            grid,
+            *_radius_words(o),
+            "--iters",
+            str(o["iters"]),
+            "--ranks",
+            str(o["ranks"]),
+        ]
         return command.builtin([*head, "--dims", o["dims"]], {}, ())
 
 
@@ -379,12 +397,18 @@ def make(words: list[str], m: Machine, **options) -> Target:
                 )
         if word == ISO3DFD:
             grid = iso3dfd.parse_dims(options["grid"], "grid")
+            # the radius a tune ran at is always in its fixed options (None there: the default)
+            radius = options.get("radius") or iso3dfd.default_radius()
             if options.get("ranks"):
-                opts = {"grid": grid, "iters": options["iters"], "ranks": options["ranks"]}
+                opts = {"grid": grid, "iters": options["iters"], "ranks": options["ranks"], "radius": radius}
                 return Iso3dfdRanksTarget(word, "MPoints/s", opts)
-            return Iso3dfdTarget(word, "MPoints/s", {"grid": grid, "iters": options["iters"]})
+            return Iso3dfdTarget(
+                word, "MPoints/s", {"grid": grid, "iters": options["iters"], "radius": radius}
+            )
         if options.get("ranks"):
             raise UsageError("--ranks tunes iso3dfd over MPI ranks: it goes with iso3dfd")
+        if options.get("radius"):
+            raise UsageError("--radius is the ISO3DFD stencil's: it goes with iso3dfd")
         if word == PIPELINE:
             stream.check_kernel(options["kernel"])
             return PipelineTarget(word, "GB/s", {k: options[k] for k in ("kernel", "size", "reps")})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bandwall.kernels import iso3dfd
 from bandwall.output import table
 from bandwall.views.place import moved_notes
 
@@ -79,11 +80,18 @@ def _kernel(c: dict) -> str:
     return f"{c['isa']}, register shape {shape['name']}"
 
 
+def _order(c: dict) -> str:
+    """'radius 8 (16th order)', and how a radius the vector kernels lack runs."""
+    radius = int(c.get("radius", c["half_length"]))  # records before --radius give half_length only
+    path = " on the generic loops" if c.get("radius_path") == "generic" and c.get("isa") != "generic" else ""
+    return f"radius {radius} ({iso3dfd.order_name(radius)}{path})"
+
+
 def render(con, recs: list[dict]) -> None:
     first = recs[0]
     c, r = first["config"], first["result"]
     con.print(
-        f"ISO3DFD {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
+        f"ISO3DFD {_order(c)}, {c['n1']}x{c['n2']}x{c['n3']} (halo included), {c['nb_iter']} steps, blocks "
         f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
         f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({_kernel(c)})"
     )
@@ -114,6 +122,14 @@ def render(con, recs: list[dict]) -> None:
         con.print(
             f"memory bound: {roof['memory_bound_mpoints_per_s']:.0f} MPoints/s from "
             f"{roof['stream_best_GBps']:.1f} GB/s ({kernel}the best of stream copy and triad on the same cores)"
+        )
+    wall = roof.get("memory_wall", {})
+    if "note" in wall:
+        con.print(f"memory wall: {wall['note']}")
+    if "incore_bound_mpoints_per_s" in roof:
+        con.print(
+            f"compute roof: {roof['incore_bound_mpoints_per_s']:.0f} MPoints/s (the FMA peak's "
+            f"{roof['peak_gflops_sp']:.0f} GFlops over {r['flops_per_point']} flops a point)"
         )
     if "port_bound_mpoints_per_s" in roof:
         con.print(

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""ISO3DFD at every space order: bandwall at its defaults, bandwall step by step, Devito's default
+operator at space_order=2R, and the memory wall, round by round.
+
+Per radius R (space order 2R) on the same grid, the same equation (next = 2*prev - next +
+vel*lap(prev), lap the central Laplacian of order 2R with spacing 50: the exact weights, the NUMA
+3DFD article's own at R = 8), the article's source, single precision, the same threads pinned the
+same way:
+  - bandwall: bandwall-iso3dfd --radius R with its defaults (blocks auto, --time-block auto: sweeps
+    in time when its model and a race on the run's data say they pay);
+  - bandwall step by step: the same with --time-block 1;
+  - Devito: its default operator (no autotuning) at space_order=2R;
+  - the memory wall: bandwall-stream triad on the same threads, over the 16 bytes a point a step by
+    step moves (prev, vel and next read, next written): the rate no step-by-step run exceeds with its
+    grid in memory.
+Every round runs them all, every other round in the reverse order, with a rest before each; the
+median of the rounds is kept, and the ratios are given as the ratio of the medians and as the
+median and range of the ratios within each round (a pair sees the same state of a noisy host).
+Throughput counts interior points x steps per second (Devito's compilation is left out).
+
+Run with the Python that has Devito (bench/setup makes it); --no-devito runs without it:
+  ./bootstrap setup && bench/setup
+  build/devito-venv/bin/python bench/iso3dfd_orders.py --rounds 5 --results bench/results/FILE.md
+  python3 bench/iso3dfd_orders.py --radii 1 --interior 512 --no-devito
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from iso3dfd_vs_devito import ALL_CPUS, CACHE, SEED_COEFFICIENTS, devito_isa, pin_openmp, tool  # noqa: E402
+
+SEED_RADIUS = 8
+STEP_BYTES = 16  # a point's compulsory bytes step by step
+
+
+def parse() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--radii", default="1,2,4,8", help="radii to run, comma-separated (default 1,2,4,8)")
+    p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
+    p.add_argument("--steps", type=int, default=40, help="time steps (default 40)")
+    p.add_argument("--rounds", type=int, default=5, help="rounds, at least 3 (default 5)")
+    p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
+    p.add_argument("--pause", type=float, default=2.0, help="seconds of rest before each program (default 2)")
+    p.add_argument("--no-devito", action="store_true", help="leave Devito out")
+    p.add_argument(
+        "--bindir",
+        default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
+        help="folder of bandwall-iso3dfd and bandwall-stream (default: $BANDWALL_BINDIR, then .venv/bin)",
+    )
+    p.add_argument("--results", default=None, help="a Markdown file to append the table to, with the CPU")
+    a = p.parse_args()
+    if a.rounds < 3:
+        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
+    try:
+        a.radii = [int(r) for r in a.radii.split(",")]
+    except ValueError:
+        p.error(f"--radii {a.radii!r} is not whole numbers like 1,2,4,8")
+    if not all(1 <= r <= SEED_RADIUS for r in a.radii):
+        p.error(f"--radii must lie in 1..{SEED_RADIUS}")
+    if a.interior < 1 or a.steps < 1 or a.threads < 1:
+        p.error("--interior, --steps and --threads must be at least 1")
+    return a
+
+
+def clean_env() -> dict:
+    """bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
+    env["BANDWALL_CACHE_DIR"] = CACHE
+    return env
+
+
+def run_json(cmd: list[str]) -> dict:
+    proc = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS),
+    )
+    if proc.returncode != 0:
+        sys.exit(f"bench: {shlex.join(cmd)} failed: {proc.stderr.strip()}")
+    return json.loads(proc.stdout)
+
+
+def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
+    rec = run_json(
+        [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
+        + ["--radius", str(r), "--time-block", time_block, "--json"]
+    )
+    tb = rec["config"].get("time_block", {})
+    return {
+        "mpoints_per_s": rec["result"]["mpoints_per_s"],
+        "norm": rec["result"]["norm"],
+        "isa": f"{rec['config']['isa']} {rec['config']['row_shape']['name']} ({rec['config']['radius_path']})",
+        "depth": tb.get("depth", 1),
+        "depth_how": tb.get("how", ""),
+    }
+
+
+def wall(exe: str, threads: int) -> dict:
+    rec = run_json([exe, "--kernel", "triad", "--threads", str(threads), "--bind", "compact"])
+    gbps = float(rec["result"]["best_GBps"])
+    return {"mpoints_per_s": gbps * 1e3 / STEP_BYTES, "GBps": gbps}
+
+
+class Devito:
+    """Devito's default operator at space_order=2R on the same grid; u(t) holds the wavefield."""
+
+    def __init__(self, n: int, r: int):
+        import numpy as np  # noqa: PLC0415
+        from devito import Eq, Function, Grid, Operator, TimeFunction  # noqa: PLC0415
+
+        self.n, self.r = n, r
+        spacing = 50.0
+        grid = Grid(shape=(n, n, n), extent=((n - 1) * spacing,) * 3, dtype=np.float32)
+        self.u = TimeFunction(name="u", grid=grid, space_order=2 * r, time_order=2)
+        vel = Function(name="vel", grid=grid, space_order=0)
+        vel.data[:] = 2250000.0 * 0.002 * 0.002
+        u = self.u
+        if r == SEED_RADIUS:  # the article's coefficients, which bandwall keeps at its radius
+            w = np.array(SEED_COEFFICIENTS[:0:-1] + SEED_COEFFICIENTS, dtype=np.float32)
+            lap = u.dx2(weights=w) + u.dy2(weights=w) + u.dz2(weights=w)
+        else:
+            lap = u.laplace  # Devito's own exact weights of order 2R
+        self.op = Operator([Eq(u.forward, 2 * u - u.backward + vel * lap)])
+        self.op.apply(time_m=1, time_M=1)  # compilation, outside the timed runs
+
+    def reset(self) -> None:
+        import numpy as np  # noqa: PLC0415
+
+        r, total = self.r, self.n + 2 * self.r
+        self.u.data[:] = 0.0
+        src = np.zeros((total,) * 3, dtype=np.float32)  # bandwall's (z, y, x) with its halo
+        val = 1.0
+        for s in range(5, 0, -1):
+            c3, c2, c1 = total // 2, total // 4, total // 4
+            src[
+                max(c3 - s, r) : min(c3 + s, total - r),
+                max(c2 - s, r) : min(c2 + s, total - r),
+                max(c1 - s, r) : min(c1 + s, total - r),
+            ] = val
+            val *= 10.0
+        self.u.data[1] = src[r:-r, r:-r, r:-r]
+
+    def __call__(self, steps: int) -> dict:
+        import numpy as np  # noqa: PLC0415
+
+        self.reset()
+        t0 = time.perf_counter()
+        self.op.apply(time_m=1, time_M=steps)
+        seconds = time.perf_counter() - t0
+        latest = self.u.data[(steps + 1) % 3]
+        return {
+            "mpoints_per_s": self.n**3 * steps / seconds / 1e6,
+            "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2))),
+            "isa": devito_isa(),
+        }
+
+
+def cpu_name() -> str:
+    """The CPU as /proc/cpuinfo names it, with family and model."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            k, _, v = line.partition(":")
+            fields.setdefault(k.strip(), v.strip())
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    return (
+        f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')} "
+        f"({fields.get('model name', '?')}), {len(ALL_CPUS)} CPUs"
+    )
+
+
+def paired(a: list[dict], b: list[dict]) -> str:
+    ratios = sorted(x["mpoints_per_s"] / y["mpoints_per_s"] for x, y in zip(a, b))
+    return f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+
+
+def median(samples: list[dict]) -> float:
+    return statistics.median(s["mpoints_per_s"] for s in samples)
+
+
+def main() -> None:
+    a = parse()
+    pin_openmp(a.threads)
+    iso = tool(a.bindir)
+    stream = str(Path(iso).with_name("bandwall-stream"))
+    devitos = {} if a.no_devito else {r: Devito(a.interior, r) for r in a.radii}
+    names = ["bandwall", "step by step", "memory wall"] + ([] if a.no_devito else ["devito"])
+    samples = {r: {k: [] for k in names} for r in a.radii}
+    for k in range(a.rounds):
+        order = [(r, name) for r in a.radii for name in names]
+        for r, name in order if k % 2 == 0 else order[::-1]:
+            time.sleep(a.pause)
+            if name == "bandwall":
+                out = bandwall(iso, r, a.interior, a.steps, a.threads, "auto")
+            elif name == "step by step":
+                out = bandwall(iso, r, a.interior, a.steps, a.threads, "1")
+            elif name == "memory wall":
+                out = wall(stream, a.threads)
+            else:
+                out = devitos[r](a.steps)
+            samples[r][name].append(out)
+        print(
+            f"round {k + 1}: "
+            + "; ".join(
+                f"R={r} " + ", ".join(f"{n} {samples[r][n][-1]['mpoints_per_s']:.0f}" for n in names)
+                for r in a.radii
+            ),
+            file=sys.stderr,
+        )
+    lines = [
+        f"ISO3DFD {a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, single precision, "
+        f"median of {a.rounds} rounds; CPU: {cpu_name()}",
+        "",
+        f"command: {shlex.join([Path(sys.executable).name, *sys.argv])}",
+        "",
+        "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
+        + ("| Devito | vs Devito " if not a.no_devito else "")
+        + "| depths | kernel | norm vs Devito |",
+        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|",
+    ]
+    for r in a.radii:
+        s = samples[r]
+        depths = ",".join(f"{x['depth']}{'k' if x['depth_how'] == 'cached' else ''}" for x in s["bandwall"])
+        row = [
+            f"{r} ({2 * r})",
+            f"{median(s['bandwall']):.0f}",
+            f"{median(s['step by step']):.0f}",
+            f"{median(s['memory wall']):.0f} (triad {statistics.median(x['GBps'] for x in s['memory wall']):.1f} GB/s)",
+            paired(s["bandwall"], s["memory wall"]),
+            paired(s["bandwall"], s["step by step"]),
+        ]
+        agree = "-"
+        if not a.no_devito:
+            row += [f"{median(s['devito']):.0f}", paired(s["bandwall"], s["devito"])]
+            bw, dv = s["bandwall"][-1]["norm"], s["devito"][-1]["norm"]
+            agree = f"{abs(bw - dv) / dv:.1e}"
+        row += [depths, s["bandwall"][-1]["isa"], agree]
+        lines.append("| " + " | ".join(row) + " |")
+    if not a.no_devito:
+        lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
+    lines += [
+        "",
+        "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race)",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if a.results:
+        with open(a.results, "a") as f:
+            f.write("\n" + text + "\n")
+
+
+if __name__ == "__main__":
+    main()
