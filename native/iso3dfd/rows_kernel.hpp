@@ -226,6 +226,10 @@ class RowKernel {
   }
 
   static constexpr int kRing = 2 * R + 1;
+  // The prefetches of next, vel and prev's leading plane a row ahead (segment): at radius 1 and 2 a
+  // vector issues few loads, and the three prefetches cost more load slots than they save: without
+  // them 1.25x at radius 1 with the grid in L2, and level within noise with it in memory (Zen 4).
+  static constexpr bool kPrefetch = R > 2;
   // How far ahead along x the ring prefetches next, vel and prev's leading plane: the same planes
   // of the column that many floats on. 4 vectors measured best of 4, 10, 17 (a row ahead) and 34 at
   // 272^3 on one core (Intel Xeon with AMX, bench/results/2026-11-27-intel-amx.md).
@@ -396,7 +400,7 @@ class RowKernel {
 #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const std::size_t iv = io + static_cast<std::size_t>(L * v);
-        if ((L * v) % 16 == 0) {
+        if (kPrefetch && (L * v) % 16 == 0) {
           _mm_prefetch(reinterpret_cast<const char*>(next + iv + ahead), _MM_HINT_T0);
           _mm_prefetch(reinterpret_cast<const char*>(vel + iv + ahead), _MM_HINT_T0);
           _mm_prefetch(reinterpret_cast<const char*>(prev + iv + ahead + R * sz), _MM_HINT_T0);
