@@ -15,9 +15,10 @@ namespace bw::iso3dfd {
 // runs any of them). The rings bring fewer bytes from L2 (43 a point against 56 at 272^3) and ran 1.06x
 // the first shape on one core with the grid in L2, but 0.98-1.00x on a grid in memory (Intel Xeon with
 // AMX, bench/results/2026-11-27-intel-amx.md): not the default at radius 8. Below it the 2R + 1 rows of
-// a plane stay in L1 without a split, and the defaults are one pass of 2x4 at radius 1 and 4x2 at 2
-// (1.35x and 1.25x the split), and the 8x2 ring at 4 (1.2x the split): Zen 4, one thread, a grid in L2,
-// 258x34x34 (bench/results/2026-11-28-orders-zen4.md).
+// a plane stay in L1 without a split, and the default is one pass of 2x4 at radius 1, 2 and 4: on Zen 4,
+// one thread, a grid in L2 (258x34x34), 1.35x the split at radius 1 and level with the best at 2; 4x2
+// at 2 and the 8x2 ring at 4 ran 1.05-1.2x faster there but 0.85x and 0.73x step by step on a grid in
+// memory, and level swept (bench/results/2026-11-28-orders-zen4.md).
 constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(),
                                       row_shape<Avx512, RowDesc{4, 2, 0}>(),
                                       row_shape<Avx512, RowDesc{8, 2, 0, true, true}>(),
@@ -39,6 +40,6 @@ constinit const RowVariant kRowsAvx512{"avx512",
                                        "a z window and the coefficients in registers",
                                        kAvx512Shapes,
                                        static_cast<int>(std::size(kAvx512Shapes)),
-                                       {6, 1, 2, 0}};  // 2x4, 4x2, 8x2-ring, 4x2-split at 1, 2, 4, 8
+                                       {6, 6, 6, 0}};  // 2x4 at radius 1, 2 and 4; 4x2-split at 8
 
 }  // namespace bw::iso3dfd
