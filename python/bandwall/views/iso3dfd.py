@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from bandwall.kernels import iso3dfd
 from bandwall.output import table
 from bandwall.views.place import moved_notes
@@ -104,6 +106,14 @@ def render(con, recs: list[dict]) -> None:
         who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
         who = who if tb["depth"] > 1 and int(c.get("threads", 1)) > 1 else ""
         con.print(f"time steps per sweep: {tb['depth']}{who} ({tb['how']}: {tb['why']})")
+        race = tb.get("race", {}).get("rates", {})
+        if len(race) > 1:  # the step-by-step rate and the swept one, from the run's own race
+            medians = ", ".join(
+                f"{'step by step' if d == '1' else f'sweeps of {d}'} {statistics.median(v):.0f}"
+                for d, v in sorted(race.items(), key=lambda kv: int(kv[0]))
+                if v
+            )
+            con.print(f"the race on this run's data, MPoints/s (medians of its rounds): {medians}")
         cal = tb.get("calibrated", {})
         if cal:
             rates = ", ".join(f"{p['depth']}: {p['mpoints_per_s']:.0f}" for p in cal["predicted"])
