@@ -1,6 +1,6 @@
 """ISO3DFD at every radius (space order 2R): the stencil as the manifest describes it, --radius through
 the executable, `bandwall iso3dfd` and the MPI tool (checked against one process, every radius, under
-each dispatch ceiling this CPU allows), the seed's command line unchanged at radius 8, the memory
+each dispatch ceiling this CPU allows), the article's command line unchanged at radius 8, the memory
 wall in the record, the orders section of the report built from constructed records, and bad input.
 The numerics against a reference written apart from the kernels are the native tests'
 (native/tests/test_iso3dfd_orders.cpp)."""
@@ -45,7 +45,7 @@ def test_the_manifest_describes_every_radius():
         assert facts["space_order"] == 2 * r and facts["halo"] == r and facts["min_dimension"] == 2 * r + 1
         assert facts["flops_per_point"] == 7 * r + 5 and facts["bytes_per_point"] == 16
         assert facts["templated"] == (r in s["kernel_radii"])
-    assert iso3dfd.radius_facts()["flops_per_point"] == 61  # the seed's count
+    assert iso3dfd.radius_facts()["flops_per_point"] == 61  # the article's count
     assert iso3dfd.order_name(1) == "2nd order" and iso3dfd.order_name(8) == "16th order"
 
 
@@ -66,6 +66,17 @@ def test_every_radius_runs_checks_and_says_how(radius, isa_ceiling):
     assert r["interior_points"] == (n + 3 - 2 * radius) * (n - 2 * radius) * (n + 5 - 2 * radius)
 
 
+def test_what_is_measured_at_one_radius_is_kept_for_that_radius_only():
+    """The variant's key in the table of measured choices and the key of a kept race name the radius
+    when it is not the article's (whose keys stay those of the records before --radius)."""
+    one = record(40, 30, 40, 40, "auto", "auto", "auto", "compact", THREADS, "--radius", 1)
+    seed = record(40, 30, 40, 40, "auto", "auto", "auto", "compact", THREADS)
+    assert one["config"]["isa_choice"]["kernel"] == "iso3dfd.rows.r1"
+    assert seed["config"]["isa_choice"]["kernel"] == "iso3dfd.rows"
+    assert "radius 1," in one["config"]["time_block"]["cache_key"]
+    assert "radius" not in seed["config"]["time_block"]["cache_key"]
+
+
 @pytest.mark.parametrize("radius", [1, 2, 4])
 def test_sweeps_at_low_radius_give_the_step_by_step_wavefield(radius):
     """Sweeps of 3 steps (the halos are thin, the slabs hold the depth) against step by step: the
@@ -78,8 +89,8 @@ def test_sweeps_at_low_radius_give_the_step_by_step_wavefield(radius):
     assert swept["result"]["norm"] == pytest.approx(step["result"]["norm"], rel=1e-5)
 
 
-def test_the_seeds_command_line_prints_what_it_printed():
-    """Radius 8 is the default: the seed's lines are the same with and without --radius 8, and the
+def test_the_articles_command_line_prints_what_it_printed():
+    """Radius 8 is the default: the article's lines are the same with and without --radius 8, and the
     header still names HALF_LENGTH=8."""
     seed = [40, 36, 44, 3, 40, 12, 16, "compact", 1, "--time-block", 1]
 

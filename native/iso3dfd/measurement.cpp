@@ -87,7 +87,13 @@ Measurement::Measurement(Options& o, int cpu)
 
 Measurement::~Measurement() = default;
 
-std::string Measurement::variant_key() const { return optimised(o_) ? facts_.variant_key : ""; }
+// A variant measured at one radius says nothing of another: the seed's radius keeps the key of the
+// table of measured choices (common/isa_choices.json), any other has one of its own (".r1", ...).
+std::string Measurement::variant_key() const {
+  if (!optimised(o_)) return "";
+  return o_.grid.radius == kSeedRadius ? facts_.variant_key
+                                       : facts_.variant_key + ".r" + std::to_string(o_.grid.radius);
+}
 
 std::string Measurement::choose_variant(const VariantRequest& r,
                                         const std::function<double(const std::string&)>& trial) {
@@ -259,7 +265,9 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   auto dims = [](std::size_t a, std::size_t b2, std::size_t c) {
     return std::to_string(a) + "x" + std::to_string(b2) + "x" + std::to_string(c);
   };
-  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + ", " + std::to_string(threads) + " threads " +
+  // the seed's radius keeps the key it always had (races kept before --radius stay valid)
+  const std::string radius = g.radius == kSeedRadius ? "" : " radius " + std::to_string(g.radius);
+  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + radius + ", " + std::to_string(threads) + " threads " +
          (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
          shape_name(active_shape()) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +

@@ -46,7 +46,7 @@ def stencil() -> dict:
 
 
 def default_radius() -> int:
-    """The seed's radius (16th order): what every tool runs without --radius."""
+    """The article's radius (16th order): what every tool runs without --radius."""
     return int(stencil()["radius_default"])
 
 

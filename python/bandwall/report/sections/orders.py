@@ -2,7 +2,7 @@
 2, 4 and 8; space order 2 to 16), step by step and at bandwall's defaults (sweeps in time where its
 model and a race on the run's data say they pay), against the memory wall of the same cores (STREAM
 triad over the 16 bytes a point a step by step moves) and the compute roof (the FMA peak over the
-radius's flops a point). At low order the wall binds and sweeps can pass it; at the seed's order the
+radius's flops a point). At low order the wall binds and sweeps can pass it; at the article's 16th order the
 kernel is near its in-core limit and the wall is thin."""
 
 from __future__ import annotations
