@@ -337,3 +337,26 @@ TEST(TimeBlockGrammar, OneGrammarForOneProcessAndRanks) {
   }
   EXPECT_EQ(bw::iso3dfd::time_block_grammar()["max"], bw::iso3dfd::kMaxTimeBlock);
 }
+
+// The model follows the radius: at radius 1 the halos are one plane and one row, so a window of the
+// same depth and tile is smaller, the slabs hold deeper sweeps, and on the caches of the Zen 4 guest
+// (1 MiB L2, 32 MiB L3) the model proposes a sweep at radius 1 where at radius 8 a window a thread
+// leaves none (a grid of 514^3: 512^3 interior).
+TEST(TimeModel, FollowsTheRadius) {
+  const Grid one{514, 514, 514, 1}, eight{528, 528, 528, 8};
+  const std::uint64_t l2 = 1u << 20, l3 = 32u << 20;
+  const TimeBlockModel m1 = time_block_model(one, 4, 64, 2, l2, l3, 16);
+  const TimeBlockModel m8 = time_block_model(eight, 4, 64, 2, l2, l3, 16);
+  EXPECT_LT(m1.window_bytes, m8.window_bytes);
+  EXPECT_LT(m1.llc_bytes_per_point, m8.llc_bytes_per_point);  // 2R halo planes a chunk re-read
+  EXPECT_GT(max_depth(one, 2), max_depth(eight, 2));
+  EXPECT_EQ(max_depth(one, 2), 256 + 1);  // a slab of 256 planes, one face shared: R (d - 1) <= 256
+  const TimeBlockModel p1 = propose_time_block(one, 2, max_depth(one, 2), l2, l3, Teams::Slabs);
+  const TimeBlockModel p8 = propose_time_block(eight, 2, max_depth(eight, 2), l2, l3, Teams::Slabs);
+  EXPECT_GT(p1.depth, 1) << p1.why;
+  EXPECT_LT(p1.memory_bytes_per_point, 0.5 * kBytesPerPoint) << p1.why;
+  EXPECT_EQ(p8.depth, 1) << p8.why;
+  // the skew of a tile's levels and the rows a tile needs are the radius's
+  EXPECT_EQ(tile_rows_for(one, 1, 9), 8u);
+  EXPECT_EQ(tile_rows_for(eight, 1, 9), 64u);
+}
