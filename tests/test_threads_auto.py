@@ -135,12 +135,14 @@ def test_stored_tune_of_this_grid_is_used_by_iso3dfd(run_bandwall, tmp_path):
     assert (
         ch["record"] == tune_id and out["config"]["threads"] == ch["chosen"] and out["result"]["steps"] == 2
     )
-    # another grid has no stored tune: the executable chooses (and needs its trial steps)
-    p = run_bandwall(
-        "iso3dfd", "--grid", "48x40x40", "--iters", "8", "--threads", "auto", "--format", "json", "--db", db
-    )
-    assert p.returncode == 0, p.stderr
-    check_choice(json.loads(p.stdout), how="feedback")
+    # another grid, or another radius of the same grid, has no stored tune: the executable chooses
+    # (and needs its trial steps)
+    for other in (("--grid", "48x40x40"), (*grid, "--radius", "2")):
+        p = run_bandwall(
+            "iso3dfd", *other, "--iters", "8", "--threads", "auto", "--format", "json", "--db", db
+        )
+        assert p.returncode == 0, p.stderr
+        check_choice(json.loads(p.stdout), how="feedback")
 
 
 # Five rounds of one level (each round's drift the same for every configuration).

@@ -65,15 +65,15 @@ int main(int argc, char** argv) {
     vel[i] = 0.01f;
   }
   Coefficients c{};
-  for (int k = 0; k <= kHalf; ++k) c[k] = ((k & 1) ? -1e-3f : 1e-3f) / static_cast<float>(k + 1);
+  for (int k = 0; k <= kSeedRadius; ++k) c[k] = ((k & 1) ? -1e-3f : 1e-3f) / static_cast<float>(k + 1);
   _mm_setcsr(_mm_getcsr() | 0x8040);
   // Blocks as the engine cuts them: x at multiples of b1 from the row's start (a last piece under
   // half a block joins the one before), then y, then z.
   std::vector<Box> boxes;
-  const std::size_t e1 = g.n1 - kHalf, e2 = g.n2 - kHalf, e3 = g.n3 - kHalf;
-  for (std::size_t z = kHalf; z < e3; z += b3)
-    for (std::size_t y = kHalf; y < e2; y += b2)
-      for (std::size_t x = kHalf; x < e1;) {
+  const std::size_t e1 = g.n1 - kSeedRadius, e2 = g.n2 - kSeedRadius, e3 = g.n3 - kSeedRadius;
+  for (std::size_t z = kSeedRadius; z < e3; z += b3)
+    for (std::size_t y = kSeedRadius; y < e2; y += b2)
+      for (std::size_t x = kSeedRadius; x < e1;) {
         std::size_t end = (x / b1 + 1) * b1;
         if (end + b1 / 2 >= e1) end = e1;
         boxes.push_back(Box{x, end, y, std::min(y + b2, e2), z, std::min(z + b3, e3)});
@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
     const double before = clock_ghz();
     const auto a = std::chrono::steady_clock::now();
     for (int t = 0; t < steps; ++t) {
-      for (const Box& bx : boxes) row_box<Isa, kShape>(c, prev, next, vel, g, bx);
+      for (const Box& bx : boxes) row_box<Isa, kShape, kSeedRadius>(c, prev, next, vel, g, bx);
       std::swap(prev, next);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();

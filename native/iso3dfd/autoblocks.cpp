@@ -156,7 +156,7 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
   Buffer prev(bytes, placement), next(bytes, placement), vel(bytes, placement);
   Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
   initialise(f, sg, m.blocks, placement.serial_init(), threads);
-  const Coefficients c = coefficients();
+  const Coefficients c = coefficients(g.radius);
   // rate[i][r]: MPoints per CPU second of candidate i in round r.
   const int rounds = decide::rule().rounds;
   std::vector<std::vector<double>> rate(ys.size(), std::vector<double>(static_cast<std::size_t>(rounds), 0.0));

@@ -69,9 +69,27 @@ std::string shape_names(const RowVariant& v) {
   return names;
 }
 
+namespace {
+
+const RowShape& generic_shape() { return row_variants().back()->shapes[0]; }
+
+// Whether a vector kernel's whole-vector loads stay inside the arrays of g: they start on the vector
+// boundary at or before a row's first point, reach one vector beyond either end of the row's
+// vectors, and R planes and rows about it, unmasked (only the stores and next and vel are masked).
+// The first such load lies R (n1 + 1) - 2L + 1 floats or more from the array's start (the last as
+// far from its end): inside when R (n1 + 1) >= 2L. Tiny rows at a small radius are not.
+bool vectors_fit(const Grid& g, int lanes) {
+  return static_cast<std::size_t>(g.radius) * (g.n1 + 1) >= 2 * static_cast<std::size_t>(lanes);
+}
+
+}  // namespace
+
 const RowShape& active_shape() {
   const Selected& s = selected();
-  return s.variant == active() && s.shape ? *s.shape : active()->default_shape(radius_in_use());
+  const RowShape& shape = s.variant == active() && s.shape ? *s.shape : active()->default_shape(radius_in_use());
+  // at a radius the vector kernels are not compiled for, the generic loops run: their shape is the one
+  // the models and the record describe
+  return shape.box(radius_in_use()) ? shape : generic_shape();
 }
 
 void use_radius(int r) { radius_in_use() = r; }
@@ -93,20 +111,19 @@ bool register_ring() { return active_shape().ring; }
 
 std::string kernel_method() { return active()->method; }
 
-BoxFn active_box(int r) {
-  if (const BoxFn box = active_shape().box(r)) return box;
-  return row_variants().back()->shapes[0].box(r);  // the generic variant's loops, for every radius
+BoxFn active_box(const Grid& g) {
+  return radius_path(g) == "templated" ? active_shape().box(g.radius) : generic_shape().box(g.radius);
 }
 
-std::string radius_path(int r) {
+std::string radius_path(const Grid& g) {
   const RowShape& s = active_shape();
-  return !s.any_radius && s.box(r) ? "templated" : "generic";
+  return !s.any_radius && s.box(g.radius) && vectors_fit(g, active()->lanes) ? "templated" : "generic";
 }
 
 void flush_denormals() { _mm_setcsr(_mm_getcsr() | 0x8040); }  // FTZ | DAZ
 
 void run(Fields& f, const Grid& g, const Blocks& b, Schedule s, int threads, int steps, const Coefficients& c) {
-  const BoxFn box = active_box(g.radius);
+  const BoxFn box = active_box(g);
   // static: each thread the blocks of its own slab of planes (the part of the arrays its
   // first-touch initialisation placed); dynamic: every block to whichever thread is free.
   std::vector<std::vector<Box>> mine;

@@ -124,7 +124,7 @@ json iso_config(const Options& o) {
     config["row_shape"] = {{"name", shape_name(active_shape())}, {"requested", o.shape}};
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
-    config["radius_path"] = radius_path(o.grid.radius);
+    config["radius_path"] = radius_path(o.grid);
   }
   if (o.fault) config["fault_injected"] = true;
   return config;

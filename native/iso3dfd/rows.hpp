@@ -92,13 +92,15 @@ IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid(), const 
 Dispatch<RowVariant>& row_dispatch();
 const std::vector<const RowVariant*>& row_variants();
 
-// The block function run() uses at radius r: the active register shape's, or the generic
-// variant's loops where the active variant is not compiled for r (radius_path says which).
-BoxFn active_box(int r);
-// How a radius runs, for the record: "templated" (the active vector variant's kernel, compiled for
-// this radius) or "generic" (the generic variant's loops: the active variant is the generic one,
-// or the vector kernels are not compiled for r; they are for kKernelRadii).
-std::string radius_path(int r);
+// The block function run() uses on grid g: the active register shape's, or the generic variant's
+// loops where the active variant is not compiled for g's radius or its rows are too short for whole
+// vectors at that radius (radius_path says which).
+BoxFn active_box(const Grid& g);
+// How g's radius runs, for the record: "templated" (the active vector variant's kernel, compiled for
+// this radius) or "generic" (the generic variant's loops: the active variant is the generic one, the
+// vector kernels are not compiled for the radius (they are for kKernelRadii), or R (n1 + 1) is less
+// than two vectors, where their whole-vector loads would reach outside the arrays).
+std::string radius_path(const Grid& g);
 
 // A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
 // ring), then -x and the hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring, 3x2-x81.

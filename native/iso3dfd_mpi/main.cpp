@@ -232,7 +232,8 @@ int main(int argc, char** argv) {
                        {"nb_iter", o.iterations},
                        {"radius", g.radius},
                        {"space_order", 2 * g.radius},
-                       {"radius_path", radius_path(g.radius)},
+                       // rank 0's part (the parts' rows differ by one point at most)
+                       {"radius_path", radius_path(part.local())},
                        {"n1_block", o.blocks.b1},
                        {"n2_block", o.blocks.b2},
                        {"n3_block", o.blocks.b3},

@@ -198,7 +198,7 @@ Part::~Part() {
 }
 
 void Part::update(const std::vector<Box>& boxes) {
-  const BoxFn box = active_box(local_.radius);
+  const BoxFn box = active_box(local_);
   const long n = static_cast<long>(boxes.size());
   const float* prev = f_.prev;
   float* next = f_.next;

@@ -171,7 +171,13 @@ def run(grid, iters: int, env: dict | None = None, counters: str | None = None, 
             "depth": depth if isinstance(depth, int) else None,
         }
         choice = threads_auto.stored_tune_choice(
-            "iso3dfd", fixed, options.get("cpus"), options.get("bind"), db, settings
+            "iso3dfd",
+            fixed,
+            options.get("cpus"),
+            options.get("bind"),
+            db,
+            settings,
+            absent={"radius": default_radius()},  # tunes stored before the radius was recorded
         )
         if choice is not None:
             options["threads"] = choice["chosen"]

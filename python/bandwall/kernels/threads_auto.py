@@ -117,18 +117,22 @@ def stored_tune_choice(
     bind: str | None = None,
     db=None,
     settings: dict | None = None,
+    absent: dict | None = None,
 ) -> dict | None:
     """threads_choice from the newest stored tune of target whose fixed options include fixed (for
-    ISO3DFD the grid) on this topology digest that tried thread counts up to as many cores as this
-    run may use, read from its trials run as this run will be (choice_from_tune); None when there
-    is none."""
+    ISO3DFD the grid and the radius) on this topology digest that tried thread counts up to as many
+    cores as this run may use, read from its trials run as this run will be (choice_from_tune); None
+    when there is none. absent: the value a fixed option had in tunes stored before it was recorded
+    (ISO3DFD's radius: the article's)."""
+    was = absent or {}
 
     def fits(rec: dict, team: int) -> bool:
         cfg = rec["config"]
         counts = cfg.get("knobs", {}).get("threads", [])
+        given = cfg.get("fixed", {})
         return (
             cfg.get("target") == target
-            and all(cfg.get("fixed", {}).get(k) == v for k, v in fixed.items())
+            and all(given.get(k, was.get(k)) == v for k, v in fixed.items())
             and bool(counts)
             and max(counts) == team
         )
