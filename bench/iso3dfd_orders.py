@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from iso3dfd_vs_devito import ALL_CPUS, CACHE, SEED_COEFFICIENTS, devito_isa, pin_openmp, tool  # noqa: E402
+from iso3dfd_vs_devito import ALL_CPUS, CACHE, DevitoRun, pin_openmp, tool  # noqa: E402
 
 SEED_RADIUS = 8
 STEP_BYTES = 16  # a point's compulsory bytes step by step
@@ -114,60 +114,6 @@ def wall(exe: str, threads: int) -> dict:
     return {"mpoints_per_s": gbps * 1e3 / STEP_BYTES, "GBps": gbps}
 
 
-class Devito:
-    """Devito's default operator at space_order=2R on the same grid; u(t) holds the wavefield."""
-
-    def __init__(self, n: int, r: int):
-        import numpy as np  # noqa: PLC0415
-        from devito import Eq, Function, Grid, Operator, TimeFunction  # noqa: PLC0415
-
-        self.n, self.r = n, r
-        spacing = 50.0
-        grid = Grid(shape=(n, n, n), extent=((n - 1) * spacing,) * 3, dtype=np.float32)
-        self.u = TimeFunction(name="u", grid=grid, space_order=2 * r, time_order=2)
-        vel = Function(name="vel", grid=grid, space_order=0)
-        vel.data[:] = 2250000.0 * 0.002 * 0.002
-        u = self.u
-        if r == SEED_RADIUS:  # the article's coefficients, which bandwall keeps at its radius
-            w = np.array(SEED_COEFFICIENTS[:0:-1] + SEED_COEFFICIENTS, dtype=np.float32)
-            lap = u.dx2(weights=w) + u.dy2(weights=w) + u.dz2(weights=w)
-        else:
-            lap = u.laplace  # Devito's own exact weights of order 2R
-        self.op = Operator([Eq(u.forward, 2 * u - u.backward + vel * lap)])
-        self.op.apply(time_m=1, time_M=1)  # compilation, outside the timed runs
-
-    def reset(self) -> None:
-        import numpy as np  # noqa: PLC0415
-
-        r, total = self.r, self.n + 2 * self.r
-        self.u.data[:] = 0.0
-        src = np.zeros((total,) * 3, dtype=np.float32)  # bandwall's (z, y, x) with its halo
-        val = 1.0
-        for s in range(5, 0, -1):
-            c3, c2, c1 = total // 2, total // 4, total // 4
-            src[
-                max(c3 - s, r) : min(c3 + s, total - r),
-                max(c2 - s, r) : min(c2 + s, total - r),
-                max(c1 - s, r) : min(c1 + s, total - r),
-            ] = val
-            val *= 10.0
-        self.u.data[1] = src[r:-r, r:-r, r:-r]
-
-    def __call__(self, steps: int) -> dict:
-        import numpy as np  # noqa: PLC0415
-
-        self.reset()
-        t0 = time.perf_counter()
-        self.op.apply(time_m=1, time_M=steps)
-        seconds = time.perf_counter() - t0
-        latest = self.u.data[(steps + 1) % 3]
-        return {
-            "mpoints_per_s": self.n**3 * steps / seconds / 1e6,
-            "norm": float(np.sqrt(np.sum(latest.astype(np.float64) ** 2))),
-            "isa": devito_isa(),
-        }
-
-
 def cpu_name() -> str:
     """The CPU as /proc/cpuinfo names it, with family and model."""
     fields: dict[str, str] = {}
@@ -197,7 +143,9 @@ def main() -> None:
     pin_openmp(a.threads)
     iso = tool(a.bindir)
     stream = str(Path(iso).with_name("bandwall-stream"))
-    devitos = {} if a.no_devito else {r: Devito(a.interior, r) for r in a.radii}
+    devitos = {} if a.no_devito else {r: DevitoRun(a.interior, False, r) for r in a.radii}
+    for d in devitos.values():
+        d.run(1)  # compilation, outside the timed runs
     names = ["bandwall", "step by step", "memory wall"] + ([] if a.no_devito else ["devito"])
     samples = {r: {k: [] for k in names} for r in a.radii}
     for k in range(a.rounds):
@@ -211,7 +159,7 @@ def main() -> None:
             elif name == "memory wall":
                 out = wall(stream, a.threads)
             else:
-                out = devitos[r](a.steps)
+                out = devitos[r].run(a.steps)
             samples[r][name].append(out)
         print(
             f"round {k + 1}: "
