@@ -29,6 +29,8 @@ SAMPLES = {
     "bandwall-launch": ["--proc", f"{FIRST_CPU}@default", "--", "true"],
     "bandwall-counters": ["--", "true"],
     "bandwall-pin": ["--cpus", FIRST_CPU, "--", "true"],
+    "bandwall-bandit": ["--cpus", FIRST_CPU, "--buffer", "1M", "--seconds", "0.05"],
+    "bandwall-pirate": ["--cpu", FIRST_CPU, "--size", "1M", "--seconds", "0.05"],
     "bandwall-pipeline": [
         "--kernel",
         "triad",
@@ -63,6 +65,8 @@ SAMPLE_SIZES = {
     "bandwall-launch": ({}, 1),
     "bandwall-counters": ({}, 1),
     "bandwall-pin": ({}, 1),
+    "bandwall-bandit": ({"buffer": 1 << 20}, 1),
+    "bandwall-pirate": ({"lines": 1 << 20}, 1),
     "bandwall-pipeline": ({"a": MIB2, "b": MIB2, "c": MIB2}, 2),
     "bandwall-mpi-stream": ({"a": MIB2, "b": MIB2, "c": MIB2}, 2),
     "bandwall-iso3dfd-mpi": ({"n1": 40, "n2": 24, "n3": 40}, 2),

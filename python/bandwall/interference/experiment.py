@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bandwall.core import records, store, topo
+from bandwall.core import launch, records, store, topo
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.interference import noise as noise_mod
 from bandwall.interference import verdict as verdict_mod
@@ -73,12 +73,7 @@ def run_stream(kernel: Kernel, cpus: list[int]) -> tuple[float, dict]:
 
 def run_command(kernel: Kernel, cpus: list[int]) -> tuple[float, dict]:
     """Runs the user's command on cpus (affinity and the OpenMP variables); its wall time."""
-    env = dict(os.environ)
-    env.update(
-        OMP_NUM_THREADS=str(len(cpus)),
-        OMP_PLACES=",".join(f"{{{c}}}" for c in cpus),
-        OMP_PROC_BIND="close",
-    )
+    env = launch.pinned_env(cpus)
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
@@ -87,7 +82,7 @@ def run_command(kernel: Kernel, cpus: list[int]) -> tuple[float, dict]:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=lambda: os.sched_setaffinity(0, set(cpus)),
+            preexec_fn=launch.pin_to(cpus),
         )
     except OSError as e:
         raise RunFailed(f"cannot run {kernel.command[0]!r}: {e.strerror}") from e

@@ -241,7 +241,10 @@ def publish(
         digest, before = record.provenance(ctx.records)["topology_digest"], None
     sections = {o.name: o.records for o in outcomes}
     # Experiments the report does not run itself but reads when stored for this machine.
-    sections[advice.STORED] = record.earlier(store, digest, before, tool="interference")[:1]
+    sections[advice.STORED] = (
+        record.earlier(store, digest, before, tool="interference")[:1]
+        + record.earlier(store, digest, before, tool="sensitivity")[:20]
+    )
     lines = advice.recommend(advice.Evidence(sections))
     hist = record.history(lines, record.earlier(store, digest, before))
     if fmt == "table":

@@ -28,6 +28,7 @@ from bandwall.report.advice.bounds import bound, roofline, stencil
 from bandwall.report.advice.cores import cores, knee, surplus_under_noise
 from bandwall.report.advice.engine import copy_engine
 from bandwall.report.advice.placement import placement
+from bandwall.report.advice.programs import program_sensitivity
 from bandwall.report.advice.rails import rails
 from bandwall.report.advice.variants import KNOBS, isa, pages
 
@@ -35,6 +36,7 @@ from bandwall.report.advice.variants import KNOBS, isa, pages
 PAGE: tuple[Rule, ...] = (
     cores,
     surplus_under_noise,
+    program_sensitivity,
     roofline,
     stencil,
     binding,
@@ -69,6 +71,7 @@ __all__ = [
     "knee",
     "pages",
     "placement",
+    "program_sensitivity",
     "rails",
     "recommend",
     "roofline",

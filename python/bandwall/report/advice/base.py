@@ -10,7 +10,7 @@ from bandwall.report.spread import Spread
 
 EFFICIENCY_FLAG = 0.8  # efficiencies below this are flagged (the POP CoE's performance-assessment rule)
 PROGRAM = "./your_program"
-STORED = "stored"  # the Evidence section of stored experiments of this machine (bandwall interference)
+STORED = "stored"  # the Evidence section of stored experiments of this machine (interference, sensitivity)
 
 
 @dataclass

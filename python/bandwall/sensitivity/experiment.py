@@ -1,0 +1,240 @@
+"""The sensitivity experiment: the program run whole at every dose of the bandit and the pirate, in
+rotated rounds, each dose paired with the same round's dose-0 run; the bandit timed "alone" at every
+dose in the same rounds (beside a loop on the program's CPUs that takes no memory, so that a busy
+neighbour core's cost to the bandit's clock is not taken for bandwidth), and beside a STREAM triad
+of known bandwidth there (what it loses to X GB/s taken beside it); the record (tool "sensitivity")."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from bandwall.core import decide, records, topo
+from bandwall.kernels import stream
+from bandwall.sensitivity import coprocess, verdict
+from bandwall.sensitivity import plan as plan_mod
+from bandwall.sensitivity.program import Program, repeat_for
+
+ALONE_MIN_S, ALONE_MAX_S = 0.1, 1.0  # how long the bandit is timed alone: the program's time, within these
+
+
+def _median(xs: list[float]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+def scan_cache(pirate: coprocess.Pirate, plan: plan_mod.Plan, progress) -> dict:
+    """What the pirate can hold alone, and whether the program's CPU shares it: a pass through its
+    warm lines from the program's first CPU, against a pass after they are flushed to memory."""
+    hit = decide.threshold("cache_hit")
+    tried, held = [], None
+    misses = 0
+    for size in plan_mod.scan_sizes(plan):
+        progress(f"pirate: can it hold {size / 2**20:.1f} MiB?")
+        p = pirate.probe(plan.program_cpus[0], size)
+        row = {
+            "bytes": size,
+            "own_ns": p["own_ns"],
+            "shared_ns": p["shared_ns"],
+            "flushed_ns": p["flushed_ns"],
+            "held": p["own_ns"] < hit * p["flushed_ns"],
+            "shared": p["shared_ns"] < hit * p["flushed_ns"],
+        }
+        tried.append(row)
+        if row["held"]:
+            held, misses = row, 0
+        else:
+            misses += 1
+            if misses == 2:  # two sizes in a row it cannot hold: the larger ones neither
+                break
+    return {"tried": tried, "held": held}
+
+
+def measure(
+    argv: list[str],
+    plan: plan_mod.Plan,
+    rounds: int | None = None,
+    repeat: int | None = None,
+    more_rounds: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Runs the experiment and returns the sensitivity record (not yet stored). A program that fails
+    raises RunFailed; the bandit and the pirate end with it."""
+    progress = progress or (lambda m: None)
+    rule = decide.rule()
+    rounds = rounds or rule.rounds
+    program = Program(argv, plan.program_cpus)
+    progress("the program once, alone")
+    first = program.run()  # a program that fails, or one too short for --repeat, stops here
+    program.repeat, repeat_source = repeat_for(first, repeat)
+    alone_s = min(ALONE_MAX_S, max(ALONE_MIN_S, first * program.repeat))
+
+    allowed = sorted(set(plan.program_cpus) | set(plan.free_cpus))
+    progress(f"the node's bandwidth: STREAM triad on CPUs {topo.cpu_list(allowed)}")
+    node = stream.run("triad", threads=len(allowed), cpus=topo.cpu_list(allowed), reps=10)
+    node_gbps = node["result"]["median_GBps"]
+
+    cache: dict = {"tried": [], "held": None}
+    pirate_doses: list[int] = []
+    with (
+        coprocess.Bandit(plan.bandit_cpus) as bandit,
+        coprocess.Bandit(plan.program_cpus, pattern="triad") as reader,
+        coprocess.Bandit(plan.program_cpus, pattern="compute") as spinner,
+    ):
+        pirate = None
+        if plan.pirate_cpu is not None:
+            pirate = coprocess.Pirate(plan.pirate_cpu, plan_mod.scan_sizes(plan)[-1])
+        try:
+            if pirate is not None:
+                cache = scan_cache(pirate, plan, progress)
+                held = cache["held"]
+                if held is not None and held["shared"] and held["bytes"] > 2 * plan.private_bytes:
+                    pirate_doses = [int(held["bytes"] * s) // 64 * 64 for s in plan_mod.PIRATE_SHARES]
+            items = (
+                [("base", 0)]
+                + [("dose", d) for d in plan.doses]
+                + [("alone", d) for d in plan.doses]
+                + [("reference", 1.0)]
+                + [("cache", b) for b in pirate_doses]
+            )
+            data: dict = {it: [] for it in items}
+            r, budget = 0, rounds
+            while r < budget:
+                for j in range(len(items)):
+                    kind, x = items[(j + r) % len(items)]
+                    progress(f"round {r + 1}/{budget}: {kind} {x:g}")
+                    if kind == "base":
+                        data[(kind, x)].append(program.run())
+                    elif kind == "dose":
+                        bandit.run(x)
+                        try:
+                            t = program.run()
+                        finally:
+                            got = bandit.stop()
+                        data[(kind, x)].append({"s": t, "GBps": got["GBps"]})
+                    elif (
+                        kind == "alone"
+                    ):  # beside a loop that takes no memory, as the program's CPUs are busy
+                        spinner.run(1.0)
+                        bandit.run(x)
+                        time.sleep(alone_s)
+                        data[(kind, x)].append(bandit.stop()["GBps"])
+                        spinner.stop()
+                    elif kind == "reference":
+                        reader.run(1.0)
+                        bandit.run(1.0)
+                        time.sleep(alone_s)
+                        got = bandit.stop()
+                        data[(kind, x)].append({"GBps": got["GBps"], "reader_GBps": reader.stop()["GBps"]})
+                    else:
+                        alone_ns = pirate.hold(x)
+                        try:
+                            t = program.run()
+                        finally:
+                            got = pirate.stop()
+                        data[(kind, x)].append({"s": t, "alone_ns": alone_ns, "ns": got["ns_per_access"]})
+                r += 1
+                if r == rounds < rule.rounds_when_unsettled and more_rounds and unsettled(data, items, rule):
+                    budget = rule.rounds_when_unsettled
+                    progress(f"a dose is unsettled after {rounds} rounds: {budget} rounds in all")
+        finally:
+            if pirate is not None:
+                pirate.close()
+    return build(argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule)
+
+
+def unsettled(data: dict, items: list, rule) -> bool:
+    """Whether a dose's slowdown is unsettled under the rule: its median beyond the threshold, its
+    interval not (the rule's case for more rounds, decided then on all of them)."""
+    thr = decide.threshold("sensitivity_slows")
+    base = data[("base", 0)]
+    for kind, x in items:
+        if kind in ("dose", "cache"):
+            s = _slowdown([v["s"] for v in data[(kind, x)]], base, rule)
+            if s["median"] > thr and not (s["enough"] and s["lo"] > thr):
+                return True
+    return False
+
+
+def _slowdown(times: list[float], base: list[float], rule) -> dict:
+    iv = decide.ratio_interval(times, base, rule)
+    return {"median": iv.median, "lo": iv.lo, "hi": iv.hi, "rounds": iv.rounds, "enough": iv.enough}
+
+
+def build(
+    argv, plan, program, repeat_source, rounds, data, cache, pirate_doses, node, node_gbps, rule
+) -> dict:
+    base = data[("base", 0)]
+    curve = []
+    for d in plan.doses:
+        beside = data[("dose", d)]
+        alone = data[("alone", d)]
+        curve.append(
+            {
+                "dose": d,
+                "taken_GBps": _median([b["GBps"] for b in beside]),
+                "bandit_alone_GBps": _median(alone),
+                "slowdown": _slowdown([b["s"] for b in beside], base, rule),
+                "times_s": [b["s"] for b in beside],
+            }
+        )
+    full = plan.doses[-1]
+    alone_full = data[("alone", full)]
+    beside_prog = [b["GBps"] for b in data[("dose", full)]]
+    ref = data[("reference", 1.0)]
+    estimate = verdict.bandwidth_estimate(
+        alone_full, beside_prog, [x["GBps"] for x in ref], [x["reader_GBps"] for x in ref], rule
+    )
+    held = cache.get("held")
+    cache_curve = []
+    for b in pirate_doses:
+        rows = data[("cache", b)]
+        cache_curve.append(
+            {
+                "pirate_MiB": b / 2**20,
+                "left_MiB": (held["bytes"] - b) / 2**20,
+                "slowdown": _slowdown([x["s"] for x in rows], base, rule),
+                "pirate_alone_ns": _median([x["alone_ns"] for x in rows]),
+                "pirate_beside_ns": _median([x["ns"] for x in rows]),
+                "times_s": [x["s"] for x in rows],
+            }
+        )
+    verdict.mark_kept(cache_curve)
+    rec = {
+        "schema_version": records.SCHEMA_VERSION,
+        "tool": "sensitivity",
+        "config": {
+            "command": list(argv),
+            "cpus": topo.cpu_list(plan.program_cpus),
+            "cpus_source": plan.cpus_source,
+            "bandit_cpus": topo.cpu_list(plan.bandit_cpus),
+            "pirate_cpu": plan.pirate_cpu,
+            "repeat": program.repeat,
+            "repeat_source": repeat_source,
+            "rounds": rounds,
+            "doses": list(plan.doses),
+            "llc_bytes": plan.llc_bytes,
+            "llc_cpus": topo.cpu_list(plan.llc_cpus) if plan.llc_cpus else None,
+            "rule": rule.text(),
+        },
+        "result": {
+            "unit": "s",
+            "program_s": _median(base),
+            "base_times_s": base,
+            "curve": curve,
+            **estimate,
+            "node_GBps": node_gbps,
+            "cache_scan": cache["tried"],
+            "cache_held_MiB": held["bytes"] / 2**20 if held else None,
+            "cache_curve": cache_curve,
+            "notes": plan.notes,
+        },
+        "validation": records.not_applicable(
+            "a user's program: only its exit code was checked; the bandit and the pirate count and time, they compare nothing"
+        ),
+        "provenance": dict(node["provenance"]),
+    }
+    rec["result"].update(verdict.working_set(rec, plan))
+    rec["result"].update(verdict.verdict(rec))
+    rec["result"]["copies"] = verdict.copies(rec, len(sorted(set(plan.program_cpus) | set(plan.free_cpus))))
+    return records.finish(rec)
