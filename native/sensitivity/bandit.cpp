@@ -38,11 +38,83 @@ inline void triad_line(double* a, const double* b, const double* c, std::uint64_
 #endif
 }
 
+// One line written with non-temporal stores: to memory without taking a place in any cache.
+inline void write_line(char* p) {
+#if defined(__x86_64__)
+  const __m128i v = _mm_set1_epi64x(0x0101010101010101);
+  for (int k = 0; k < 4; ++k) _mm_stream_si128(reinterpret_cast<__m128i*>(p) + k, v);
+#else
+  std::memset(p, 1, kLine);
+#endif
+}
+
 void sleep_until(double t) {
   timespec ts{static_cast<time_t>(t), static_cast<long>((t - static_cast<double>(static_cast<time_t>(t))) * 1e9)};
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 }  // namespace
+
+// What one thread does in a burst, by pattern, and where it is in its buffer.
+class Stream {
+ public:
+  Stream(Pattern p, char* base, std::uint64_t bytes) : p_(p), base_(base) {
+    const std::uint64_t part = p == Pattern::triad ? bytes / 3 : p == Pattern::mixed ? bytes / 2 : bytes;
+    steps_ = std::max<std::uint64_t>(part / stride_bytes(p), 1);
+    writes_ = base ? base + part : nullptr;  // mixed: the second half is written, line after line
+    write_lines_ = std::max<std::uint64_t>(part / kLine, 1);
+  }
+
+  // kBurst steps; the bytes they moved to or from memory.
+  std::uint64_t burst() {
+    switch (p_) {
+      case Pattern::compute:  // eight chains of multiply-adds in registers: no memory
+        for (int k = 0; k < kBurst; ++k)
+          for (double& x : acc_) x = x * 0.999999 + 1e-7;
+        return 0;
+      case Pattern::write:  // whole lines stored past the caches, in order
+        for (int k = 0; k < kBurst; ++k) write_line(base_ + next() * kLine);
+        return kBurst * kLine;
+      case Pattern::triad: {  // a = b + 3 c over the buffer's three thirds, line by line
+        auto* a = reinterpret_cast<double*>(base_);
+        const std::uint64_t n = steps_ * kLine / sizeof(double);
+        for (int k = 0; k < kBurst; ++k) triad_line(a, a + n, a + 2 * n, next() * kLine / sizeof(double));
+        return 3 * kBurst * kLine;
+      }
+      case Pattern::mixed:  // a line of a page read, and a whole line written past the caches
+        for (int k = 0; k < kBurst; ++k) {
+          const std::uint64_t j = next();
+          sum_ += *reinterpret_cast<const volatile std::uint64_t*>(base_ + j * kPage);
+          write_line(writes_ + w_ * kLine);
+          w_ = w_ + 1 == write_lines_ ? 0 : w_ + 1;
+        }
+        return 2 * kBurst * kLine;
+      case Pattern::strided: break;
+    }
+    for (int k = 0; k < kBurst; ++k) sum_ += *reinterpret_cast<const volatile std::uint64_t*>(base_ + next() * kPage);
+    return kBurst * kLine;
+  }
+
+  // Fences the non-temporal stores; a value of what was read, so that no load is left out.
+  std::uint64_t finish() {
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
+    for (double x : acc_) sum_ += static_cast<std::uint64_t>(x);
+    return sum_;
+  }
+
+ private:
+  std::uint64_t next() {
+    const std::uint64_t j = i_;
+    i_ = i_ + 1 == steps_ ? 0 : i_ + 1;
+    return j;
+  }
+  Pattern p_;
+  char* base_;
+  char* writes_;
+  std::uint64_t steps_ = 1, i_ = 0, sum_ = 0, write_lines_ = 1, w_ = 0;
+  double acc_[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+};
 
 struct alignas(128) Bandit::Slot {
   char* base = nullptr;
@@ -57,7 +129,7 @@ std::uint64_t bandit_buffer_bytes(std::uint64_t llc_bytes, int threads) {
   return (per + kPage - 1) / kPage * kPage;
 }
 
-std::uint64_t stride_bytes(Pattern p) { return p == Pattern::triad ? kLine : kPage; }
+std::uint64_t stride_bytes(Pattern p) { return p == Pattern::strided || p == Pattern::mixed ? kPage : kLine; }
 
 std::vector<std::uint64_t> bandit_lines(std::uint64_t buffer_bytes) {
   std::vector<std::uint64_t> out;
@@ -70,11 +142,20 @@ Pattern parse_pattern(const std::string& text) {
   if (text == "strided") return Pattern::strided;
   if (text == "triad") return Pattern::triad;
   if (text == "compute") return Pattern::compute;
-  throw UsageError("unknown pattern '" + text + "' (use strided, triad or compute)");
+  if (text == "write") return Pattern::write;
+  if (text == "mixed") return Pattern::mixed;
+  throw UsageError("unknown pattern '" + text + "' (use strided, write, mixed, triad or compute)");
 }
 
 const char* pattern_name(Pattern p) {
-  return p == Pattern::triad ? "triad" : p == Pattern::compute ? "compute" : "strided";
+  switch (p) {
+    case Pattern::triad: return "triad";
+    case Pattern::compute: return "compute";
+    case Pattern::write: return "write";
+    case Pattern::mixed: return "mixed";
+    case Pattern::strided: break;
+  }
+  return "strided";
 }
 
 double busy_seconds(double duty) { return std::clamp(duty, 0.0, 1.0) * kPeriodSeconds; }
@@ -101,7 +182,19 @@ Bandit::Bandit(const std::vector<int>& cpus, std::uint64_t buffer_bytes_per_thre
       std::memset(s->base, 1, s->bytes);
     });
   }
-  for (auto& w : workers_) w->wait();
+  std::exception_ptr failed;  // every worker has ended before a failure is passed on
+  for (auto& w : workers_) {
+    try {
+      w->wait();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+  }
+  if (failed) {
+    for (auto& s : slots_)
+      if (s->base) munmap(s->base, s->bytes);
+    std::rethrow_exception(failed);
+  }
 }
 
 Bandit::~Bandit() {
@@ -119,19 +212,12 @@ void Bandit::start(double duty) {
     Slot* s = slots_[i].get();
     s->done = 0;
     workers_[i]->launch([this, s, duty] {
-      const bool triad = pattern_ == Pattern::triad;
-      // strided: line 0 of every page; triad: the lines of a, b and c in order (a third of the buffer each)
-      const std::uint64_t step = stride_bytes(pattern_);
-      const std::uint64_t steps = triad ? s->bytes / 3 / step : s->bytes / step;
-      auto* a = reinterpret_cast<double*>(s->base);
-      const double* b = a + steps * kLine / sizeof(double);
-      const double* c = b + steps * kLine / sizeof(double);
+      Stream st(pattern_, s->base, s->bytes);
       const bool always = duty >= 1;
       const double busy = busy_seconds(duty);
       double period = now_s();
-      std::uint64_t i = 0, sum = 0, lines = 0;
-      double acc[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-      while (go_.load(std::memory_order_relaxed)) {
+      std::uint64_t bytes = 0;
+      do {  // a burst at least, however soon the run is stopped
         if (!always && now_s() - period >= busy) {
           period += kPeriodSeconds;
           sleep_until(period);
@@ -139,31 +225,10 @@ void Bandit::start(double duty) {
           if (t - period > kPeriodSeconds) period = t;  // a late wake-up starts a new period
           continue;
         }
-        if (pattern_ == Pattern::compute) {  // eight chains of multiply-adds in registers: no memory
-          for (int k = 0; k < kBurst; ++k)
-            for (double& x : acc) x = x * 0.999999 + 1e-7;
-          continue;
-        }
-        if (triad) {
-          for (int k = 0; k < kBurst; ++k) {
-            triad_line(a, b, c, i * kLine / sizeof(double));
-            i = i + 1 == steps ? 0 : i + 1;
-          }
-          lines += 3 * kBurst;
-          continue;
-        }
-        for (int k = 0; k < kBurst; ++k) {
-          sum += *reinterpret_cast<const volatile std::uint64_t*>(s->base + i * step);
-          i = i + 1 == steps ? 0 : i + 1;
-        }
-        lines += kBurst;
-      }
-#if defined(__x86_64__)
-      if (triad) _mm_sfence();
-#endif
-      for (double x : acc) sum += static_cast<std::uint64_t>(x);
-      s->sink = sum;
-      s->done = lines * kLine;
+        bytes += st.burst();
+      } while (go_.load(std::memory_order_relaxed));
+      s->sink = st.finish();
+      s->done = bytes;
     });
   }
   t0_ = now_s();

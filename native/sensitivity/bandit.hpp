@@ -1,17 +1,20 @@
-// The bandwidth bandit: threads that take memory bandwidth and next to no cache. Each reads one
-// 64-byte line of every 4 KiB page of its own buffer, always at the same offset in the page, so
-// its lines fall in 1/64 of the sets of any cache indexed by the address bits below the page
-// (Eklöv et al., the Bandwidth Bandit); the buffer is large enough that every line misses even in
-// those sets. The loads are independent, so each thread keeps as many misses in flight as its
-// core allows. A dose is a duty cycle: in each period of 1 ms a thread reads for duty x 1 ms and
-// sleeps the rest.
+// The bandwidth bandit: threads that take memory bandwidth and next to no cache (Eklöv et al., the
+// Bandwidth Bandit). Its patterns:
+//   strided  one 64-byte line of every 4 KiB page of its own buffer, always at the same offset in
+//            the page: its lines fall in 1/64 of the sets of any cache indexed by the address bits
+//            below the page, and the buffer is large enough that every line misses even there.
+//            The loads are independent, so a thread keeps as many misses in flight as its core
+//            allows.
+//   write    whole lines written in order with non-temporal stores: to memory without a place in
+//            any cache, and more bandwidth from one core than loads can take.
+//   mixed    both at once, a line read and a line written (the default of bandwall sensitivity:
+//            reads and writes, as programs have them, and no cache).
+// A dose is a duty cycle: in each period of 1 ms a thread runs for duty x 1 ms and sleeps the rest.
 //
-// The same threads can instead run STREAM's triad over three arrays (Pattern::triad): a co-runner of
-// known bandwidth, counted as STREAM counts it, which bandwall runs on the program's own CPUs to
-// calibrate what the bandit loses to a co-runner against the bandwidth that co-runner takes. And
-// they can compute in registers and touch no memory (Pattern::compute): the co-runner beside which
-// the bandit is timed "alone", so that what a busy neighbour core costs it (a shared clock, a
-// power budget) is not taken for bandwidth.
+// Two more patterns make co-runners for calibration: triad (STREAM's triad over three arrays, a
+// co-runner of known bandwidth, counted as STREAM counts it) and compute (multiply-adds in
+// registers: a co-runner that takes no memory, beside which the bandit is timed "alone", so that a
+// busy neighbour core's cost to its clock and power budget is not taken for bandwidth).
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -37,10 +40,10 @@ std::vector<std::uint64_t> bandit_lines(std::uint64_t buffer_bytes);
 // Seconds of a period a thread reads at a dose (duty in (0, 1]) and when it sleeps.
 double busy_seconds(double duty);
 
-enum class Pattern { strided, triad, compute };
-Pattern parse_pattern(const std::string& text);  // "strided", "triad" or "compute"; UsageError otherwise
+enum class Pattern { strided, write, mixed, triad, compute };
+Pattern parse_pattern(const std::string& text);  // its name (pattern_name); UsageError otherwise
 const char* pattern_name(Pattern p);
-// Bytes from one line a thread reads to the next: a page (strided), a line (triad).
+// Bytes from one line a thread reads to the next: a page (strided, mixed), a line (the others).
 std::uint64_t stride_bytes(Pattern p);
 
 struct BanditSample {
@@ -65,8 +68,8 @@ class Bandit {
   std::vector<int> cpus_;
   std::uint64_t bytes_;
   Pattern pattern_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // before the workers: they are joined before it is freed
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<std::unique_ptr<Slot>> slots_;
   std::atomic<bool> go_{false};
   bool running_ = false;
   double duty_ = 0, t0_ = 0;

@@ -36,14 +36,18 @@ int main(int argc, char** argv) {
             ->capture_default_str();
         app.add_option("--seconds", seconds_s, "stop after this long (0: at SIGTERM or SIGINT)")->capture_default_str();
         app.add_option("--pattern", pattern_s,
-                       "strided: one line a page, few cache sets (the bandit); triad: STREAM's triad, a co-runner of "
-                       "known bandwidth")
+                       "strided: one line a page, few cache sets; write: whole lines past the caches; mixed: both; "
+                       "triad: STREAM's triad, a co-runner of known bandwidth; compute: multiply-adds in registers, a "
+                       "co-runner that takes no memory")
             ->capture_default_str();
         app.add_flag("--serve", serve, "answer run/stop/quit commands on stdin (how bandwall drives it)");
       },
       [&] {
         sn::end_with_parent();
-        sn::block_stop_signals();
+        if (serve)
+          sn::ignore_interrupts();  // a Ctrl-C goes to bandwall, which closes our stdin; SIGTERM ends us
+        else
+          sn::block_stop_signals();
         auto& topo = bw::Topology::instance();
         const auto cpus = bw::resolve_cpu_list(cpus_s, topo);
         bw::check_cpus_allowed(cpus);

@@ -134,6 +134,9 @@ PirateSample Pirate::stop() {
 }
 
 ProbeResult Pirate::probe(int cpu, std::uint64_t bytes) {
+#if !(defined(__x86_64__) || defined(__i386__))
+  throw UsageError("probe: flushing lines from the caches is done on x86 only");
+#endif
   if (holding_) stop();
   bytes = std::min(bytes / kLine * kLine, max_);
   if (bytes < kChains * kLine) throw UsageError("probe: the size is too small");

@@ -29,7 +29,10 @@ int main(int argc, char** argv) {
       },
       [&] {
         sn::end_with_parent();
-        sn::block_stop_signals();
+        if (serve)
+          sn::ignore_interrupts();  // a Ctrl-C goes to bandwall, which closes our stdin; SIGTERM ends us
+        else
+          sn::block_stop_signals();
         bw::check_cpus_allowed({cpu});
         const std::uint64_t size = size_s.empty() ? 0 : bw::parse_size(size_s, "--size");
         const std::uint64_t max = max_s.empty() ? size : bw::parse_size(max_s, "--max");
@@ -49,7 +52,7 @@ int main(int argc, char** argv) {
                     << std::endl;
           sn::serve([&](const std::vector<std::string>& w) -> bw::json {
             if (w[0] == "hold") {
-              const auto bytes = static_cast<std::uint64_t>(sn::number_word(w, 1, "hold"));
+              const auto bytes = sn::bytes_word(w, 1, "hold");
               return {{"state", "holding"}, {"bytes", bytes}, {"alone_ns", pirate.hold(bytes)}};
             }
             if (w[0] == "stop") {
@@ -60,9 +63,9 @@ int main(int argc, char** argv) {
                       {"ns_per_access", s.ns_per_access()}};
             }
             if (w[0] == "probe") {
-              const int other = static_cast<int>(sn::number_word(w, 1, "probe"));
+              const int other = sn::cpu_word(w, 1, "probe");
               bw::check_cpus_allowed({other});
-              auto r = pirate.probe(other, static_cast<std::uint64_t>(sn::number_word(w, 2, "probe")));
+              auto r = pirate.probe(other, sn::bytes_word(w, 2, "probe"));
               return {{"state", "probed"},
                       {"cpu", other},
                       {"own_ns", r.own_ns},

@@ -4,8 +4,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <algorithm>
 #include <sstream>
 
 #include "common/errors.hpp"
@@ -45,6 +47,8 @@ sigset_t stop_signals() {
 }
 }  // namespace
 
+void ignore_interrupts() { signal(SIGINT, SIG_IGN); }
+
 void block_stop_signals() {
   sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
@@ -53,6 +57,7 @@ void block_stop_signals() {
 void wait_for_stop(double seconds) {
   sigset_t set = stop_signals();
   if (seconds > 0) {
+    seconds = std::min(seconds, 1e9);  // a time_t holds it
     timespec ts{static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<long>(seconds)) * 1e9)};
     sigtimedwait(&set, nullptr, &ts);
   } else {
@@ -62,15 +67,29 @@ void wait_for_stop(double seconds) {
 }
 
 double number_word(const std::vector<std::string>& words, std::size_t i, const std::string& command) {
+  // (finite only: the callers cast what it gives to integers and times)
   if (i >= words.size()) throw UsageError(command + ": a number is missing");
   try {
     std::size_t used = 0;
     double v = std::stod(words[i], &used);
-    if (used != words[i].size()) throw std::invalid_argument("trailing");
+    if (used != words[i].size() || !std::isfinite(v)) throw std::invalid_argument("not a finite number");
     return v;
   } catch (const std::logic_error&) {
-    throw UsageError(command + ": '" + words[i] + "' is not a number");
+    throw UsageError(command + ": '" + words[i] + "' is not a finite number");
   }
+}
+
+std::uint64_t bytes_word(const std::vector<std::string>& words, std::size_t i, const std::string& command) {
+  const double v = number_word(words, i, command);
+  if (v < 0 || v > 1e18) throw UsageError(command + ": '" + words[i] + "' is not a size in bytes");
+  return static_cast<std::uint64_t>(v);
+}
+
+int cpu_word(const std::vector<std::string>& words, std::size_t i, const std::string& command) {
+  const double v = number_word(words, i, command);
+  if (v < 0 || v > 1e6 || v != static_cast<double>(static_cast<int>(v)))
+    throw UsageError(command + ": '" + words[i] + "' is not a CPU number");
+  return static_cast<int>(v);
 }
 
 }  // namespace bw::sensitivity

@@ -24,6 +24,7 @@ int some_cpu() {
 
 TEST(Bandit, ReadsOneLineAPageAtTheSameOffset) {
   EXPECT_EQ(stride_bytes(Pattern::strided), kPage);
+  EXPECT_EQ(stride_bytes(Pattern::mixed), kPage) << "mixed reads as strided does";
   EXPECT_EQ(stride_bytes(Pattern::triad), kLine);
   auto lines = bandit_lines(64 * kPage + 100);
   ASSERT_EQ(lines.size(), 64u);
@@ -48,7 +49,8 @@ TEST(Bandit, DutyIsTheShareOfAPeriod) {
 TEST(Bandit, PatternsByName) {
   EXPECT_EQ(parse_pattern("strided"), Pattern::strided);
   EXPECT_EQ(parse_pattern("triad"), Pattern::triad);
-  EXPECT_EQ(parse_pattern("compute"), Pattern::compute);
+  for (auto p : {Pattern::strided, Pattern::write, Pattern::mixed, Pattern::triad, Pattern::compute})
+    EXPECT_EQ(parse_pattern(pattern_name(p)), p);
   EXPECT_STREQ(pattern_name(Pattern::triad), "triad");
   EXPECT_STREQ(pattern_name(Pattern::compute), "compute");
   EXPECT_THROW(parse_pattern("stream"), bw::UsageError);
@@ -56,7 +58,7 @@ TEST(Bandit, PatternsByName) {
 
 // At every dose and in both patterns, a run reads something and counts it.
 TEST(Bandit, CountsWhatItReadsAtEveryDose) {
-  for (auto pattern : {Pattern::strided, Pattern::triad}) {
+  for (auto pattern : {Pattern::strided, Pattern::write, Pattern::mixed, Pattern::triad}) {
     Bandit bandit({some_cpu()}, 1u << 20, pattern);
     for (double duty : {0.25, 1.0}) {
       bandit.start(duty);

@@ -38,6 +38,15 @@ def _terminate(signum, frame):
     help="the bandit's doses: shares of each millisecond its threads read, in (0, 1] (default 0.25,0.5,0.75,1)",
 )
 @click.option(
+    "--bandit",
+    "bandit",
+    type=click.Choice(plan.BANDIT_PATTERNS),
+    default=plan.BANDIT_PATTERNS[0],
+    show_default=True,
+    help="how the bandit takes bandwidth without cache: mixed (a line a page read and a line written past "
+    "the caches), strided (reads only, the published bandit) or write (non-temporal writes only)",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(min=1),
     default=None,
@@ -58,17 +67,18 @@ def _terminate(signum, frame):
     help="write the slowdown against bandwidth taken and against cache left (PNG, SVG or PDF by extension)",
 )
 @measuring_options
-def sensitivity_cmd(words, cpus, doses, repeat, rounds, plot_file, fmt, db, no_store):
+def sensitivity_cmd(words, cpus, doses, bandit, repeat, rounds, plot_file, fmt, db, no_store):
     """How bandwidth-bound is your program? It runs whole, again and again, while a bandwidth bandit
     takes measured bandwidth (and next to no cache) and a cache pirate holds measured cache on the
     CPUs it leaves free; from how it slows: bandwidth-bound, latency-bound, cache-bound or insensitive,
     its own bandwidth, its working set and how many copies the node feeds. No hardware counters."""
     argv = program.check(words)
-    where = plan.make(cpus, doses)  # no free CPU: refused here, before anything runs
+    where = plan.make(cpus, doses, bandit)  # no free CPU: refused here, before anything runs
     if not no_store:
         store.check(db)
     err = console(stderr=True)
     old = signal.signal(signal.SIGTERM, _terminate)
+    old_int = signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with it ignored
     try:
         rec = experiment.measure(
             argv,
@@ -80,6 +90,7 @@ def sensitivity_cmd(words, cpus, doses, repeat, rounds, plot_file, fmt, db, no_s
         )
     finally:
         signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGINT, old_int)
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:

@@ -40,7 +40,10 @@ class CoProcess:
             self._err.seek(0)
             last = (self._err.read().decode(errors="replace").strip().splitlines() or [""])[-1]
             raise RunFailed(f"{self.name} ended (exit code {code}){': ' + last if last else ''}")
-        out = json.loads(line)
+        try:
+            out = json.loads(line)
+        except ValueError:
+            raise RunFailed(f"{self.name} answered what is not JSON: {line.strip()[:80]!r}") from None
         if "error" in out:
             raise RunFailed(f"{self.name}: {out['error']}")
         return out

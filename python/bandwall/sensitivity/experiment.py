@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from bandwall.core import decide, records, topo
+from bandwall.core.errors import RunFailed
 from bandwall.kernels import stream
 from bandwall.sensitivity import coprocess, verdict
 from bandwall.sensitivity import plan as plan_mod
@@ -31,7 +32,10 @@ def scan_cache(pirate: coprocess.Pirate, plan: plan_mod.Plan, progress) -> dict:
     misses = 0
     for size in plan_mod.scan_sizes(plan):
         progress(f"pirate: can it hold {size / 2**20:.1f} MiB?")
-        p = pirate.probe(plan.program_cpus[0], size)
+        try:
+            p = pirate.probe(plan.program_cpus[0], size)
+        except RunFailed as e:  # a CPU the pirate cannot flush lines on
+            return {"tried": tried, "held": None, "shared": False, "error": str(e)}
         row = {
             "bytes": size,
             "own_ns": p["own_ns"],
@@ -47,7 +51,10 @@ def scan_cache(pirate: coprocess.Pirate, plan: plan_mod.Plan, progress) -> dict:
             misses += 1
             if misses == 2:  # two sizes in a row it cannot hold: the larger ones neither
                 break
-    return {"tried": tried, "held": held}
+    # Whether the program's CPU shares the cache is read where the pirate holds most surely: the
+    # smallest size beyond the private caches it held.
+    shared = next((r["shared"] for r in tried if r["held"]), False)
+    return {"tried": tried, "held": held, "shared": shared}
 
 
 def measure(
@@ -74,10 +81,10 @@ def measure(
     node = stream.run("triad", threads=len(allowed), cpus=topo.cpu_list(allowed), reps=10)
     node_gbps = node["result"]["median_GBps"]
 
-    cache: dict = {"tried": [], "held": None}
+    cache: dict = {"tried": [], "held": None, "shared": False}
     pirate_doses: list[int] = []
     with (
-        coprocess.Bandit(plan.bandit_cpus) as bandit,
+        coprocess.Bandit(plan.bandit_cpus, pattern=plan.bandit_pattern) as bandit,
         coprocess.Bandit(plan.program_cpus, pattern="triad") as reader,
         coprocess.Bandit(plan.program_cpus, pattern="compute") as spinner,
     ):
@@ -88,13 +95,13 @@ def measure(
             if pirate is not None:
                 cache = scan_cache(pirate, plan, progress)
                 held = cache["held"]
-                if held is not None and held["shared"] and held["bytes"] > 2 * plan.private_bytes:
+                if held is not None and cache["shared"] and held["bytes"] > 2 * plan.private_bytes:
                     pirate_doses = [int(held["bytes"] * s) // 64 * 64 for s in plan_mod.PIRATE_SHARES]
             items = (
                 [("base", 0)]
                 + [("dose", d) for d in plan.doses]
                 + [("alone", d) for d in plan.doses]
-                + [("reference", 1.0)]
+                + [("reference", plan.doses[-1])]
                 + [("cache", b) for b in pirate_doses]
             )
             data: dict = {it: [] for it in items}
@@ -122,7 +129,7 @@ def measure(
                         spinner.stop()
                     elif kind == "reference":
                         reader.run(1.0)
-                        bandit.run(1.0)
+                        bandit.run(x)  # the top dose, as the program's own estimate uses
                         time.sleep(alone_s)
                         got = bandit.stop()
                         data[(kind, x)].append({"GBps": got["GBps"], "reader_GBps": reader.stop()["GBps"]})
@@ -181,7 +188,7 @@ def build(
     full = plan.doses[-1]
     alone_full = data[("alone", full)]
     beside_prog = [b["GBps"] for b in data[("dose", full)]]
-    ref = data[("reference", 1.0)]
+    ref = data[("reference", full)]
     estimate = verdict.bandwidth_estimate(
         alone_full, beside_prog, [x["GBps"] for x in ref], [x["reader_GBps"] for x in ref], rule
     )
@@ -208,6 +215,7 @@ def build(
             "cpus": topo.cpu_list(plan.program_cpus),
             "cpus_source": plan.cpus_source,
             "bandit_cpus": topo.cpu_list(plan.bandit_cpus),
+            "bandit_pattern": plan.bandit_pattern,
             "pirate_cpu": plan.pirate_cpu,
             "repeat": program.repeat,
             "repeat_source": repeat_source,
@@ -225,6 +233,8 @@ def build(
             **estimate,
             "node_GBps": node_gbps,
             "cache_scan": cache["tried"],
+            "cache_shared": cache["shared"],
+            "cache_error": cache.get("error"),
             "cache_held_MiB": held["bytes"] / 2**20 if held else None,
             "cache_curve": cache_curve,
             "notes": plan.notes,

@@ -87,6 +87,8 @@ def cache_note(rec: dict) -> str | None:
         return (
             why[0] if why else "no free CPU shares the program's last-level cache"
         ) + ": no working set is claimed"
+    if res.get("cache_error"):
+        return f"the pirate could not probe the cache ({res['cache_error']}): no working set is claimed"
     scan = res.get("cache_scan", [])
     held = [r for r in scan if r["held"]]
     if not held:
@@ -95,11 +97,11 @@ def cache_note(rec: dict) -> str | None:
             f"the pirate could not hold even {_mib(size)} alone (its passes took as long as from memory): "
             "the cache the topology gives is not there for this CPU; no working set is claimed"
         )
-    top = held[-1]
-    if not top["shared"]:
+    top, first = held[-1], held[0]
+    if not res.get("cache_shared", first["shared"]):
         return (
             f"CPU {rec['config']['cpus']} does not share the pirate's cache: a pass through the pirate's warm lines "
-            f"took {top['shared_ns']:.0f} ns an access from there, {top['flushed_ns']:.0f} ns from memory "
+            f"took {first['shared_ns']:.0f} ns an access from there, {first['flushed_ns']:.0f} ns from memory "
             "(a virtual machine can claim a shared cache its CPUs do not share); no working set is claimed"
         )
     llc = (cfg.get("llc_bytes") or 0) / 2**20
