@@ -93,7 +93,10 @@ def run_json(cmd: list[str], cpus: list[int] | None = None) -> dict:
     proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pin)
     if proc.returncode != 0:
         sys.exit(f"bench: {shlex.join(cmd)} failed: {proc.stderr.strip()}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    try:
+        return json.loads(proc.stdout)  # bandwall --format json: one document
+    except ValueError:
+        return json.loads(proc.stdout.strip().splitlines()[-1])  # a program's last line
 
 
 def sensitivity(cpu: int, argv: list[str]) -> dict:

@@ -43,11 +43,7 @@ int main(int argc, char** argv) {
         app.add_flag("--serve", serve, "answer run/stop/quit commands on stdin (how bandwall drives it)");
       },
       [&] {
-        sn::end_with_parent();
-        if (serve)
-          sn::ignore_interrupts();  // a Ctrl-C goes to bandwall, which closes our stdin; SIGTERM ends us
-        else
-          sn::block_stop_signals();
+        sn::prepare_signals(serve);
         auto& topo = bw::Topology::instance();
         const auto cpus = bw::resolve_cpu_list(cpus_s, topo);
         bw::check_cpus_allowed(cpus);
@@ -56,9 +52,8 @@ int main(int argc, char** argv) {
                                          : bw::parse_size(buffer_s, "--buffer");
         bw::check_fits_in_memory(buffer * cpus.size(), "the bandit's buffers");
         const double duty = sn::number_word({duty_s}, 0, "--duty");
-        const double seconds = sn::number_word({seconds_s}, 0, "--seconds");
+        const double seconds = sn::seconds_option(seconds_s);
         if (!(duty > 0 && duty <= 1)) throw bw::UsageError("--duty " + duty_s + " must lie in (0, 1]");
-        if (seconds < 0) throw bw::UsageError("--seconds " + seconds_s + " must not be negative");
         const auto pattern = sn::parse_pattern(pattern_s);
         sn::Bandit bandit(cpus, buffer, pattern);
         bw::json ready = {{"state", "ready"},

@@ -28,19 +28,14 @@ int main(int argc, char** argv) {
         app.add_flag("--serve", serve, "answer hold/stop/probe/quit commands on stdin (how bandwall drives it)");
       },
       [&] {
-        sn::end_with_parent();
-        if (serve)
-          sn::ignore_interrupts();  // a Ctrl-C goes to bandwall, which closes our stdin; SIGTERM ends us
-        else
-          sn::block_stop_signals();
+        sn::prepare_signals(serve);
         bw::check_cpus_allowed({cpu});
         const std::uint64_t size = size_s.empty() ? 0 : bw::parse_size(size_s, "--size");
         const std::uint64_t max = max_s.empty() ? size : bw::parse_size(max_s, "--max");
-        const double seconds = sn::number_word({seconds_s}, 0, "--seconds");
+        const double seconds = sn::seconds_option(seconds_s);
         if (max < size) throw bw::UsageError("--max " + max_s + " is below --size " + size_s);
         if (!serve && size == 0) throw bw::UsageError("--size: give the bytes to hold");
         if (max == 0) throw bw::UsageError("--max: give the most bytes it will hold");
-        if (seconds < 0) throw bw::UsageError("--seconds " + seconds_s + " must not be negative");
         bw::check_fits_in_memory(max, "the pirate's lines");
         sn::Pirate pirate(cpu, max);
         if (serve) {

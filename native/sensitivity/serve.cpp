@@ -49,6 +49,20 @@ sigset_t stop_signals() {
 
 void ignore_interrupts() { signal(SIGINT, SIG_IGN); }
 
+void prepare_signals(bool serve) {
+  end_with_parent();
+  if (serve)
+    ignore_interrupts();  // a Ctrl-C goes to bandwall, which closes our stdin; SIGTERM ends us
+  else
+    block_stop_signals();
+}
+
+double seconds_option(const std::string& text) {
+  const double seconds = number_word({text}, 0, "--seconds");
+  if (seconds < 0) throw UsageError("--seconds " + text + " must not be negative");
+  return seconds;
+}
+
 void block_stop_signals() {
   sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);

@@ -15,6 +15,13 @@ namespace bw::sensitivity {
 // Asks the kernel to send SIGTERM when the parent ends.
 void end_with_parent();
 
+// The first step of both mains: end_with_parent, then ignore_interrupts when serving, else
+// block_stop_signals.
+void prepare_signals(bool serve);
+
+// --seconds: a finite number of seconds, not negative; UsageError otherwise.
+double seconds_option(const std::string& text);
+
 // Reads commands (words) from stdin until EOF or "quit"; handle answers each one with a JSON
 // object, printed as one line and flushed. A UsageError from handle is answered as
 // {"error": "..."} and serving goes on; anything else ends serving (and the process) with it.
