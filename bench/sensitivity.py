@@ -49,6 +49,7 @@ def parse() -> argparse.Namespace:
     )
     p.add_argument("--only", default=None, help="comma-separated programs to run (default: all)")
     p.add_argument("--results", default=None, help="append the Markdown table to this file")
+    p.add_argument("--records", default=None, help="write the sensitivity records to this file (JSON)")
     return p.parse_args()
 
 
@@ -231,6 +232,8 @@ def main() -> None:
             f"Copies of the triad at once: {', '.join(f'{n + 1}: {t:.1f} GB/s' for n, t in enumerate(totals))} "
             f"(bandwall: {c['text']}).",
         ]
+    if args.records:
+        Path(args.records).write_text(json.dumps(recs, indent=1) + "\n")
     text = "\n".join(out) + "\n"
     sys.stdout.write(text)
     if args.results:

@@ -4,8 +4,8 @@ with its interval, the threshold of a slowdown drawn."""
 
 from __future__ import annotations
 
-from bandwall.core import decide
 from bandwall.report import plots
+from bandwall.sensitivity import verdict
 
 
 def _points(ax, xs, points, colour, label):
@@ -19,7 +19,7 @@ def figure(rec: dict):
     r = rec["result"]
     fig, axes = plots.figure(width=9.0, height=3.6, ncols=2)
     bw_ax, cache_ax = axes[0][0], axes[0][1]
-    thr = decide.threshold("sensitivity_slows")
+    thr = verdict.slow_line()
     curve = r["curve"]
     _points(bw_ax, [0.0] + [p["taken_GBps"] for p in curve], [_unit()] + curve, plots.PALETTE[0], "program")
     bw_ax.set_xlabel("bandwidth the bandit took (GB/s)")
@@ -53,7 +53,7 @@ def figure(rec: dict):
         )
     cache_ax.set_xlabel("cache left to the program (MiB)")
     for ax in (bw_ax, cache_ax):
-        ax.axhline(thr, color="grey", linestyle="--", linewidth=0.8, label=f"slowdown threshold {thr:g}")
+        ax.axhline(thr, color="grey", linestyle="--", linewidth=0.8, label=f"the rule's margin, {thr:g}")
         ax.legend(fontsize=7)
     fig.suptitle(f"{r['verdict']}: {r['why']}", fontsize=8, wrap=True)
     return fig

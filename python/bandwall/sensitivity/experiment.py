@@ -153,7 +153,7 @@ def measure(
 def unsettled(data: dict, items: list, rule) -> bool:
     """Whether a dose's slowdown is unsettled under the rule: its median beyond the threshold, its
     interval not (the rule's case for more rounds, decided then on all of them)."""
-    thr = decide.threshold("sensitivity_slows")
+    thr = verdict.slow_line()
     base = data[("base", 0)]
     for kind, x in items:
         if kind in ("dose", "cache"):

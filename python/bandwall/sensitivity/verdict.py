@@ -60,10 +60,17 @@ def bandwidth_estimate(
     return out
 
 
+def slow_line() -> float:
+    """The rule's line for a slowdown: 1 + its margin."""
+    return 1 + decide.rule().margin
+
+
 def slows(point: dict) -> bool:
-    """A dose slows the program when the whole interval of its paired ratios lies above the threshold."""
+    """A dose slows the program when the whole interval of its paired ratios (time over the same
+    round's dose-0 time) lies beyond the rule's margin, with rounds enough for its confidence: the
+    rule by which bandwall decides everything."""
     s = point["slowdown"]
-    return bool(s["enough"]) and s["lo"] > decide.threshold("sensitivity_slows")
+    return bool(s["enough"]) and s["lo"] > slow_line()
 
 
 def mark_kept(cache_curve: list[dict]) -> None:
@@ -171,7 +178,7 @@ def verdict(rec: dict) -> dict:
     small): cache-bound; slowed by neither but its own bandwidth a large share of the node's: also
     bandwidth-bound (the bandit could not take enough to leave it less than it uses); else insensitive."""
     res = rec["result"]
-    thr = decide.threshold("sensitivity_slows")
+    thr = slow_line()
     share_thr = decide.threshold("sensitivity_bandwidth_share")
     curve, cache = res["curve"], [p for p in res.get("cache_curve", []) if p.get("kept")]
     bw_slow = [p for p in curve if slows(p)]
@@ -223,7 +230,7 @@ def verdict(rec: dict) -> dict:
             f"{'more than' if left >= bw else 'about'} it uses, so it slowed only "
             f"{top['slowdown']['median']:.2f}x (within noise): a co-runner that takes more, or copies of it, will slow it",
         }
-    parts = [f"within {thr - 1:.0%} of its own time at every dose"]
+    parts = [f"no dose slowed it beyond noise (the rule's {thr - 1:.0%} margin)"]
     if worst_bw:
         parts.append(
             f"at most {worst_bw['slowdown']['median']:.2f}x with the bandit taking {worst_bw['taken_GBps']:.1f} GB/s"
