@@ -274,9 +274,11 @@ def test_cache_notes_say_why_no_working_set_is_claimed():
 
 def test_bandwidth_estimate_scales_by_the_reference():
     alone = [10.0, 10.2, 9.9, 10.1, 10.0]
-    est = verdict.bandwidth_estimate(alone, [9.0, 9.2, 8.9, 9.1, 9.0], [8.0, 8.2, 7.9, 8.1, 8.0], [30.0] * 5)
+    est = verdict.bandwidth_estimate(
+        alone, [9.0, 9.2, 8.9, 9.1, 9.0], alone, [8.0, 8.2, 7.9, 8.1, 8.0], [30.0] * 5
+    )
     assert est["bandwidth_GBps"] == pytest.approx(15.0) and est["bandwidth_beyond_noise"]
-    flat = verdict.bandwidth_estimate(alone, alone, alone, [30.0] * 5)
+    flat = verdict.bandwidth_estimate(alone, alone, alone, alone, [30.0] * 5)
     assert flat["bandwidth_GBps"] is None and "cannot be told" in flat["bandwidth_note"]
 
 

@@ -1,8 +1,9 @@
 """The sensitivity experiment: the program run whole at every dose of the bandit and the pirate, in
-rotated rounds, each dose paired with the same round's dose-0 run; the bandit timed "alone" at every
-dose in the same rounds (beside a loop on the program's CPUs that takes no memory, so that a busy
-neighbour core's cost to the bandit's clock is not taken for bandwidth), and beside a STREAM triad
-of known bandwidth there (what it loses to X GB/s taken beside it); the record (tool "sensitivity")."""
+rotated rounds, each dose paired with the same round's dose-0 run; the bandit timed "alone" just
+before each of its runs beside the program (beside a loop on the program's CPUs that takes no
+memory, so that a busy neighbour core's cost to the bandit's clock is not taken for bandwidth), and
+so again beside a STREAM triad of known bandwidth there (what it loses to X GB/s taken beside it);
+the record (tool "sensitivity")."""
 
 from __future__ import annotations
 
@@ -100,7 +101,6 @@ def measure(
             items = (
                 [("base", 0)]
                 + [("dose", d) for d in plan.doses]
-                + [("alone", d) for d in plan.doses]
                 + [("reference", plan.doses[-1])]
                 + [("cache", b) for b in pirate_doses]
             )
@@ -113,26 +113,24 @@ def measure(
                     if kind == "base":
                         data[(kind, x)].append(program.run())
                     elif kind == "dose":
+                        alone = bandit_alone(
+                            bandit, spinner, x, alone_s
+                        )  # just before: the same state of the host
                         bandit.run(x)
                         try:
                             t = program.run()
                         finally:
                             got = bandit.stop()
-                        data[(kind, x)].append({"s": t, "GBps": got["GBps"]})
-                    elif (
-                        kind == "alone"
-                    ):  # beside a loop that takes no memory, as the program's CPUs are busy
-                        spinner.run(1.0)
-                        bandit.run(x)
-                        time.sleep(alone_s)
-                        data[(kind, x)].append(bandit.stop()["GBps"])
-                        spinner.stop()
+                        data[(kind, x)].append({"s": t, "GBps": got["GBps"], "alone_GBps": alone})
                     elif kind == "reference":
+                        alone = bandit_alone(bandit, spinner, x, alone_s)
                         reader.run(1.0)
                         bandit.run(x)  # the top dose, as the program's own estimate uses
                         time.sleep(alone_s)
                         got = bandit.stop()
-                        data[(kind, x)].append({"GBps": got["GBps"], "reader_GBps": reader.stop()["GBps"]})
+                        data[(kind, x)].append(
+                            {"GBps": got["GBps"], "reader_GBps": reader.stop()["GBps"], "alone_GBps": alone}
+                        )
                     else:
                         alone_ns = pirate.hold(x)
                         try:
@@ -148,6 +146,18 @@ def measure(
             if pirate is not None:
                 pirate.close()
     return build(argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule)
+
+
+def bandit_alone(bandit: coprocess.Bandit, spinner: coprocess.Bandit, dose: float, seconds: float) -> float:
+    """The bandit's rate at a dose "alone": beside a loop on the program's CPUs that takes no memory
+    (their being busy costs the bandit's core some clock, which is not bandwidth)."""
+    spinner.run(1.0)
+    try:
+        bandit.run(dose)
+        time.sleep(seconds)
+        return bandit.stop()["GBps"]
+    finally:
+        spinner.stop()
 
 
 def unsettled(data: dict, items: list, rule) -> bool:
@@ -175,22 +185,24 @@ def build(
     curve = []
     for d in plan.doses:
         beside = data[("dose", d)]
-        alone = data[("alone", d)]
         curve.append(
             {
                 "dose": d,
                 "taken_GBps": _median([b["GBps"] for b in beside]),
-                "bandit_alone_GBps": _median(alone),
+                "bandit_alone_GBps": _median([b["alone_GBps"] for b in beside]),
                 "slowdown": _slowdown([b["s"] for b in beside], base, rule),
                 "times_s": [b["s"] for b in beside],
             }
         )
     full = plan.doses[-1]
-    alone_full = data[("alone", full)]
-    beside_prog = [b["GBps"] for b in data[("dose", full)]]
-    ref = data[("reference", full)]
+    prog, ref = data[("dose", full)], data[("reference", full)]
     estimate = verdict.bandwidth_estimate(
-        alone_full, beside_prog, [x["GBps"] for x in ref], [x["reader_GBps"] for x in ref], rule
+        [x["alone_GBps"] for x in prog],
+        [x["GBps"] for x in prog],
+        [x["alone_GBps"] for x in ref],
+        [x["GBps"] for x in ref],
+        [x["reader_GBps"] for x in ref],
+        rule,
     )
     held = cache.get("held")
     cache_curve = []

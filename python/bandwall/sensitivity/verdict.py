@@ -22,22 +22,24 @@ def _losses(alone: list[float], beside: list[float]) -> list[float]:
 
 
 def bandwidth_estimate(
-    alone: list[float],
+    alone_p: list[float],
     beside_program: list[float],
+    alone_r: list[float],
     beside_reader: list[float],
     reader: list[float],
     rule=None,
 ) -> dict:
-    """The program's bandwidth from the bandit at full dose, round by round: what it loses beside the
-    program, scaled by what it loses beside a STREAM triad of known bandwidth on the same CPUs
-    (so that a memory system the bandit alone cannot saturate still answers). None, with a note, when
-    the bandit loses nothing beyond noise even beside the reader."""
+    """The program's bandwidth from the bandit at full dose, run by run: what it loses beside the
+    program against its rate just before (alone_p), scaled by what it loses beside a STREAM triad of
+    known bandwidth on the same CPUs against its rate just before that (alone_r), so that a memory
+    system the bandit alone cannot saturate still answers. None, with a note, when the bandit loses
+    nothing beyond noise even beside the triad."""
     rule = rule or decide.rule()
-    loss_p = statistics.median(_losses(alone, beside_program)) if beside_program else 0.0
-    loss_r = statistics.median(_losses(alone, beside_reader)) if beside_reader else 0.0
+    loss_p = statistics.median(_losses(alone_p, beside_program)) if beside_program else 0.0
+    loss_r = statistics.median(_losses(alone_r, beside_reader)) if beside_reader else 0.0
     reader_gbps = statistics.median(reader) if reader else 0.0
-    ref_told = decide.verdict(decide.ratio_interval(alone, beside_reader, rule), rule) == decide.FASTER
-    prog_told = decide.verdict(decide.ratio_interval(alone, beside_program, rule), rule) == decide.FASTER
+    ref_told = decide.verdict(decide.ratio_interval(alone_r, beside_reader, rule), rule) == decide.FASTER
+    prog_told = decide.verdict(decide.ratio_interval(alone_p, beside_program, rule), rule) == decide.FASTER
     out = {
         "bandit_loss_GBps": loss_p,
         "reference": {"reader_GBps": reader_gbps, "bandit_loss_GBps": loss_r, "beyond_noise": ref_told},
