@@ -77,3 +77,7 @@ def test_the_native_variant_tests_pass(model):
         if t.get("result") == "COMPLETED" and suite["name"].startswith("Isa")
     ]
     assert ran, "no variant test ran"
+    suites = {suite["name"] for suite in report["testsuites"]}
+    assert {"Bandit", "Pirate"} <= suites, (
+        suites
+    )  # the sensitivity co-runners on a CPU without the host's extensions

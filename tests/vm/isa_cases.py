@@ -15,8 +15,9 @@ MODELS = {"max": ["avx2", "generic"], "Nehalem-v2": ["generic"]}
 # the ceiling, the pipelined dot's head at every offset, and the stencil at every radius against a
 # reference written apart (the generic loops' every radius where the CPU has no AVX). (The
 # time-block depths are exact at every variant on the host, under each ceiling; emulated they would
-# take minutes.)
-NATIVE_FILTER = "Isa/*:IsaCeiling*:Engines/Pipeline.TinyArrays*:Radii/*:Iso3dfdOrders.*"
+# take minutes.) The sensitivity co-runners' patterns (non-temporal stores, cache-line flushes) run
+# there too.
+NATIVE_FILTER = "Isa/*:IsaCeiling*:Engines/Pipeline.TinyArrays*:Radii/*:Iso3dfdOrders.*:Bandit.*:Pirate.*"
 NATIVE_TESTS = "bandwall-native-tests"
 
 _results: dict[str, dict[str, guest.Outcome] | Exception] = {}
