@@ -15,14 +15,11 @@ built-in one, so that auto measures every time (the path of a CPU the table does
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import common
 
 KERNELS = {
     "iso3dfd": (
@@ -35,26 +32,17 @@ KERNELS = {
 
 
 def run(bindir: Path, args: list, isa: str, env: dict) -> dict:
-    cmd = [str(bindir / args[0]), *map(str, args[1:]), "--isa", isa]
-    p = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **env})
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
-    rec = json.loads(p.stdout)
-    if not rec["validation"]["passed"]:
-        raise SystemExit(f"{' '.join(cmd)}: the record did not pass its check")
-    return rec
+    return common.record([common.tool(bindir, args[0]), *args[1:], "--isa", isa], env=env, valid=True)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bindir", type=Path, default=Path(os.environ.get("BANDWALL_BINDIR", ".venv/bin")))
-    ap.add_argument("--rounds", type=int, default=4)
+    ap = common.parser(__doc__, rounds=4)
     ap.add_argument("--kernels", default="iso3dfd,dot,triad")
     ap.add_argument(
         "--no-table", action="store_true", help="an empty table of measured choices: auto measures"
     )
-    a = ap.parse_args()
-    topo = json.loads(subprocess.check_output([str(a.bindir / "bandwall-topo")]))
+    a = common.parse(ap)
+    topo = common.record([common.tool(a.bindir, "bandwall-topo")])
     isas = topo["result"]["isa"]["offered"]
     tmp = Path(tempfile.mkdtemp(prefix="bw-auto-"))
     env = {}
@@ -66,10 +54,8 @@ def main() -> int:
         args, field = KERNELS[name]
         ratios = []
         for r in range(a.rounds):
-            order = ["auto", *isas]
-            order = order[r % len(order) :] + order[: r % len(order)]
             figures, chosen = {}, None
-            for isa in order:
+            for isa in common.order(["auto", *isas], r):
                 cache = tmp / f"cache-{name}-{r}-{isa}"  # empty: auto chooses anew
                 rec = run(a.bindir, args, isa, {**env, "BANDWALL_CACHE_DIR": str(cache)})
                 figures[isa] = rec["result"][field]
@@ -85,8 +71,7 @@ def main() -> int:
                 file=sys.stderr,
             )
         print(
-            f"{name}: auto / best forced, median {statistics.median(ratios):.3f} "
-            f"[{min(ratios):.3f}-{max(ratios):.3f}] over {len(ratios)} rounds"
+            f"{name}: auto / best forced, median {common.spread(ratios, '{:.3f}')} over {len(ratios)} rounds"
         )
     return 0
 

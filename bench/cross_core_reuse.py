@@ -15,45 +15,29 @@ moved between host cores (and caches) while it runs: each round is classed by it
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+import common
 
 HERE = Path(__file__).resolve().parent
 FIELDS = ("dram", "own", "other", "other-l3", "dot_alone", "dot_helped")
 SHARED_NS = 150.0  # a round trip below this: A and B share a cache (same L3); above: they do not
 
 
-def build(out: Path) -> Path:
-    exe = out / "cross_core_reuse"
-    src = HERE / "cross_core_reuse.c"
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        out.mkdir(parents=True, exist_ok=True)
-        cc = os.environ.get("CC", "cc")
-        subprocess.run([cc, "-O3", "-march=native", "-o", str(exe), str(src), "-lpthread"], check=True)
-    return exe
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=8)
+    ap = common.parser(__doc__, rounds=8, bindir=False)
     ap.add_argument("--cpus", default="0,1", help="A,B (default 0,1)")
     ap.add_argument("--pause", type=float, default=15.0, help="seconds between rounds (default 15)")
     ap.add_argument("--json", help="also write every round here")
-    a = ap.parse_args()
+    a = common.parse(ap)
     cpu_a, cpu_b = a.cpus.split(",")
-    exe = build(HERE.parent / "build" / "bench")
+    exe = common.compile_c(HERE / "cross_core_reuse.c", ["-O3", "-march=native"], ["-lpthread"])
     rows = []
     for r in range(a.rounds):
-        p = subprocess.run([str(exe), cpu_a, cpu_b, str(4 << 20), "1"], capture_output=True, text=True)
-        if p.returncode != 0:
-            sys.exit(f"cross_core_reuse failed: {p.stderr.strip()}")
-        row = json.loads(p.stdout.splitlines()[-1])
+        row = common.record([exe, cpu_a, cpu_b, 4 << 20, 1])
         rows.append(row)
         print(
             f"round {r + 1}: " + ", ".join(f"{k} {row[k]:.1f}" for k in (*FIELDS, "pingpong_ns")), flush=True

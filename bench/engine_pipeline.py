@@ -16,67 +16,49 @@ arrays that fit in the last-level cache.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import shutil
 import statistics
-import subprocess
 import sys
+from pathlib import Path
+
+import common
 
 KERNELS = ("triad", "scale", "dot")
 
 
-def exe(name: str) -> str:
-    for d in (os.environ.get("BANDWALL_BINDIR"), os.path.dirname(sys.executable), "build/py/bin"):
-        if d and os.access(os.path.join(d, name), os.X_OK):
-            return os.path.join(d, name)
-    found = shutil.which(name)
-    if not found:
-        sys.exit(f"{name} not found: run ./bootstrap setup")
-    return found
-
-
-def record(cmd: list[str]) -> dict:
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
-    return json.loads(p.stdout.strip().splitlines()[-1])
-
-
-def programs(kernel: str, size: str, reps: int, modes: list[str]) -> dict[str, list[str]]:
-    common = ["--kernel", kernel, "--size", size, "--reps", str(reps)]
+def programs(bindir: Path, kernel: str, size: str, reps: int, modes: list[str]) -> dict[str, list[str]]:
+    stream, pipeline = common.tool(bindir, "bandwall-stream"), common.tool(bindir, "bandwall-pipeline")
+    args = ["--kernel", kernel, "--size", size, "--reps", str(reps)]
     out = {
-        "cpu 1 core": [exe("bandwall-stream"), *common, "--cpus", "0"],
-        "cpu 2 cores": [exe("bandwall-stream"), *common, "--cpus", "0,1"],
+        "cpu 1 core": [stream, *args, "--cpus", "0"],
+        "cpu 2 cores": [stream, *args, "--cpus", "0,1"],
     }
     for mode in modes:
         for strat in ("all", "split") if kernel != "scale" else ("all",):
             out[f"1 core + helper {mode} {strat}"] = [
-                exe("bandwall-pipeline"), *common, "--cpus", "0", "--engine", "helper", "--engine-cpus", "1",
+                pipeline, *args, "--cpus", "0", "--engine", "helper", "--engine-cpus", "1",
                 "--engine-mode", mode, "--strategy", strat,
             ]  # fmt: skip
     return out
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=7)
+    ap = common.parser(__doc__, rounds=7, summary=True)
     ap.add_argument("--size", default="32M", help="bytes per array (default 32M: 4x the 8 MiB L3 here)")
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--modes", default="copy,touch")
     ap.add_argument("--kernels", default=",".join(KERNELS))
     ap.add_argument("--json", help="also write every measurement here")
-    a = ap.parse_args()
+    a = common.parse(ap)
+    stream = common.tool(a.bindir, "bandwall-stream")
     kernels, modes = a.kernels.split(","), a.modes.split(",")
     runs: dict = {k: {} for k in kernels}
     extra: dict = {k: {} for k in kernels}
     for r in range(a.rounds):
         for k in kernels:
-            progs = list(programs(k, a.size, a.reps, modes).items())
-            shift = r % len(progs)
-            for name, cmd in progs[shift:] + progs[:shift]:
-                rec = record(cmd)
+            progs = programs(a.bindir, k, a.size, a.reps, modes)
+            for name, cmd in common.order(progs.items(), r):
+                rec = common.record(cmd)
                 runs[k].setdefault(name, []).append(rec["result"]["best_GBps"])
                 e = rec["result"].get("engine")
                 if e:
@@ -84,10 +66,10 @@ def main() -> None:
                     extra[k].setdefault(name, []).append((e["wait_share"], h["busy_GBps"]))
         print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
     # The compute side alone: one core on arrays that stay in the 8 MiB L3.
-    cached = {k: record([exe("bandwall-stream"), "--kernel", k, "--size", "1M", "--reps", "50", "--cpus", "0"])[
+    cached = {k: common.record([stream, "--kernel", k, "--size", "1M", "--reps", "50", "--cpus", "0"])[
         "result"]["best_GBps"] for k in kernels}  # fmt: skip
 
-    cpu = record([exe("bandwall-stream"), "--kernel", "triad", "--size", "1M", "--reps", "2"])["provenance"][
+    cpu = common.record([stream, "--kernel", "triad", "--size", "1M", "--reps", "2"])["provenance"][
         "cpu_model"
     ]
     print(f"CPU: {cpu}; {a.rounds} rounds, {a.size} per array, {a.reps} reps per run, best GB/s per run")
@@ -99,7 +81,7 @@ def main() -> None:
         for name, vals in runs[k].items():
             if not name.startswith("1 core + helper"):
                 continue
-            per_round = [v / o for v, o in zip(vals, one)]
+            per_round = common.ratios(vals, one)
             waits = [w for w, _ in extra[k][name]]
             helper = [g for _, g in extra[k][name]]
             print(
@@ -111,7 +93,10 @@ def main() -> None:
     if a.json:
         with open(a.json, "w") as f:
             json.dump(
-                {"cpu": cpu, "runs": runs, "engine": extra, "cached": cached, "args": vars(a)}, f, indent=1
+                {"cpu": cpu, "runs": runs, "engine": extra, "cached": cached, "args": vars(a)},
+                f,
+                indent=1,
+                default=str,
             )
 
 

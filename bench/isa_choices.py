@@ -19,27 +19,20 @@ the command, the date and the CPU; without it the row is printed.
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from pathlib import Path
+
+import common
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "native" / "common" / "isa_choices.json"
 sys.path.insert(0, str(ROOT / "python"))
 STREAM_KERNELS = ["copy", "scale", "add", "triad", "nstream", "dot"]
-
-
-def record(exe: Path, *args: object) -> dict:
-    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{exe.name} {' '.join(map(str, args))} failed: {proc.stderr.strip()}")
-    return json.loads(proc.stdout)
 
 
 def keys(selected: str | None) -> list[str]:
@@ -101,29 +94,26 @@ def describe(isa: str, figure: float, runs: dict) -> str:
 
 
 def offered(bindir: Path) -> list[str]:
-    rec = record(bindir / "bandwall-topo")
+    rec = common.record([common.tool(bindir, "bandwall-topo")])
     return rec["result"]["isa"]["offered"]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bindir", type=Path, default=Path(os.environ.get("BANDWALL_BINDIR", ".venv/bin")))
-    ap.add_argument("--rounds", type=int, default=5)
+    ap = common.parser(__doc__, rounds=5, min_rounds=3)
     ap.add_argument("--kernels", default=None, help="comma-separated keys (default: all)")
     ap.add_argument("--threads", default=None, help="STREAM thread counts (default: 1 and all CPUs)")
     ap.add_argument("--write", action="store_true", help="replace this CPU's row in isa_choices.json")
-    a = ap.parse_args()
-    if a.rounds < 3:
-        ap.error("--rounds must be at least 3")
+    a = common.parse(ap)  # exports --bindir as BANDWALL_BINDIR, which manifest reads
     threads = (
         [int(t) for t in a.threads.split(",")] if a.threads else sorted({1, len(os.sched_getaffinity(0))})
     )
-    os.environ["BANDWALL_BINDIR"] = str(a.bindir.resolve())
     from bandwall.core import decide, manifest
 
     isas = offered(a.bindir)
     default = manifest.manifest()["isa"]["model_default"]
-    peak = record(a.bindir / "bandwall-peak", "--reps", 1, "--seconds", "0.001", "--threads", 1)
+    peak = common.record(
+        [common.tool(a.bindir, "bandwall-peak"), "--reps", 1, "--seconds", "0.001", "--threads", 1]
+    )
     micro = peak["config"]["microarch"]
     if "name" not in micro:
         raise SystemExit(f"no machine model knows this CPU: {micro.get('unavailable')}")
@@ -134,9 +124,8 @@ def main() -> int:
         runs = {(tag, isa): [] for tag, _, _ in runs_of(key, threads) for isa in isas}
         for r in range(a.rounds):
             for tag, args, path in runs_of(key, threads):
-                for isa in isas if r % 2 == 0 else isas[::-1]:
-                    rec = record(a.bindir / args[0], *args[1:], "--isa", isa)
-                    assert rec["validation"]["passed"], rec["validation"]
+                for isa in common.order(isas, r, reverse=True):
+                    rec = common.record([common.tool(a.bindir, args[0]), *args[1:], "--isa", isa], valid=True)
                     runs[(tag, isa)].append(rec["result"][path])
         tags = list(dict.fromkeys(tag for tag, _ in runs))
         med = {k: statistics.median(v) for k, v in runs.items()}

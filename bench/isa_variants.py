@@ -15,45 +15,18 @@ arrays). Medians over the rounds, and each variant's ratio to generic.
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import subprocess
-from pathlib import Path
+
+import common
 
 
-def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bindir", default="build/v2/bin", help="where bandwall-peak and bandwall-stream are")
-    p.add_argument("--rounds", type=int, default=5, help="rounds, at least 3 (default 5)")
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
-    return a
-
-
-def record(bindir: str, tool: str, *args: str) -> dict:
-    out = subprocess.run([str(Path(bindir) / tool), *args], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
-
-
-def offered(bindir: str) -> list[str]:
+def offered(peak: str) -> list[str]:
     """The variants this CPU runs: bandwall-peak refuses the others with exit 2."""
     isas = []
     for isa in ("avx512", "avx2", "generic"):
         probe = subprocess.run(
-            [
-                str(Path(bindir) / "bandwall-peak"),
-                "--isa",
-                isa,
-                "--seconds",
-                "0.001",
-                "--reps",
-                "1",
-                "--threads",
-                "1",
-            ],
-            capture_output=True,
+            [peak, "--isa", isa, "--seconds", "0.001", "--reps", "1", "--threads", "1"], capture_output=True
         )
         if probe.returncode == 0:
             isas.append(isa)
@@ -61,13 +34,14 @@ def offered(bindir: str) -> list[str]:
 
 
 def main() -> None:
-    a = parse()
-    isas = offered(a.bindir)
+    a = common.parse(common.parser(__doc__, rounds=5, min_rounds=3))
+    peak, stream = common.tool(a.bindir, "bandwall-peak"), common.tool(a.bindir, "bandwall-stream")
+    isas = offered(peak)
     res: dict[tuple[str, str], list[float]] = {}
     detail = {}
     for r in range(a.rounds):
-        for isa in isas if r % 2 == 0 else isas[::-1]:
-            p = record(a.bindir, "bandwall-peak", "--isa", isa, "--threads", "1", "--reps", "3")
+        for isa in common.order(isas, r, reverse=True):
+            p = common.record([peak, "--isa", isa, "--threads", "1", "--reps", "3"])
             res.setdefault(("FMA peak, double, GFlop/s per core", isa), []).append(
                 p["result"]["per_core_gflops_dp"]
             )
@@ -75,18 +49,7 @@ def main() -> None:
                 p["result"]["per_core_gflops_sp"]
             )
             for k in ("copy", "triad"):
-                s = record(
-                    a.bindir,
-                    "bandwall-stream",
-                    "--isa",
-                    isa,
-                    "--kernel",
-                    k,
-                    "--threads",
-                    "1",
-                    "--size",
-                    "128M",
-                )
+                s = common.record([stream, "--isa", isa, "--kernel", k, "--threads", "1", "--size", "128M"])
                 res.setdefault((f"STREAM {k}, NT stores, best GB/s", isa), []).append(
                     s["result"]["best_GBps"]
                 )

@@ -15,37 +15,28 @@ less. Medians over the rounds, and each one's ratio to the first y block.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
 
-from bandwall.core import native
+import common
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=4, min_rounds=3)
     p.add_argument("--grid", type=int, default=272, help="points per dimension with the halo (default 272)")
     p.add_argument("--steps", type=int, default=10, help="time steps (default 10)")
     p.add_argument("--threads", type=int, default=2, help="threads (default 2)")
-    p.add_argument("--rounds", type=int, default=4, help="rounds, at least 3 (default 4)")
     p.add_argument(
         "--y", default="24,16,32,48", help="y blocks; the first is the baseline (default 24,16,32,48)"
     )
     p.add_argument(
         "--words", default="auto,search", help="block words to run beside them (default auto,search)"
     )
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
-    return a
+    return common.parse(p)
 
 
 def run(a: argparse.Namespace, blocks: list[str]) -> dict:
-    argv = [native.executable("bandwall-iso3dfd"), *[str(a.grid)] * 3, str(a.steps), *blocks]
-    out = subprocess.run(
-        [*argv, "compact", str(a.threads), "--json"], capture_output=True, text=True, check=True
-    )
-    rec = json.loads(out.stdout)
+    argv = [common.tool(a.bindir, "bandwall-iso3dfd"), *[str(a.grid)] * 3, str(a.steps), *blocks]
+    rec = common.record([*argv, "compact", str(a.threads), "--json"])
     r, c = rec["result"], rec["config"]
     interior = (a.grid - 16) ** 3
     return {
@@ -63,7 +54,7 @@ def main() -> None:
     names = list(configs)
     runs: dict[str, list[dict]] = {n: [] for n in names}
     for r in range(a.rounds):
-        for n in names[r % len(names) :] + names[: r % len(names)]:
+        for n in common.order(names, r):
             res = run(a, configs[n])
             runs[n].append(res)
             print(

@@ -15,27 +15,23 @@ host). A build whose run fails or whose record does not pass its check stops the
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
+import common
+
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=10, min_rounds=3, bindir=False)
     p.add_argument("builds", nargs="+", help="bandwall-iso3dfd executables; the first is the baseline")
-    p.add_argument("--rounds", type=int, default=10)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument(
         "--args",
         default="272 272 272 20 auto auto auto",
         help="the positional arguments: n1 n2 n3 steps n1_block n2_block n3_block",
     )
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3")
+    a = common.parse(p)
     if len(a.builds) < 2:
         p.error("give at least two builds")
     for b in a.builds:
@@ -45,33 +41,29 @@ def parse() -> argparse.Namespace:
 
 
 def run(build: str, args: list[str], threads: int) -> float:
-    cmd = [build, *args, "--threads", str(threads), "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
-        sys.exit(f"{shlex.join(cmd)} failed: {last}")
-    rec = json.loads(out.stdout)
-    if not rec.get("validation", {}).get("passed", False):
-        sys.exit(f"{shlex.join(cmd)}: its check did not pass")
+    rec = common.record([build, *args, "--threads", str(threads), "--json"], valid=True)
     return float(rec["result"]["mpoints_per_s"])
 
 
 def main() -> None:
     a = parse()
     args = a.args.split()
-    mp: dict[str, list[float]] = {b: [] for b in a.builds}
-    for r in range(a.rounds):
-        for b in a.builds if r % 2 == 0 else a.builds[::-1]:
-            mp[b].append(run(b, args, a.threads))
-        print(f"round {r + 1}: " + ", ".join(f"{mp[b][-1]:.1f}" for b in a.builds), file=sys.stderr)
+    mp = common.alternate(
+        {b: (lambda b=b: run(b, args, a.threads)) for b in a.builds},
+        a.rounds,
+        reverse=True,
+        after=lambda r, mp: print(
+            f"round {r + 1}: " + ", ".join(f"{mp[b][-1]:.1f}" for b in a.builds), file=sys.stderr
+        ),
+    )
     print(f"bandwall-iso3dfd {a.args} --threads {a.threads}, {a.rounds} alternated rounds (MPoints/s)")
     print(f"{'build':<40}{'median':>10}{'range':>20}{'per round vs first':>26}")
     for b in a.builds:
-        ratios = sorted(x / y for x, y in zip(mp[b], mp[a.builds[0]]))
         xs = mp[b]
+        ratios = common.ratios(xs, mp[a.builds[0]])
         print(
             f"{b:<40}{statistics.median(xs):>10.1f}{f'{min(xs):.1f}-{max(xs):.1f}':>20}"
-            f"{f'{statistics.median(ratios):.3f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]':>26}"
+            f"{common.spread(ratios, '{:.3f}', 'x'):>26}"
         )
 
 

@@ -36,41 +36,39 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import common
+
+ROOT = common.ROOT
 STEPS = ("devito", "sweeps", "shapes", "variants")
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=5, min_rounds=3)
     p.add_argument("--name", required=True, help="the CPU's short name in the file name, e.g. zen5")
     p.add_argument("--steps", default=",".join(STEPS), help=f"some of {', '.join(STEPS)}")
-    p.add_argument("--bindir", default="build/py/bin", help="where bandwall's executables are")
     p.add_argument(
         "--devito-python", default="build/devito-venv/bin/python", help="the Python that has Devito"
     )
-    p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--max-load", type=float, default=1.5, help="wait for a 1-minute load below this")
     p.add_argument("--wait", type=int, default=600, help="seconds to wait for it at most, then run anyway")
-    a = p.parse_args()
+    a = common.parse(p)
     a.step_list = [s.strip() for s in a.steps.split(",") if s.strip()]
     wrong = [s for s in a.step_list if s not in STEPS]
     if wrong:
         p.error(f"--steps: {', '.join(wrong)} not among {', '.join(STEPS)}")
     if not a.name.replace("-", "").isalnum():
         p.error(f"--name '{a.name}': letters, digits and dashes only")
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3")
     return a
 
 
 def commands(a: argparse.Namespace) -> dict[str, list[str]]:
     py, rounds = sys.executable, str(a.rounds)
-    common = ["--bindir", a.bindir, "--rounds", rounds]
+    shared = ["--bindir", str(a.bindir), "--rounds", rounds]
     return {
         "devito": [
             a.devito_python,
             "bench/iso3dfd_vs_devito.py",
-            *common,
+            *shared,
             "--steps",
             "40",
             "--blocks",
@@ -79,15 +77,15 @@ def commands(a: argparse.Namespace) -> dict[str, list[str]]:
         "sweeps": [
             py,
             "bench/iso3dfd_time_block.py",
-            *common,
+            *shared,
             "--steps",
             "40",
             "--roofline",
             "--depths",
             "1,2,4,8,3:shared,auto,measure",
         ],
-        "shapes": [py, "bench/iso3dfd_shapes.py", *common],
-        "variants": [py, "bench/isa_choices.py", *common],
+        "shapes": [py, "bench/iso3dfd_shapes.py", *shared],
+        "variants": [py, "bench/isa_choices.py", *shared],
     }
 
 
@@ -103,15 +101,6 @@ def cpu_header() -> str:
         wide = [f for f in ("avx2", "fma", "avx512f", "avx512vl", "avx512_fp16", "amx_tile") if f in have]
         lines.append(f"Flags (vector):  {' '.join(wide)}")
     return "\n".join(lines)
-
-
-def build() -> str:
-    """The commit the executables were built from, as git names it (with -dirty when the work tree
-    differs), or 'unknown' outside a git work tree."""
-    run = subprocess.run(
-        ["git", "describe", "--always", "--dirty"], cwd=ROOT, capture_output=True, text=True, check=False
-    )
-    return run.stdout.strip() or "unknown"
 
 
 def wait_for_quiet(a: argparse.Namespace) -> float:
@@ -131,9 +120,9 @@ def main() -> None:
         if out.stat().st_size == 0:
             f.write(f"# {day}: {a.name}\n")
         # Each campaign under a heading of its own (a file may hold several of the day's): when, with
-        # which build, on which CPU.
+        # which build, on which CPU (the shared header, then what lscpu says of the caches and flags).
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%H:%M")
-        f.write(f"\n## The ISO3DFD campaign of {now} UTC, build {build()}\n\n")
+        f.write(f"\n## The ISO3DFD campaign of {now} UTC, build {common.revision()}\n\n{common.header()}\n\n")
         f.write(f"```\n$ lscpu\n{cpu_header()}\n```\n")
         for step in a.step_list:
             load = wait_for_quiet(a)

@@ -18,50 +18,36 @@ deep halo, with sweeps), and the per-round time ratio of each case to the first.
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
-import subprocess
 import sys
-import time
+
+import common
 
 
 def run(args, case: tuple[str, str]) -> dict:
     dims, depth = case
-    time.sleep(args.pause)
-    argv = [sys.executable, "-m", "bandwall", "iso3dfd", "--ranks", str(args.ranks), "--dims", dims]
+    argv = [common.tool(args.bindir, "bandwall"), "iso3dfd", "--ranks", str(args.ranks), "--dims", dims]
     argv += ["--time-block", depth]
     argv += ["--grid", args.grid, "--iters", str(args.iters), "--threads", str(args.threads)]
     argv += ["--no-store", "--format", "json"]
-    out = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        sys.exit(f"{' '.join(argv)}: {out.stderr.strip().splitlines()[-1:]}")
-    rec = json.loads(out.stdout)
+    rec = common.record(argv)
     return rec[0] if isinstance(rec, list) else rec
 
 
-def spread(vals: list[float], fmt: str = "{:.4g}") -> str:
-    return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))}-{fmt.format(max(vals))})"
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = common.parser(__doc__, rounds=5, summary=True)
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--dims", default="2x2x2,1x1x8")
     ap.add_argument("--grid", default="192x192x192")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--threads", type=int, default=1, help="threads a rank")
     ap.add_argument("--time-blocks", default="1", help="time steps per sweep, comma-separated")
-    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--pause", type=float, default=3.0, help="seconds before each run")
-    args = ap.parse_args()
+    args = common.parse(ap)
     cases = [(d, t) for d in args.dims.split(",") for t in args.time_blocks.split(",")]
     shapes = [f"{d} t{t}" if len(args.time_blocks.split(",")) > 1 else d for d, t in cases]
-    got: dict[str, list[dict]] = {s: [] for s in shapes}
-    for r in range(args.rounds):
-        order = list(range(r % len(cases), len(cases))) + list(range(r % len(cases)))
-        for i in order:
-            got[shapes[i]].append(run(args, cases[i]))
+    got = common.alternate(
+        {s: (lambda c=c: run(args, c)) for s, c in zip(shapes, cases)}, args.rounds, pause=args.pause
+    )
     first = shapes[0]
     print(
         f"ISO3DFD {args.grid}, {args.iters} steps, {args.ranks} ranks x {args.threads} thread(s), "
@@ -82,7 +68,7 @@ def main() -> int:
     for s in shapes:
         recs = got[s]
         res = [x["result"] for x in recs]
-        ratios = [a["result"]["time_s"] / b["result"]["time_s"] for a, b in zip(recs, got[first])]
+        ratios = common.ratios([x["time_s"] for x in res], [x["result"]["time_s"] for x in got[first]])
         model = res[0].get("exchange_model") or {}
         alone = [x["exchange_model"]["alone_max_s"] for x in res if x.get("exchange_model")]
         predicted = model.get("predicted_max_s")
@@ -91,13 +77,13 @@ def main() -> int:
                 [
                     s,
                     f"{res[0]['halo_bytes_per_rank_max']:.0f}",
-                    spread([x["time_s"] for x in res]),
-                    spread([x["mpoints_per_s"] for x in res], "{:.0f}"),
-                    spread(alone) if alone else "-",
+                    common.spread([x["time_s"] for x in res], "{:.4g}"),
+                    common.spread([x["mpoints_per_s"] for x in res], "{:.0f}"),
+                    common.spread(alone, "{:.4g}") if alone else "-",
                     f"{predicted:.3g}" if predicted is not None else "- (no ping-pong model)",
-                    spread([x["hidden_share_mean"] for x in res], "{:.2f}"),
+                    common.spread([x["hidden_share_mean"] for x in res], "{:.2f}"),
                     f"{max(p.get('redundant_share', 0) for p in res[0]['ranks']):.1%}",
-                    spread(ratios, "{:.2f}"),
+                    common.spread(ratios, "{:.2f}"),
                 ]
             )
         )

@@ -27,41 +27,25 @@ Run with the Python that has Devito (bench/setup makes it); --no-devito runs wit
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
-import shlex
 import statistics
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from iso3dfd_vs_devito import ALL_CPUS, CACHE, DevitoRun, pin_openmp, tool  # noqa: E402
+import common
+from iso3dfd_vs_devito import DevitoRun, pin_openmp, rates, run_bandwall
 
 SEED_RADIUS = 8
 STEP_BYTES = 16  # a point's compulsory bytes step by step
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=5, min_rounds=3, results=True)
     p.add_argument("--radii", default="1,2,4,8", help="radii to run, comma-separated (default 1,2,4,8)")
     p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
     p.add_argument("--steps", type=int, default=40, help="time steps (default 40)")
-    p.add_argument("--rounds", type=int, default=5, help="rounds, at least 3 (default 5)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--pause", type=float, default=2.0, help="seconds of rest before each program (default 2)")
     p.add_argument("--no-devito", action="store_true", help="leave Devito out")
-    p.add_argument(
-        "--bindir",
-        default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
-        help="folder of bandwall-iso3dfd and bandwall-stream (default: $BANDWALL_BINDIR, then .venv/bin)",
-    )
-    p.add_argument("--results", default=None, help="a Markdown file to append the table to, with the CPU")
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
+    a = common.parse(p)
     try:
         a.radii = [int(r) for r in a.radii.split(",")]
     except ValueError:
@@ -73,28 +57,8 @@ def parse() -> argparse.Namespace:
     return a
 
 
-def clean_env() -> dict:
-    """bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
-    env["BANDWALL_CACHE_DIR"] = CACHE
-    return env
-
-
-def run_json(cmd: list[str]) -> dict:
-    proc = subprocess.run(
-        cmd,
-        capture_output=True,
-        text=True,
-        env=clean_env(),
-        preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS),
-    )
-    if proc.returncode != 0:
-        sys.exit(f"bench: {shlex.join(cmd)} failed: {proc.stderr.strip()}")
-    return json.loads(proc.stdout)
-
-
 def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
-    rec = run_json(
+    rec = run_bandwall(
         [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
         + ["--radius", str(r), "--time-block", time_block, "--json"]
     )
@@ -109,71 +73,55 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
 
 
 def wall(exe: str, threads: int) -> dict:
-    rec = run_json([exe, "--kernel", "triad", "--threads", str(threads), "--bind", "compact"])
+    rec = run_bandwall([exe, "--kernel", "triad", "--threads", str(threads), "--bind", "compact"])
     gbps = float(rec["result"]["best_GBps"])
     return {"mpoints_per_s": gbps * 1e3 / STEP_BYTES, "GBps": gbps}
 
 
-def cpu_name() -> str:
-    """The CPU as /proc/cpuinfo names it, with family and model."""
-    fields: dict[str, str] = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            k, _, v = line.partition(":")
-            fields.setdefault(k.strip(), v.strip())
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    return (
-        f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')} "
-        f"({fields.get('model name', '?')}), {len(ALL_CPUS)} CPUs"
-    )
-
-
 def paired(a: list[dict], b: list[dict]) -> str:
-    ratios = sorted(x["mpoints_per_s"] / y["mpoints_per_s"] for x, y in zip(a, b))
-    return f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+    return common.spread(common.ratios(rates(a), rates(b)), "{:.2f}", "x")
 
 
 def median(samples: list[dict]) -> float:
-    return statistics.median(s["mpoints_per_s"] for s in samples)
+    return statistics.median(rates(samples))
 
 
 def main() -> None:
     a = parse()
     pin_openmp(a.threads)
-    iso = tool(a.bindir)
-    stream = str(Path(iso).with_name("bandwall-stream"))
+    iso, stream = common.tool(a.bindir, "bandwall-iso3dfd"), common.tool(a.bindir, "bandwall-stream")
     devitos = {} if a.no_devito else {r: DevitoRun(a.interior, False, r) for r in a.radii}
     for d in devitos.values():
         d.run(1)  # compilation, outside the timed runs
     names = ["bandwall", "step by step", "memory wall"] + ([] if a.no_devito else ["devito"])
-    samples = {r: {k: [] for k in names} for r in a.radii}
-    for k in range(a.rounds):
-        order = [(r, name) for r in a.radii for name in names]
-        for r, name in order if k % 2 == 0 else order[::-1]:
-            time.sleep(a.pause)
-            if name == "bandwall":
-                out = bandwall(iso, r, a.interior, a.steps, a.threads, "auto")
-            elif name == "step by step":
-                out = bandwall(iso, r, a.interior, a.steps, a.threads, "1")
-            elif name == "memory wall":
-                out = wall(stream, a.threads)
-            else:
-                out = devitos[r].run(a.steps)
-            samples[r][name].append(out)
-        print(
+
+    def runner(r: int, name: str):
+        if name == "bandwall":
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto")
+        if name == "step by step":
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "1")
+        if name == "memory wall":
+            return lambda: wall(stream, a.threads)
+        return lambda: devitos[r].run(a.steps)
+
+    got = common.alternate(
+        {(r, name): runner(r, name) for r in a.radii for name in names},
+        a.rounds,
+        reverse=True,
+        pause=a.pause,
+        after=lambda k, got: print(
             f"round {k + 1}: "
             + "; ".join(
-                f"R={r} " + ", ".join(f"{n} {samples[r][n][-1]['mpoints_per_s']:.0f}" for n in names)
+                f"R={r} " + ", ".join(f"{n} {got[(r, n)][-1]['mpoints_per_s']:.0f}" for n in names)
                 for r in a.radii
             ),
             file=sys.stderr,
-        )
+        ),
+    )
+    samples = {r: {name: got[(r, name)] for name in names} for r in a.radii}
     lines = [
         f"ISO3DFD {a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, single precision, "
-        f"median of {a.rounds} rounds; CPU: {cpu_name()}",
-        "",
-        f"command: {shlex.join([Path(sys.executable).name, *sys.argv])}",
+        f"median of {a.rounds} rounds; CPU: {common.cpu_name()}",
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
@@ -207,8 +155,7 @@ def main() -> None:
     text = "\n".join(lines)
     print(text)
     if a.results:
-        with open(a.results, "a") as f:
-            f.write("\n" + text + "\n")
+        common.append_results(a.results, text)
 
 
 if __name__ == "__main__":

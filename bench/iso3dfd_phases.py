@@ -20,7 +20,6 @@ numbers on purpose in the "in L1" variants: this is a timing experiment, not a c
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -29,7 +28,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import common
+
+ROOT = common.ROOT
 KERNEL = ROOT / "native" / "iso3dfd" / "rows_kernel.hpp"
 DRIVER = ROOT / "bench" / "iso3dfd_phases" / "driver.cpp"
 FLAGS = "-O3 -std=c++20 -mavx2 -mfma -mavx512f -mavx512bw -mavx512dq -mavx512vl".split()
@@ -99,8 +100,7 @@ def build(work: Path, shape: str, cxx: str) -> dict[str, Path]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=3)
+    ap = common.parser(__doc__, rounds=3, bindir=False, summary=True)
     ap.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     ap.add_argument("--blocks", default="272x24x128", help="b1xb2xb3")
     ap.add_argument(
@@ -108,8 +108,8 @@ def main() -> int:
     )
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
-    a = ap.parse_args()
-    if "avx512f" not in Path("/proc/cpuinfo").read_text():
+    a = common.parse(ap)
+    if "avx512f" not in common.cpu_fields().get("flags", "").split():
         print("this CPU has no AVX-512: nothing to time", file=sys.stderr)
         return 1
     grid, blocks = a.grid.split("x"), a.blocks.split("x")
@@ -119,7 +119,7 @@ def main() -> int:
         runs: dict[str, list[float]] = {name: [] for name in exes}
         names = list(exes)
         for r in range(a.rounds):
-            for name in names[r % len(names) :] + names[: r % len(names)]:
+            for name in common.order(names, r):
                 out = subprocess.run(
                     [str(exes[name]), *grid, *blocks, str(a.steps), "3"],
                     capture_output=True,

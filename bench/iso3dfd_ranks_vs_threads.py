@@ -3,7 +3,8 @@
 
 The same grid (272^3 with the halo: 256^3 interior), steps and cache blocks, run by
 bandwall-iso3dfd-mpi under the mpirun of the MPI it is linked with, round by round (2x1, 1x2, and
-the single-process bandwall-iso3dfd with 2 threads as the baseline without MPI). The median of
+the single-process bandwall-iso3dfd with 2 threads as the baseline without MPI), the order rotated
+from round to round. The median of
 the rounds is kept and the ratios printed. Throughput counts interior points x steps per second
 of the slowest rank; the 2-rank run also reports the share of its time spent posting and waiting
 for the halo exchange.
@@ -15,26 +16,19 @@ for the halo exchange.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import subprocess
 import sys
 
-from bandwall.core import native
+import common
 from bandwall.mpi import launchers
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=5, min_rounds=3)
     p.add_argument("--grid", type=int, default=272, help="points per dimension with the halo (default 272)")
     p.add_argument("--steps", type=int, default=20, help="time steps (default 20)")
-    p.add_argument("--rounds", type=int, default=5, help="rounds, at least 3 (default 5)")
     p.add_argument("--blocks", default="272x24x128", help="cache blocks (default 272x24x128)")
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
-    return a
+    return common.parse(p)
 
 
 def grid_args(a: argparse.Namespace) -> list[str]:
@@ -43,23 +37,14 @@ def grid_args(a: argparse.Namespace) -> list[str]:
 
 def mpi_run(a: argparse.Namespace, ranks: int, threads: int) -> dict:
     plan = launchers.plan("bandwall-iso3dfd-mpi", ranks, "mpirun")
-    argv = [
-        *plan.prefix,
-        native.executable("bandwall-iso3dfd-mpi"),
-        *grid_args(a),
-        str(threads),
-        "--bind",
-        "numa",
-    ]
-    out = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **plan.env}, check=True)
-    rec = json.loads(out.stdout.splitlines()[-1])
-    r = rec["result"]
+    argv = [*plan.prefix, common.tool(a.bindir, "bandwall-iso3dfd-mpi"), *grid_args(a), str(threads)]
+    r = common.record([*argv, "--bind", "numa"], env=plan.env)["result"]
     return {"mpoints_per_s": r["mpoints_per_s"], "norm": r["norm"], "comm_share": r["comm_share"]}
 
 
 def single_run(a: argparse.Namespace, threads: int) -> dict:
-    argv = [native.executable("bandwall-iso3dfd"), *grid_args(a), "compact", str(threads), "--json"]
-    rec = json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout.splitlines()[-1])
+    argv = [common.tool(a.bindir, "bandwall-iso3dfd"), *grid_args(a), "compact", str(threads), "--json"]
+    rec = common.record(argv)
     return {"mpoints_per_s": rec["result"]["mpoints_per_s"], "norm": rec["result"]["norm"], "comm_share": 0.0}
 
 
@@ -70,12 +55,14 @@ def main() -> None:
         "1 rank x 2 threads": lambda: mpi_run(a, 1, 2),
         "no MPI, 2 threads": lambda: single_run(a, 2),
     }
-    samples: dict[str, list[dict]] = {k: [] for k in programs}
-    for r in range(a.rounds):
-        for name, run in programs.items():
-            samples[name].append(run())
-        line = ", ".join(f"{k} {v[-1]['mpoints_per_s']:.0f}" for k, v in samples.items())
-        print(f"round {r + 1}: {line}", file=sys.stderr)
+    samples = common.alternate(
+        programs,
+        a.rounds,
+        after=lambda r, got: print(
+            f"round {r + 1}: " + ", ".join(f"{k} {v[-1]['mpoints_per_s']:.0f}" for k, v in got.items()),
+            file=sys.stderr,
+        ),
+    )
     med = {k: statistics.median(s["mpoints_per_s"] for s in v) for k, v in samples.items()}
     comm = {k: statistics.median(s["comm_share"] for s in v) for k, v in samples.items()}
     base = med["1 rank x 2 threads"]

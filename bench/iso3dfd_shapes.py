@@ -18,18 +18,14 @@ thread, 3000 steps; 272^3 on one and on two threads, 20 steps.
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import statistics
-import subprocess
 import sys
-from pathlib import Path
+
+import common
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bindir", default="build/py/bin", help="where bandwall-iso3dfd is")
-    p.add_argument("--rounds", type=int, default=5)
+    p = common.parser(__doc__, rounds=5, min_rounds=3)
     p.add_argument(
         "--shapes", default="default,8x2-ring,16x2-ring", help="register shapes; the first is the baseline"
     )
@@ -39,13 +35,8 @@ def parse() -> argparse.Namespace:
         help="grid:steps:threads, comma separated",
     )
     p.add_argument("--isa", default="avx512", help="the instruction set whose shapes are named")
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3")
-    exe = Path(a.bindir) / "bandwall-iso3dfd"
-    if not exe.is_file():
-        p.error(f"no executable {exe}")
-    a.exe = str(exe)
+    a = common.parse(p)
+    a.exe = common.tool(a.bindir, "bandwall-iso3dfd")
     a.shape_list = [s.strip() for s in a.shapes.split(",") if s.strip()]
     a.case_list = []
     for c in a.cases.split(","):
@@ -57,14 +48,7 @@ def parse() -> argparse.Namespace:
 def run(a: argparse.Namespace, dims: list[int], steps: int, threads: int, shape: str) -> dict:
     cmd = [a.exe, *map(str, dims), str(steps), "auto", "auto", "auto", "--threads", str(threads)]
     cmd += ["--isa", a.isa, "--row-shape", shape, "--time-block", "1", "--json"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
-        sys.exit(f"{shlex.join(cmd)} failed: {last}")
-    rec = json.loads(out.stdout)
-    if not rec.get("validation", {}).get("passed", False):
-        sys.exit(f"{shlex.join(cmd)}: the self-check failed")
-    return rec
+    return common.record(cmd, valid=True)
 
 
 def main() -> None:
@@ -74,8 +58,7 @@ def main() -> None:
         rates: dict[str, list[float]] = {s: [] for s in a.shape_list}
         last: dict[str, dict] = {}
         for r in range(a.rounds):
-            k = r % len(a.shape_list)
-            for shape in a.shape_list[k:] + a.shape_list[:k]:
+            for shape in common.order(a.shape_list, r):
                 rec = run(a, dims, steps, threads, shape)
                 rates[shape].append(rec["result"]["mpoints_per_s"])
                 last[shape] = rec
@@ -93,7 +76,7 @@ def main() -> None:
         base = rates[a.shape_list[0]]
         for s in a.shape_list:
             v = rates[s]
-            ratio = [x / b for x, b in zip(v, base)]
+            ratio = common.ratios(v, base)
             rec = last[s]
             fills = rec["result"]["traffic_model"]["l1_fills"]["bytes_per_point"]
             loads = rec["result"]["incore_model"].get("per_vector", {}).get("loads", float("nan"))
@@ -101,7 +84,7 @@ def main() -> None:
             label = name if s == name else f"{s} ({name})"
             print(
                 f"{label:>14}  {statistics.median(v):9.1f} [{min(v):.1f}-{max(v):.1f}]  "
-                f"{statistics.median(ratio):.3f}x [{min(ratio):.3f}-{max(ratio):.3f}]  "
+                f"{common.spread(ratio, '{:.3f}', 'x')}  "
                 f"{fills:11.1f}  {loads:9.2f}  {'x'.join(map(str, rec['config']['blocks']))}"
             )
         print()

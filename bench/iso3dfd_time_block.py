@@ -36,21 +36,18 @@ from __future__ import annotations
 import argparse
 import atexit
 import json
-import os
-import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import common
+
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--bindir", default="build/py/bin", help="where bandwall-iso3dfd is")
-    p.add_argument("--rounds", type=int, default=7)
+    p = common.parser(__doc__, rounds=7, min_rounds=3)
     p.add_argument(
         "--pause",
         type=float,
@@ -74,13 +71,8 @@ def parse() -> argparse.Namespace:
     p.add_argument(
         "--roofline", action="store_true", help="measure the ceilings once; print each depth's estimate"
     )
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3")
-    exe = Path(a.bindir) / "bandwall-iso3dfd"
-    if not exe.is_file():
-        p.error(f"no executable {exe}")
-    a.exe = str(exe)
+    a = common.parse(p)
+    a.exe = common.tool(a.bindir, "bandwall-iso3dfd")
     # the races auto settles are kept in a folder of this run's own, not the user's
     a.cache = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
     a.cache_measure = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
@@ -120,28 +112,17 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
         "--json",
     ]
     # measure races every run: what it keeps goes to a folder of its own, which auto does not read
-    env = dict(os.environ, BANDWALL_CACHE_DIR=a.cache_measure if steps == "measure" else a.cache)
+    env = {"BANDWALL_CACHE_DIR": a.cache_measure if steps == "measure" else a.cache}
     if a.topology:
         env.update(HWLOC_XMLFILE=str(Path(a.topology).resolve()), HWLOC_THISSYSTEM="1")
     if a.forced_caches:
         env["BANDWALL_CACHES"] = a.forced_caches  # a malformed size: the executable refuses it, exit 2
     time.sleep(a.pause)
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1]
-        sys.exit(f"{shlex.join(cmd)} failed: {last}")
-    rec = json.loads(out.stdout)
-    if not rec.get("validation", {}).get("passed", False):
-        sys.exit(f"{shlex.join(cmd)}: its check did not pass")
-    return rec
-
-
-def spread(values: list[float]) -> str:
-    return f"{statistics.median(values):8.1f} [{min(values):.1f}-{max(values):.1f}]"
+    return common.record(cmd, env=env, valid=True)
 
 
 def ratio_text(values: list[float]) -> str:
-    return f"{statistics.median(values):.3f}x [{min(values):.3f}-{max(values):.3f}]"
+    return common.spread(values, "{:.3f}", "x")
 
 
 def oracle(a: argparse.Namespace) -> float:
@@ -154,14 +135,14 @@ def oracle(a: argparse.Namespace) -> float:
     rates: dict[str, list[float]] = {"run's grid": [], "in-cache grid": []}
     for r in range(a.rounds):
         order = [("run's grid", a.dims), ("in-cache grid", small_dims)]
-        for name, dims in order if r % 2 == 0 else reversed(order):
+        for name, dims in common.order(order, r, reverse=True):
             rec = run(a, dims, "1", blocks)
             rates[name].append(float(rec["result"]["step_mpoints_per_s"]["median"]))
-    ratios = [s / b for s, b in zip(rates["in-cache grid"], rates["run's grid"])]
+    ratios = common.ratios(rates["in-cache grid"], rates["run's grid"])
     print(f"oracle: blocks {'x'.join(blocks)}, step by step, median step rate (MPoints/s)")
     for name, dims in (("run's grid", a.dims), ("in-cache grid", small_dims)):
         arrays = 3 * dims[0] * dims[1] * dims[2] * 4 / 2**20
-        print(f"  {name:14s} {'x'.join(map(str, dims)):12s} {arrays:7.0f} MiB  {spread(rates[name])}")
+        print(f"  {name:14s} {'x'.join(map(str, dims)):12s} {arrays:7.0f} MiB  {common.spread(rates[name])}")
     print(f"  in-cache / run's grid, per round: {ratio_text(ratios)}")
     return statistics.median(ratios)
 
@@ -190,10 +171,8 @@ def main() -> None:
     rates: dict[str, list[float]] = {d: [] for d in a.depth_list}
     last: dict[str, dict] = {}
     chosen: dict[str, list[str]] = {}
-    n = len(a.depth_list)
     for r in range(a.rounds):
-        for i in range(n):
-            d = a.depth_list[(i + r) % n]
+        for d in common.order(a.depth_list, r):
             rec = run(a, a.dims, d)
             rates[d].append(float(rec["result"]["mpoints_per_s"]))
             last[d] = rec
@@ -222,7 +201,7 @@ def main() -> None:
         rec = last[d]
         res = rec["result"]
         model = res["traffic_model"]["time_block"]
-        ratio = ratio_text([x / y for x, y in zip(rates[d], base)]) if base else "-"
+        ratio = ratio_text(common.ratios(rates[d], base)) if base else "-"
         estimate = "-"
         if roof is not None:
             placed = roof.place(json.loads(json.dumps(rec)))
@@ -240,7 +219,7 @@ def main() -> None:
             else "-"
         )
         print(
-            f"{d:>8} {spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
+            f"{d:>8} {common.spread(rates[d]):>28} {ratio:>26} {res['bytes_per_point']:9.2f} {model['level']:>8} "
             f"{estimate:>16} {fitted:>16} {raced:>16}"
         )
     for d, picks in chosen.items():

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+import common
 
 HALF = 8
 SEED_COEFFICIENTS = [
@@ -50,12 +49,23 @@ CACHE = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
 atexit.register(shutil.rmtree, CACHE, True)
 
 
+def run_bandwall(cmd: list[str]) -> dict:
+    """A bandwall executable's record, run on all this process's first CPUs with the bench's cache
+    folder. bandwall pins its own threads; OMP_PROC_BIND in its environment (set for Devito) would
+    pin its initial thread to one CPU before it reads the CPUs it may use."""
+    return common.record(
+        cmd,
+        env={"BANDWALL_CACHE_DIR": CACHE},
+        unset=("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS"),
+        preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS),
+    )
+
+
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=3, min_rounds=3)
     p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
     p.add_argument("--steps", type=int, default=50, help="time steps of the timed runs (default 50)")
     p.add_argument("--reference-steps", type=int, default=2, help="steps of the plain reference (default 2)")
-    p.add_argument("--rounds", type=int, default=3, help="rounds, at least 3 (default 3)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument(
         "--pause",
@@ -77,14 +87,7 @@ def parse() -> argparse.Namespace:
         default="auto",
         help="bandwall's time steps per sweep: auto (default: bandwall's own choice) or a number",
     )
-    p.add_argument(
-        "--bindir",
-        default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"),
-        help="folder of bandwall-iso3dfd (default: $BANDWALL_BINDIR, then .venv/bin)",
-    )
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3 (the median of fewer rounds says little on a noisy machine)")
+    a = common.parse(p)
     if a.interior < 1 or a.steps < 1 or a.reference_steps < 1 or a.threads < 1:
         p.error("--interior, --steps, --reference-steps and --threads must be at least 1")
     return a
@@ -99,13 +102,6 @@ def pin_openmp(threads: int) -> None:
         DEVITO_LANGUAGE="openmp",
         DEVITO_LOGGING="ERROR",
     )
-
-
-def tool(bindir: str) -> str:
-    path = Path(bindir) / "bandwall-iso3dfd" if bindir else shutil.which("bandwall-iso3dfd")
-    if not path or not Path(path).exists():
-        sys.exit("bench: bandwall-iso3dfd not found (give --bindir or set BANDWALL_BINDIR)")
-    return str(path)
 
 
 def bandwall_run(
@@ -134,16 +130,7 @@ def bandwall_run(
     ]
     if kernel == "optimised":
         cmd += ["--time-block", time_block]
-    # bandwall pins its own threads; OMP_PROC_BIND in its environment would pin its initial thread
-    # to one CPU before it reads the CPUs it may use.
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS")}
-    env["BANDWALL_CACHE_DIR"] = CACHE
-    proc = subprocess.run(
-        cmd, capture_output=True, text=True, env=env, preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS)
-    )
-    if proc.returncode != 0:
-        sys.exit(f"bench: {' '.join(cmd)} failed: {proc.stderr.strip()}")
-    rec = json.loads(proc.stdout)
+    rec = run_bandwall(cmd)
     tb = rec["config"].get("time_block", {})
     return {
         "mpoints_per_s": rec["result"]["mpoints_per_s"],
@@ -153,6 +140,10 @@ def bandwall_run(
         "depth_why": tb.get("why", ""),
         "depth_how": tb.get("how", ""),
     }
+
+
+def rates(samples: list[dict]) -> list[float]:
+    return [s["mpoints_per_s"] for s in samples]
 
 
 class DevitoRun:
@@ -230,13 +221,11 @@ def devito_isa() -> str:
 def main() -> None:
     a = parse()
     pin_openmp(a.threads)
-    exe = tool(a.bindir)
+    exe = common.tool(a.bindir, "bandwall-iso3dfd")
     devito_default = DevitoRun(a.interior, autotune=False)
     devito_tuned = DevitoRun(a.interior, autotune="aggressive")
     devito_default.run(1)  # JIT compilation
     devito_tuned.run(1)
-    names = ["bandwall", "devito default", "devito aggressive", "plain reference"]
-    samples: dict[str, list[dict]] = {k: [] for k in names}
     runs = {
         "bandwall": lambda: bandwall_run(
             exe, a.interior, a.steps, a.blocks, a.threads, "optimised", a.isa, a.time_block
@@ -245,14 +234,17 @@ def main() -> None:
         "devito aggressive": lambda: devito_tuned.run(a.steps),
         "plain reference": lambda: bandwall_run(exe, a.interior, a.reference_steps, a.blocks, 1, "reference"),
     }
-    for r in range(a.rounds):
-        for k in names if r % 2 == 0 else names[::-1]:
-            time.sleep(a.pause)
-            samples[k].append(runs[k]())
-        print(
-            f"round {r + 1}: " + ", ".join(f"{k} {samples[k][-1]['mpoints_per_s']:.0f}" for k in names),
+    names = list(runs)
+    samples = common.alternate(
+        runs,
+        a.rounds,
+        reverse=True,
+        pause=a.pause,
+        after=lambda r, got: print(
+            f"round {r + 1}: " + ", ".join(f"{k} {got[k][-1]['mpoints_per_s']:.0f}" for k in names),
             file=sys.stderr,
-        )
+        ),
+    )
     med = {k: statistics.median(s["mpoints_per_s"] for s in v) for k, v in samples.items()}
     base = med["devito default"]
     n = a.interior
@@ -264,10 +256,9 @@ def main() -> None:
     for k in names:
         norm = f"{samples[k][-1]['norm']:.7g}" if k != "plain reference" else f"({a.reference_steps} steps)"
         isa = "scalar" if k == "plain reference" else samples[k][-1]["isa"]
-        paired = sorted(
-            x["mpoints_per_s"] / d["mpoints_per_s"] for x, d in zip(samples[k], samples["devito default"])
+        per_round = common.spread(
+            common.ratios(rates(samples[k]), rates(samples["devito default"])), "{:.2f}", "x"
         )
-        per_round = f"{statistics.median(paired):.2f}x [{paired[0]:.2f}-{paired[-1]:.2f}]"
         print(f"{k:<20}{med[k]:>12.1f}{med[k] / base:>19.2f}x{per_round:>22}{norm:>16}  {isa}")
     depths = [f"{x['depth']}{' (kept)' if x['depth_how'] == 'cached' else ''}" for x in samples["bandwall"]]
     print(f"bandwall's time steps per sweep, round by round: {', '.join(depths)}")

@@ -16,16 +16,15 @@ mpip finds nothing), so it is not among the peers.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import common
 
 HERE = Path(__file__).parent
 LIB = {"openmpi": "libbandwall-mpiprof-openmpi.so", "mpich": "libbandwall-mpiprof-mpich.so"}
@@ -34,15 +33,17 @@ METRIC = "cpu_ns_per_call"
 ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
 
-def library(impl: str) -> Path:
-    for d in (HERE.parent / ".venv" / "lib", HERE.parent / "build" / "py" / "lib"):
+def library(impl: str, bindir: Path) -> Path:
+    """The profiler library beside --bindir (its lib folder), else in the build tree."""
+    for d in (bindir.parent / "lib", common.ROOT / "build" / "py" / "lib"):
         if (d / LIB[impl]).is_file():
             return d / LIB[impl]
-    sys.exit(f"mpiprof_overhead: {LIB[impl]} not found: run ./bootstrap setup")
+    print(f"bench: {LIB[impl]} not found in {bindir.parent / 'lib'} (run ./bootstrap setup)", file=sys.stderr)
+    raise SystemExit(2)
 
 
-def configs(impl: str, exe: Path, iters: int, out: Path, np: int) -> dict[str, list[str]]:
-    lib = library(impl)
+def configs(impl: str, exe: Path, iters: int, out: Path, np: int, bindir: Path) -> dict[str, list[str]]:
+    lib = library(impl, bindir)
     if impl == "openmpi":
         base = [TOOLS[impl][1], "-np", str(np), "--bind-to", "core"]
         return {
@@ -58,28 +59,16 @@ def configs(impl: str, exe: Path, iters: int, out: Path, np: int) -> dict[str, l
 
 
 def run(cmd: list) -> float:
-    p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env={**os.environ, **ENV})
-    if p.returncode != 0:
-        sys.exit(f"mpiprof_overhead: {' '.join(map(str, cmd))} failed: {p.stderr.strip()[-400:]}")
-    line = [ln for ln in p.stdout.splitlines() if ln.startswith("{")][-1]
-    return json.loads(line)[METRIC]
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor()
+    return common.record(cmd, env=ENV)[METRIC]
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rounds", type=int, default=9)
+    ap = common.parser(__doc__, rounds=9, summary=True)
     ap.add_argument("--iterations", type=int, default=200000)
     ap.add_argument("--np", type=int, default=2, choices=[1, 2], help="ranks (1: messages to itself)")
     ap.add_argument("--wall", action="store_true", help="wall time per call instead of CPU time")
     ap.add_argument("--mpi", choices=list(TOOLS), action="append", help="implementations (default: both)")
-    args = ap.parse_args()
+    args = common.parse(ap)
     global METRIC
     METRIC = "ns_per_call" if args.wall else "cpu_ns_per_call"
     results = {}
@@ -90,17 +79,16 @@ def main() -> None:
                 continue
             exe = Path(tmp) / f"msgrate_{impl}"
             subprocess.run([TOOLS[impl][0], "-O2", "-o", exe, HERE / "mpi_msgrate.c"], check=True)
-            cfg = configs(impl, exe, args.iterations, Path(tmp), args.np)
+            cfg = configs(impl, exe, args.iterations, Path(tmp), args.np, args.bindir)
             names = list(cfg)
-            ns: dict[str, list[float]] = {n: [] for n in names}
-            for r in range(args.rounds):
-                order = names[r % len(names) :] + names[: r % len(names)]
-                for n in order:
-                    ns[n].append(run(cfg[n]))
-                print(
-                    f"{impl} round {r + 1}: " + ", ".join(f"{n} {ns[n][-1]:.1f}" for n in names),
+            ns = common.alternate(
+                {n: (lambda cmd=cfg[n]: run(cmd)) for n in names},
+                args.rounds,
+                after=lambda r, ns, impl=impl: print(
+                    f"{impl} round {r + 1}: " + ", ".join(f"{n} {v[-1]:.1f}" for n, v in ns.items()),
                     file=sys.stderr,
-                )
+                ),
+            )
             results[impl] = {
                 n: {
                     "median_ns_per_call": statistics.median(ns[n]),
@@ -110,7 +98,12 @@ def main() -> None:
             }
     print(
         json.dumps(
-            {"cpu": cpu_model(), "rounds": args.rounds, "iterations": args.iterations, "results": results},
+            {
+                "cpu": common.cpu_name(),
+                "rounds": args.rounds,
+                "iterations": args.iterations,
+                "results": results,
+            },
             indent=2,
         )
     )

@@ -19,7 +19,6 @@ same list; the CPU each OpenMP thread ended on must be the same, and the list's.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -27,9 +26,10 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+import common
+
+REPO = common.ROOT
 
 
 def run(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
@@ -50,17 +50,14 @@ def thread_cpus(stdout: str) -> list[int]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=21)
+    ap = common.parser(__doc__, rounds=21)
     ap.add_argument("--cpus", default="1,0", help="CPU list for both (plain commas)")
-    ap.add_argument("--bindir", default=str(REPO / ".venv" / "bin"))
-    args = ap.parse_args()
-    bindir = Path(args.bindir)
-    pin, lib = str(bindir / "bandwall-pin"), str(bindir / "libbandwall-pin.so")
+    args = common.parse(ap)
+    pin, lib = common.tool(args.bindir, "bandwall-pin"), str(args.bindir / "libbandwall-pin.so")
     likwid = shutil.which("likwid-pin")
     if not likwid:
         sys.exit("likwid-pin not found (apt-get install likwid)")
-    probes = {"gcc": str(bindir / "bandwall-pin-probe")}
+    probes = {"gcc": common.tool(args.bindir, "bandwall-pin-probe")}
     for kind in ("clang", "fortran"):
         p = REPO / "build" / "py" / "bin" / f"pin-probe-{kind}"
         if p.exists():
@@ -77,17 +74,9 @@ def main() -> None:
         "likwid-pin": ([likwid, "-q", "-c", args.cpus, gcc, *tiny], base),
     }
     names = list(variants)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    for r in range(args.rounds):
-        for i in range(len(names)):
-            name = names[(i + r) % len(names)]
-            argv, env = variants[name]
-            times[name].append(run(argv, env)[0])
+    times = common.alternate({k: (lambda v=v: run(*v)[0]) for k, v in variants.items()}, args.rounds)
     med = {k: statistics.median(v) for k, v in times.items()}
-    cpu = next(
-        (ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?"
-    )
-    print(f"CPU: {cpu}; {args.rounds} rounds, list {args.cpus}, {n} OpenMP threads")
+    print(f"CPU: {common.cpu_name()}; {args.rounds} rounds, list {args.cpus}, {n} OpenMP threads")
     print(f"{'variant':14} {'median ms':>10} {'extra ms':>9}")
     for k in names:
         print(f"{k:14} {1e3 * med[k]:10.2f} {1e3 * (med[k] - med['plain']):9.2f}")

@@ -14,10 +14,9 @@ portable build must stay at or above 0.97x.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-from pathlib import Path
+
+import common
 
 # name -> (executable, arguments, the record's figure)
 MEASUREMENTS = {
@@ -45,21 +44,21 @@ MEASUREMENTS = {
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--default", default="build/py/bin", help="the default build's executables")
+    # two folders of executables, not one: --default (the shared --bindir's default) and --native
+    p = common.parser(__doc__, rounds=5, min_rounds=3, bindir=False)
+    p.add_argument(
+        "--default",
+        default=str(common.default_bindir()),
+        help=f"the default build's executables (default: $BANDWALL_BINDIR, else {common.DEFAULT_BINDIR})",
+    )
     p.add_argument(
         "--native", default="build/native/bin", help="the BANDWALL_ARCH=native build's executables"
     )
-    p.add_argument("--rounds", type=int, default=5, help="rounds, at least 3 (default 5)")
-    a = p.parse_args()
-    if a.rounds < 3:
-        p.error("--rounds must be at least 3")
-    return a
+    return common.parse(p)
 
 
 def figure(bindir: str, exe: str, args: list[str], path: tuple[str, ...]) -> tuple[float, dict]:
-    out = subprocess.run([str(Path(bindir) / exe), *args], capture_output=True, text=True, check=True)
-    rec = json.loads(out.stdout.strip().splitlines()[-1])
+    rec = common.record([common.tool(bindir, exe), *args])
     v = rec
     for k in path:
         v = v[k]
@@ -72,9 +71,8 @@ def main() -> None:
     values: dict[str, dict[str, list[float]]] = {m: {b: [] for b in builds} for m in MEASUREMENTS}
     flags: dict[str, str] = {}
     for r in range(a.rounds):
-        order = list(builds) if r % 2 == 0 else list(reversed(builds))
         for name, (exe, args, path) in MEASUREMENTS.items():
-            for b in order:
+            for b in common.order(builds, r, reverse=True):
                 v, rec = figure(builds[b], exe, args, path)
                 values[name][b].append(v)
                 flags[b] = rec["provenance"]["flags"]
@@ -85,7 +83,7 @@ def main() -> None:
     print()
     print(f"{'measurement':58} {'default':>9} {'native':>9} {'ratio':>7} {'min':>6} {'max':>6}")
     for name, by in values.items():
-        ratios = [d / n for d, n in zip(by["default"], by["native"])]
+        ratios = common.ratios(by["default"], by["native"])
         print(
             f"{name:58} {statistics.median(by['default']):9.1f} {statistics.median(by['native']):9.1f} "
             f"{statistics.median(ratios):7.3f} {min(ratios):6.3f} {max(ratios):6.3f}"

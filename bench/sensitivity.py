@@ -27,11 +27,11 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
+import common
+
 HERE = Path(__file__).resolve().parent
-BIN = Path(sys.executable).parent
 ALL_CPUS = sorted(os.sched_getaffinity(0))
 EXPECTED = {
     "triad": "bandwidth-bound",
@@ -43,27 +43,19 @@ EXPECTED = {
 
 
 def parse() -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = common.parser(__doc__, rounds=None, results=True)
     p.add_argument(
         "--cpu", type=int, default=ALL_CPUS[0], help="the programs' CPU (the others take the bandit)"
     )
     p.add_argument("--only", default=None, help="comma-separated programs to run (default: all)")
-    p.add_argument("--results", default=None, help="append the Markdown table to this file")
     p.add_argument("--records", default=None, help="write the sensitivity records to this file (JSON)")
-    return p.parse_args()
+    return common.parse(p)
 
 
-def probes() -> str:
-    exe = Path(tempfile.mkdtemp(prefix="bandwall-bench-")) / "memory_probes"
-    cc = os.environ.get("CC", "cc")
-    subprocess.run([cc, "-O2", "-o", str(exe), str(HERE / "programs" / "memory_probes.c")], check=True)
-    return str(exe)
-
-
-def programs(cpu: int, exe: str) -> dict[str, list[str]]:
+def programs(bindir: Path, cpu: int, exe: str) -> dict[str, list[str]]:
     return {
         "triad": [
-            str(BIN / "bandwall-stream"),
+            common.tool(bindir, "bandwall-stream"),
             "--threads",
             "1",
             "--cpus",
@@ -74,7 +66,7 @@ def programs(cpu: int, exe: str) -> dict[str, list[str]]:
             "150",
         ],
         "fma": [
-            str(BIN / "bandwall-peak"),
+            common.tool(bindir, "bandwall-peak"),
             "--threads",
             "1",
             "--cpus",
@@ -91,20 +83,14 @@ def programs(cpu: int, exe: str) -> dict[str, list[str]]:
 
 def run_json(cmd: list[str], cpus: list[int] | None = None) -> dict:
     pin = (lambda: os.sched_setaffinity(0, set(cpus))) if cpus else None
-    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pin)
-    if proc.returncode != 0:
-        sys.exit(f"bench: {shlex.join(cmd)} failed: {proc.stderr.strip()}")
-    try:
-        return json.loads(proc.stdout)  # bandwall --format json: one document
-    except ValueError:
-        return json.loads(proc.stdout.strip().splitlines()[-1])  # a program's last line
+    return common.record(cmd, preexec_fn=pin)
 
 
-def sensitivity(cpu: int, argv: list[str]) -> dict:
+def sensitivity(bindir: Path, cpu: int, argv: list[str]) -> dict:
     print(f"bench: bandwall sensitivity -- {shlex.join(argv)}", file=sys.stderr)
     return run_json(
         [
-            str(BIN / "bandwall"),
+            common.tool(bindir, "bandwall"),
             "sensitivity",
             "--cpus",
             str(cpu),
@@ -138,17 +124,6 @@ def copies(argv_of, n: int) -> float:
     return total
 
 
-def cpu_name() -> str:
-    fields: dict[str, str] = {}
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        k, _, v = line.partition(":")
-        fields.setdefault(k.strip(), v.strip())
-    return (
-        f"{fields.get('vendor_id', '?')} family {fields.get('cpu family', '?')} model {fields.get('model', '?')} "
-        f"({fields.get('model name', '?')}), {len(ALL_CPUS)} CPUs"
-    )
-
-
 def row(name: str, rec: dict) -> str:
     r = rec["result"]
     top = r["curve"][-1]
@@ -177,12 +152,11 @@ def row(name: str, rec: dict) -> str:
 
 def main() -> None:
     args = parse()
-    exe = probes()
-    progs = programs(args.cpu, exe)
+    exe = str(common.compile_c(HERE / "programs" / "memory_probes.c", ["-O2"]))
+    progs = programs(args.bindir, args.cpu, exe)
     only = set(args.only.split(",")) if args.only else None
+    title = f"### bandwall sensitivity on {common.cpu_name()}"
     out = [
-        f"### bandwall sensitivity on {cpu_name()}",
-        "",
         f"Programs on CPU {args.cpu}, the bandit and the pirate on the others; "
         "slowdowns as median [interval] of the paired ratios.",
         "",
@@ -194,14 +168,14 @@ def main() -> None:
     for name, argv in progs.items():
         if only and name not in only:
             continue
-        recs[name] = sensitivity(args.cpu, argv)
+        recs[name] = sensitivity(args.bindir, args.cpu, argv)
         out.append(row(name, recs[name]))
     held = next(
         (r["result"]["cache_held_MiB"] for r in recs.values() if r["result"].get("cache_held_MiB")), None
     )
     if held and held < 16 and (not only or "random-held" in only or "random" in only):
         size = f"{held / 2:.3g}"
-        recs["random-held"] = sensitivity(args.cpu, [exe, "random", size, "100"])
+        recs["random-held"] = sensitivity(args.bindir, args.cpu, [exe, "random", size, "100"])
         out.append(
             row("random-held", recs["random-held"]).replace("| random-held |", f"| random over {size} MiB |")
         )
@@ -225,7 +199,7 @@ def main() -> None:
             f"(median of {len(own)} runs alone: {', '.join(f'{x:.1f}' for x in own)}): {ratio} "
             f"({'within' if est is not None and abs(est / med - 1) <= 0.25 else 'not within'} 25%).",
         ]
-        argv_of = lambda c: programs(c, exe)["triad"]  # noqa: E731
+        argv_of = lambda c: programs(args.bindir, c, exe)["triad"]  # noqa: E731
         totals = [copies(argv_of, n) for n in range(1, len(ALL_CPUS) + 1)]
         c = recs["triad"]["result"]["copies"]
         out += [
@@ -235,10 +209,9 @@ def main() -> None:
     if args.records:
         Path(args.records).write_text(json.dumps(recs, indent=1) + "\n")
     text = "\n".join(out) + "\n"
-    sys.stdout.write(text)
+    sys.stdout.write(f"{title}\n\n{text}")
     if args.results:
-        with open(args.results, "a") as f:
-            f.write("\n" + text)
+        common.append_results(args.results, text, title)
 
 
 if __name__ == "__main__":

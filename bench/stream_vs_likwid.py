@@ -21,14 +21,14 @@ stores per element (scale ~ copy, add ~ stream, nstream ~ likwid's four-array tr
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import re
 import shutil
 import statistics
 import subprocess
 import sys
+
+import common
 
 PEERS = {  # (bandwall kernel, stores) -> likwid test, without the ISA suffix
     ("copy", "nt"): "copy_mem",
@@ -51,27 +51,8 @@ ARRAYS = {"copy": 2, "scale": 2, "add": 3, "triad": 3, "nstream": 4, "dot": 2}  
 
 
 def bandwall(exe: str, kernel: str, threads: int, stores: str, size: int, reps: int) -> float:
-    out = subprocess.run(
-        [
-            exe,
-            "--kernel",
-            kernel,
-            "--threads",
-            str(threads),
-            "--bind",
-            "compact",
-            "--stores",
-            stores,
-            "--size",
-            str(size),
-            "--reps",
-            str(reps),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out)["result"]["avg_GBps"]
+    cmd = [exe, "--kernel", kernel, "--threads", threads, "--bind", "compact", "--stores", stores]
+    return common.record([*cmd, "--size", size, "--reps", reps])["result"]["avg_GBps"]
 
 
 def likwid(test: str, threads: int, total_bytes: int, reps: int) -> float:
@@ -86,9 +67,7 @@ def likwid(test: str, threads: int, total_bytes: int, reps: int) -> float:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bindir", default=os.environ.get("BANDWALL_BINDIR", ".venv/bin"))
-    ap.add_argument("--rounds", type=int, default=5)
+    ap = common.parser(__doc__, rounds=5, summary=True)
     ap.add_argument("--threads", default="1,2", help="thread counts, comma separated")
     ap.add_argument("--kernels", default="copy,scale,add,triad,nstream,dot")
     ap.add_argument("--stores", choices=("nt", "regular"), default="nt")
@@ -98,11 +77,11 @@ def main() -> int:
     )
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--json", default=None, help="also write every measurement to this file")
-    a = ap.parse_args()
+    a = common.parse(ap)
     if not shutil.which("likwid-bench"):
         print("likwid-bench is not installed (Debian package likwid)", file=sys.stderr)
         return 2
-    exe = os.path.join(a.bindir, "bandwall-stream")
+    exe = common.tool(a.bindir, "bandwall-stream")
     threads = [int(t) for t in a.threads.split(",")]
     kernels = a.kernels.split(",")
     size = a.size or _default_size(exe, max(threads))
@@ -112,8 +91,7 @@ def main() -> int:
         for kernel in kernels:
             test = PEERS[(kernel, a.stores)] + ("_avx512" if a.isa == "avx512" else "_avx")
             for t in threads:
-                order = ("bandwall", "likwid") if rnd % 2 == 0 else ("likwid", "bandwall")
-                for who in order:
+                for who in common.order(("bandwall", "likwid"), rnd, reverse=True):
                     if who == "bandwall":
                         v = bandwall(exe, kernel, t, a.stores, size, a.reps)
                     else:
@@ -132,7 +110,7 @@ def main() -> int:
     table = []
     for (kernel, test, t), v in runs.items():
         b, lk = statistics.median(v["bandwall"]), statistics.median(v["likwid"])
-        paired = statistics.median(x / y for x, y in zip(v["bandwall"], v["likwid"]))
+        paired = statistics.median(common.ratios(v["bandwall"], v["likwid"]))
         table.append(
             {
                 "kernel": kernel,
@@ -158,13 +136,8 @@ def main() -> int:
 
 def _default_size(exe: str, threads: int) -> int:
     """bandwall-stream's default bytes per array (4x the LLC of the CPUs) for this thread count."""
-    out = subprocess.run(
-        [exe, "--kernel", "copy", "--threads", str(threads), "--reps", "1"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return int(json.loads(out)["config"]["size_per_array_bytes"])
+    rec = common.record([exe, "--kernel", "copy", "--threads", threads, "--reps", 1])
+    return int(rec["config"]["size_per_array_bytes"])
 
 
 if __name__ == "__main__":

@@ -13,12 +13,13 @@ munge installed, on a machine with two CPUs at least.
 
 from __future__ import annotations
 
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import common
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -29,10 +30,10 @@ from bandwall.survey import settings  # noqa: E402
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = common.parser(__doc__, rounds=None, bindir=False, summary=True)
     ap.add_argument("--margin", default="0.3", help="the test uses a wider one (no timing decides it)")
     ap.add_argument("--full", action="store_true", help="full runs, not --short")
-    args = ap.parse_args()
+    args = common.parse(ap)
     reason = slurm.unavailable()
     if reason:
         print(reason, file=sys.stderr)

@@ -19,18 +19,13 @@ Writes a section to bench/results/<date>-<cpu>.md (or --out DIR) and prints it.
 
 from __future__ import annotations
 
-import argparse
 import datetime
-import json
-import os
-import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from bandwall.core import native
+import common
 from bandwall.core.errors import BandwallError
 from bandwall.tune import tune
 
@@ -40,34 +35,17 @@ PROGRAM_KNOBS = ["threads", "bind"]
 FOM = r"triad: ([0-9.]+) GB/s"
 
 
-def build_program(out: Path) -> Path:
-    exe, src = out / "omp_triad", HERE / "omp_triad.c"
-    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
-        out.mkdir(parents=True, exist_ok=True)
-        cc = os.environ.get("CC", "cc")
-        subprocess.run([cc, "-O2", "-fopenmp", "-o", str(exe), str(src), "-lm"], check=True)
-    return exe
-
-
-def cpu_name() -> tuple[str, str]:
-    """('AMD EPYC family 25 model 17 (AMD Zen 4)', 'zen4'): /proc/cpuinfo and the microarchitecture
-    bandwall's machine model names (the results files are named by it)."""
-    info: dict[str, str] = {}
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            k, _, v = line.partition(":")
-            info.setdefault(k.strip(), v.strip())
-    name = f"{info.get('model name', 'unknown CPU')} family {info.get('cpu family', '?')} model {info.get('model', '?')}"
-    peak = subprocess.run(
-        [native.executable("bandwall-peak"), "--threads", "1", "--reps", "1", "--seconds", "0.01"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    arch = json.loads(peak.stdout)["config"]["microarch"].get("name", "")
+def cpu_name(bindir: Path) -> tuple[str, str]:
+    """('AMD EPYC 9R14 (AuthenticAMD family 25 model 17), 2 CPUs, AMD Zen 4', 'zen4'): /proc/cpuinfo
+    and the microarchitecture bandwall's machine model names (the results files are named by it)."""
+    info = common.cpu_fields()
+    peak = common.tool(bindir, "bandwall-peak")
+    rec = common.record([peak, "--threads", "1", "--reps", "1", "--seconds", "0.01"])
+    arch = rec["config"]["microarch"].get("name", "")
     slug = arch.split()[-2].lower() + arch.split()[-1] if arch.startswith("AMD Zen") else ""
+    name = common.cpu_name()
     return (
-        f"{name} ({arch})" if arch else name
+        f"{name}, {arch}" if arch else name
     ), slug or f"f{info.get('cpu family', 'x')}-m{info.get('model', 'x')}"
 
 
@@ -76,7 +54,7 @@ def exhaustive(sp, target, rounds: int) -> dict[str, list[float]]:
     grid = sp.grid()
     rates: dict[str, list[float]] = {sp.key(c): [] for c in grid}
     for r in range(rounds):
-        for c in grid[r % len(grid) :] + grid[: r % len(grid)]:
+        for c in common.order(grid, r):
             try:
                 rates[sp.key(c)].append(target.run({**sp.fixed, **c})[0])
             except BandwallError as e:
@@ -144,13 +122,8 @@ def stability(runs: list[dict]) -> str:
     )
 
 
-def section(rows: list[dict], cpu: str, argv: list[str], rounds: int) -> str:
-    date = datetime.date.today().isoformat()
+def section(rows: list[dict], rounds: int) -> str:
     out = [
-        f"## bandwall tune against the exhaustive search ({date}, {cpu})",
-        "",
-        "    .venv/bin/python bench/tune_vs_exhaustive.py " + shlex.join(argv),
-        "",
         f"Each tuner run started on an empty store; then the exhaustive search ran every distinct "
         f"configuration {rounds} times in rotated rounds. Each tuner choice is judged by its median in "
         "those rounds against the exhaustive best.",
@@ -184,21 +157,20 @@ def section(rows: list[dict], cpu: str, argv: list[str], rounds: int) -> str:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = common.parser(__doc__, rounds=3)
     ap.add_argument("--grid", default="256x256x256", help="ISO3DFD grid (default 256x256x256)")
     ap.add_argument("--iters", type=int, default=20, help="ISO3DFD time steps (default 20)")
     ap.add_argument("--program-size", default="32M", help="omp_triad elements (default 32M)")
     ap.add_argument("--program-reps", type=int, default=10, help="omp_triad repetitions (default 10)")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds of the exhaustive search (default 3)")
     ap.add_argument(
         "--tuner-runs", type=int, default=3, help="runs of the tuner, each on an empty store (default 3)"
     )
     ap.add_argument("--out", default=str(HERE / "results"), help="folder of the result file")
-    a = ap.parse_args()
+    a = common.parse(ap)  # BANDWALL_BINDIR for bandwall tune's runs
     size = a.program_size.upper()
     elements = int(size[:-1]) << {"K": 10, "M": 20, "G": 30}[size[-1]] if size[-1] in "KMG" else int(size)
-    exe = build_program(HERE.parent / "build" / "bench")
-    cpu, slug = cpu_name()
+    exe = common.compile_c(HERE / "omp_triad.c", ["-O2", "-fopenmp"], ["-lm"])
+    cpu, slug = cpu_name(a.bindir)
     rows = [
         case("ISO3DFD " + a.grid, ["iso3dfd"], ISO_KNOBS, a.rounds, a.tuner_runs, grid=a.grid, iters=a.iters),
         case(
@@ -210,12 +182,13 @@ def main() -> int:
             fom=FOM,
         ),
     ]
-    text = section(rows, cpu, sys.argv[1:], a.rounds)
+    text = section(rows, a.rounds)
+    title = f"## bandwall tune against the exhaustive search ({cpu})"
     path = Path(a.out) / f"{datetime.date.today().isoformat()}-{slug}.md"
-    new = not path.exists()
-    with open(path, "a") as f:
-        f.write((f"# {datetime.date.today().isoformat()}: {cpu}\n\n" if new else "\n") + text)
-    print(text)
+    if not path.exists():
+        path.write_text(f"# {datetime.date.today().isoformat()}: {cpu}\n")
+    common.append_results(path, text, title)
+    print(f"{title}\n\n{text}")
     print(f"written to {path}", file=sys.stderr)
     return 0
 
