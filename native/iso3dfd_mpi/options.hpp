@@ -24,8 +24,12 @@ struct Options {
   Placement placement;  // first-touch by each rank's threads; pages as asked
   bool overlap = true;  // post the halo exchange before the interior update (depth 1 only)
   // Time steps per sweep (--time-block): the halo on every face with a neighbour is R x depth deep,
-  // exchanged once a sweep; how: user (a number given), else default (auto and measure too: the
-  // race that chooses a depth runs in one process, so depth 1 here).
+  // exchanged once a sweep; how: user (a number given), else default. auto and measure leave 1 here
+  // (the decomposition is checked for single steps) and choose over the ranks: each rank's Part
+  // (part.hpp) takes the time-block model's depth for its part, the shallowest over ranks and as
+  // deep as the parts' halos and the run's steps allow, deepens its halos to it and races it against
+  // single steps on the run's data, every round timed by the slowest rank (Part::race); the depth
+  // run is Part::depth(), and the record's time_block says how it was chosen (race or model).
   int time_block = 1;
   std::string time_block_how = "default", time_block_requested = "1";
   bool verify = false;

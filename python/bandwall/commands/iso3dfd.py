@@ -98,7 +98,8 @@ from bandwall.views.iso3dfd import csv_rows, render
     "--ranks",
     callback=refuse_empty,
     default=None,
-    help="run over MPI ranks (z-slabs, MPI+OpenMP): a count or a list such as 1,2,4 (one record each)",
+    help="run over MPI ranks (MPI+OpenMP, the grid cut over a 3-D grid of ranks: --dims): a count or a list "
+    "such as 1,2,4 (one record each)",
 )
 @click.option(
     "--launcher",
