@@ -23,13 +23,24 @@ ENTRY = {
 }
 
 
+def entry(kernel: str, size_class: str, ceiling: str = "") -> dict:
+    """A cached choice as the native side writes it: its kernel, size class and ceiling beside it."""
+    return {**ENTRY, "kernel": kernel, "size_class": size_class, "ceiling": ceiling}
+
+
 @pytest.fixture
 def cached():
     p = choices.path()
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(
         json.dumps(
-            {"choices": {"stream.triad.nt@dram": ENTRY, "stream.dot@l2": ENTRY, "peak.fma@core": ENTRY}}
+            {
+                "choices": {
+                    "stream.triad.nt@dram": entry("stream.triad.nt", "dram"),
+                    "stream.dot@l2": entry("stream.dot", "l2"),
+                    "peak.fma@core": entry("peak.fma", "core"),
+                }
+            }
         )
     )
     return p
@@ -97,15 +108,15 @@ def test_a_forgotten_choice_is_measured_again(tmp_path, monkeypatch):
     cpu = m.get("name") or f"{m['vendor']}-{m['family']}-{m['model']}"
     if len(isa["offered"]) < 2:
         pytest.skip("this CPU offers one variant: nothing is cached")
-    entry = {
-        **ENTRY,
+    fma = {
+        **entry("peak.fma", "core"),
         "cpu": cpu,
         "candidates": isa["offered"],
         "isa": isa["offered"][-1],
         "size_class": "core",
     }
     choices.path().parent.mkdir(parents=True, exist_ok=True)
-    choices.path().write_text(json.dumps({"choices": {"peak.fma@core": entry}}))
+    choices.path().write_text(json.dumps({"choices": {"peak.fma@core": fma}}))
     peak = [native.executable("bandwall-peak"), "--reps", "1", "--seconds", "0.01", "--threads", "1"]
     rec = json.loads(subprocess.check_output(peak))
     assert (rec["config"]["isa_choice"]["how"], rec["config"]["isa"]) == ("cached", isa["offered"][-1])
@@ -159,7 +170,16 @@ def test_a_choice_made_under_a_ceiling_is_listed_apart(run_bandwall):
     (kernel@size_class@max=CEILING) and listed with the ceiling."""
     p = choices.path()
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps({"choices": {"stream.dot@l2": ENTRY, "stream.dot@l2@max=avx2": ENTRY}}))
+    p.write_text(
+        json.dumps(
+            {
+                "choices": {
+                    "stream.dot@l2": entry("stream.dot", "l2"),
+                    "stream.dot@l2@max=avx2": entry("stream.dot", "l2", "avx2"),
+                }
+            }
+        )
+    )
     out = run_bandwall("db", "choices", "--format", "json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)

@@ -37,10 +37,10 @@ def test_section_collects_renders_and_draws(section, tmp_path):
     section.collect(ctx)
     data = section.build(ctx, ctx.records)
     recs = data["records"]  # the median run of each variant
-    assert [(r["config"]["init"], r["config"]["schedule"]) for r in recs] == iso3dfd.ABLATION
+    assert [(r["config"]["init"], r["config"]["schedule"]) for r in recs] == iso3dfd.ablation_variants()
     rounds = decide.rule().rounds  # the decision rule's rounds: the first section judges them
     assert len(ctx.records) == 4 * rounds  # the variants alternating, round by round
-    assert [row[:2] for row in data["spreads"]] == [list(v) for v in iso3dfd.ABLATION]
+    assert [row[:2] for row in data["spreads"]] == [list(v) for v in iso3dfd.ablation_variants()]
     assert all(f"{rounds} rounds" in row[2] for row in data["spreads"])
     for r in ctx.records:
         records.validate(r)

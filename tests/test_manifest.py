@@ -125,12 +125,20 @@ def grown(doc, monkeypatch):
         {"name": "halves", "cpu_streams_first_input": False, "help": "-"}
     )
     more["pages"].append({"name": "gigantic", "help": "-"})
+    words = more["kernels"]["iso3dfd"]["words"]
+    words["init"].append({"name": "lukewarm", "help": "-"})
+    words["schedule"].append({"name": "guided", "help": "-"})
+    words["sweep_team"].append({"name": "pairs", "help": "-"})
+    more["mpi"]["rank_bindings"].append({"name": "socket", "help": "-"})
+    more["mpi"]["scalings"].append({"name": "gustafson", "help": "-"})
+    more["sensitivity"]["bandit_patterns"].append({"name": "gather", "bandit": True, "help": "-"})
+    more["sensitivity"]["bandit_patterns"].append({"name": "idle", "bandit": False, "help": "-"})
     monkeypatch.setattr(manifest, "manifest", lambda: more)
     return more
 
 
-# Options of the same name for another concept: mpi-stream's --bind is mpirun's binding of ranks
-# (core, numa, none), not the thread binding table.
+# Options of the same name for another concept: mpi-stream's --bind is the MPI tools' rank binding
+# (the manifest's mpi.rank_bindings), not the thread binding table.
 OTHER_CONCEPT = {("mpi-stream", "bind")}
 
 
@@ -161,6 +169,12 @@ def help_of(param, cmd_name: str) -> str:
         ("strategy", "halves"),
         ("pages", "gigantic"),
         ("engine_name", "teleport"),
+        ("init", "lukewarm"),
+        ("schedule", "guided"),
+        ("sweep_team", "pairs"),
+        ("rank_bind", "socket"),
+        ("scaling", "gustafson"),
+        ("bandit", "gather"),
     ],
 )
 def test_a_row_added_natively_reaches_every_option_that_offers_it(grown, name, word):
@@ -193,6 +207,77 @@ def test_option_defaults_follow_the_manifest(grown):
     assert len(stores) >= 3 and set(stores) == {first_store}
 
 
+def test_rank_bindings_and_their_defaults_are_the_mpi_tools(grown):
+    """mpi-stream's --bind and iso3dfd's --rank-bind offer the MPI tools' rank bindings, each with its
+    tool's own default; a co-runner pattern of the bandit (a calibration, not a dose) is not offered."""
+    (_, bind), *_ = [o for o in _all_options("bind") if o[0] == "mpi-stream mpi-stream"]
+    assert "socket" in bind.type.choices
+    assert bind.get_default(click.Context(click.Command("mpi-stream"))) == "core"
+    for cmd_name, p in options("rank_bind"):
+        assert "(default: numa)" in help_of(p, cmd_name)
+    for _, p in options("bandit"):
+        assert "idle" not in p.type.choices and "gather" in p.type.choices
+        assert p.get_default(click.Context(click.Command("sensitivity"))) == "mixed"
+
+
+def _all_options(name: str):
+    for cmd_name, cmd in _build().commands.items():
+        for sub in cmd.commands.values() if isinstance(cmd, click.Group) else [cmd]:
+            for p in sub.params:
+                if p.name == name:
+                    yield f"{cmd_name} {sub.name}", p
+
+
+def test_the_manifest_names_the_words_of_every_native_option(doc):
+    words = doc["kernels"]["iso3dfd"]["words"]
+    assert [w["name"] for w in words["init"]] == ["first-touch", "serial"]
+    assert [w["name"] for w in words["schedule"]] == ["static", "dynamic"]
+    assert [w["name"] for w in words["sweep_team"]] == ["auto", "slabs", "shared"]
+    assert [h["name"] for h in words["depth_how"] if h["raced"]] == ["race", "race and model", "cached"]
+    assert {w["name"] for w in doc["mpi"]["rank_bindings"]} == {"numa", "core", "none"}
+    assert doc["mpi"]["rank_binding_defaults"] == {
+        "bandwall-mpi-stream": "core",
+        "bandwall-iso3dfd-mpi": "numa",
+    }
+    patterns = doc["sensitivity"]["bandit_patterns"]
+    assert doc["sensitivity"]["bandit_pattern_default"] == patterns[0]["name"] == "mixed"
+    assert {p["name"] for p in patterns if not p["bandit"]} == {"triad", "compute"}
+    # every row says what it is
+    for rows in [*words.values(), doc["mpi"]["rank_bindings"], doc["mpi"]["scalings"], patterns]:
+        assert all(r["name"] and r["help"] for r in rows)
+
+
+@pytest.mark.parametrize(
+    "tool, option, table",
+    [
+        ("bandwall-iso3dfd", "--init", ("kernels", "iso3dfd", "words", "init")),
+        ("bandwall-iso3dfd", "--schedule", ("kernels", "iso3dfd", "words", "schedule")),
+        ("bandwall-iso3dfd", "--sweep-team", ("kernels", "iso3dfd", "words", "sweep_team")),
+        ("bandwall-bandit", "--pattern", ("sensitivity", "bandit_patterns")),
+    ],
+)
+def test_native_help_is_made_from_the_same_words(doc, tool, option, table):
+    """The executable's own --help lists each word of the table the manifest exports, and refuses
+    another word naming them all."""
+    rows = doc
+    for key in table:
+        rows = rows[key]
+    text = subprocess.run([native.executable(tool), "--help"], capture_output=True, text=True).stdout
+    assert all(f"{r['name']}: {r['help']}" in " ".join(text.split()) for r in rows), text
+
+
+def test_native_radius_help_names_the_compiled_radii(doc):
+    stencil = doc["kernels"]["iso3dfd"]["stencil"]
+    text = " ".join(
+        subprocess.run(
+            [native.executable("bandwall-iso3dfd"), "--help"], capture_output=True, text=True
+        ).stdout.split()
+    )
+    radii = [str(r) for r in stencil["kernel_radii"]]
+    assert f"compiled for {', '.join(radii[:-1])} and {radii[-1]}" in text
+    assert f"1 to {stencil['radius_max']}" in text
+
+
 def test_cpus_help_comes_from_the_grammar(grown):
     for cmd_name, p in options("cpus"):
         if isinstance(p, TableHelp):
@@ -209,6 +294,14 @@ RETYPED = [
     (r"[\"']all[\"'],\s*[\"']split[\"']", "strategies"),
     (r"[!=]=\s*[\"'](helper|dsa|dsa-model|memcpy)[\"']", "engine names compared"),
     (r"default=[\"'](helper|nt|regular|huge|base|system|all|split)[\"']", "defaults of native words"),
+    (r"[\"'](first-touch|serial)[\"'],\s*[\"'](first-touch|serial)[\"']", "iso3dfd inits"),
+    (r"[\"'](static|dynamic)[\"'],\s*[\"'](static|dynamic)[\"']", "iso3dfd schedules"),
+    (r"[\"'](auto|slabs|shared)[\"'],\s*[\"'](slabs|shared)[\"']", "sweep teams"),
+    (r"[\"'](numa|core|none)[\"'],\s*[\"'](numa|core|none)[\"']", "rank bindings"),
+    (r"[\"'](strong|weak)[\"'],\s*[\"'](strong|weak)[\"']", "scalings"),
+    (r"[\"'](mixed|strided|write)[\"'],\s*[\"'](mixed|strided|write)[\"']", "bandit patterns"),
+    (r"[\"']race[\"'],\s*[\"']race and model[\"']", "how a depth is settled"),
+    (r"@max=", "the choice cache's key grammar"),
 ]
 
 

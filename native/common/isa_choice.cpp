@@ -40,7 +40,8 @@ std::string fastest(const json& figures, const std::vector<std::string>& candida
 }
 
 // kernel@size_class, and @max=<ceiling> under a dispatch ceiling: a capped run and an uncapped one
-// choose among other candidates, so neither replaces the other's choice.
+// choose among other candidates, so neither replaces the other's choice. The key is this file's alone:
+// each entry also says its kernel, size class and ceiling, which is what readers use.
 std::string cache_key(const VariantRequest& r) {
   const std::string ceiling = isa_ceiling();
   return r.key + "@" + (r.size_class.empty() ? "any" : r.size_class) + (ceiling.empty() ? "" : "@max=" + ceiling);
@@ -230,6 +231,8 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
   if (d.decisive && !m.cache_path.empty()) {
     store_choice(m.cache_path, kAbout, cache_key(r),
                  {{"isa", c.isa},
+                  {"kernel", r.key},
+                  {"ceiling", isa_ceiling()},
                   {"decisive", true},
                   {"figures", c.figures},
                   {"unit", r.unit},

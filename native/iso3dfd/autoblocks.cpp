@@ -125,7 +125,8 @@ Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
 BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, const Placement& placement, int threads,
                           int cpu, bool search) {
   const Topology& topo = Topology::instance();
-  const CacheModel m = model_blocks(g, requested, topo.cache_bytes(1, cpu), topo.cache_bytes(2, cpu));
+  const CacheModel m = model_blocks(g, requested, topo.cache_bytes(1, cpu), topo.cache_bytes(2, cpu),
+                                    register_planes(g.radius), register_split(g.radius), register_ring(g.radius));
   auto given = [](std::size_t b) { return b ? json(b) : json("auto"); };
   json rec = {{"how", "auto"},
               {"requested", json::array({given(requested.b1), given(requested.b2), given(requested.b3)})},
@@ -135,9 +136,9 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
                 {"l2_bytes", m.l2_bytes},
                 {"cpu", cpu},
                 {"window_bytes", m.window_bytes},
-                {"planes", register_planes()},
-                {"split", register_split()},
-                {"ring", register_ring()},
+                {"planes", register_planes(g.radius)},
+                {"split", register_split(g.radius)},
+                {"ring", register_ring(g.radius)},
                 {"y_window_in_l1", m.y_window_in_l1},
                 {"why", m.why}}}};
   if (!search || requested.b2) {

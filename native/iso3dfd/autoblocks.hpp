@@ -48,9 +48,10 @@ L1Fills l1_fills(const Grid& g, const Blocks& b, int planes, std::uint64_t l1d_b
                  bool ring = false);
 json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes);
 
-// planes: the register shape's planes along z (register_planes() of the active row kernel).
+// planes, split, ring: the register shape's (register_planes(g.radius) and the others, of the
+// active row kernel).
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes = register_planes(), bool split = register_split(), bool ring = register_ring());
+                        int planes, bool split, bool ring = false);
 
 // The y blocks the search tries for the model's choice (each at most the interior).
 std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y);

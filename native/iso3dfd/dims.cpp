@@ -17,6 +17,18 @@ std::size_t parse_dimension(const std::string& text, const char* name, int radiu
   return static_cast<std::size_t>(v);
 }
 
+std::string radius_help() {
+  std::string compiled;
+  for (std::size_t i = 0; i < kKernelRadii.size(); ++i)
+    compiled += (i == 0 ? "" : i + 1 == kKernelRadii.size() ? " and " : ", ") + std::to_string(kKernelRadii[i]);
+  return "the stencil's radius R, 1 to " + std::to_string(kMaxRadius) + " (space order 2R; default " +
+         std::to_string(kSeedRadius) + ", the article's " + std::to_string(2 * kSeedRadius) +
+         "th order): its halo on each side of the grid, and its exact central-difference weights (the article's own "
+         "at " +
+         std::to_string(kSeedRadius) + "); the vector kernels are compiled for " + compiled +
+         ", other radii run the generic loops";
+}
+
 int parse_radius(const std::string& text) {
   try {
     return static_cast<int>(parse_int(text, "--radius", 1, kMaxRadius));

@@ -41,6 +41,8 @@ inline constexpr long kMaxDim = 1L << 20;
 std::size_t parse_dimension(const std::string& text, const char* name, int radius);
 // --radius from the command line: UsageError when it is not a whole number from 1 to kMaxRadius.
 int parse_radius(const std::string& text);
+// --radius's help: the radii taken, the default and those the vector kernels are compiled for (kKernelRadii).
+std::string radius_help();
 
 // Accounting per interior point and step, kept beside the kernel (all reports derive from it).
 //  flops: per distance k, 5 adds over the 6 neighbours, 1 multiply, 1 add into the sum (7 R), the
@@ -82,9 +84,10 @@ struct Blocks {
 // Planes along z the active row kernel computes together (its register shape, rows.hpp; a ring's
 // chunk), whether it runs a block in two passes (a split shape, iso3dfd/rows_kernel.hpp) and
 // whether the second pass marches along z with a ring of planes in registers.
-int register_planes();
-bool register_split();
-bool register_ring();
+// At radius: the grid's, whose default shape the kernel takes (rows.hpp's active_shape).
+int register_planes(int radius);
+bool register_split(int radius);
+bool register_ring(int radius);
 
 // Bytes of the window of prev a block of g must keep in the core's L2: within a block the kernel
 // walks z planes (its register shape) at a time, and the 2 R + planes planes of prev

@@ -28,15 +28,10 @@ Selected& selected() {
   return s;
 }
 
-int& radius_in_use() {
-  static int r = kSeedRadius;
-  return r;
-}
-
 }  // namespace
 
-const RowShape* find_shape(const RowVariant& v, const std::string& name) {
-  if (name == "default") return &v.default_shape(radius_in_use());
+const RowShape* find_shape(const RowVariant& v, const std::string& name, int radius) {
+  if (name == "default") return &v.default_shape(radius);
   for (const RowShape& s : v.shape_list())
     if (shape_name(s) == name) return &s;
   return nullptr;
@@ -84,39 +79,41 @@ bool vectors_fit(const Grid& g, int lanes) {
 
 }  // namespace
 
-const RowShape& active_shape() {
+const RowShape& active_shape(int radius) {
   const Selected& s = selected();
-  const RowShape& shape = s.variant == active() && s.shape ? *s.shape : active()->default_shape(radius_in_use());
+  const RowShape& shape = s.variant == active() && s.shape ? *s.shape : active()->default_shape(radius);
   // at a radius the vector kernels are not compiled for, the generic loops run: their shape is the one
   // the models and the record describe
-  return shape.box(radius_in_use()) ? shape : generic_shape();
+  return shape.box(radius) ? shape : generic_shape();
 }
-
-void use_radius(int r) { radius_in_use() = r; }
 
 void select_shape(const std::string& name) {
   const RowVariant& v = *active();
-  const RowShape* s = find_shape(v, name);
+  if (name == "default") {  // each radius's default (active_shape)
+    selected() = {};
+    return;
+  }
+  const RowShape* s = find_shape(v, name, kSeedRadius);  // a name is the same shape at every radius
   if (!s)
     throw std::invalid_argument("--row-shape " + name + " is not a register shape of the " + v.isa +
                                 " row kernel (default, " + shape_names(v) + ")");
   selected() = {&v, s};
 }
 
-int register_planes() { return active_shape().planes; }
+int register_planes(int radius) { return active_shape(radius).planes; }
 
-bool register_split() { return active_shape().split; }
+bool register_split(int radius) { return active_shape(radius).split; }
 
-bool register_ring() { return active_shape().ring; }
+bool register_ring(int radius) { return active_shape(radius).ring; }
 
 std::string kernel_method() { return active()->method; }
 
 BoxFn active_box(const Grid& g) {
-  return radius_path(g) == "templated" ? active_shape().box(g.radius) : generic_shape().box(g.radius);
+  return radius_path(g) == "templated" ? active_shape(g.radius).box(g.radius) : generic_shape().box(g.radius);
 }
 
 std::string radius_path(const Grid& g) {
-  const RowShape& s = active_shape();
+  const RowShape& s = active_shape(g.radius);
   return !s.any_radius && s.box(g.radius) && vectors_fit(g, active()->lanes) ? "templated" : "generic";
 }
 

@@ -18,7 +18,6 @@ int main(int argc, char** argv) {
     Options o;
     if (!parse_options(argc, argv, o)) return 0;
     select_isa(o.isa);
-    use_radius(o.grid.radius);  // the register shape run() takes by default is the radius's
     if (o.thread_options.automatic() && o.kernel != KernelChoice::Optimised)
       throw bw::UsageError("--threads auto chooses the optimised kernel's threads; the reference kernel is serial");
     bw::check_fits_in_memory(o.bytes_needed(), "grid " + std::to_string(o.grid.n1) + "x" + std::to_string(o.grid.n2) +

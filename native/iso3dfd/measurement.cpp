@@ -269,7 +269,7 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   const std::string radius = g.radius == kSeedRadius ? "" : " radius " + std::to_string(g.radius);
   return "iso3dfd " + dims(g.n1, g.n2, g.n3) + radius + ", " + std::to_string(threads) + " threads " +
          (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
-         shape_name(active_shape()) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
+         shape_name(active_shape(g.radius)) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
          (one_node ? ", one NUMA node" : ", several NUMA nodes") +

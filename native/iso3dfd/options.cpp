@@ -10,6 +10,7 @@
 #include "common/policies.hpp"
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/timemodel.hpp"
+#include "iso3dfd/words.hpp"
 
 namespace bw::iso3dfd {
 namespace {
@@ -44,12 +45,9 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "refined by a short measured search), a binding policy (as --bind), threads (as --threads)")
       ->required();
   add_thread_options(app, o.thread_options, true);
-  app.add_option("--radius", radius,
-                 "the stencil's radius R, 1 to 8 (space order 2R; default 8, the article's 16th order): its halo "
-                 "on each side of the grid, and its exact central-difference weights (the article's own at 8); the "
-                 "vector kernels are compiled for 1, 2, 4 and 8, other radii run the generic loops");
-  app.add_option("--init", init, "first-touch (each thread its blocks) or serial (the master thread)");
-  app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: static or dynamic");
+  app.add_option("--radius", radius, radius_help());
+  app.add_option("--init", init, "who first touches the arrays: " + words_help(inits()));
+  app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: " + words_help(schedules()));
   app.add_option("--placement", placement, placement_syntax());
   app.add_option("--pages", pages,
                  "huge (default: transparent huge pages asked for, which the z neighbours 16 planes apart need), "
@@ -68,11 +66,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       "model proposes when a short race on this run's data shows it faster beyond noise (a run too short to race "
       "it races a shallower one, and the model calibrated by that race says how deep), or measure: race now "
       "whatever the cache says");
-  app.add_option("--sweep-team", o.sweep_team,
-                 "who sweeps what under temporal blocking: slabs (a slab of planes a thread), shared (the team on "
-                 "one wavefront, one window in the shared cache) or auto (default: the model's choice; slabs on "
-                 "several NUMA nodes)");
-  app.add_option("--kernel", kernel, "optimised (default) or reference: time the plain reference instead");
+  app.add_option("--sweep-team", o.sweep_team, "who sweeps what under temporal blocking: " + words_help(sweep_teams()));
+  app.add_option("--kernel", kernel, words_help(kernel_choices()));
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads], got " +
@@ -100,24 +95,14 @@ bool parse_options(int argc, char** argv, Options& o) {
   t.resolve();  // a bad list or policy is refused here, before anything is allocated
   o.affinity = t.cpus.empty() ? t.bind : "list";
 
-  if (init != "first-touch" && init != "serial")
-    throw UsageError("unknown init '" + init + "' (use first-touch or serial)");
-  o.init = init;
-  if (schedule == "static")
-    o.schedule = Schedule::Static;
-  else if (schedule == "dynamic")
-    o.schedule = Schedule::Dynamic;
-  else
-    throw UsageError("unknown schedule '" + schedule + "' (use static or dynamic)");
+  o.init = parse_word(inits(), init, "init");
+  o.schedule =
+      parse_word(schedules(), schedule, "schedule") == schedules()[0].name ? Schedule::Static : Schedule::Dynamic;
   o.placement = Placement::parse(placement);
   o.placement.pages = parse_pages(pages);
-  o.serial_init = init == "serial" || o.placement.serial_init();
-  if (kernel == "optimised")
-    o.kernel = KernelChoice::Optimised;
-  else if (kernel == "reference")
-    o.kernel = KernelChoice::Reference;
-  else
-    throw UsageError("unknown kernel '" + kernel + "' (use optimised or reference)");
+  o.serial_init = o.init != inits()[0].name || o.placement.serial_init();
+  o.kernel = parse_word(kernel_choices(), kernel, "kernel") == kernel_choices()[0].name ? KernelChoice::Optimised
+                                                                                        : KernelChoice::Reference;
 
   const TimeBlockRequest tb = parse_time_block(time_block);
   o.time_block = tb.depth;
@@ -125,8 +110,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   if (o.kernel == KernelChoice::Reference && o.time_block > 1)
     throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
 
-  if (o.sweep_team != "auto" && o.sweep_team != "slabs" && o.sweep_team != "shared")
-    throw UsageError("unknown --sweep-team '" + o.sweep_team + "' (use auto, slabs or shared)");
+  o.sweep_team = parse_word(sweep_teams(), o.sweep_team, "--sweep-team");
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;
@@ -139,7 +123,7 @@ bool parse_options(int argc, char** argv, Options& o) {
     if (isa == "auto" || isa == "measure") {
       v = nullptr;
       for (const RowVariant* c : row_variants())
-        if (find_row_variant(c->isa) && find_shape(*c, o.shape)) {
+        if (find_row_variant(c->isa) && find_shape(*c, o.shape, o.grid.radius)) {
           v = c;
           break;
         }
@@ -150,7 +134,7 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.isa = v->isa;
       o.shape_why = "--isa " + isa + " with --row-shape " + o.shape + ": the " + v->isa +
                     " row kernel, the widest this CPU runs that has that shape";
-    } else if (!find_shape(*v, o.shape)) {
+    } else if (!find_shape(*v, o.shape, o.grid.radius)) {
       throw UsageError("--row-shape " + o.shape + " is not a register shape of the " + v->isa +
                        " row kernel (default, " + shape_names(*v) + ")");
     }

@@ -20,7 +20,7 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
   const double b2 = static_cast<double>(eff(o.blocks.b2, o.grid.n2));
   const double b3 = static_cast<double>(eff(o.blocks.b3, o.grid.n3));
   const double h = 2.0 * o.grid.radius;
-  const double window = window_bytes(o.grid, o.blocks, register_planes());
+  const double window = window_bytes(o.grid, o.blocks, register_planes(o.grid.radius));
   // A block reads prev with its halo. Blocks follow each other along x, then y, then z: the y halo
   // was read by the previous row of blocks and comes back from the last-level cache (which holds a
   // row of blocks), the x halo is re-read unless blocks span whole rows, the z halo is re-read.
@@ -32,8 +32,8 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
                 {"bytes_per_point_dram_estimate", dram},
                 {"bytes_per_point_into_l2_estimate", l2},
                 {"window_bytes", window},
-                {"l1_fills", l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(), o.l1d_bytes, register_split(),
-                                                    register_ring()),
+                {"l1_fills", l1_fills_json(l1_fills(o.grid, o.blocks, register_planes(o.grid.radius), o.l1d_bytes,
+                                                    register_split(o.grid.radius), register_ring(o.grid.radius)),
                                            o.l1d_bytes)},
                 {"l2_bytes", o.l2_bytes},
                 {"l3_bytes", o.l3_bytes},
@@ -49,7 +49,7 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
 
 json incore_model(int radius) {
   const RowVariant* v = find_row_variant(kernel_isa());
-  const RowShape& s = active_shape();
+  const RowShape& s = active_shape(radius);
   const IncoreBound b = incore_bound(*v, cpuid(), &s, radius);
   const RowCounts c = s.counts_at(radius);
   if (b.cycles_per_vector <= 0) return {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
@@ -121,7 +121,7 @@ json iso_config(const Options& o) {
                  {"space_order", 2 * o.grid.radius}};
   if (o.kernel == KernelChoice::Optimised) {
     config["row_kernel"] = kernel_method();
-    config["row_shape"] = {{"name", shape_name(active_shape())}, {"requested", o.shape}};
+    config["row_shape"] = {{"name", shape_name(active_shape(o.grid.radius))}, {"requested", o.shape}};
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
     config["radius_path"] = radius_path(o.grid);

@@ -63,8 +63,9 @@ struct RowVariant {
   const RowShape* shapes;
   int nshapes;
   // The shape run() uses at each radius of kKernelRadii, as an index into shapes (all 0: the first
-  // at every radius): one pass of more vectors pays where the 2R + 1 rows of a plane stay in L1
-  // anyway, a split where they do not.
+  // at every radius, as the generic variant's one shape): one pass of more vectors pays where the
+  // 2R + 1 rows of a plane stay in L1 anyway, a split where they do not. A vector variant fills it
+  // with default_shapes (iso3dfd/rows_kernel.hpp), one row per radius, checked at compile time.
   std::array<int, kKernelRadii.size()> default_at{};
   std::span<const RowShape> shape_list() const { return {shapes, static_cast<std::size_t>(nshapes)}; }
   // The shape run() uses at radius r unless another is selected (the first at any other radius).
@@ -107,14 +108,13 @@ std::string radius_path(const Grid& g);
 std::string shape_name(const RowShape& s);
 // The names of a variant's shapes, its first (the default) first.
 std::string shape_names(const RowVariant& v);
-// The shape of v named name ("default": v's default at the radius in use), or nullptr.
-const RowShape* find_shape(const RowVariant& v, const std::string& name);
-// The register shape run() uses: the one select_shape chose, while its variant is the active one;
-// otherwise the active variant's default at the radius in use.
-const RowShape& active_shape();
-// The stencil radius this process runs (the seed's until set): which default shape it takes.
-void use_radius(int r);
-// Chooses the active variant's shape named name ("default": its first); throws
+// The shape of v named name ("default": v's default at radius), or nullptr.
+const RowShape* find_shape(const RowVariant& v, const std::string& name, int radius);
+// The register shape run() uses on a grid of radius (the grid's: the one owner of the radius): the
+// one select_shape chose, while its variant is the active one; otherwise the active variant's
+// default at that radius.
+const RowShape& active_shape(int radius);
+// Chooses the active variant's shape named name ("default": its default at each radius); throws
 // std::invalid_argument with one line when the active variant has none of that name.
 void select_shape(const std::string& name);
 

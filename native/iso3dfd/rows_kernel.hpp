@@ -466,4 +466,40 @@ constexpr RowShape row_shape() {
   return row_shape_at<Isa, D>(std::make_index_sequence<kKernelRadii.size()>{});
 }
 
+// The register shape a vector variant runs by default at one radius of kKernelRadii.
+struct RadiusDefault {
+  int radius;
+  RowDesc shape;
+};
+
+// RowVariant::default_at from one row per compiled radius: which of the variant's shapes runs there.
+// Evaluated at compile time: a radius of kKernelRadii without a row, a row for a radius not compiled
+// (or two for one), or a shape missing from the variant's list is a compile error (the throw below
+// is reached), so adding a radius to kKernelRadii does not build until each vector variant says its
+// default shape there.
+template <std::size_t S, std::size_t N>
+consteval std::array<int, kKernelRadii.size()> default_shapes(const RowShape (&shapes)[S],
+                                                              const RadiusDefault (&rows)[N]) {
+  std::array<int, kKernelRadii.size()> out{};
+  std::array<bool, kKernelRadii.size()> given{};
+  for (const RadiusDefault& r : rows) {
+    const int i = kernel_radius_index(r.radius);
+    if (i < 0) throw "a default shape for a radius the vector kernels are not compiled for (kKernelRadii)";
+    if (given[static_cast<std::size_t>(i)]) throw "two default shapes for one radius";
+    int found = -1;
+    for (std::size_t k = 0; k < S && found < 0; ++k) {
+      const RowShape& s = shapes[k];
+      if (s.planes == r.shape.planes && s.vectors == r.shape.vectors && s.x_loads == r.shape.x_loads &&
+          s.split == r.shape.split && s.ring == r.shape.ring)
+        found = static_cast<int>(k);
+    }
+    if (found < 0) throw "a default shape that is not in the variant's list of shapes";
+    out[static_cast<std::size_t>(i)] = found;
+    given[static_cast<std::size_t>(i)] = true;
+  }
+  for (bool g : given)
+    if (!g) throw "a radius of kKernelRadii without a default shape: add its row";
+  return out;
+}
+
 }  // namespace bw::iso3dfd

@@ -10,6 +10,7 @@
 #include "common/harness.hpp"
 #include "common/policies.hpp"
 #include "iso3dfd/timemodel.hpp"
+#include "mpi/words.hpp"
 
 namespace bw::iso3dfd::mpi {
 
@@ -144,18 +145,16 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
                  "per rank")
       ->required();
   app.add_option("--bind", o.bind,
-                 "numa (default: ranks dealt round-robin to NUMA nodes, sharing a node's CPUs), core (one CPU "
-                 "per rank), none, or a thread binding (" +
-                     binding_syntax() + ") whose order of the CPUs the node's ranks divide in contiguous parts");
+                 "the CPUs of each rank: " + words_help(bw::mpi::rank_bindings()) + "; or a thread binding (" +
+                     binding_syntax() + ") whose order of the CPUs the node's ranks divide in contiguous parts")
+      ->capture_default_str();
   app.add_option("--cpus", o.cpus,
                  std::string("the CPUs of the node's ranks, divided in contiguous parts in rank order (wins over "
                              "--bind): ") +
                      cpus_help());
-  app.add_option("--scaling", scaling, "strong (the grid is shared) or weak (the grid is per rank)");
-  app.add_option("--pages", pages, "huge (default), base or system");
-  app.add_option("--radius", radius,
-                 "the stencil's radius R, 1 to 8 (space order 2R; default 8, the article's 16th order): the halo of "
-                 "every dimension, and the layers exchanged a step");
+  app.add_option("--scaling", scaling, words_help(bw::mpi::scalings()))->capture_default_str();
+  app.add_option("--pages", pages, "page size asked for: " + words_help(page_kinds()))->capture_default_str();
+  app.add_option("--radius", radius, radius_help() + "; over ranks also the layers exchanged a step");
   app.add_flag("--verify", o.verify,
                "gather the wavefield on rank 0 and compare it with one process running the same grid (exit 1 "
                "when it differs)");
@@ -193,12 +192,8 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block"), block(pos[5], "n2_block"), block(pos[6], "n3_block")};
   if (pos.size() == 8) o.threads = static_cast<int>(parse_int(pos[7], "nb_threads", 1, 4096));
-  if (scaling == "strong")
-    o.scaling = Scaling::Strong;
-  else if (scaling == "weak")
-    o.scaling = Scaling::Weak;
-  else
-    throw UsageError("unknown scaling '" + scaling + "' (use strong or weak)");
+  o.scaling = parse_word(bw::mpi::scalings(), scaling, "scaling") == bw::mpi::scalings()[0].name ? Scaling::Strong
+                                                                                                 : Scaling::Weak;
   o.placement = Placement::parse("first-touch");
   o.placement.pages = parse_pages(pages);
   // a sweep of several steps needs the whole deep halo before it starts: nothing to overlap

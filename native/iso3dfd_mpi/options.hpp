@@ -7,6 +7,7 @@
 
 #include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
+#include "mpi/words.hpp"
 
 namespace bw::iso3dfd::mpi {
 
@@ -17,9 +18,10 @@ struct Options {
   Grid global;  // the whole grid the ranks share
   int iterations = 10;
   Blocks blocks;
-  int threads = 0;            // per rank; 0: every CPU of the rank's share
-  std::string bind = "numa";  // a rank binding (mpi/ranks.hpp) or a thread-binding policy
-  std::string cpus;           // every local rank's CPUs, divided among them (mpi::rank_cpus)
+  int threads = 0;  // per rank; 0: every CPU of the rank's share
+  // a rank binding (mpi/words.hpp) or a thread-binding policy
+  std::string bind = bw::mpi::rank_binding_default("bandwall-iso3dfd-mpi");
+  std::string cpus;  // every local rank's CPUs, divided among them (mpi::rank_cpus)
   Scaling scaling = Scaling::Strong;
   Placement placement;  // first-touch by each rank's threads; pages as asked
   bool overlap = true;  // post the halo exchange before the interior update (depth 1 only)

@@ -60,7 +60,6 @@ void add_global_source(float* prev, const Grid& local, const Grid& global, const
 
 Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     : o_(o), comm_(comm), threads_(threads), c_(coefficients(o.global.radius)) {
-  use_radius(o.global.radius);
   for (auto* types : {&send_lo_, &send_hi_, &recv_lo_, &recv_hi_}) types->fill(MPI_DATATYPE_NULL);
   for (auto* both : {&deep_send_lo_, &deep_send_hi_, &deep_recv_lo_, &deep_recv_hi_})
     for (auto& types : *both) types.fill(MPI_DATATYPE_NULL);

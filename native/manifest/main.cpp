@@ -18,6 +18,7 @@
 #include "common/machine.hpp"
 #include "common/policies.hpp"
 #include "common/record.hpp"
+#include "common/words.hpp"
 #include "common/driver.hpp"
 #include "common/placement.hpp"
 #include "engine/engine.hpp"
@@ -25,7 +26,10 @@
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/measurement.hpp"
 #include "iso3dfd/timemodel.hpp"
+#include "iso3dfd/words.hpp"
+#include "mpi/words.hpp"
 #include "peak/measurement.hpp"
+#include "sensitivity/bandit.hpp"
 #include "stream/kernels.hpp"
 #include "stream/measurement.hpp"
 #include "stream/record.hpp"
@@ -87,6 +91,15 @@ bw::json kernels() {
   }
   iso["row_shapes"] = shapes;
   iso["time_block"] = bw::iso3dfd::time_block_grammar();
+  // The words of its options, and how a depth of sweep is settled (raced: by a race under the rule).
+  bw::json hows = bw::json::array();
+  for (const auto& h : bw::iso3dfd::depth_hows())
+    hows.push_back({{"name", h.name}, {"raced", h.raced}, {"help", h.help}});
+  iso["words"] = {{"init", bw::words_json(bw::iso3dfd::inits())},
+                  {"schedule", bw::words_json(bw::iso3dfd::schedules())},
+                  {"sweep_team", bw::words_json(bw::iso3dfd::sweep_teams())},
+                  {"kernel", bw::words_json(bw::iso3dfd::kernel_choices())},
+                  {"depth_how", hows}};
   // The stencil: the radii it takes, those the vector kernels are compiled for, and what a point
   // and step costs at each (flops, compulsory bytes, halo, space order).
   namespace iso3 = bw::iso3dfd;
@@ -107,6 +120,24 @@ bw::json kernels() {
           {"pipeline", p},
           {"iso3dfd", iso},
           {"peak", measurement(bw::peak::PeakMeasurement(0.1, 1).facts(), names(bw::peak::variants()))}};
+}
+
+// The MPI tools' words: the rank bindings (each tool's default beside them) and the scalings.
+bw::json mpi_words() {
+  bw::json defaults = bw::json::object();
+  for (const auto& d : bw::mpi::rank_binding_defaults()) defaults[d.tool] = d.binding;
+  return {{"rank_bindings", bw::words_json(bw::mpi::rank_bindings())},
+          {"rank_binding_defaults", defaults},
+          {"scalings", bw::words_json(bw::mpi::scalings())}};
+}
+
+// The co-runners of bandwall sensitivity: the bandit's patterns (the default first; bandit: a dose
+// of bandwidth, not a co-runner for calibration).
+bw::json sensitivity_words() {
+  bw::json rows = bw::json::array();
+  for (const auto& p : bw::sensitivity::patterns())
+    rows.push_back({{"name", p.name}, {"bandit", p.bandit}, {"help", p.help}});
+  return {{"bandit_patterns", rows}, {"bandit_pattern_default", bw::sensitivity::patterns().front().name}};
 }
 
 // The decision rule, with the front end's named thresholds beside it (decision.json).
@@ -164,6 +195,8 @@ int main(int argc, char** argv) {
          {"isa", isa()},
          {"cpu_lists", cpu_lists()},
          {"pages", pages()},
+         {"mpi", mpi_words()},
+         {"sensitivity", sensitivity_words()},
          {"decision", decision()},
          {"caches", {{"isa_choices", bw::isa_cache_path()}, {"time_blocks", bw::choice_cache_path("time-blocks")}}}});
     return 0;

@@ -1,4 +1,5 @@
 #include "mpi/ranks.hpp"
+#include "mpi/words.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -96,7 +97,9 @@ Local local_ranks() {
 }
 
 bool is_rank_policy(const std::string& policy) {
-  return std::find(kPolicies.begin(), kPolicies.end(), policy) != kPolicies.end();
+  for (const Word& w : rank_bindings())
+    if (policy == w.name) return true;
+  return false;
 }
 
 std::vector<int> rank_cpus(const std::string& policy, const std::string& cpus) {

@@ -47,11 +47,8 @@ Local local_ranks();
 // into contiguous parts in rank order (rank k of m takes the k-th; at least one CPU each).
 std::vector<int> rank_cpus(const std::string& policy, const std::string& cpus = "");
 
-// Whether policy is one of kPolicies (a rank binding) rather than a thread-binding policy.
+// Whether policy is one of the rank bindings (mpi/words.hpp) rather than a thread-binding policy.
 bool is_rank_policy(const std::string& policy);
-
-// The policies rank_cpus knows.
-inline const std::vector<std::string> kPolicies = {"numa", "core", "none"};
 
 // The MPI library's own version line (MPI_Get_library_version, first line).
 std::string library_version();

@@ -17,6 +17,7 @@
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "mpi/ranks.hpp"
+#include "mpi/words.hpp"
 #include "stream/kernels.hpp"
 #include "stream/record.hpp"
 #include "stream/runner.hpp"
@@ -27,20 +28,21 @@ using namespace bw::stream;
 namespace {
 
 struct Options {
-  std::string kernel = "triad", stores = bw::stream::store_kinds().front().name, size, reps = "20", bind = "core",
-              pages = "system";
+  std::string kernel = "triad", stores = bw::stream::store_kinds().front().name, size, reps = "20",
+              bind = bw::mpi::rank_binding_default("bandwall-mpi-stream"), pages = "system";
 };
 
 bool parse(int argc, char** argv, Options& o) {
   CLI::App app{
       "bandwall-mpi-stream: flat-MPI STREAM; every rank runs the kernel on its own core and memory at the same "
       "time; rank 0 prints the aggregate bandwidth"};
-  app.add_option("--kernel", o.kernel, "copy, scale, add, triad or dot");
+  app.add_option("--kernel", o.kernel, "the STREAM kernel: " + kernel_names())->capture_default_str();
   app.add_option("--stores", o.stores, "store kind, as bandwall-stream's")->capture_default_str();
   app.add_option("--size", o.size, "bytes per array per rank (default 4x the node's LLC shared by its ranks)");
   app.add_option("--reps", o.reps, "repetitions (the first is dropped)");
-  app.add_option("--bind", o.bind, "core (default: one CPU per rank, spread over NUMA nodes), numa or none");
-  app.add_option("--pages", o.pages, "huge, base or system (default)");
+  app.add_option("--bind", o.bind, "the CPUs of each rank: " + bw::words_help(bw::mpi::rank_bindings()))
+      ->capture_default_str();
+  app.add_option("--pages", o.pages, "page size asked for: " + bw::words_help(bw::page_kinds()))->capture_default_str();
   return bw::parse_command_line(app, argc, argv);
 }
 

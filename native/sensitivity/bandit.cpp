@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/args.hpp"
 #include "common/errors.hpp"
 
 namespace bw::sensitivity {
@@ -138,24 +139,24 @@ std::vector<std::uint64_t> bandit_lines(std::uint64_t buffer_bytes) {
   return out;
 }
 
-Pattern parse_pattern(const std::string& text) {
-  if (text == "strided") return Pattern::strided;
-  if (text == "triad") return Pattern::triad;
-  if (text == "compute") return Pattern::compute;
-  if (text == "write") return Pattern::write;
-  if (text == "mixed") return Pattern::mixed;
-  throw UsageError("unknown pattern '" + text + "' (use strided, write, mixed, triad or compute)");
+const std::vector<PatternRow>& patterns() {
+  static const std::vector<PatternRow> rows = {
+      {"mixed", Pattern::mixed, true,
+       "one line a page read and whole lines written past the caches, as programs do both"},
+      {"strided", Pattern::strided, true, "one line a page, few cache sets"},
+      {"write", Pattern::write, true, "whole lines written past the caches"},
+      {"triad", Pattern::triad, false, "STREAM's triad, a co-runner of known bandwidth"},
+      {"compute", Pattern::compute, false, "multiply-adds in registers, a co-runner that takes no memory"},
+  };
+  return rows;
 }
 
+Pattern parse_pattern(const std::string& text) { return find_word(patterns(), text, "pattern").pattern; }
+
 const char* pattern_name(Pattern p) {
-  switch (p) {
-    case Pattern::triad: return "triad";
-    case Pattern::compute: return "compute";
-    case Pattern::write: return "write";
-    case Pattern::mixed: return "mixed";
-    case Pattern::strided: break;
-  }
-  return "strided";
+  for (const PatternRow& r : patterns())
+    if (r.pattern == p) return r.name;
+  return patterns().front().name;
 }
 
 double busy_seconds(double duty) { return std::clamp(duty, 0.0, 1.0) * kPeriodSeconds; }

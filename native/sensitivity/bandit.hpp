@@ -41,6 +41,15 @@ std::vector<std::uint64_t> bandit_lines(std::uint64_t buffer_bytes);
 double busy_seconds(double duty);
 
 enum class Pattern { strided, write, mixed, triad, compute };
+// The patterns as a table of words (common/words.hpp), the default (mixed) first; bandit: one of the
+// bandit's own patterns (a dose of bandwidth), not a co-runner for calibration (triad, compute).
+struct PatternRow {
+  const char* name;
+  Pattern pattern;
+  bool bandit;
+  const char* help;
+};
+const std::vector<PatternRow>& patterns();
 Pattern parse_pattern(const std::string& text);  // its name (pattern_name); UsageError otherwise
 const char* pattern_name(Pattern p);
 // Bytes from one line a thread reads to the next: a page (strided, mixed), a line (the others).

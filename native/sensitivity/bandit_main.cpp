@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/args.hpp"
+#include "common/words.hpp"
 #include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/record.hpp"
@@ -24,7 +25,7 @@ bw::json sample_json(const bw::sensitivity::BanditSample& s) {
 
 int main(int argc, char** argv) {
   namespace sn = bw::sensitivity;
-  std::string cpus_s, buffer_s, duty_s = "1", seconds_s = "0", pattern_s = "strided";
+  std::string cpus_s, buffer_s, duty_s = "1", seconds_s = "0", pattern_s = sn::patterns().front().name;
   bool serve = false;
   return bw::tool_main(
       "bandwall-bandit", "bandwall-bandit: takes memory bandwidth, and next to no cache, on the CPUs given", argc, argv,
@@ -35,11 +36,7 @@ int main(int argc, char** argv) {
         app.add_option("--duty", duty_s, "the dose: the share of each 1 ms period spent reading, in (0, 1]")
             ->capture_default_str();
         app.add_option("--seconds", seconds_s, "stop after this long (0: at SIGTERM or SIGINT)")->capture_default_str();
-        app.add_option("--pattern", pattern_s,
-                       "strided: one line a page, few cache sets; write: whole lines past the caches; mixed: both; "
-                       "triad: STREAM's triad, a co-runner of known bandwidth; compute: multiply-adds in registers, a "
-                       "co-runner that takes no memory")
-            ->capture_default_str();
+        app.add_option("--pattern", pattern_s, bw::words_help(sn::patterns()))->capture_default_str();
         app.add_flag("--serve", serve, "answer run/stop/quit commands on stdin (how bandwall drives it)");
       },
       [&] {

@@ -378,5 +378,11 @@ TEST_F(IsaCeiling, ACappedChoiceIsCachedUnderAKeyOfItsOwn) {
   const json stored = bw::read_json_file(cache);
   EXPECT_TRUE(stored["choices"].contains("stream.dot@dram@max=avx2")) << stored.dump();
   EXPECT_TRUE(stored["choices"].contains("stream.dot@dram")) << stored.dump();
+  // Each entry says what its key encodes: readers use these fields, not the key's grammar.
+  const json& capped = stored["choices"]["stream.dot@dram@max=avx2"];
+  EXPECT_EQ(capped.value("kernel", ""), "stream.dot");
+  EXPECT_EQ(capped.value("size_class", ""), "dram");
+  EXPECT_EQ(capped.value("ceiling", ""), "avx2");
+  EXPECT_EQ(stored["choices"]["stream.dot@dram"].value("ceiling", "x"), "");
   std::filesystem::remove_all(dir);
 }

@@ -305,7 +305,7 @@ TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
   select_isa("avx512");
   for (const char* shape : {"8x2-ring", "5x1-ring-x81"}) {
     select_shape(shape);
-    EXPECT_TRUE(active_shape().ring) << shape;
+    EXPECT_TRUE(active_shape(kSeedRadius).ring) << shape;
     for (int depth : {2, 4})
       for (int threads : {1, 2})
         for (bool shared : {false, true}) {

@@ -383,3 +383,30 @@ def flatten(d: dict, prefix: str = "") -> dict:
         else:
             out[key] = v
     return out
+
+
+def words_option(
+    *flags: str,
+    words: Callable[[], list[dict]],
+    what: str,
+    default: Callable[[], str] | None = None,
+    optional: bool = False,
+    tail: str = "",
+):
+    """An option whose words are a native table's (the manifest's rows of name and help): its
+    choices, its help ("what: name: help; ...", then tail) and its default (default(), else the
+    table's first row), all read from the manifest when used or shown, never at import. optional:
+    the option is None when not given (the caller tells it apart from a word given, and the help
+    names the default)."""
+    names = lambda: [w["name"] for w in words()]  # noqa: E731
+    first = default or (lambda: names()[0])
+    said = (lambda: f" (default: {first()})") if optional else (lambda: "")  # noqa: E731
+    return click.option(
+        *flags,
+        cls=TableHelp,
+        default=None if optional else FromManifest(first),
+        show_default=not optional,
+        type=ManifestChoice(names),
+        help_from=lambda: f"{what}: {manifest.words_help(words())}{said()}{tail}",
+        fallback=f"{what} (bandwall-manifest)",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import manifest, store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.kernels import iso3dfd
@@ -21,6 +21,7 @@ from bandwall.output import (
     placement_option,
     radius_option,
     refuse_empty,
+    words_option,
 )
 from bandwall.views import counters as counters_view
 from bandwall.views import iso3dfd_mpi as mpi_view
@@ -47,8 +48,10 @@ from bandwall.views.iso3dfd import csv_rows, render
     "measured search (config.blocks_choice says why; with --ranks: whole rows x 24 x 128)",
 )
 @auto_thread_options
-@click.option("--init", default="first-touch", show_default=True, type=click.Choice(iso3dfd.INITS))
-@click.option("--schedule", default="static", show_default=True, type=click.Choice(iso3dfd.SCHEDULES))
+@words_option("--init", words=lambda: manifest.iso3dfd_words("init"), what="who first touches the arrays")
+@words_option(
+    "--schedule", words=lambda: manifest.iso3dfd_words("schedule"), what="OpenMP schedule of the compute loop"
+)
 @placement_option()
 @pages_option()
 @isa_option("the row kernel")
@@ -64,14 +67,10 @@ from bandwall.views.iso3dfd import csv_rows, render
     "a number N sweeps each rank's part N steps at a time, with halos R N deep exchanged once a sweep, and auto "
     "races the model's depth against single steps on the run's data (every round timed by the slowest rank)",
 )
-@click.option(
+@words_option(
     "--sweep-team",
-    type=click.Choice(iso3dfd.SWEEP_TEAMS),
-    default="auto",
-    show_default=True,
-    help="who sweeps what under temporal blocking: slabs (a slab of planes a thread), shared (the team on one "
-    "wavefront, one window in the shared cache, any depth) or auto (the model's choice; slabs on several NUMA "
-    "nodes)",
+    words=lambda: manifest.iso3dfd_words("sweep_team"),
+    what="who sweeps what under temporal blocking",
 )
 @click.option(
     "--row-shape",
@@ -108,13 +107,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     type=click.Choice(launchers.names()),
     help="with --ranks: srun inside a Slurm allocation, else the mpirun of the MPI bandwall was built with",
 )
-@click.option(
-    "--scaling",
-    default="strong",
-    show_default=True,
-    type=click.Choice(iso3dfd_mpi.SCALINGS),
-    help="with --ranks: strong (--grid is shared) or weak (--grid is each rank's part)",
-)
+@words_option("--scaling", words=manifest.scalings, what="with --ranks")
 @click.option(
     "--dims",
     "shape",
@@ -123,12 +116,13 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="with --ranks: ranks along x, y and z (PxQxR, their product the rank count), or auto (the shape of "
     "least halo bytes a rank); default z-slabs (1x1xN)",
 )
-@click.option(
+@words_option(
     "--rank-bind",
-    default=None,
-    type=click.Choice(iso3dfd_mpi.BINDINGS),
-    help="with --ranks: numa (default: one rank per NUMA node, sharing its CPUs), core (one CPU per rank) or "
-    "none; or give --cpus or --bind instead: their CPUs (of each node) are divided among its ranks in "
+    words=manifest.rank_bindings,
+    what="with --ranks, the CPUs of each rank",
+    default=lambda: manifest.rank_binding_default(iso3dfd_mpi.TOOL),
+    optional=True,
+    tail="; or give --cpus or --bind instead: their CPUs (of each node) are divided among its ranks in "
     "contiguous parts in rank order, and --threads is each rank's thread count",
 )
 @measuring_options
@@ -198,7 +192,7 @@ def iso3dfd_cmd(
                 n,
                 None if blk in iso3dfd.BLOCK_WORDS else blk,
                 threads,
-                bind if placed else rank_bind or "numa",
+                bind if placed else rank_bind or manifest.rank_binding_default(iso3dfd_mpi.TOOL),
                 scaling,
                 launcher,
                 pages,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import manifest, store
 from bandwall.core.registry import commands
 from bandwall.kernels import sweep
 from bandwall.mpi import launchers, mpi_stream
@@ -17,6 +17,7 @@ from bandwall.output import (
     plot_option,
     refuse_empty,
     stores_option,
+    words_option,
 )
 from bandwall.report import sweep_plot
 from bandwall.views import mpi_stream as view
@@ -39,12 +40,11 @@ from bandwall.views import mpi_stream as view
     type=click.Choice(launchers.names()),
     help="srun inside a Slurm allocation, else the mpirun of the MPI bandwall was built with",
 )
-@click.option(
+@words_option(
     "--bind",
-    default="core",
-    show_default=True,
-    type=click.Choice(mpi_stream.BINDINGS),
-    help="core: one CPU per rank, spread over NUMA nodes",
+    words=manifest.rank_bindings,
+    what="the CPUs of each rank",
+    default=lambda: manifest.rank_binding_default(mpi_stream.TOOL),
 )
 @stores_option()
 @click.option(

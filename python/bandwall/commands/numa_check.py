@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import manifest, store
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
 from bandwall.numa import numa_check, numa_target
-from bandwall.output import emit, given, measuring_options, placing_options, refuse_empty
+from bandwall.output import TableHelp, emit, given, measuring_options, placing_options, refuse_empty
 from bandwall.views import numa_check as view
 
 
@@ -47,10 +47,14 @@ class TargetCommand(click.Command):
 )
 @click.option(
     "--init",
+    cls=TableHelp,
     callback=refuse_empty,
-    default="first-touch",
-    show_default=True,
-    help="built-ins: first-touch or serial initialisation",
+    default=None,
+    help_from=lambda: (
+        "built-ins: who first touches the data (default: the first): "
+        + manifest.words_help(manifest.iso3dfd_words("init"))
+    ),
+    fallback="built-ins: who first touches the data (bandwall-manifest)",
 )
 @click.option(
     "--size", callback=refuse_empty, default="256M", show_default=True, help="stream: bytes per array"

@@ -7,9 +7,9 @@ import signal
 
 import click
 
-from bandwall.core import store
+from bandwall.core import manifest, store
 from bandwall.core.registry import commands
-from bandwall.output import console, emit, measuring_options, refuse_empty
+from bandwall.output import console, emit, measuring_options, refuse_empty, words_option
 from bandwall.report import sensitivity_plot, sweep_plot
 from bandwall.sensitivity import experiment, plan, program
 from bandwall.views.sensitivity import csv_rows, render
@@ -37,14 +37,11 @@ def _terminate(signum, frame):
     metavar="LIST",
     help="the bandit's doses: shares of each millisecond its threads read, in (0, 1] (default 0.25,0.5,0.75,1)",
 )
-@click.option(
+@words_option(
     "--bandit",
-    "bandit",
-    type=click.Choice(plan.BANDIT_PATTERNS),
-    default=plan.BANDIT_PATTERNS[0],
-    show_default=True,
-    help="how the bandit takes bandwidth without cache: mixed (a line a page read and a line written past "
-    "the caches), strided (reads only, the published bandit) or write (non-temporal writes only)",
+    words=manifest.bandit_patterns,
+    what="how the bandit takes bandwidth without cache",
+    default=manifest.bandit_pattern_default,
 )
 @click.option(
     "--repeat",

@@ -45,14 +45,11 @@ def rows() -> list[dict]:
     """One row per cached choice: kernel, size class, variant, CPU, date, why."""
     out = []
     for key, e in sorted(_load(path())["choices"].items()):
-        # kernel@size_class, and @max=CEILING for a choice made under BANDWALL_MAX_ISA
-        kernel, _, rest = key.partition("@")
-        size, _, cap = rest.partition("@")
         out.append(
             {
-                "kernel": kernel,
-                "size_class": size or e.get("size_class", ""),
-                "ceiling": cap.partition("=")[2],
+                "kernel": _kernel(key, e),
+                "size_class": e.get("size_class", ""),
+                "ceiling": e.get("ceiling", ""),
                 "isa": e.get("isa", ""),
                 "cpu": e.get("cpu", ""),
                 "measured": e.get("measured", ""),
@@ -62,14 +59,20 @@ def rows() -> list[dict]:
     return out
 
 
+def _kernel(key: str, entry: dict) -> str:
+    """The kernel an entry was measured for, as the native side wrote it beside the choice (the key's
+    grammar is the native side's alone); an entry written before it did so is named by its key."""
+    return str(entry.get("kernel") or key)
+
+
 def forget(kernel: str | None = None) -> int:
     """Removes the cached choices of kernel (a key such as stream.triad.nt; every one when None);
     returns how many. UsageError for a kernel with no cached choice."""
     p = path()
     doc = _load(p)
-    keys = [k for k in doc["choices"] if kernel is None or k.partition("@")[0] == kernel]
+    keys = [k for k, e in doc["choices"].items() if kernel is None or _kernel(k, e) == kernel]
     if kernel is not None and not keys:
-        known = sorted({k.partition("@")[0] for k in doc["choices"]})
+        known = sorted({_kernel(k, e) for k, e in doc["choices"].items()})
         raise UsageError(f"no cached choice for {kernel!r} (cached: {', '.join(known) or 'none'})")
     for k in keys:
         del doc["choices"][k]

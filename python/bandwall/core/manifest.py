@@ -120,3 +120,52 @@ def cpus_help() -> str:
     """The help of every --cpus option, the native executables' own: an example of every form of the
     grammar (native/common/harness.cpp from native/common/cpulist.c)."""
     return manifest()["cpu_lists"]["help"]
+
+
+def iso3dfd_words(option: str) -> list[dict]:
+    """The words of one of bandwall-iso3dfd's options (init, schedule, sweep_team, kernel), each with
+    its help, the default first."""
+    return list(manifest()["kernels"]["iso3dfd"]["words"][option])
+
+
+def iso3dfd_word_names(option: str) -> list[str]:
+    return [w["name"] for w in iso3dfd_words(option)]
+
+
+def raced_depth_hows() -> list[str]:
+    """How a depth of sweep is settled when a race under the decision rule settled it (now, beside
+    the model, or kept from an earlier run's race): config.time_block.how of such runs."""
+    return [h["name"] for h in manifest()["kernels"]["iso3dfd"]["words"]["depth_how"] if h["raced"]]
+
+
+def rank_bindings() -> list[dict]:
+    """The MPI tools' rank bindings (name, help)."""
+    return list(manifest()["mpi"]["rank_bindings"])
+
+
+def rank_binding_names() -> list[str]:
+    return [w["name"] for w in rank_bindings()]
+
+
+def rank_binding_default(tool: str) -> str:
+    """The rank binding an MPI tool (bandwall-mpi-stream, bandwall-iso3dfd-mpi) takes without --bind."""
+    return manifest()["mpi"]["rank_binding_defaults"][tool]
+
+
+def scalings() -> list[dict]:
+    """bandwall-iso3dfd-mpi's scalings (name, help), the default first."""
+    return list(manifest()["mpi"]["scalings"])
+
+
+def bandit_patterns() -> list[dict]:
+    """The bandwidth bandit's own patterns (name, help): the doses of bandwidth bandwall sensitivity
+    gives, the default first; the co-runners for calibration (triad, compute) are left out."""
+    return [p for p in manifest()["sensitivity"]["bandit_patterns"] if p["bandit"]]
+
+
+def bandit_pattern_names() -> list[str]:
+    return [p["name"] for p in bandit_patterns()]
+
+
+def bandit_pattern_default() -> str:
+    return manifest()["sensitivity"]["bandit_pattern_default"]

@@ -12,14 +12,10 @@ from bandwall.counters import events as counters_mod
 from bandwall.kernels import threads_auto
 
 TOOL = "bandwall-iso3dfd"
-INITS = ("first-touch", "serial")
-SCHEDULES = ("static", "dynamic")
 # --blocks auto: the native tool chooses the blocks from a model of the CPU's caches; search: and
 # refines the model's y block by a short measured search.
 AUTO = "auto"
 BLOCK_WORDS = (AUTO, "search")
-# The NUMA 3DFD article's figure 8: the master thread's initialisation and the first-touch one, each with both schedules.
-ABLATION = [(init, schedule) for init in ("serial", "first-touch") for schedule in SCHEDULES]
 # The memory bound is the best bandwidth of these stream kernels on the same cores.
 ROOFLINE_STREAM_KERNELS = ("copy", "triad")
 # Repetitions of each of them in quick mode (the first is dropped); the executable's default otherwise.
@@ -85,7 +81,15 @@ def default_blocks(grid: tuple[int, int, int]) -> tuple[int, int, int]:
 
 
 DEFAULT_SHAPE = "default"  # each variant's first register shape (--row-shape default)
-SWEEP_TEAMS = ("auto", "slabs", "shared")  # --sweep-team: who sweeps what under temporal blocking
+
+
+def ablation_variants() -> list[tuple[str, str]]:
+    """The NUMA 3DFD article's figure 8: each initialisation (the master thread's first, as the article
+    shows the mistake first, then first touch) with each schedule, the native tool's words."""
+    from bandwall.core import manifest
+
+    inits = manifest.iso3dfd_word_names("init")
+    return [(i, s) for i in reversed(inits) for s in manifest.iso3dfd_word_names("schedule")]
 
 
 def native_args(
@@ -95,11 +99,11 @@ def native_args(
     threads: int | str | None = None,
     bind: str = "compact",
     cpus: str | None = None,
-    init: str = "first-touch",
-    schedule: str = "static",
+    init: str | None = None,
+    schedule: str | None = None,
     placement: str = "first-touch",
     verify: bool = False,
-    kernel: str = "optimised",
+    kernel: str | None = None,
     pages: str | None = None,
     isa: str | None = None,
     time_block: int | str | None = None,
@@ -110,18 +114,19 @@ def native_args(
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
     tool chooses them for the CPU it runs on). threads may be a placeholder such as
-    bandwall-launch's "{ncpus}"."""
+    bandwall-launch's "{ncpus}". A word left None is the tool's default (its manifest's first)."""
     blocks = (blocks or AUTO,) * 3 if blocks in (None, *BLOCK_WORDS) else blocks
     args = [*grid, iters, *blocks, "--bind", bind]
     if cpus is not None:
         args += ["--cpus", cpus]
     if threads is not None:
         args += ["--threads", threads]
-    args += ["--init", init, "--schedule", schedule, "--placement", placement, "--json"]
+    args += ["--placement", placement, "--json"]
+    for flag, word in (("--init", init), ("--schedule", schedule), ("--kernel", kernel)):
+        if word is not None:
+            args += [flag, word]
     if verify:
         args.append("--verify")
-    if kernel != "optimised":
-        args += ["--kernel", kernel]
     if pages is not None:
         args += ["--pages", pages]
     if isa is not None:
@@ -379,11 +384,6 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     }
 
 
-# How a run's depth of sweep was settled by a race under the decision rule: now, now beside the
-# model, or kept from an earlier run's race (config.time_block.how).
-RACED = ("race", "race and model", "cached")
-
-
 def node_projection(
     rec: dict, roof: dict, cores: int, stream_gbps: float, llc_per_core_gbps: float | None = None
 ) -> dict:
@@ -506,4 +506,4 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict |
 def ablation(grid, iters: int, **options) -> list[dict]:
     """The article's four runs (options as in native_args, without init and schedule); placement must
     leave initialisation to the run (first-touch)."""
-    return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ABLATION]
+    return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ablation_variants()]

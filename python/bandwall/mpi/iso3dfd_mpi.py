@@ -8,14 +8,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from bandwall.core import native, records
+from bandwall.core import manifest, native, records
 from bandwall.core.errors import UsageError
 from bandwall.kernels import iso3dfd
 from bandwall.mpi import launchers, mpi_pingpong, mpi_rails
 
 TOOL = "bandwall-iso3dfd-mpi"
-SCALINGS = ("strong", "weak")
-BINDINGS = ("numa", "core", "none")
 
 
 AXES = ("x", "y", "z")
@@ -118,7 +116,7 @@ def native_args(
     iters: int,
     blocks,
     threads: int | None,
-    bind: str,
+    bind: str | None,
     scaling: str,
     pages: str | None,
     verify: bool,
@@ -127,13 +125,15 @@ def native_args(
     time_block: int | str | None = None,
     radius: int | None = None,
 ) -> list[str]:
-    """bind is a rank binding (BINDINGS) or a thread-binding policy, and cpus a CPU list: the CPUs of
+    """bind is a rank binding (the manifest's rank_bindings) or a thread-binding policy (None: the tool's default), and cpus a CPU list: the CPUs of
     a node's ranks, which they divide in contiguous parts in rank order (bandwall-iso3dfd-mpi);
     time_block: steps per sweep (auto and measure run step by step over ranks)."""
     args = [*grid, iters, *blocks]
     if threads is not None:
         args.append(threads)
-    args += ["--bind", bind, "--scaling", scaling]
+    if bind is not None:
+        args += ["--bind", bind]
+    args += ["--scaling", scaling]
     if cpus is not None:
         args += ["--cpus", cpus]
     if pages is not None:
@@ -155,8 +155,8 @@ def run(
     ranks: int,
     blocks=None,
     threads: int | None = None,
-    bind: str = "numa",
-    scaling: str = "strong",
+    bind: str | None = None,
+    scaling: str | None = None,
     launcher: str = launchers.AUTO,
     pages: str | None = None,
     verify: bool = False,
@@ -172,6 +172,7 @@ def run(
     config.launcher. dims: PxQxR, auto, or None for z-slabs. model: a ping-pong between two ranks
     started the same way gives result.exchange_model (exchange_model). time_block: steps per sweep
     (halos R a step deep, exchanged once a sweep); radius: the stencil's (None: the tool's default)."""
+    scaling = scaling or manifest.scalings()[0]["name"]
     check_decomposition(grid, ranks, scaling, dims, sweep_depth(time_block), radius)
     blocks = blocks or iso3dfd.default_blocks(grid)
     plan = launchers.plan(TOOL, ranks, launcher)

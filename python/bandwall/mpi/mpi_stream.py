@@ -13,14 +13,15 @@ from bandwall.kernels import stream, sweep
 from bandwall.mpi import launchers
 
 TOOL = "bandwall-mpi-stream"
-BINDINGS = ("core", "numa", "none")
 
 
 def native_args(
-    kernel: str, stores: str | None, size: str | None, reps: int, bind: str, pages: str | None
+    kernel: str, stores: str | None, size: str | None, reps: int, bind: str | None, pages: str | None
 ) -> list[str]:
-    """bandwall-mpi-stream's arguments; stores, size and pages None leave the executable's default."""
-    args = ["--kernel", kernel, "--reps", str(reps), "--bind", bind]
+    """bandwall-mpi-stream's arguments; stores, size, bind and pages None leave the executable's default."""
+    args = ["--kernel", kernel, "--reps", str(reps)]
+    if bind is not None:
+        args += ["--bind", bind]
     if stores is not None:
         args += ["--stores", stores]
     if size is not None:
@@ -37,7 +38,7 @@ def run(
     stores: str | None = None,
     size: str | None = None,
     reps: int = 20,
-    bind: str = "core",
+    bind: str | None = None,
     pages: str | None = None,
     env: dict | None = None,
 ) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from bandwall.core import native, records
+from bandwall.core import manifest, native, records
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom, last_record, median
 from bandwall.core.topo import cpu_list, resolve_threads
@@ -180,7 +180,7 @@ class Builtin:
 
 def builtin(
     name: str,
-    init: str = "first-touch",
+    init: str | None = None,
     size: str = "256M",
     reps: int = 5,
     grid: tuple[int, int, int] = (272, 272, 272),
@@ -189,8 +189,10 @@ def builtin(
 ) -> Builtin:
     """The command line of a built-in for one process; {cpus} and {ncpus} are its CPUs (bandwall-launch):
     a thread on each, in order, or with free (--bind none) threads left to the scheduler within them."""
-    if init not in ("first-touch", "serial"):
-        raise UsageError(f"unknown --init {init!r} (use first-touch or serial)")
+    inits = manifest.iso3dfd_word_names("init")  # stream's placement policies of the same names
+    init = init or inits[0]
+    if init not in inits:
+        raise UsageError(f"unknown --init {init!r} (use {' or '.join(inits)})")
     where = ["--bind", "none"] if free else ["--cpus", "{cpus}"]
     if name == "stream":
         return Builtin(

@@ -7,14 +7,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from bandwall.core import topo
+from bandwall.core import manifest, topo
 from bandwall.core.errors import UsageError
 
 # The bandit's doses: the share of each millisecond its threads spend reading.
 DOSES = (0.25, 0.5, 0.75, 1.0)
-# How the bandit takes bandwidth (bandwall-bandit --pattern): a line a page read (few cache sets),
-# whole lines written past the caches, or both (the default: reads and writes, no cache).
-BANDIT_PATTERNS = ("mixed", "strided", "write")
 # The pirate's doses: shares of the cache it showed it can hold alone.
 PIRATE_SHARES = (0.25, 0.5, 0.75, 0.9)
 # The pirate's capacity scan: sizes from twice the private cache up, each sqrt(2) times the last.
@@ -32,7 +29,7 @@ class Plan:
     private_bytes: int = 0  # the largest cache of the pirate's CPU below the LLC
     cpus_source: str = ""
     doses: tuple[float, ...] = DOSES
-    bandit_pattern: str = BANDIT_PATTERNS[0]
+    bandit_pattern: str = ""  # bandwall-bandit --pattern (the manifest's bandit patterns)
     notes: list[str] = field(default_factory=list)
 
 
@@ -53,9 +50,13 @@ def parse_doses(text: str | None) -> tuple[float, ...]:
     return tuple(doses)
 
 
-def make(cpus_text: str | None, doses_text: str | None = None, bandit: str = BANDIT_PATTERNS[0]) -> Plan:
-    """The plan; UsageError (before anything runs) when no CPU is left free for the bandit."""
+def make(cpus_text: str | None, doses_text: str | None = None, bandit: str | None = None) -> Plan:
+    """The plan; UsageError (before anything runs) when no CPU is left free for the bandit. bandit: one
+    of the bandit's patterns (the manifest's; None: its default)."""
     doses = parse_doses(doses_text)
+    bandit = bandit or manifest.bandit_pattern_default()
+    if bandit not in manifest.bandit_pattern_names():
+        raise UsageError(f"unknown bandit {bandit!r} (use {', '.join(manifest.bandit_pattern_names())})")
     allowed = sorted(os.sched_getaffinity(0))
     if cpus_text:
         program = topo.resolve_threads(cpus=cpus_text)
@@ -72,8 +73,6 @@ def make(cpus_text: str | None, doses_text: str | None = None, bandit: str = BAN
     t = topo.topology()
     nodes = [n for n in t["result"]["numa_nodes"] if set(n["cpus"]) & set(program)]
     near = [c for c in free if any(c in n["cpus"] for n in nodes)]
-    if bandit not in BANDIT_PATTERNS:
-        raise UsageError(f"unknown bandit {bandit!r} (use {', '.join(BANDIT_PATTERNS)})")
     plan = Plan(
         program, free, near or free, None, None, cpus_source=source, doses=doses, bandit_pattern=bandit
     )

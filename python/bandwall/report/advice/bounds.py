@@ -3,8 +3,7 @@ and FMA peak): STREAM's kernels and the ISO3DFD stencil."""
 
 from __future__ import annotations
 
-from bandwall.core import decide
-from bandwall.kernels.iso3dfd import RACED
+from bandwall.core import decide, manifest
 from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
 from bandwall.report.spread import NOISE, Spread, fmt
 
@@ -149,7 +148,7 @@ def stencil(ev: Evidence) -> list[Line]:
     ran = max(int(b.get("depth", 1)) for b in blocks)
     # A run whose own race (now, or kept from an earlier run) settled the depth has answered "do
     # sweeps pay" under the decision rule: the projection never overrules it.
-    raced = [b for b in blocks if b.get("how") in RACED]
+    raced = [b for b in blocks if b.get("how") in manifest.raced_depth_hows()]
     if raced and ran == 1:
         verdict += f"; temporal blocking: the run's own race kept step by step ({raced[0].get('why', '')})"
     elif proj:

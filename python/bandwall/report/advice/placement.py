@@ -3,6 +3,7 @@ ISO3DFD initialisation."""
 
 from __future__ import annotations
 
+from bandwall.core import manifest
 from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
 from bandwall.report.spread import NOISE, Spread, compare, fmt
 
@@ -31,8 +32,9 @@ def placement(ev: Evidence) -> list[Line]:
             )
         else:
             lines.extend(_numa_lines(ev, len(nodes)))
-    if {"serial", "first-touch"} <= set(init) and min(len(v) for v in init.values()) >= 2:
-        ft, se = Spread.of(init["first-touch"], "MPoints/s"), Spread.of(init["serial"], "MPoints/s")
+    first_touch, serial = manifest.iso3dfd_word_names("init")[:2]  # each thread its blocks; the master thread
+    if {first_touch, serial} <= set(init) and min(len(v) for v in init.values()) >= 2:
+        ft, se = Spread.of(init[first_touch], "MPoints/s"), Spread.of(init[serial], "MPoints/s")
         verdict = compare(ft, se, "first-touch initialisation", "serial")
         one_node = bool(topos) and len([n for n in topos[-1]["result"]["numa_nodes"] if n["cpus"]]) <= 1
         if ft.apart_from(se) and one_node:

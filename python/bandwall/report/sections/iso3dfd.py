@@ -5,7 +5,7 @@ array (the article's "memory objects" view)."""
 
 from __future__ import annotations
 
-from bandwall.core import decide
+from bandwall.core import decide, manifest
 from bandwall.kernels import iso3dfd
 from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
@@ -47,17 +47,19 @@ class Iso3dfdSection:
         size = QUICK if ctx.quick else FULL
         threads = max(1, ctx.threads)
         roof = iso3dfd.Roofline(quick=ctx.quick)
-        n = len(iso3dfd.ABLATION)
+        ablation = iso3dfd.ablation_variants()
+        default = (manifest.iso3dfd_word_names("init")[0], manifest.iso3dfd_word_names("schedule")[0])
+        n = len(ablation)
         recs = []
         rounds = decide.rule().rounds  # the four variants alternate, the first rotating each round
         for k in range(rounds):
             for i in range(n):
-                init, schedule = iso3dfd.ABLATION[(i + k) % n]
+                init, schedule = ablation[(i + k) % n]
                 ctx.step(
                     f"ISO3DFD {'x'.join(map(str, size['grid']))}, {init} init, {schedule} schedule, "
                     f"round {k + 1} of {rounds}"
                 )
-                verify = k == 0 and (init, schedule) == ("first-touch", "static")
+                verify = k == 0 and (init, schedule) == default
                 recs.append(
                     iso3dfd.run(
                         size["grid"],
@@ -74,7 +76,8 @@ class Iso3dfdSection:
 
     def build(self, ctx: Context, recs: list[dict]) -> dict:
         runs = variants(recs)
-        order = [v for v in iso3dfd.ABLATION if v in runs] + [v for v in runs if v not in iso3dfd.ABLATION]
+        ablation = iso3dfd.ablation_variants()
+        order = [v for v in ablation if v in runs] + [v for v in runs if v not in ablation]
         return {
             "records": [median_run(runs[v]) for v in order],
             "spreads": [[*v, spread_of(runs[v]).text()] for v in order],

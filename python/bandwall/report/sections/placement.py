@@ -5,7 +5,7 @@ serial initialisation and of stream."""
 
 from __future__ import annotations
 
-from bandwall.core import native
+from bandwall.core import manifest, native
 from bandwall.core.topo import topology
 from bandwall.kernels import iso3dfd, stream
 from bandwall.numa import numa_check, numa_matrix
@@ -36,7 +36,7 @@ class PlacementSection:
         ctx.step("bandwidth matrix: threads on node i, memory on node j")
         matrix = numa_matrix.measure(topo, "triad", p["size"], p["reps"], p["rounds"])
         ctx.save(matrix)
-        for init in ("first-touch", "serial"):
+        for init in manifest.iso3dfd_word_names("init"):
             ctx.step(f"page map of iso3dfd with {init} initialisation")
             ctx.save(iso3dfd.run(p["grid"], p["iters"], threads=ctx.threads, init=init))
         ctx.step("page map of stream triad (first-touch)")

@@ -1,0 +1,58 @@
+#include "iso3dfd/words.hpp"
+
+#include <stdexcept>
+
+namespace bw::iso3dfd {
+
+const std::vector<Word>& inits() {
+  static const std::vector<Word> rows = {
+      {"first-touch", "each thread first touches the blocks it computes"},
+      {"serial", "the master thread initialises everything (the NUMA article's mistake)"},
+  };
+  return rows;
+}
+
+const std::vector<Word>& schedules() {
+  static const std::vector<Word> rows = {
+      {"static", "each thread the same blocks every step, those it first touched"},
+      {"dynamic", "blocks handed out as threads free up, wherever their pages are"},
+  };
+  return rows;
+}
+
+const std::vector<Word>& sweep_teams() {
+  static const std::vector<Word> rows = {
+      {"auto", "the model's choice, slabs on several NUMA nodes"},
+      {"slabs", "a slab of planes a thread"},
+      {"shared", "the team on one wavefront, one window in the shared cache"},
+  };
+  return rows;
+}
+
+const std::vector<Word>& kernel_choices() {
+  static const std::vector<Word> rows = {
+      {"optimised", "the blocked, vectorised kernel"},
+      {"reference", "the plain reference loops, timed instead"},
+  };
+  return rows;
+}
+
+const std::vector<DepthHow>& depth_hows() {
+  static const std::vector<DepthHow> rows = {
+      {"race", true, "a race on this run's data under the decision rule"},
+      {"race and model", true, "a race on this run's data said sweeps pay, the model calibrated by it how deep"},
+      {"cached", true, "an earlier run's race on this machine, kept in the cache folder"},
+      {"model", false, "the model alone (no race ran, or it could not decide)"},
+      {"user", false, "given on the command line"},
+      {"reference", false, "the reference kernel runs step by step"},
+  };
+  return rows;
+}
+
+const DepthHow& depth_how(const std::string& name) {
+  for (const DepthHow& h : depth_hows())
+    if (name == h.name) return h;
+  throw std::logic_error("no depth how '" + name + "' in iso3dfd/words.cpp");
+}
+
+}  // namespace bw::iso3dfd
