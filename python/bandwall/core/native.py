@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bandwall.core import process
 from bandwall.core.errors import RunFailed, UsageError
 
 EXIT_USAGE = 2
@@ -96,9 +97,5 @@ def table(name: str, *flags: str) -> list | dict:
 
 
 def _last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    line = lines[-1]
     # Native messages read "bandwall-x: error: ..."; keep only the message.
-    return line.split(": error: ", 1)[-1]
+    return process.last_line(text).split(": error: ", 1)[-1]

@@ -5,12 +5,11 @@ the record (tool "interference") with each case's values, median, min and max, a
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bandwall.core import launch, records, store, topo
+from bandwall.core import launch, process, records, store, topo
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.interference import noise as noise_mod
 from bandwall.interference import verdict as verdict_mod
@@ -73,26 +72,15 @@ def run_stream(kernel: Kernel, cpus: list[int]) -> tuple[float, dict]:
 
 def run_command(kernel: Kernel, cpus: list[int]) -> tuple[float, dict]:
     """Runs the user's command on cpus (affinity and the OpenMP variables); its wall time."""
-    env = launch.pinned_env(cpus)
-    t0 = time.perf_counter()
     try:
-        proc = subprocess.run(
-            list(kernel.command),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=launch.pin_to(cpus),
-        )
+        ended = process.run(list(kernel.command), cpus=cpus, env=launch.pinned_env(cpus), stdin=None)
     except OSError as e:
         raise RunFailed(f"cannot run {kernel.command[0]!r}: {e.strerror}") from e
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or [""])[-1]
+    if ended.code != 0:
         raise RunFailed(
-            f"the command {kernel.describe()!r} exited with code {proc.returncode}: {last}".rstrip(": ")
+            f"the command {kernel.describe()!r} exited with code {ended.code}: {ended.error}".rstrip(": ")
         )
-    return wall, {}
+    return ended.seconds, {}
 
 
 def stats(values: list[float]) -> dict:

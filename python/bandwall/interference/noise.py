@@ -1,19 +1,15 @@
 """Noise processes beside a kernel: streaming memory (bandwall-stream on one thread), computing
 (bandwall-peak on one thread), waking periodically like a resident daemon (a short STREAM run, then a
 sleep, in a loop), or a user's command; pinned to a CPU or left to the scheduler as a daemon is.
-Each runs in its own session until stopped; stop() ends its whole process group and reaps it."""
+Each runs in its own session until stopped; stop() ends the whole session and reaps it."""
 
 from __future__ import annotations
 
-import os
 import shlex
-import signal
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass
 
-from bandwall.core import native
+from bandwall.core import native, process
 from bandwall.core.errors import RunFailed, UsageError
 
 KINDS = ("memory", "compute", "periodic")
@@ -85,80 +81,53 @@ def check(kind: str | None, command: str | None) -> Noise:
     return Noise(kind=kind)
 
 
-GROUP_EXIT_S = 5.0  # how long the noise's group gets to end after SIGTERM before SIGKILL
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Sends sig to the process group; False when the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    return True
+STOP_GRACE_S = 10.0  # after SIGTERM: how long the noise and what it started get to end before they are killed
 
 
 @dataclass
 class Running:
-    """A started noise process (the leader of its own process group)."""
+    """A started noise process (the leader of its own session)."""
 
-    proc: subprocess.Popen
+    child: process.Child
     noise: Noise
     cpu: int | None
-    err: object = None  # its stderr, a temporary file
+
+    @property
+    def proc(self) -> subprocess.Popen:
+        return self.child.proc
 
     def alive(self) -> bool:
-        return self.proc.poll() is None
+        return self.child.poll() is None
 
     def stop(self) -> int | None:
-        """Ends the noise's process group and reaps it; returns the exit code it had if it ended
-        by itself before (None when it was still running, as noise should be)."""
-        ended = self.proc.poll()
-        _signal_group(self.proc.pid, signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            _signal_group(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-        # the leader's children (a periodic noise's current run) end too before the next case starts
-        deadline = time.monotonic() + GROUP_EXIT_S
-        while _signal_group(self.proc.pid, 0):
-            if time.monotonic() > deadline:
-                _signal_group(self.proc.pid, signal.SIGKILL)
-                deadline = time.monotonic() + GROUP_EXIT_S
-            time.sleep(0.01)
-        return ended
+        """Ends the noise's session (the leader's children too, as a periodic noise's current run,
+        before the next case starts) and reaps it; returns the exit code it had if it ended by
+        itself before (None when it was still running, as noise should be)."""
+        return self.child.stop(STOP_GRACE_S)
 
     def close(self) -> None:
-        self.err.close()
+        self.child.close()
 
 
 def start(noise: Noise, cpu: int | None) -> Running:
     """Starts noise in a new session (pinned to cpu, or unpinned when cpu is None), output dropped.
     A noise that cannot start raises RunFailed."""
     argv = noise.argv(cpu)
-    err = tempfile.TemporaryFile()  # a file, not a pipe: a chatty noise never blocks on it
-    pin = (
-        (lambda: os.sched_setaffinity(0, {cpu})) if (cpu is not None and noise.command is not None) else None
-    )
+    pin = [cpu] if (cpu is not None and noise.command is not None) else None
     try:
-        proc = subprocess.Popen(
-            argv,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            start_new_session=True,
-            preexec_fn=pin,
-        )
+        child = process.start(argv, cpus=pin, session=True, stdin=None)
     except OSError as e:
         raise RunFailed(f"cannot start the noise {noise.describe()}: {e.strerror}") from e
-    return Running(proc, noise, cpu, err)
+    return Running(child, noise, cpu)
 
 
 def failure(run: Running, ended: int | None) -> str | None:
     """Why the noise did not keep running while the kernel ran, or None when it did."""
     if ended is None:
         return None
-    run.err.seek(0)
-    err = run.err.read().decode(errors="replace").strip().splitlines() or [""]
-    how = f"exit code {ended}" if ended >= 0 else f"signal {-ended}"
-    tail = f": {err[-1]}" if err[-1] else ""
-    return f"the noise {run.noise.describe()} ended ({how}) before it was stopped; noise must run until stopped{tail}"
+    last = run.child.error()
+    tail = f": {last}" if last else ""
+    return (
+        f"the noise {run.noise.describe()} ended ({process.how(ended)}) before it was stopped; "
+        f"noise must run until stopped{tail}"
+    )

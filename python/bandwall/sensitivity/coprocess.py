@@ -7,38 +7,38 @@ from __future__ import annotations
 
 import json
 import subprocess
-import tempfile
 
-from bandwall.core import native
+from bandwall.core import native, process
 from bandwall.core.errors import RunFailed
 
-EXIT_S = 5.0  # how long a co-process gets to end after its stdin closes, before SIGKILL
+EXIT_S = 5.0  # how long a co-process gets to end after its stdin closes, before it is killed
 
 
 class CoProcess:
     def __init__(self, name: str, args: list[str]):
         self.name = name
-        self._err = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(
+            self.child = process.start(
                 [native.executable(name), *args, "--serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self._err,
                 text=True,
                 bufsize=1,
             )
         except OSError as e:
-            self._err.close()
             raise RunFailed(f"cannot start {name}: {e.strerror}") from e
-        self.ready = self._answer()
+        self.proc = self.child.proc
+        try:
+            self.ready = self._answer()
+        except BaseException:
+            self.close()
+            raise
 
     def _answer(self) -> dict:
         line = self.proc.stdout.readline()
         if not line:
-            code = self.proc.wait()
-            self._err.seek(0)
-            last = (self._err.read().decode(errors="replace").strip().splitlines() or [""])[-1]
+            code = self.child.wait()
+            last = self.child.error()
             raise RunFailed(f"{self.name} ended (exit code {code}){': ' + last if last else ''}")
         try:
             out = json.loads(line)
@@ -61,13 +61,9 @@ class CoProcess:
             self.proc.stdin.close()
         except BrokenPipeError:
             pass
-        try:
-            self.proc.wait(timeout=EXIT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-        self.proc.stdout.close()
-        self._err.close()
+        if self.child.wait(EXIT_S) is None:
+            self.child.stop(grace=0)
+        self.child.close()
 
     def __enter__(self):
         return self

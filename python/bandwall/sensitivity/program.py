@@ -3,25 +3,18 @@ for one timed run, in its own session: whatever it starts ends with it, and with
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import shutil
-import signal
-import subprocess
-import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bandwall.core import launch
+from bandwall.core import launch, process
 from bandwall.core.errors import RunFailed, UsageError
 
 SHORTEST_S = 0.05  # a timed run shorter than this is repeated (or refused under --repeat)
 REPEAT_TO_S = 0.25  # an automatic repeat makes a timed run about this long
 MOST_REPEATS = 10_000
-PR_SET_PDEATHSIG = 1
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
 def check(argv: Sequence[str]) -> list[str]:
@@ -33,21 +26,6 @@ def check(argv: Sequence[str]) -> list[str]:
     if found is None or os.path.isdir(found):
         raise UsageError(f"program not found or not executable: {exe!r}")
     return list(argv)
-
-
-def _child_setup(cpus: Sequence[int]):
-    """In the child before exec: its CPUs, and SIGKILL when bandwall ends (even by SIGKILL)."""
-    pin = launch.pin_to(cpus)
-
-    def setup() -> None:
-        pin()
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
-    return setup
 
 
 @dataclass
@@ -64,63 +42,23 @@ class Program:
         return sum(self._once() for _ in range(self.repeat))
 
     def _once(self) -> float:
-        with tempfile.TemporaryFile() as err:  # a file: a child left behind cannot hold a pipe open
-            # no interrupt between the start and the try below, where it would orphan the program
-            signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-            t0 = time.perf_counter()
-            try:
-                proc = subprocess.Popen(
-                    self.argv,
-                    env=launch.pinned_env(self.cpus),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=err,
-                    start_new_session=True,
-                    preexec_fn=_child_setup(self.cpus),
-                )
-            except OSError as e:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-                raise RunFailed(f"cannot run {self.argv[0]!r}: {e.strerror}") from e
-            try:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-                proc.wait()
-                seconds = time.perf_counter() - t0
-            finally:  # an interrupt too: the program and all it started end with bandwall
-                end_session(proc)
-            if proc.returncode != 0:
-                err.seek(0)
-                last = (err.read().decode(errors="replace").strip().splitlines() or [""])[-1]
-                code = proc.returncode
-                how = f"exit code {code}" if code > 0 else f"signal {-code}"
-                raise RunFailed(
-                    f"the program {self.describe()!r} failed ({how}){': ' + last if last else ''}"
-                )
-            return seconds
-
-
-def _session_of(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return int(f.read().rsplit(")", 1)[1].split()[4])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def end_session(proc: subprocess.Popen) -> None:
-    """SIGKILL to every process of the session the program leads (what it left running), then reaps it."""
-    sid = proc.pid
-    for _ in range(3):  # a process forking while we look is caught by the next pass
-        left = [int(d) for d in os.listdir("/proc") if d.isdigit() and _session_of(int(d)) == sid]
-        if not left:
-            break
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
+        try:
+            ended = process.run(
+                self.argv,
+                cpus=self.cpus,
+                env=launch.pinned_env(self.cpus),
+                session=True,
+                die_with_bandwall=True,
+                grace=0,  # what it left running when it ended is killed at once
+            )
+        except OSError as e:
+            raise RunFailed(f"cannot run {self.argv[0]!r}: {e.strerror}") from e
+        if ended.code != 0:
+            last = ended.error
+            raise RunFailed(
+                f"the program {self.describe()!r} failed ({ended.how()}){': ' + last if last else ''}"
+            )
+        return ended.seconds
 
 
 def repeat_for(seconds: float, given: int | None) -> tuple[int, str]:
