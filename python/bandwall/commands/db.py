@@ -8,7 +8,6 @@ import json
 import sys
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from bandwall.core import choices, records
@@ -280,9 +279,7 @@ def export_cmd(fmt, tool, out, db):
 def _table_text(title: str, recs: list[dict]) -> str:
     """The summary table as plain text for a file: no colours, wide enough not to cut the columns."""
     buf = io.StringIO()
-    Console(file=buf, width=TABLE_FILE_WIDTH, no_color=True, highlight=False, emoji=False).print(
-        _summary_table(title, recs)
-    )
+    console(file=buf, width=TABLE_FILE_WIDTH, no_color=True, emoji=False).print(_summary_table(title, recs))
     return buf.getvalue()
 
 

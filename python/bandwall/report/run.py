@@ -21,6 +21,7 @@ from rich.console import Console
 
 from bandwall import __version__
 from bandwall.core.errors import BandwallError, RunFailed, UsageError
+from bandwall.output import console
 from bandwall.report import (
     FAILED,
     SIGNAL_EXITS,
@@ -152,7 +153,7 @@ def _argv(req: Request, threads: int) -> list[str]:
 
 
 def _context(req: Request, out_dir: Path, quick: bool, threads: int, store, err: Console) -> Context:
-    con = Console(highlight=False) if req.fmt == "table" else err
+    con = console() if req.fmt == "table" else err  # its tables never cut a figure
     return Context(quick=quick, out=out_dir, threads=threads, store=store, console=con)
 
 
