@@ -173,10 +173,44 @@ def test_nodes_that_give_no_record_are_missing_and_the_others_judged(real_node, 
     assert why["broken"] == "its task failed (srun exit 3): srun: error: node broken: task 0: Exited"
     assert why["quiet"] == "its task ended without writing a record"
     assert why["cut"].startswith("its record was not judged: truncated")
-    assert [s["file"] for s in got.skipped] == [str(folder / "cut.json")]
+    assert got.skipped == []  # a node without a usable record is missing, not also a file skipped
     assert (folder / "quiet.json").read_text() == stale
     pid = int(pid_file.read_text())
     assert not Path(f"/proc/{pid}").exists()  # stopped and reaped
+
+
+@pytest.mark.parametrize("spelled", ["as the nodes name themselves", "otherwise in the hostfile"])
+def test_both_launch_paths_name_a_node_without_a_usable_record_missing_and_only_missing(
+    real_node, tmp_path, spelled
+):
+    """srun (one step a node) and mpirun (one launch for all) give one answer for a node whose task
+    wrote a record that cannot be judged: missing, with the file's reason, and not a file skipped."""
+    src = tmp_path / "src"
+    write_population(src, [scaled(real_node, "good1")])
+    answers = []
+    for path in ("srun", "mpirun"):
+        folder = tmp_path / path
+        folder.mkdir()
+        good = ["cp", str(src / "good1.json"), str(folder / "good1.json")]
+        cut = ["sh", "-c", f'printf \'{{"tool": "surv\' > {folder / "cut.json"}']
+        if path == "srun":
+            got = gather.run_tasks({"good1": good, "cut": cut}, folder, timeout=60)
+        else:
+            both = f"{' '.join(good)}; {cut[2]}"
+            hosts = ["good1", "cut"] if spelled.startswith("as") else ["h1.example", "h2.example"]
+            got = gather.launch(["sh", "-c", both, "sh"], folder, True, hosts, timeout=60)
+        answers.append(
+            (
+                [r["result"]["node"] for r in got.records],
+                got.skipped,
+                [(m["node"], m["reason"]) for m in got.missing],
+            )
+        )
+    assert answers[0] == answers[1]
+    records, skipped, missing = answers[0]
+    assert records == ["good1"] and skipped == []
+    ((name, why),) = missing
+    assert name == "cut" and why.startswith("its record was not judged: truncated")
 
 
 FAKE_SRUN = """#!/bin/sh

@@ -5,8 +5,10 @@ folder the nodes share.
 What cannot be judged is named, not fatal. A file that is not a node record that can be judged (cut
 short, empty, another tool's record, a second record of a node, a record whose own check failed, one
 without figures) is skipped with the reason, and the others are judged; the files are only read.
-A node of the allocation that gives no record (its task hangs past the timeout, its step fails, its
-slurmd is gone) is missing, with the reason, and the others are judged. Each node is its own step
+A node of the allocation that gives no usable record (its task hangs past the timeout, its step
+fails, its slurmd is gone, the record it wrote cannot be judged) is missing, with the reason, and
+only missing (its file is not also counted skipped), by srun and by mpirun alike; the others are
+judged. Each node is its own step
 because Slurm aborts a whole step when its launch fails on one node, which would lose every node."""
 
 from __future__ import annotations
@@ -15,16 +17,13 @@ import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bandwall.core import records
+from bandwall.core import process, records
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.survey import node
 
@@ -32,7 +31,7 @@ from bandwall.survey import node
 # times that. Nodes that are one machine take turns, so give those more (--timeout).
 NODE_S = {True: 30, False: 120}
 TIMEOUT_TIMES = 4
-STOP_GRACE_S = 10  # after the timeout: how long a stopped launcher has to end its step before it is killed
+STOP_GRACE_S = 10.0  # after the timeout: how long a stopped launcher has to end its step before it is killed
 
 
 def default_timeout(short: bool) -> float:
@@ -220,22 +219,39 @@ def _why_failed(text: str, code: int, what: str) -> str:
     elif errors:
         line = errors[0]  # srun's first error names the node and the cause; the later ones follow from it
     else:
-        line = lines[-1] if lines else ""
+        line = process.last_line(text)
     return _line(f"its task failed ({what} exit {code})" + (f": {line}" if line else ""))
 
 
-def _stop(procs: list[subprocess.Popen]) -> None:
-    """Stops launchers still running: SIGTERM (srun then cancels its step), SIGKILL after a grace."""
-    for p in procs:
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    end = time.monotonic() + STOP_GRACE_S
-    for p in procs:
-        try:
-            p.wait(timeout=max(0.0, end - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+def judge_written(written: list[Path], nodes: list[str], why_none) -> Gathered:
+    """What the nodes' tasks wrote during this run, judged; the same for every way the tasks are
+    launched. A node that gave no usable record is missing, with why, and only missing: a file this
+    run wrote that cannot be judged names its node (the task writes <node>.json) missing with the
+    file's reason, not a file skipped; only a second record of a node that has a usable one stays
+    skipped. why_none(node, wrote) is why a node of nodes that wrote nothing gave no record (None:
+    not missing), wrote how many nodes wrote a record, usable or not. Missing nodes come in the
+    order of nodes, then the other nodes whose record cannot be judged."""
+    got = examine_all(written)
+    names = {r["result"]["node"] for r in got.records}
+    unusable: dict[str, str] = {}
+    kept = []
+    for s in got.skipped:
+        name = Path(s["file"]).stem
+        if name in names:
+            kept.append(s)
+        else:
+            unusable.setdefault(name, f"its record was not judged: {s['reason']}")
+    got.skipped = kept
+    wrote = len(names) + len(unusable)
+    missing = []
+    for n in nodes:
+        if n in names:
+            continue
+        why = unusable.pop(n, None) or why_none(n, wrote)
+        if why:
+            missing.append({"node": n, "reason": why})
+    got.missing = missing + [{"node": n, "reason": why} for n, why in unusable.items()]
+    return got
 
 
 def run_tasks(
@@ -245,62 +261,47 @@ def run_tasks(
     env: dict | None = None,
     what: str = "srun",
 ) -> Gathered:
-    """Starts each node's command at once (the node's task: it writes folder/<node>.json) and waits
-    for them until the timeout; then stops those still running. A node whose record was not written
-    during this run is missing, with why (a record already there from an earlier run is left as it
-    was, not judged)."""
+    """Starts each node's command at once (the node's task: it writes folder/<node>.json), each in
+    a session of its own, and waits for them until the timeout; then stops those still running. A
+    node whose record was not written during this run is missing, with why (a record already there
+    from an earlier run is left as it was, not judged)."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = {n: folder / f"{n}.json" for n in commands}
     before = {n: _stamp(p) for n, p in paths.items()}
-    procs: dict[str, subprocess.Popen] = {}
-    logs = {}
+    children: dict[str, process.Child] = {}
     late: set[str] = set()
     unstarted: dict[str, str] = {}
     try:
-        for n, argv in commands.items():
-            logs[n] = tempfile.TemporaryFile()
-            try:
-                procs[n] = subprocess.Popen(
-                    argv,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=logs[n],
-                    env={**os.environ, **(env or {})},
-                )
-            except OSError as e:
-                unstarted[n] = f"{argv[0]}: {e.strerror or e}"
-        deadline = time.monotonic() + timeout
-        for n, p in procs.items():
-            try:
-                p.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                late.add(n)
+        try:
+            for n, argv in commands.items():
+                try:
+                    children[n] = process.start(argv, session=True, env={**os.environ, **(env or {})})
+                except OSError as e:
+                    unstarted[n] = f"{argv[0]}: {e.strerror or e}"
+            deadline = time.monotonic() + timeout
+            for n, c in children.items():
+                if c.wait(max(0.0, deadline - time.monotonic())) is None:
+                    late.add(n)
+        finally:
+            process.stop(list(children.values()), STOP_GRACE_S)
+
+        written = [p for n, p in paths.items() if _stamp(p) not in (None, before[n])]
+
+        def why_none(n: str, wrote: int) -> str | None:
+            if paths[n] in written:  # a record judged under the name it gives itself
+                return None
+            if n in unstarted:
+                return f"its task could not be started ({unstarted[n]})"
+            if n in late:
+                return f"no record after {timeout:g} s: its task was still running, stopped"
+            if children[n].returncode != 0:
+                return _why_failed(children[n].stderr(), children[n].returncode, what)
+            return "its task ended without writing a record"
+
+        return judge_written(written, list(commands), why_none)
     finally:
-        _stop(list(procs.values()))
-    written, missing = [], []
-    for n, path in paths.items():
-        if _stamp(path) not in (None, before[n]):
-            written.append(path)
-        elif n in unstarted:
-            missing.append({"node": n, "reason": f"its task could not be started ({unstarted[n]})"})
-        elif n in late:
-            missing.append(
-                {"node": n, "reason": f"no record after {timeout:g} s: its task was still running, stopped"}
-            )
-        elif procs[n].returncode != 0:
-            logs[n].seek(0)
-            text = logs[n].read().decode("utf-8", errors="replace")
-            missing.append({"node": n, "reason": _why_failed(text, procs[n].returncode, what)})
-        else:
-            missing.append({"node": n, "reason": "its task ended without writing a record"})
-    for f in logs.values():
-        f.close()
-    got = examine_all(written)
-    for s in got.skipped:
-        missing.append({"node": Path(s["file"]).stem, "reason": f"its record was not judged: {s['reason']}"})
-    order = {n: k for k, n in enumerate(commands)}
-    got.missing = sorted(missing, key=lambda m: order.get(m["node"], len(order)))
-    return got
+        for c in children.values():
+            c.close()
 
 
 def launch(
@@ -312,43 +313,35 @@ def launch(
     env: dict | None = None,
     what: str = "mpirun",
 ) -> Gathered:
-    """One task per host started by prefix (mpirun), each measuring its host into folder, waited for
-    until the timeout. The hosts that gave no record are missing when fewer records came than hosts
-    (a host's record is named by the host's own name, which the hostfile may spell otherwise)."""
+    """One task per host started by prefix (mpirun, in a session of its own), each measuring its
+    host into folder, waited for until the timeout. A host whose task wrote a record that cannot be
+    judged is missing with why; the hosts that gave no record are missing when fewer records came
+    than hosts (a host's record is named by the host's own name, which the hostfile may spell
+    otherwise)."""
     folder.mkdir(parents=True, exist_ok=True)
     before = {p.name: _stamp(p) for p in folder.glob("*.json")}
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            [*prefix, *local_task(folder, short)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            env={**os.environ, **(env or {})},
-        )
-        try:
-            proc.wait(timeout=timeout)
-            why = "" if proc.returncode == 0 else _why_failed(_read(log), proc.returncode, what)
-        except subprocess.TimeoutExpired:
-            why = f"no record after {timeout:g} s: {what} was still running, stopped"
-        finally:
-            _stop([proc])
+    ended = process.run(
+        [*prefix, *local_task(folder, short)],
+        timeout=timeout,
+        grace=STOP_GRACE_S,
+        session=True,
+        env={**os.environ, **(env or {})},
+    )
+    if ended.timed_out:
+        why = f"no record after {timeout:g} s: {what} was still running, stopped"
+    else:
+        why = "" if ended.code == 0 else _why_failed(ended.stderr, ended.code, what)
     written = [p for p in sorted(folder.glob("*.json")) if _stamp(p) != before.get(p.name)]
-    got = examine_all(written)
-    names = {r["result"]["node"] for r in got.records}
-    if len(got.records) < len(hosts):
-        got.missing = [
-            {"node": h, "reason": why or "its task ended without writing a record"}
-            for h in hosts
-            if h not in names
-        ]
+
+    def why_none(host: str, wrote: int) -> str | None:
+        if wrote >= len(hosts):  # every host wrote a record: this one under its own spelling
+            return None
+        return why or "its task ended without writing a record"
+
+    got = judge_written(written, hosts, why_none)
     if not got.records:
         raise RunFailed(f"{what} of the survey's tasks gave no record: {why or 'none was written'}")
     return got
-
-
-def _read(f) -> str:
-    f.seek(0)
-    return f.read().decode("utf-8", errors="replace")
 
 
 def cpus_per_node(text: str) -> int:
