@@ -87,7 +87,7 @@ TINY = ["--size", "1M", "--reps", "2"]
 # each at a tiny size; a record's figures are read back from the run's own database.
 COMMANDS = [
     ("stream", ["stream", *TINY], "stream", stream_figures),
-    ("sweep", ["sweep", "triad", "--cores", "1-2", *TINY], "sweep", sweep_figures),
+    ("sweep", ["sweep", "triad", *TINY], "sweep", sweep_figures),
     (
         "iso3dfd",
         [
@@ -224,7 +224,7 @@ def test_survey_local(tmp_path):
 # ---- views of records that take long to make, rendered in this process --------------------------
 
 
-def rendered(render, width: int | None, monkeypatch=None) -> str:
+def rendered(render, width: int | None) -> str:
     """What render(con) prints on a console writing to no terminal, COLUMNS=width (unset: None)."""
     import os
 
@@ -384,6 +384,28 @@ def survey_judged() -> tuple[dict, list[str]]:
     ]
 
 
+def report_footer() -> tuple[object, list[str]]:
+    """The report's closing table of sections (a plain rich Table printed on the report's console)."""
+    from types import SimpleNamespace
+
+    from bandwall.report import FAILED, OK, UNAVAILABLE, Outcome
+    from bandwall.report.terminal import footer
+
+    outcomes = [
+        Outcome("stream", "STREAM on every core count", OK, seconds=123.45, record_ids=[101, 102, 103]),
+        Outcome(
+            "numa", "NUMA placement", UNAVAILABLE, "one NUMA node: placement cannot matter", seconds=0.25
+        ),
+        Outcome(
+            "iso3dfd", "ISO3DFD", FAILED, "bandwall-iso3dfd exited with 3", seconds=9.75, record_ids=[104]
+        ),
+    ]
+    ctx = SimpleNamespace(record_ids=[101, 102, 103, 104])
+    meta = {"report_id": 105, "store": "/tmp/bandwall.db"}
+    render = lambda con: footer(con, outcomes, ctx, meta, "/tmp/report/index.html")  # noqa: E731
+    return render, ["123.5", "0.2", "9.8", "101,", "102,", "103", "104", "unavailable:", "failed:"]
+
+
 def _views():
     from bandwall.views import iso3dfd, mpi, sensitivity, survey
 
@@ -393,6 +415,7 @@ def _views():
     advice, advice_figures = rails_advice()
     ping, ping_figures = pingpong_record()
     judged, judged_figures = survey_judged()
+    footer, footer_figures = report_footer()
     return [
         ("iso3dfd with its roofline", lambda con: iso3dfd.render(con, isos), iso_figures),
         ("sensitivity", lambda con: sensitivity.render(con, sens), sens_figures),
@@ -400,6 +423,7 @@ def _views():
         ("mpi-rails", lambda con: mpi.advice(con, advice), advice_figures),
         ("mpi-pingpong", lambda con: mpi.pingpong_record(con, ping), ping_figures),
         ("survey of nodes", lambda con: survey.render(con, judged), judged_figures),
+        ("report sections", footer, footer_figures),
     ]
 
 

@@ -163,7 +163,7 @@ def measure(req: Request) -> None:
 
     chosen = pick_sections(load_sections(), req.wanted)
     threads = allowed_threads(req.threads)
-    err = Console(stderr=True, highlight=False)
+    err = console(stderr=True)
     store = None if req.no_store else Store(req.db)  # refuses a bad database before anything is measured
     try:
         out_dir = render.prepare_out(Path(req.out))
@@ -195,7 +195,7 @@ def rebuild(req: Request) -> None:
         rec = record.latest(store)
         recs = record.section_records(store, rec)
         out_dir = render.prepare_out(Path(req.out))
-        err = Console(stderr=True, highlight=False)
+        err = console(stderr=True)
         ctx = _context(req, out_dir, rec["config"]["quick"], rec["config"]["threads"], None, err)
         registered = dict(load_sections())
         chosen, outcomes = [], []
