@@ -1,16 +1,132 @@
-"""The parts every recommendation shares: the scorecard line, the evidence it reads, the registry
-type, and the common wording (record ids, the efficiency flag)."""
+"""The parts every recommendation shares: the scorecard line, the claims it makes, the evidence it
+reads, the registry type, and the common wording (record ids, the efficiency flag).
+
+A card's words about a comparison are rendered from its claims (say()): a claim is the decision
+rule's verdict on two figures measured in paired rounds (claim()), with the medians and the interval
+the rule used, so a sentence cannot say "rises" when the rule found no difference beyond noise."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bandwall.report.spread import Spread
+from bandwall.core import decide
+from bandwall.report.spread import NOISE, Spread, fmt
 
 EFFICIENCY_FLAG = 0.8  # efficiencies below this are flagged (the POP CoE's performance-assessment rule)
 PROGRAM = "./your_program"
 STORED = "stored"  # the Evidence section of stored experiments of this machine (interference, sensitivity)
+
+
+RISES = "rises"
+FALLS = "falls"
+DIRECTIONS = (RISES, FALLS, NOISE)
+
+
+@dataclass(frozen=True)
+class End:
+    """One side of a claim: what was measured (its label) and the median the rule compared."""
+
+    label: str
+    value: float
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The decision rule on one comparison: figure goes from `start` to `end` ("rises", "falls" or
+    "no difference beyond noise"), with the interval of the median ratio end / start over the paired
+    rounds (None without paired rounds), the median ratio, the rounds and whether they were enough
+    for the rule's confidence."""
+
+    figure: str
+    unit: str
+    start: End
+    end: End
+    direction: str
+    interval: tuple[float, float] | None = None
+    ratio: float | None = None
+    rounds: int = 0
+    enough: bool = False
+
+    def to_json(self) -> dict:
+        return {
+            "figure": self.figure,
+            "unit": self.unit,
+            "from": {"label": self.start.label, "value": self.start.value},
+            "to": {"label": self.end.label, "value": self.end.value},
+            "direction": self.direction,
+            "interval": list(self.interval) if self.interval is not None else None,
+            "ratio": self.ratio,
+            "rounds": self.rounds,
+            "enough": self.enough,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> Claim:
+        iv = d.get("interval")
+        return cls(
+            d["figure"],
+            d.get("unit", ""),
+            End(d["from"]["label"], d["from"]["value"]),
+            End(d["to"]["label"], d["to"]["value"]),
+            d["direction"],
+            (iv[0], iv[1]) if iv else None,
+            d.get("ratio"),
+            int(d.get("rounds", 0)),
+            bool(d.get("enough", False)),
+        )
+
+
+def _median(s: Spread) -> float:
+    """The median the rule compares: of the rounds themselves when the figure has them."""
+    return statistics.median(s.values) if s.values else s.median
+
+
+def claim(figure: str, start: Spread, end: Spread, start_label: str, end_label: str) -> Claim:
+    """The decision rule on end against start (their rounds paired in the order they ran)."""
+    if start.values and end.values:
+        iv = end.interval(start)
+        v = decide.verdict(iv)
+        direction = RISES if v == decide.FASTER else FALLS if v == decide.SLOWER else NOISE
+        interval, ratio, rounds, enough = (iv.lo, iv.hi), iv.median, iv.rounds, iv.enough
+        if not rounds:
+            interval, ratio = None, None
+    else:
+        direction, interval, ratio, rounds, enough = NOISE, None, None, 0, False
+    return Claim(
+        figure,
+        end.unit or start.unit,
+        End(start_label, _median(start)),
+        End(end_label, _median(end)),
+        direction,
+        interval,
+        ratio,
+        rounds,
+        enough,
+    )
+
+
+def say(c: Claim) -> str:
+    """The words of a claim: 'triad bandwidth rises from 1 core to 2 cores (20.0 to 38.0 GB/s,
+    1.90x, 1.85 to 1.95 over 5 paired rounds)', or 'no difference beyond noise between 1 core and 2
+    cores (...)' with why (too few paired rounds, or an interval across the margin)."""
+    unit = f" {c.unit}" if c.unit else ""
+    if c.interval is None:
+        how = "no paired rounds to compare"
+    else:
+        how = f"{c.ratio:.2f}x, {c.interval[0]:.2f} to {c.interval[1]:.2f} over {c.rounds} paired rounds"
+        if not c.enough:
+            how += f", too few for a {decide.rule().confidence:.0%} interval"
+    if c.direction == NOISE:
+        return (
+            f"{NOISE} in {c.figure} between {c.start.label} and {c.end.label} "
+            f"({fmt(c.start.value)} against {fmt(c.end.value)}{unit}; {how})"
+        )
+    return (
+        f"{c.figure} {c.direction} from {c.start.label} to {c.end.label} "
+        f"({fmt(c.start.value)} to {fmt(c.end.value)}{unit}; {how})"
+    )
 
 
 @dataclass
@@ -24,6 +140,7 @@ class Line:
     flag: bool = False
     value: Spread | None = None  # the headline figure, compared with earlier reports
     limit: float | None = None  # the number value is judged against, in its unit (a mark on the page)
+    claims: list[Claim] = field(default_factory=list)  # the comparisons its verdict words (say())
 
     def to_json(self) -> dict:
         out = {
@@ -34,13 +151,15 @@ class Line:
             out["value"] = self.value.to_json()
         if self.limit is not None:
             out["limit"] = self.limit
+        out["claims"] = [c.to_json() for c in self.claims]
         return out
 
     @classmethod
     def from_json(cls, d: dict) -> Line:
         value = Spread.from_json(d["value"]) if d.get("value") else None
-        rest = {k: v for k, v in d.items() if k not in ("value", "limit")}
-        return cls(**rest, value=value, limit=d.get("limit"))
+        claims = [Claim.from_json(c) for c in d.get("claims", [])]
+        rest = {k: v for k, v in d.items() if k not in ("value", "limit", "claims")}
+        return cls(**rest, value=value, limit=d.get("limit"), claims=claims)
 
 
 @dataclass

@@ -9,14 +9,19 @@ from bandwall.core import decide
 from bandwall.interference import verdict as interference
 from bandwall.report.advice.base import (
     EFFICIENCY_FLAG,
+    FALLS,
     PROGRAM,
+    RISES,
     STORED,
+    Claim,
     Evidence,
     Line,
+    claim,
     efficiency_flag,
     ids,
+    say,
 )
-from bandwall.report.spread import NOISE, Spread, compare, fmt
+from bandwall.report.spread import NOISE, Spread, fmt
 
 
 def sweep_points(ev: Evidence, sweep: dict) -> list[dict]:
@@ -39,42 +44,81 @@ def sweep_points(ev: Evidence, sweep: dict) -> list[dict]:
     return [per_cores[n] for n in sorted(per_cores)]
 
 
+def knee_choice(spreads: dict[int, Spread], share: float) -> decide.Choice:
+    """The decision rule's choice of the fewest cores that no other count beats by more than 1/share
+    with its confidence (the repetitions paired in order), else every core (not decisive)."""
+    counts = sorted(spreads)
+    rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
+    return decide.choose_fewest(counts, [spreads[n].values for n in counts], rule)
+
+
 def knee(spreads: dict[int, Spread], share: float) -> tuple[int, int]:
     """(knee, top): top is the core count with the best median; the knee is the fewest cores that no
     other count beats by more than 1/share with the decision rule's confidence (its repetitions
     paired in order), else every core: fewer cores are recommended only on evidence."""
     top = max(spreads, key=lambda n: spreads[n].median)
     counts = sorted(spreads)
-    rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
-    c = decide.choose_fewest(counts, [spreads[n].values for n in counts], rule)
-    return counts[c.chosen], top
+    return counts[knee_choice(spreads, share).chosen], top
+
+
+def point_spreads(ev: Evidence, sweep: dict) -> tuple[dict[int, Spread], list[dict]]:
+    """The bandwidth of each core count of a sweep over its kept repetitions (cores -> Spread, the
+    values in the order they ran): the sweep's own per-repetition rates when it kept them, else its
+    point records' (Spread.of_stream); and the point records. Median, min and max are those of the
+    rates the decision rule compares, so a card shows the figures its rule used."""
+    pts = sweep_points(ev, sweep)
+    out: dict[int, Spread] = {}
+    for r in pts:
+        s = Spread.of_stream(r)
+        out[int(r["config"]["threads"])] = Spread.of(s.values, "GB/s") if s.values else s
+    rates = {int(p["cores"]): p["rates"] for p in sweep["result"].get("points", []) if p.get("rates")}
+    if len(rates) >= len(out):
+        out = {n: Spread.of(v, "GB/s") for n, v in rates.items()}
+    return dict(sorted(out.items())), pts
+
+
+def _cores(n: int) -> str:
+    return f"{n} core{'s' if n != 1 else ''}"
 
 
 def cores(ev: Evidence) -> list[Line]:
     lines = []
     for sw in ev.all("sweep"):
-        pts = sweep_points(ev, sw)
+        sp, pts = point_spreads(ev, sw)
         kernel, share = sw["config"]["kernel"], sw["config"].get("knee_share", 0.95)
-        if len(pts) < 2:
+        if len(sp) < 2:
             continue
-        sp = {int(r["config"]["threads"]): Spread.of_stream(r) for r in pts}
-        k, top = knee(sp, share)
-        most = max(sp)
+        figure = f"{kernel} bandwidth"
+        counts = list(sp)
+        top = max(sp, key=lambda n: sp[n].median)
+        choice = knee_choice(sp, share)
+        k, most = counts[choice.chosen], counts[-1]
         evidence = f"sweep {ids([sw])}, points {ids(pts)}; " + "; ".join(
-            f"{n} cores {s.text()}" for n, s in sp.items()
+            f"{_cores(n)} {s.text()}" for n, s in sp.items()
         )
-        if k == most:
-            verdict = f"no knee: bandwidth still rises up to all {most} cores; a memory-bound process can use every core"
-        else:
+        tol = f"{1 / share - 1:.0%}"
+        if choice.decisive:
+            # the knee and what the surplus cores do: the claim of the knee against every core
+            beyond = claim(figure, sp[k], sp[most], _cores(k), _cores(most))
+            claims = [beyond]
             verdict = (
                 f"{k} core{'s reach' if k > 1 else ' reaches'} the bandwidth (the knee): use {k} per memory-bound "
                 "process; "
-                f"{most - k} surplus core{'s' if most - k > 1 else ''}: leave them free or give them other work"
+                f"{most - k} surplus core{'s' if most - k > 1 else ''}: leave them free or give them other work; "
+                f"{say(beyond)}"
             )
-            if not sp[k].apart_from(sp[most]):
-                verdict += f"; {k} against {most} cores: {NOISE}, so the fewer cores are kept"
-            elif sp[k].beats(sp[most]):
-                verdict += f"; on {most} cores it runs slower than on {k} ({compare(sp[most], sp[k], f'{most} cores', f'{k} cores')})"
+            if beyond.direction == RISES:
+                verdict += f", within the knee's {tol}"
+        else:
+            last = claim(figure, sp[counts[-2]], sp[most], _cores(counts[-2]), _cores(most))
+            claims = [last]
+            if last.direction == RISES:
+                verdict = f"no knee: {say(last)}; a memory-bound process can use every core"
+            else:
+                verdict = (
+                    f"knee undecided: {say(last)}; no smaller count was shown within {tol} of the others "
+                    f"by the decision rule, so every core ({most}) is kept"
+                )
         lines.append(
             Line(
                 f"cores per memory-bound process ({kernel})",
@@ -84,21 +128,27 @@ def cores(ev: Evidence) -> list[Line]:
                 verdict,
                 f"OMP_NUM_THREADS={k} OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}",
                 evidence,
-                value=sp[top],
+                value=sp[k],
+                limit=share * sp[top].median,
+                claims=claims,
             )
         )
         one = sp.get(1)
         if one is not None and most > 1:
-            e = sp[most].median / (most * one.median)
+            whole = claim(figure, one, sp[most], _cores(1), _cores(most))
+            e = whole.end.value / (most * whole.start.value) if whole.start.value else 0.0
+            scaling, more = _scaling(e, whole, claims[0] if choice.decisive else None, k)
             lines.append(
                 Line(
                     f"parallel efficiency ({kernel}, {most} cores)",
-                    f"{e:.2f}: {fmt(sp[most].median)} GB/s on {most} cores against {most} x {fmt(one.median)} on 1",
+                    f"{e:.2f}: {fmt(whole.end.value)} GB/s on {most} cores against {most} x "
+                    f"{fmt(whole.start.value)} on 1",
                     f"{EFFICIENCY_FLAG}",
-                    efficiency_flag(e) + _scaling(e, k, most),
+                    efficiency_flag(e) + scaling,
                     "",  # the knee line above carries the fix
                     f"sweep {ids([sw])}",
                     flag=e < EFFICIENCY_FLAG,
+                    claims=[whole, *more],
                 )
             )
     return lines
@@ -125,9 +175,25 @@ def surplus_under_noise(ev: Evidence) -> list[Line]:
     return lines
 
 
-def _scaling(e: float, knee_cores: int, most: int) -> str:
+def _scaling(e: float, whole: Claim, beyond: Claim | None, knee_cores: int) -> tuple[str, list[Claim]]:
+    """The efficiency's words, from the claim of every core against one (whole) and, when a knee was
+    decided, the claim of the knee against every core (beyond); and the claims besides whole."""
+    if whole.direction == FALLS:
+        return f": more cores run slower than one: {say(whole)}", []
+    if whole.direction == NOISE:
+        return f": the added cores add no bandwidth shown by the decision rule: {say(whole)}", []
     if e >= EFFICIENCY_FLAG:
-        return ": the cores add bandwidth almost in proportion"
-    if knee_cores < most:
-        return ": memory-bound work does not scale past the knee; the cores beyond it add no bandwidth"
-    return ": each added core still adds bandwidth, but less than the one before (memory saturating)"
+        return f": the cores add bandwidth almost in proportion: {say(whole)}", []
+    if beyond is not None:
+        if beyond.direction == RISES:
+            past = f"the cores beyond it add little: {say(beyond)}"
+        elif beyond.direction == FALLS:
+            past = f"the cores beyond it cost bandwidth: {say(beyond)}"
+        else:
+            past = f"the cores beyond it add no bandwidth shown by the decision rule: {say(beyond)}"
+        return f": memory-bound work does not scale past the knee ({knee_cores} cores); {past}", [beyond]
+    return (
+        ": the added cores still add bandwidth, each less than the one before (memory saturating): "
+        f"{say(whole)}",
+        [],
+    )
