@@ -143,3 +143,36 @@ def test_a_report_record_with_claims_is_valid_and_a_wrong_direction_is_not(make_
     assert records.problems(rec) == []
     rec["result"]["advice"][0]["claims"][0]["direction"] = "still rises"
     assert records.problems(rec)
+
+
+@pytest.mark.parametrize(
+    "bound, unbound, direction, fix",
+    [
+        ([20, 21, 22, 21, 21], [10, 11, 12, 11, 11], RISES, "OMP_PROC_BIND=close"),
+        ([10, 11, 12, 11, 11], [20, 21, 22, 21, 21], FALLS, "OMP_PROC_BIND=false"),
+        ([10, 10.5, 11, 10.5, 10.4], [10.2, 10.8, 10.5, 10.1, 10.9], NOISE, ""),
+    ],
+)
+def test_the_binding_card_claims_bound_against_unbound(make_record, bound, unbound, direction, fix):
+    modes = {"bound": {"rounds": bound}, "unbound": {"rounds": unbound}}
+    rec = make_record("pin-compare", result={"modes": modes, "fom_unit": "1/s"}, config={"spin": "passive"})
+    (line,) = advice.binding(Evidence({"pinning": [rec]}))
+    (c,) = line.claims
+    assert (c.start.label, c.end.label, c.direction) == ("unbound threads", "bound threads", direction)
+    assert line.fix.startswith(fix) and line.value.median == c.end.value
+
+
+def test_the_variant_card_claims_each_comparison_the_rule_made(make_record):
+    def run(isa, gbps):
+        return make_record(
+            "stream",
+            result={"median_GBps": gbps},
+            config={"kernel": "dot", "threads": 2, "isa": isa, "isa_requested": isa},
+        )
+
+    rounds = {"avx512": [10.0, 10.2, 10.4, 10.1, 10.3], "avx2": [12.0, 12.2, 12.4, 12.1, 12.3]}
+    recs = [run(isa, v) for isa, vs in rounds.items() for v in vs]
+    (line,) = advice.isa(Evidence({"variants": recs}))
+    (c,) = line.claims
+    assert (c.start.label, c.end.label, c.direction) == ("avx512", "avx2", RISES)
+    assert line.fix.endswith("--isa avx2") and line.value.median == c.end.value

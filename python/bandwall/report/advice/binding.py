@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
-from bandwall.report.spread import NOISE, Spread, compare
+from bandwall.report.advice.base import (
+    EFFICIENCY_FLAG,
+    FALLS,
+    PROGRAM,
+    RISES,
+    Evidence,
+    Line,
+    claim,
+    efficiency_flag,
+    ids,
+    say,
+)
+from bandwall.report.spread import Spread
 
 
 def _modes(rec: dict) -> dict[str, Spread]:
@@ -22,18 +33,20 @@ def binding(ev: Evidence) -> list[Line]:
     if "bound" not in m or "unbound" not in m:
         return []
     b, u = m["bound"], m["unbound"]
-    e = u.median / b.median if b.median else 0.0
-    if not b.apart_from(u):
-        verdict, fix = f"{NOISE}: binding does not change this program here", ""
-    elif b.median > u.median:
-        verdict = f"bind: threads left to the scheduler run at {e:.2f} of bound ones, " + efficiency_flag(e)
+    fom = passive["result"].get("fom") or "figure of merit"
+    c = claim(fom, u, b, "unbound threads", "bound threads")
+    e = c.start.value / c.end.value if c.end.value else 0.0
+    if c.direction not in (RISES, FALLS):
+        verdict, fix = f"{say(c)}: binding does not change this program here", ""
+    elif c.direction == RISES:
+        verdict = f"bind: threads left to the scheduler run at {e:.2f} of bound ones, {efficiency_flag(e)}: {say(c)}"
         fix = (
             f"OMP_PROC_BIND=close OMP_PLACES=cores {PROGRAM}   (or: bandwall pin --bind compact -- {PROGRAM})"
         )
     else:
         verdict = (
             f"binding costs here: unbound threads run {e:.2f}x as fast; the scheduler moves them off CPUs that "
-            "other work keeps busy (is something else running on this machine?)"
+            f"other work keeps busy (is something else running on this machine?): {say(c)}"
         )
         fix = f"OMP_PROC_BIND=false {PROGRAM}"
     lines = [
@@ -44,29 +57,27 @@ def binding(ev: Evidence) -> list[Line]:
             verdict,
             fix,
             f"{ids([passive])} ({passive['result'].get('fom', '')})",
-            flag=b.apart_from(u) and b.median > u.median and e < EFFICIENCY_FLAG,
+            flag=c.direction == RISES and e < EFFICIENCY_FLAG,
             value=b,
+            claims=[c],
         )
     ]
     spin = next((r for r in recs if r is not passive and "one-cpu" in r["result"]["modes"]), None)
     if spin is not None and "one-cpu" in m:
         s1 = _modes(spin)["one-cpu"]
-        shared = compare(m["one-cpu"], s1, "sleeping idle threads", "spinning ones")
+        sc = claim(
+            f"{fom} with every thread on one CPU", s1, m["one-cpu"], "spinning waits", "sleeping waits"
+        )
+        passive_pays = sc.direction == RISES
         lines.append(
             Line(
                 "threads sharing a CPU",
                 f"all threads on one CPU: passive {m['one-cpu'].text()}; spinning ({spin['config'].get('spin')}) {s1.text()}",
                 "passive against spinning waits beyond the spread",
-                shared
-                + (
-                    ": never run more threads than CPUs with spinning waits"
-                    if m["one-cpu"].apart_from(s1) and m["one-cpu"].median > s1.median
-                    else ""
-                ),
-                f"OMP_WAIT_POLICY=passive {PROGRAM}   (when threads may share CPUs)"
-                if m["one-cpu"].apart_from(s1) and m["one-cpu"].median > s1.median
-                else "",
+                say(sc) + (": never run more threads than CPUs with spinning waits" if passive_pays else ""),
+                f"OMP_WAIT_POLICY=passive {PROGRAM}   (when threads may share CPUs)" if passive_pays else "",
                 f"{ids([passive, spin])}",
+                claims=[sc],
             )
         )
     return lines

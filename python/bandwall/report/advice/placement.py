@@ -4,8 +4,19 @@ ISO3DFD initialisation."""
 from __future__ import annotations
 
 from bandwall.core import manifest
-from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
-from bandwall.report.spread import NOISE, Spread, compare, fmt
+from bandwall.report.advice.base import (
+    EFFICIENCY_FLAG,
+    FALLS,
+    PROGRAM,
+    RISES,
+    Evidence,
+    Line,
+    claim,
+    efficiency_flag,
+    ids,
+    say,
+)
+from bandwall.report.spread import NOISE, Spread, fmt
 
 
 def placement(ev: Evidence) -> list[Line]:
@@ -35,9 +46,10 @@ def placement(ev: Evidence) -> list[Line]:
     first_touch, serial = manifest.iso3dfd_word_names("init")[:2]  # each thread its blocks; the master thread
     if {first_touch, serial} <= set(init) and min(len(v) for v in init.values()) >= 2:
         ft, se = Spread.of(init[first_touch], "MPoints/s"), Spread.of(init[serial], "MPoints/s")
-        verdict = compare(ft, se, "first-touch initialisation", "serial")
+        c = claim("ISO3DFD throughput", se, ft, "serial initialisation", "first-touch initialisation")
+        verdict = say(c)
         one_node = bool(topos) and len([n for n in topos[-1]["result"]["numa_nodes"] if n["cpus"]]) <= 1
-        if ft.apart_from(se) and one_node:
+        if c.direction in (RISES, FALLS) and one_node:
             verdict += " (one NUMA node: the difference is cache and thread warm-up, not where pages are)"
         lines.append(
             Line(
@@ -46,10 +58,11 @@ def placement(ev: Evidence) -> list[Line]:
                 "first-touch against serial beyond the spread of all their runs",
                 verdict,
                 "initialise arrays in parallel with the compute loops' schedule (first touch)"
-                if ft.apart_from(se) and ft.median > se.median
+                if c.direction == RISES
                 else "",
                 ids([r for r in ev.section("iso3dfd") if r.get("tool") == "iso3dfd"]),
                 value=ft,
+                claims=[c],
             )
         )
     return lines
@@ -80,20 +93,22 @@ def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
         e = (sum(m[i][j] for i, j in remote) / len(remote)) / (sum(m[i][j] for i, j in local) / len(local))
         sl = Spread.of([v for i, j in local for v in rounds[i][j]], "GB/s")
         sr = Spread.of([v for i, j in remote for v in rounds[i][j]], "GB/s")
-        apart = sl.apart_from(sr)
+        c = claim("bandwidth", sl, sr, "local memory", "remote memory")
+        apart = c.direction != NOISE
         flagged = apart and e < EFFICIENCY_FLAG
         lines.append(
             Line(
                 "NUMA efficiency (remote / local bandwidth)",
                 f"{e:.2f}: remote {sr.text()}; local {sl.text()}",
                 f"{EFFICIENCY_FLAG}, when local and remote differ beyond the spread of their rounds",
-                (efficiency_flag(e) if apart else f"{NOISE} between local and remote memory")
+                (f"{efficiency_flag(e)}: {say(c)}" if apart else say(c))
                 + (": keep each thread's memory on its own node" if flagged else ""),
                 f"numactl --localalloc {PROGRAM}" if flagged else "",
                 ids([mat]),
                 flag=flagged,
                 value=sr,
                 limit=EFFICIENCY_FLAG * sum(m[i][j] for i, j in local) / len(local),
+                claims=[c],
             )
         )
     return lines

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bandwall.core import decide
-from bandwall.report.advice.base import Evidence, Line, ids
+from bandwall.report.advice.base import Evidence, Line, claim, ids, say
 from bandwall.report.spread import Spread
 
 
@@ -43,11 +43,17 @@ def _choice(ev: Evidence, knob: str, topic: str, flag_of: Callable[[str], str]) 
         names = list(sp)
         pick = decide.choose_best(names, [sp[v].values for v in names], 0)
         best = names[pick.chosen]
+        # the comparisons the rule made, each candidate against the one standing then
+        claims = [
+            claim(f"{kernel} bandwidth", sp[c["against"]], sp[c["candidate"]], c["against"], c["candidate"])
+            for c in pick.comparisons
+        ]
+        words = "; ".join(say(c) for c in claims)
         if pick.decisive:
-            verdict = f"{best}: faster than the default {names[0]} beyond noise ({pick.why})"
+            verdict = f"{best}: faster than the default {names[0]} beyond noise: {words}"
             fix = f"bandwall stream --kernel {kernel} {flag_of(best)}"
         else:
-            verdict, fix = f"keep the default {names[0]}: {pick.why}", ""
+            verdict, fix = f"keep the default {names[0]}: {words}", ""
         lines.append(
             Line(
                 f"{topic} ({kernel}, {key[1]} threads)",
@@ -57,6 +63,7 @@ def _choice(ev: Evidence, knob: str, topic: str, flag_of: Callable[[str], str]) 
                 fix,
                 ids([x for rs in by.values() for x in rs]),
                 value=sp[best],
+                claims=claims,
             )
         )
     return lines
