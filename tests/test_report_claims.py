@@ -176,3 +176,15 @@ def test_the_variant_card_claims_each_comparison_the_rule_made(make_record):
     (c,) = line.claims
     assert (c.start.label, c.end.label, c.direction) == ("avx512", "avx2", RISES)
     assert line.fix.endswith("--isa avx2") and line.value.median == c.end.value
+
+
+def test_a_claim_whose_medians_go_against_its_interval_is_no_finding():
+    # 7 of 8 rounds 3% up, one round far down: the rule's interval lies above its margin, while the
+    # median of the second figure is below the first's; a card would show "rises from 4.5 to 3.6"
+    a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 100.0]
+    b = [1.03 * x for x in a[:-1]] + [0.1]
+    sa, sb = Spread.of(a, "GB/s"), Spread.of(b, "GB/s")
+    assert sb.verdict(sa) == decide.FASTER and sb.median < sa.median
+    c = claim("x", sa, sb, "a", "b")
+    assert c.direction == NOISE and c.interval[0] > 1
+    assert "the medians going the other way" in say(c)

@@ -84,11 +84,18 @@ def _median(s: Spread) -> float:
 
 
 def claim(figure: str, start: Spread, end: Spread, start_label: str, end_label: str) -> Claim:
-    """The decision rule on end against start (their rounds paired in the order they ran)."""
+    """The decision rule on end against start (their rounds paired in the order they ran): "rises"
+    or "falls" only when the rule's interval lies beyond its margin and the two medians go the same
+    way, else "no difference beyond noise"."""
     if start.values and end.values:
         iv = end.interval(start)
         v = decide.verdict(iv)
         direction = RISES if v == decide.FASTER else FALLS if v == decide.SLOWER else NOISE
+        # the medians shown must go the way the claim says: with an odd round out, the median ratio
+        # and the two medians can disagree, and a claim both ways is no finding
+        a, b = _median(start), _median(end)
+        if (direction == RISES and b <= a) or (direction == FALLS and b >= a):
+            direction = NOISE
         interval, ratio, rounds, enough = (iv.lo, iv.hi), iv.median, iv.rounds, iv.enough
         if not rounds:
             interval, ratio = None, None
@@ -116,8 +123,11 @@ def say(c: Claim) -> str:
         how = "no paired rounds to compare"
     else:
         how = f"{c.ratio:.2f}x, {c.interval[0]:.2f} to {c.interval[1]:.2f} over {c.rounds} paired rounds"
+        r = decide.rule()
         if not c.enough:
-            how += f", too few for a {decide.rule().confidence:.0%} interval"
+            how += f", too few for a {r.confidence:.0%} interval"
+        elif c.direction == NOISE and (c.interval[0] > 1 + r.margin or c.interval[1] < 1 / (1 + r.margin)):
+            how += ", the medians going the other way"
     if c.direction == NOISE:
         return (
             f"{NOISE} in {c.figure} between {c.start.label} and {c.end.label} "

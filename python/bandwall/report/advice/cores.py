@@ -191,7 +191,10 @@ def _scaling(e: float, whole: Claim, beyond: Claim | None, knee_cores: int) -> t
             past = f"the cores beyond it cost bandwidth: {say(beyond)}"
         else:
             past = f"the cores beyond it add no bandwidth shown by the decision rule: {say(beyond)}"
-        return f": memory-bound work does not scale past the knee ({knee_cores} cores); {past}", [beyond]
+        return (
+            f": memory-bound work does not scale past the knee ({knee_cores} cores): {say(whole)}; {past}",
+            [beyond],
+        )
     return (
         ": the added cores still add bandwidth, each less than the one before (memory saturating): "
         f"{say(whole)}",
