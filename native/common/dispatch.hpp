@@ -2,25 +2,20 @@
 // iso3dfd's row kernels, the FMA peak). A variant is a struct with a member `const char* isa`, defined
 // constinit in a file of its own compiled with its instruction set's target flags (stream/kernels_avx512.cpp),
 // so that no code of an AVX-512 file runs at start-up on a CPU without it. CMake's bandwall_isa_sources()
-// (common/isa.cmake) builds such a file only where the compiler takes its flags, and then defines
-// BANDWALL_<PREFIX>_AVX2 or BANDWALL_<PREFIX>_AVX512; the generic file is always built. The kernel's
-// dispatch file (stream/kernels.cpp, iso3dfd/rows.cpp, peak/fma.cpp) declares the variants built, under
-// those macros, and lists them once, widest first, in a function-local static:
+// (common/isa.cmake) is the one registration: it builds such a file only where the compiler takes its
+// flags, and generates <prefix>_variants.hpp naming the variants built, widest first (the generic
+// file is always built). The kernel's dispatch file (stream/kernels.cpp, iso3dfd/rows.cpp,
+// peak/fma.cpp) declares and lists them from it, with no line per variant:
 //
-//   #ifdef BANDWALL_STREAM_AVX512
-//   extern const Variant kStreamAvx512;
-//   #endif
-//   ...
+//   #include "stream_variants.hpp"  // generated
+//   BANDWALL_STREAM_VARIANTS(Variant)
 //   Dispatch<Variant>& dispatch() {
-//     static Dispatch<Variant> d({
-//   #ifdef BANDWALL_STREAM_AVX512
-//         &kStreamAvx512,
-//   #endif
-//         ...
-//         &kStreamGeneric,
-//     });
+//     static Dispatch<Variant> d({BANDWALL_STREAM_LIST});
 //     return d;
 //   }
+//
+// Adding an instruction set's variant of a kernel is its file and one word in that kernel's
+// bandwall_isa_sources call.
 //
 // Dispatch then answers, for every kernel alike: which variants are built (variants(), names()); which
 // one a name means on this CPU (find(); "auto": the widest it runs; common/isa.hpp) and why a request

@@ -1,31 +1,18 @@
-// The registry of row-kernel variants and the choice among them (the variants' files are built
-// only when the compiler takes their target flags; CMake defines BANDWALL_ROWS_<ISA> for each).
+// The registry of row-kernel variants and the choice among them: the variants this build has, as
+// bandwall_isa_sources (common/isa.cmake) generated them into rows_variants.hpp.
 #include "iso3dfd/rows.hpp"
 
 #include <utility>
 
 #include "common/dispatch.hpp"
+#include "rows_variants.hpp"  // generated: the variants this build has
 
 namespace bw::iso3dfd {
 
-#ifdef BANDWALL_ROWS_AVX512
-extern const RowVariant kRowsAvx512;
-#endif
-#ifdef BANDWALL_ROWS_AVX2
-extern const RowVariant kRowsAvx2;
-#endif
-extern const RowVariant kRowsGeneric;
+BANDWALL_ROWS_VARIANTS(RowVariant)
 
 Dispatch<RowVariant>& row_dispatch() {
-  static Dispatch<RowVariant> d({
-#ifdef BANDWALL_ROWS_AVX512
-      &kRowsAvx512,
-#endif
-#ifdef BANDWALL_ROWS_AVX2
-      &kRowsAvx2,
-#endif
-      &kRowsGeneric,
-  });
+  static Dispatch<RowVariant> d({BANDWALL_ROWS_LIST});
   return d;
 }
 

@@ -1,6 +1,6 @@
 // The FMA peak: the variant chosen at start-up (or by select_isa) and the measurement over threads.
-// The variants' files are built only when the compiler takes their target flags; CMake defines
-// BANDWALL_PEAK_<ISA> for each.
+// The variants this build has come from peak_variants.hpp, which bandwall_isa_sources
+// (common/isa.cmake) generates.
 #include "peak/fma.hpp"
 
 #include <omp.h>
@@ -13,27 +13,14 @@
 
 #include "common/errors.hpp"
 #include "common/dispatch.hpp"
+#include "peak_variants.hpp"  // generated: the variants this build has
 
 namespace bw::peak {
 
-#ifdef BANDWALL_PEAK_AVX512
-extern const Variant kPeakAvx512;
-#endif
-#ifdef BANDWALL_PEAK_AVX2
-extern const Variant kPeakAvx2;
-#endif
-extern const Variant kPeakGeneric;
+BANDWALL_PEAK_VARIANTS(Variant)
 
 Dispatch<Variant>& dispatch() {
-  static Dispatch<Variant> d({
-#ifdef BANDWALL_PEAK_AVX512
-      &kPeakAvx512,
-#endif
-#ifdef BANDWALL_PEAK_AVX2
-      &kPeakAvx2,
-#endif
-      &kPeakGeneric,
-  });
+  static Dispatch<Variant> d({BANDWALL_PEAK_LIST});
   return d;
 }
 

@@ -1,31 +1,18 @@
 // The STREAM kernel table of the instruction set chosen at start-up (or by select_isa), and the
-// lookups over it. The variants' files are built only when the compiler takes their target flags;
-// CMake defines BANDWALL_STREAM_<ISA> for each.
+// lookups over it. The variants this build has come from stream_variants.hpp, which
+// bandwall_isa_sources (common/isa.cmake) generates.
 #include "stream/kernels.hpp"
 
 #include "common/errors.hpp"
 #include "common/dispatch.hpp"
+#include "stream_variants.hpp"  // generated: the variants this build has
 
 namespace bw::stream {
 
-#ifdef BANDWALL_STREAM_AVX512
-extern const Variant kStreamAvx512;
-#endif
-#ifdef BANDWALL_STREAM_AVX2
-extern const Variant kStreamAvx2;
-#endif
-extern const Variant kStreamGeneric;
+BANDWALL_STREAM_VARIANTS(Variant)
 
 Dispatch<Variant>& dispatch() {
-  static Dispatch<Variant> d({
-#ifdef BANDWALL_STREAM_AVX512
-      &kStreamAvx512,
-#endif
-#ifdef BANDWALL_STREAM_AVX2
-      &kStreamAvx2,
-#endif
-      &kStreamGeneric,
-  });
+  static Dispatch<Variant> d({BANDWALL_STREAM_LIST});
   return d;
 }
 
