@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from bandwall.core import native
-from bandwall.core.errors import Unavailable
+from bandwall.core.errors import Unavailable, UsageError
 from bandwall.mpi import flavours as mpi
 from bandwall.mpi import iso3dfd_mpi, launchers
 from conftest import run
@@ -409,3 +409,19 @@ def test_one_cpu_gives_no_exchange_model_and_says_why(run_bandwall):
     one = str(min(os.sched_getaffinity(0)))
     rec = distributed(run_bandwall, 2, "--launcher", "mpirun", prefix=["taskset", "-c", one])
     assert rec["result"]["exchange_model"]["unavailable"].startswith("one CPU")
+
+
+def test_the_front_end_asks_the_tool_how_ranks_share_a_grid():
+    """--plan is the one model of the decomposition: the shape each --dims gives, its halo bytes, and
+    every shape that holds the halo, least halo bytes first (auto's the first); no MPI is started."""
+    slabs = iso3dfd_mpi.plan((40, 36, 48), 4)
+    assert (slabs["dims"], slabs["dims_how"], slabs["global"]) == ([1, 1, 4], "z-slabs", [40, 36, 48])
+    halos = [s["halo_bytes"] for s in slabs["shapes"]]
+    assert halos == sorted(halos) and len(halos) >= 2
+    auto = iso3dfd_mpi.plan((40, 36, 48), 4, dims="auto")
+    assert auto["dims"] == slabs["shapes"][0]["dims"] and auto["dims_how"] == "auto"
+    assert iso3dfd_mpi.shapes((40, 36, 48), 4) == [tuple(s["dims"]) for s in slabs["shapes"]]
+    weak = iso3dfd_mpi.plan((40, 36, 48), 2, scaling="weak")
+    assert weak["global"] == [40, 36, 2 * (48 - 16) + 16] and weak["shapes"] == []
+    with pytest.raises(UsageError, match="64 ranks cannot share grid 40x36x48"):
+        iso3dfd_mpi.plan((40, 36, 48), 64, dims="auto")

@@ -140,9 +140,11 @@ def test_the_decomposition_follows_the_radius():
     with pytest.raises(Exception, match="fewer than the halo of 8"):
         iso3dfd_mpi.check_decomposition((40, 40, 26), 2, "strong")
     iso3dfd_mpi.check_decomposition((40, 40, 26), 2, "strong", radius=1)
-    assert iso3dfd_mpi.halo_bytes((10, 10, 10), (1, 1, 2), radius=1) * 8 == iso3dfd_mpi.halo_bytes(
-        (10, 10, 10), (1, 1, 2)
-    )
+    # the same interior (16 points a side) sends R layers a face: 8 times the bytes at radius 8
+    one = iso3dfd_mpi.plan((18, 18, 18), 2, radius=1)
+    eight = iso3dfd_mpi.plan((32, 32, 32), 2)
+    assert one["dims"] == eight["dims"] == [1, 1, 2]
+    assert one["halo_bytes"] * 8 == eight["halo_bytes"] == 2 * 8 * 16 * 16 * 4
 
 
 def test_the_memory_wall_is_triad_over_sixteen_bytes():

@@ -10,6 +10,7 @@
 
 #include "common/affinity.hpp"
 #include "common/args.hpp"
+#include "common/errors.hpp"
 #include "common/isa.hpp"
 #include "common/placement.hpp"
 #include "common/record.hpp"
@@ -128,6 +129,12 @@ bw::json rank_part(const Part& part, int rank, const std::vector<int>& cpus, con
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (wants_plan(argc, argv))  // the decomposition alone: no MPI, no allocation
+    return bw::guarded_main("bandwall-iso3dfd-mpi", [&] {
+      Options o;
+      if (parse_options(argc, argv, 1, o)) bw::emit(plan_json(o));
+      return 0;
+    });
   return bw::mpi::guarded_mpi_main("bandwall-iso3dfd-mpi", argc, argv, [&] {
     Options o;
     if (!parse_options(argc, argv, bw::mpi::size(), o)) return 0;

@@ -48,7 +48,7 @@ std::string refusal(const Grid& global, const std::array<int, 3>& dims, int dept
   return "";
 }
 
-double halo_bytes(const Grid& global, const std::array<int, 3>& dims) {
+double halo_bytes_of(const Grid& global, const std::array<int, 3>& dims) {
   const auto n = interior(global);
   double e[3];
   for (int d = 0; d < 3; ++d) e[d] = std::ceil(static_cast<double>(n[d]) / dims[d]);
@@ -118,19 +118,48 @@ std::vector<std::size_t> cut(std::size_t extent, int p, int radius) {
   return c;
 }
 
-std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth) {
-  std::array<int, 3> best{0, 0, 0};
-  double least = 0;
+double halo_bytes(const Grid& global, const std::array<int, 3>& dims) { return halo_bytes_of(global, dims); }
+
+std::vector<std::array<int, 3>> shapes_by_halo(const Grid& global, int ranks, int depth) {
+  std::vector<std::array<int, 3>> found;
   // z outermost and descending, so that among equal halos the first found has the most ranks along z
   for (int pz = ranks; pz >= 1; --pz)
     for (int py = ranks / pz; py >= 1; --py) {
       if (ranks % (pz * py)) continue;
       const std::array<int, 3> d{ranks / (pz * py), py, pz};
-      if (!refusal(global, d, depth).empty()) continue;
-      const double bytes = halo_bytes(global, d);
-      if (best[0] == 0 || bytes < least) best = d, least = bytes;
+      if (refusal(global, d, depth).empty()) found.push_back(d);
     }
-  return best;
+  std::stable_sort(found.begin(), found.end(),
+                   [&](const auto& a, const auto& b) { return halo_bytes_of(global, a) < halo_bytes_of(global, b); });
+  return found;
+}
+
+json plan_json(const Options& o) {
+  json shapes = json::array();
+  if (o.scaling == Scaling::Strong)
+    for (const auto& d : shapes_by_halo(o.global, o.ranks, o.time_block))
+      shapes.push_back({{"dims", d}, {"halo_bytes", halo_bytes_of(o.global, d)}});
+  return {{"ranks", o.ranks},
+          {"dims", o.dims},
+          {"dims_how", o.dims_how},
+          {"global", {o.global.n1, o.global.n2, o.global.n3}},
+          {"radius", o.global.radius},
+          {"depth", o.time_block},
+          {"halo_bytes", halo_bytes_of(o.global, o.dims)},
+          {"shapes", shapes}};
+}
+
+bool wants_plan(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--plan" || a.rfind("--plan=", 0) == 0) return true;
+  }
+  return false;
+}
+
+std::array<int, 3> least_halo_dims(const Grid& global, int ranks, int depth) {
+  const auto found = shapes_by_halo(global, ranks, depth);
+  return found.empty() ? std::array<int, 3>{0, 0, 0} : found.front();
 }
 
 bool parse_options(int argc, char** argv, int ranks, Options& o) {
@@ -174,7 +203,13 @@ bool parse_options(int argc, char** argv, int ranks, Options& o) {
                  "bytes a rank; default 1x1xN (z-slabs)");
   bool no_overlap = false;
   app.add_flag("--no-overlap", no_overlap, "exchange the halo after the whole update instead of during it");
+  std::string plan;
+  app.add_option("--plan", plan,
+                 "print how N ranks would share the grid (JSON: the shape, its halo bytes a rank, every shape "
+                 "that holds the halo, least halo bytes first) and exit, without MPI; exit 2 with the reason when "
+                 "no shape does");
   if (!parse_command_line(app, argc, argv)) return false;
+  if (!plan.empty()) ranks = o.plan = static_cast<int>(parse_int(plan, "--plan", 1, 1 << 20));
   if (pos.size() < 7 || pos.size() > 8)
     throw UsageError("expected n1 n2 n3 nb_iter n1_block n2_block n3_block [nb_threads], got " +
                      std::to_string(pos.size()) + " positional arguments");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/placement.hpp"
+#include "common/record.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "mpi/words.hpp"
 
@@ -41,7 +42,24 @@ struct Options {
   std::array<int, 3> dims{1, 1, 1};
   std::string dims_how = "z-slabs";
   std::array<std::vector<std::size_t>, 3> cuts;
+  int plan = 0;  // --plan N: the decomposition for N ranks is printed (plan_json), nothing runs
 };
+
+// The halo bytes a rank sends a step in the shape dims (R layers on both faces of each dimension it
+// cuts, of the largest part's extents in the other two).
+double halo_bytes(const Grid& global, const std::array<int, 3>& dims);
+
+// Every shape of ranks whose parts hold the halo of R x depth along each dimension they cut, least
+// halo bytes a rank first (ties: more ranks along z, then y): the first is --dims auto's.
+std::vector<std::array<int, 3>> shapes_by_halo(const Grid& global, int ranks, int depth = 1);
+
+// The decomposition parse_options settled (--plan): the shape, how it was chosen, the global grid,
+// the halo bytes a rank, and every shape that holds the halo, least halo bytes first. The front
+// end's one model of the decomposition (python/bandwall/mpi/iso3dfd_mpi.py asks it).
+json plan_json(const Options& o);
+
+// Whether argv asks for --plan (then no MPI is started: main answers from the options alone).
+bool wants_plan(int argc, char** argv);
 
 // The parts of `extent` interior points along one dimension for p ranks: bounds from the radius, as
 // equal as whole points allow.

@@ -16,63 +16,36 @@ from bandwall.mpi import launchers, mpi_pingpong, mpi_rails
 TOOL = "bandwall-iso3dfd-mpi"
 
 
-AXES = ("x", "y", "z")
-
-
-def parse_dims(text: str, ranks: int) -> tuple[int, int, int]:
-    """--dims PxQxR: ranks along x, y and z, their product the rank count (UsageError otherwise)."""
-    parts = text.split("x")
-    if len(parts) != 3 or not all(p.isdigit() and int(p) >= 1 for p in parts):
-        raise UsageError(f"--dims {text!r} is not three whole numbers like 2x2x2 (or auto)")
-    dims = tuple(int(p) for p in parts)
-    if dims[0] * dims[1] * dims[2] != ranks:
-        raise UsageError(f"--dims {text} makes {dims[0] * dims[1] * dims[2]} ranks, but {ranks} run")
-    return dims  # type: ignore[return-value]
-
-
-def _half(radius: int | None) -> int:
-    """The halo a step: the stencil's radius (the native tools' default when None)."""
-    return iso3dfd.default_radius() if radius is None else radius
-
-
-def _refusal(
-    interior: Sequence[int], dims: Sequence[int], depth: int = 1, radius: int | None = None
-) -> str | None:
-    half = _half(radius)
-    halo = half * depth
-    for axis, n, p in zip(AXES, interior, dims):
-        if p > 1 and n // p < halo:
-            sweeps = f" for sweeps of {depth} steps ({half} a step)" if depth > 1 else ""
-            shallower = ", a shallower --time-block" if depth > 1 else ""
-            return (
-                f"{p} ranks along {axis} leave a rank {n // p} interior points there, fewer than the halo of "
-                f"{halo} its neighbours need{sweeps} (use fewer ranks along {axis}{shallower} or a larger grid)"
-            )
-    return None
-
-
-def halo_bytes(interior: Sequence[int], dims: Sequence[int], radius: int | None = None) -> float:
-    """Bytes an inner rank sends a step: R layers on both faces of every dimension it cuts, of the
-    largest part's extents in the other two (as bandwall-iso3dfd-mpi's auto shape counts them)."""
-    half = _half(radius)
-    e = [-(-n // p) for n, p in zip(interior, dims)]
-    return sum(2.0 * half * e[(d + 1) % 3] * e[(d + 2) % 3] * 4 for d in range(3) if dims[d] > 1)
+def plan(
+    grid: Sequence[int],
+    ranks: int,
+    scaling: str | None = None,
+    dims: str | None = None,
+    depth: int = 1,
+    radius: int | None = None,
+) -> dict:
+    """How ranks would share grid, as bandwall-iso3dfd-mpi decides it (--plan: the one model of the
+    decomposition, no MPI started): dims (the shape: dims PxQxR, auto, or None for z-slabs), dims_how,
+    global, radius, depth, halo_bytes a rank, and every shape that holds the halo, least halo bytes
+    first (shapes, strong scaling). UsageError, with the tool's one line, when the shape cannot cut
+    the grid: every part at least the halo of R (the radius) a step of a sweep (depth)."""
+    args = [*grid, 0, 1, 1, 1, "--plan", ranks, "--time-block", depth]
+    if scaling is not None:
+        args += ["--scaling", scaling]
+    if dims is not None:
+        args += ["--dims", dims]
+    if radius is not None:
+        args += ["--radius", radius]
+    return native.table(TOOL, *map(str, args))
 
 
 def shapes(
     grid: Sequence[int], ranks: int, depth: int = 1, radius: int | None = None
 ) -> list[tuple[int, int, int]]:
     """Every shape (ranks along x, y, z) that can cut grid for sweeps of depth steps, least halo bytes
-    first (ties: more ranks along z, then y): the first is what --dims auto takes."""
-    half = _half(radius)
-    interior = [n - 2 * half for n in grid]
-    found = [
-        (ranks // (py * pz), py, pz)
-        for pz in range(ranks, 0, -1)
-        for py in range(ranks // pz, 0, -1)
-        if ranks % (py * pz) == 0 and _refusal(interior, (ranks // (py * pz), py, pz), depth, radius) is None
-    ]
-    return sorted(found, key=lambda d: halo_bytes(interior, d, radius))
+    first (ties: more ranks along z, then y): the first is what --dims auto takes. UsageError, saying
+    why, when none can."""
+    return [tuple(s["dims"]) for s in plan(grid, ranks, dims="auto", depth=depth, radius=radius)["shapes"]]
 
 
 def check_decomposition(
@@ -84,31 +57,8 @@ def check_decomposition(
     radius: int | None = None,
 ) -> None:
     """UsageError when ranks cannot share the grid in the shape asked for (dims PxQxR, auto, or None:
-    z-slabs), as bandwall-iso3dfd-mpi decides it: every dimension cut in parts as equal as whole
-    points allow, each at least the halo of R (the radius) a step of a sweep (depth)."""
-    half = _half(radius)
-    for axis, n in zip(("n1", "n2", "n3"), grid):
-        if n < 2 * half + 1:
-            raise UsageError(
-                f"{axis} {n} is below the minimum {2 * half + 1} at radius {half} (the halo of {half} on each "
-                "side and one point)"
-            )
-    interior = [n - 2 * half for n in grid]
-    if dims == "auto":
-        if scaling == "weak":
-            return
-        if not shapes(grid, ranks, depth, radius):
-            raise UsageError(
-                f"{ranks} ranks cannot share grid {'x'.join(map(str, grid))} in any shape that leaves every rank "
-                f"the halo of {half * depth} points along each dimension it cuts"
-            )
-        return
-    shape = parse_dims(dims, ranks) if dims else (1, 1, ranks)
-    if scaling == "weak":
-        interior = [n * p for n, p in zip(interior, shape)]
-    why = _refusal(interior, shape, depth, radius)
-    if why:
-        raise UsageError(why)
+    z-slabs), before anything is launched (plan)."""
+    plan(grid, ranks, scaling, dims, depth, radius)
 
 
 def native_args(
