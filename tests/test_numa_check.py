@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bandwall.core import manifest
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.core.fom import Fom
 from bandwall.numa import numa_check
@@ -112,10 +113,13 @@ def test_builtin_iso3dfd_runs_the_blocks_of_bandwall_iso3dfd():
     assert cmd[1:5] == [str(c[k]) for k in ("n1", "n2", "n3", "nb_iter")]
     # Both ask the tool to choose the blocks for the CPU (auto), so both run the model's blocks.
     assert cmd[5:8] == c["blocks_choice"]["requested"] == ["auto"] * 3
-    assert (
-        cmd[cmd.index("--schedule") + 1] == c["schedule"]
-        and cmd[cmd.index("--placement") + 1] == c["placement"]
+    # a word not given is the tool's default, the manifest's first
+    schedule = (
+        cmd[cmd.index("--schedule") + 1]
+        if "--schedule" in cmd
+        else manifest.iso3dfd_word_names("schedule")[0]
     )
+    assert schedule == c["schedule"] and cmd[cmd.index("--placement") + 1] == c["placement"]
 
 
 def test_one_node_plan_has_only_the_default_mode():

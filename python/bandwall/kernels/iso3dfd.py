@@ -506,4 +506,6 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict |
 def ablation(grid, iters: int, **options) -> list[dict]:
     """The article's four runs (options as in native_args, without init and schedule); placement must
     leave initialisation to the run (first-touch)."""
-    return [run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ablation_variants()]
+    return [
+        run(grid, iters, init=init, schedule=schedule, **options) for init, schedule in ablation_variants()
+    ]

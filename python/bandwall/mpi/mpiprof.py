@@ -13,7 +13,7 @@ from pathlib import Path
 
 import platformdirs
 
-from bandwall.core import native, records
+from bandwall.core import native, process, records
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.core.topo import cpu_list, resolve_cpus
 from bandwall.mpi import flavours as mpi
@@ -90,9 +90,9 @@ def run(
         raise UsageError(f"cannot run {command[0]!r}: {e.strerror}") from e
     output = proc.stdout.decode(errors="replace")[-OUTPUT_KEPT:] if capture else None
     if proc.returncode != 0:
-        last = output.strip().splitlines()[-1:] if output else []
+        last = process.last_line(output or "")
         raise RunFailed(
-            f"{' '.join(command)} exited with code {proc.returncode}" + (f": {last[0]}" if last else "")
+            f"{' '.join(command)} exited with code {proc.returncode}" + (f": {last}" if last else "")
         )
     found = sorted(out_dir.glob("mpiprof-*.json"))
     if not found:
