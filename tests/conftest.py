@@ -103,6 +103,17 @@ def pytest_configure(config):
     )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist (--dist loadgroup, as ./bootstrap test runs it): a file's tests stay on one
+    worker, so its module- and session-scoped fixtures (a whole report, a Slurm cluster) are made
+    once; the simulated guests' files form one group, since they share boots and each boot takes
+    both CPUs."""
+    for item in items:
+        group = "guests" if item.get_closest_marker("vm") else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_runtest_setup(item):
     for mark in item.iter_markers("cpus"):
         n = mark.args[0] if mark.args else mark.kwargs.get("n", 2)
