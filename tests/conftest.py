@@ -89,6 +89,10 @@ def pytest_configure(config):
 
     home = tempfile.mkdtemp(prefix="bandwall-tests-state-")
     _SESSION_STATE.append(home)
+    if "BANDWALL_VM_SHARED" not in os.environ:  # pytest-xdist's workers inherit the controller's
+        # the guests' outcomes shared by the workers of this run (tests/vm/guest.py)
+        os.environ["BANDWALL_VM_SHARED"] = os.path.join(home, "guests")
+        os.makedirs(os.environ["BANDWALL_VM_SHARED"])
     os.environ.update(_point_state_at(home))
     os.environ.pop("BANDWALL_MICROARCH", None)  # the `microarch` fixture forces rows where a test means to
     os.environ.pop("BANDWALL_CACHES", None)  # cache sizes too: the tests that hold them fixed say so
@@ -101,17 +105,6 @@ def pytest_configure(config):
         "cpus(n=2, ids=()): needs n CPUs this process may use (and, with ids, those CPU numbers); skipped with the "
         "reason otherwise",
     )
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (--dist loadgroup, as ./bootstrap test runs it): a file's tests stay on one
-    worker, so its module- and session-scoped fixtures (a whole report, a Slurm cluster) are made
-    once; the simulated guests' files form one group, since they share boots and each boot takes
-    both CPUs."""
-    for item in items:
-        group = "guests" if item.get_closest_marker("vm") else item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_runtest_setup(item):

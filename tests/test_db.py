@@ -143,9 +143,20 @@ def test_export_json_lines_and_csv(filled, run_bandwall, tmp_path):
 
 
 def table_ids(text: str) -> list[int]:
-    """The id column of a table printed by `db list` or `db export --format table`, top to bottom."""
-    cells = [line.strip("│┃ ").split("│")[0].split("┃")[0].strip() for line in text.splitlines()]
-    return [int(c) for c in cells if c.isdigit()]
+    """The ids of a table printed by `db list` or `db export --format table`, top to bottom, in the
+    layout the line's width allows: boxed or compact (the first cell of each row below the header),
+    or one record as key/value lines ("id  3")."""
+    ids, rows = [], False
+    for line in text.splitlines():
+        cells = line.strip("│┃ ").replace("┃", "│").split("│")[0].split()
+        if cells[:1] == ["id"]:
+            if len(cells) > 1 and cells[1].isdigit():
+                ids.append(int(cells[1]))  # key/value lines
+            else:
+                rows = True  # the header: rows follow
+        elif rows and cells and cells[0].isdigit():
+            ids.append(int(cells[0]))
+    return ids
 
 
 def test_export_table_has_the_rows_of_list_oldest_first(filled, run_bandwall, tmp_path):

@@ -12,6 +12,8 @@ Timings inside the guest mean nothing; placements and CPU numbers do.
 
 from __future__ import annotations
 
+import dataclasses
+import fcntl
 import json
 import os
 import shlex
@@ -198,13 +200,50 @@ def boot(
     return out
 
 
+SHARED = "BANDWALL_VM_SHARED"  # the folder pytest-xdist's workers share (tests/conftest.py makes it)
+
+
+def _shared_dir() -> Path | None:
+    """Under pytest-xdist, the folder the workers of one run share: a guest booted by one worker
+    serves the others, and one guest runs at a time (each takes both CPUs)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER") or not os.environ.get(SHARED):
+        return None
+    return Path(os.environ[SHARED])
+
+
+def _across_workers(key: str, run: Callable[[], dict[str, Outcome]]) -> dict[str, Outcome]:
+    """run() once per key for the whole run, whichever worker asks first; its outcomes (or its
+    error) kept in the shared folder for the others."""
+    shared = _shared_dir()
+    if shared is None:
+        return run()
+    done = shared / f"{key}.json"
+    with open(shared / "boot.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one guest at a time; the others wait for it
+        if not done.exists():
+            try:
+                doc = {"outcomes": {k: dataclasses.asdict(v) for k, v in run().items()}}
+            except Exception as e:  # noqa: BLE001 - kept for the other workers, raised below
+                doc = {"error": str(e)}
+            done.write_text(json.dumps(doc))
+    doc = json.loads(done.read_text())
+    if "error" in doc:
+        raise RuntimeError(doc["error"])
+    return {k: Outcome(**v) for k, v in doc["outcomes"].items()}
+
+
 def once(cache: dict, key: str, run: Callable[[], dict[str, Outcome]]) -> dict[str, Outcome]:
-    """A guest's outcomes, built and booted by run() once per key and session; a failed build or
-    boot is remembered too, so the tests that need that guest fail at once instead of booting again."""
+    """A guest's outcomes, built and booted by run() once per key and session (across pytest-xdist's
+    workers too); a failed build or boot is remembered too, so the tests that need that guest fail
+    at once instead of booting again."""
     if key not in cache:
         try:
-            build()
-            cache[key] = run()
+
+            def built_and_run() -> dict[str, Outcome]:
+                build()
+                return run()
+
+            cache[key] = _across_workers(key, built_and_run)
         except Exception as e:  # noqa: BLE001 - remembered and re-raised for every test of this guest
             cache[key] = e
     got = cache[key]
