@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from bandwall.core import records
+from bandwall.core import decide, records
 from bandwall.core.errors import UsageError
 from bandwall.core.store import Store
 from bandwall.kernels import sweep
@@ -202,3 +202,86 @@ def test_bad_input(run_bandwall, args, fragment, tmp_path):
     assert len(lines) == 1 and fragment in lines[0], p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""
     assert _count(str(db), "stream") == 0 and _count(str(db), "sweep") == 0
+
+
+def stream_rec(make_record, n: int, rates: list[float], moved: float = 1e9) -> dict:
+    """A stream record of n threads whose kept repetitions ran at these rates (GB/s), a warm-up first."""
+    times = [moved / 1e9 / rates[0], *(moved / 1e9 / r for r in rates)]
+    return make_record(
+        result={
+            "best_GBps": max(rates),
+            "median_GBps": sorted(rates)[len(rates) // 2],
+            "min_GBps": min(rates),
+            "max_GBps": max(rates),
+            "times_s": times,
+            "dropped_reps": 1,
+            "traffic": {"without_write_allocate": {"bytes_per_rep": moved}},
+        },
+        threads=n,
+        config={
+            "kernel": "triad",
+            "threads": n,
+            "stores": "nt",
+            "size_per_array_bytes": 1 << 20,
+            "reps": len(rates) + 1,
+        },
+    )
+
+
+def record_of(make_record, curve: dict[int, list[float]], share=0.95) -> dict:
+    rec = sweep.sweep_record("triad", [stream_rec(make_record, n, v) for n, v in curve.items()], share)
+    return records.validate(rec)
+
+
+# The noisy 2-core host of the report: 1 core 24.6-27.6, 2 cores 21.5-29.8 GB/s over 4 repetitions;
+# the best repetitions rise (27.6 -> 29.8), the medians do not (25.7 -> 25.6).
+NOISY = {1: [24.6, 25.5, 25.9, 27.6], 2: [21.5, 25.0, 26.2, 29.8]}
+
+
+def test_the_knee_is_not_decided_on_the_best_repetition(make_record):
+    r = record_of(make_record, NOISY)["result"]
+    d = r["knee_decision"]
+    # four rounds cannot show one core within the knee's tolerance: undecided, every core kept
+    assert not d["decisive"] and d["chosen"] == d["default"] == 2 == r["knee_cores"]
+    assert r["surplus_cores"] == 0
+    assert r["knee_GBps"] == pytest.approx(25.6)  # the median of the rates decided on, not 29.8
+    # what the report's card says about the same sweep
+    from bandwall.report.advice.cores import sweep_verdict
+
+    words, (c,) = sweep_verdict({"result": r, "config": {"kernel": "triad"}})
+    assert c.direction == decide.NOISE and "still rises" not in words and words.startswith("knee undecided")
+
+
+def test_a_flat_curve_over_enough_rounds_has_its_knee_at_the_fewest_cores(make_record):
+    # one outlier repetition lifts 2 cores' best; the rounds say the two are level
+    flat = {
+        1: [25.0, 25.2, 24.9, 25.1, 25.0, 25.1, 24.8, 25.2],
+        2: [25.1, 25.0, 31.0, 25.2, 24.9, 25.0, 25.1, 25.0],
+    }
+    r = record_of(make_record, flat)["result"]
+    assert sweep.knee([{"cores": n, "best_GBps": max(v)} for n, v in flat.items()]) == 2  # the best-of rule
+    assert r["knee_cores"] == 1 and r["knee_decision"]["decisive"] and r["surplus_cores"] == 1
+
+
+def test_a_rising_curve_keeps_every_core(make_record):
+    rising = {n: [10.0 * n * (1 + 0.003 * i) for i in range(8)] for n in (1, 2, 3)}
+    r = record_of(make_record, rising)["result"]
+    assert r["knee_cores"] == 3 and not r["knee_decision"]["decisive"]
+    from bandwall.report.advice.cores import sweep_verdict
+
+    words, (c,) = sweep_verdict({"result": r, "config": {"kernel": "triad"}})
+    assert c.direction == "rises" and words.startswith("no knee")
+
+
+def test_tune_prunes_no_thread_count_below_an_undecided_knee(make_record):
+    from bandwall.tune import guide
+
+    undecided = record_of(make_record, NOISY)
+    assert guide.decided_knee(undecided, "sweep")[0] is None
+    flat = {
+        1: [25.0, 25.2, 24.9, 25.1, 25.0, 25.1, 24.8, 25.2],
+        2: [25.1, 25.0, 25.0, 25.2, 24.9, 25.0, 25.1, 25.0],
+    }
+    assert guide.decided_knee(record_of(make_record, flat), "sweep")[0] == 1
+    old = {"result": {"knee_cores": 2}}  # a record from before the decision was kept
+    assert guide.decided_knee(old, "sweep")[0] == 2

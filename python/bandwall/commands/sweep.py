@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from bandwall.core import store
+from bandwall.core import records, store
 from bandwall.core.registry import commands
 from bandwall.kernels import stream, sweep
 from bandwall.output import (
@@ -19,6 +19,7 @@ from bandwall.output import (
     thread_options,
 )
 from bandwall.report import sweep_plot
+from bandwall.report.advice.cores import sweep_verdict
 from bandwall.views.sweep import csv_rows, render
 
 
@@ -47,7 +48,8 @@ from bandwall.views.sweep import csv_rows, render
     type=float,
     default=sweep.DEFAULT_KNEE_SHARE,
     show_default=True,
-    help="the knee is the fewest cores reaching this share of the best bandwidth",
+    help="the knee is the fewest cores that no other count beats by more than 1/share by the decision "
+    "rule over the repetitions",
 )
 @plot_option("cores")
 @measuring_options
@@ -96,6 +98,11 @@ def sweep_cmd(
         config={"bind": bind, "cpus": cpus, "placement": placement},
         point_ids=keep.ids,
     )
+    said = sweep_verdict(rec)  # the knee in words, rendered from the claims the record carries
+    if said is not None:
+        rec["result"]["verdict"], claims = said
+        rec["result"]["claims"] = [c.to_json() for c in claims]
+        records.validate(rec)
     if not no_store:
         rec["id"] = store.save(rec, db)
     if plot_file:

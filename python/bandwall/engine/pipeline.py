@@ -114,7 +114,10 @@ def choose_strategy(kernel: str, threads: int, db=None, engine: str | None = Non
                     continue
                 knee = rec["result"]["knee_cores"]
                 pick = split if split and threads >= knee else default
-                return pick, f"sweep #{rec['id']}: knee at {knee} cores, {threads} compute cores"
+                # an undecided knee stays at every core: the split only where all of them compute
+                d = rec["result"].get("knee_decision")
+                at = "knee undecided, kept at" if d is not None and not d["decisive"] else "knee at"
+                return pick, f"sweep #{rec['id']}: {at} {knee} cores, {threads} compute cores"
     except Exception as e:  # an unreadable store only loses the measured choice
         return default, f"no stored sweep could be read ({e}): {default}"
     return default, f"no stored sweep of {kernel} on this host: {default}"

@@ -1,17 +1,27 @@
-"""Core sweeps: one STREAM kernel over core counts, the saturation knee (the fewest cores whose
-best bandwidth reaches a share of the curve's best) and the surplus cores beyond it (the
-"necessary and sufficient" cores of the T2K study on core allocation), and the sweep record."""
+"""Core sweeps: one STREAM kernel over core counts, the saturation knee and the surplus cores beyond
+it (the "necessary and sufficient" cores of the T2K study on core allocation), and the sweep record.
+
+The knee is taken by the decision rule (bandwall.core.decide.choose_fewest) on each core count's
+per-repetition rates, paired in the order they ran: the fewest cores that no other count beats by
+more than 1/share with the rule's confidence. The report's knee card shows the medians of the same
+rates, so the record and the card cannot differ. When no smaller count is shown to be within that
+tolerance (a noisy host, or too few repetitions), nothing is decided: the knee stays at every core
+and the record says so (knee_decision.decisive false), never that bandwidth still rises. Points
+without their rates (records from before they were kept, flat-MPI points) fall back to the share rule
+on their medians, else their best."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
+import statistics
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Callable
 
-from bandwall.core import records, topo
+from bandwall.core import decide, records, topo
 from bandwall.core.errors import BandwallError, UsageError
 
 DEFAULT_KNEE_SHARE = 0.95
@@ -71,14 +81,54 @@ def check_share(share: float) -> float:
     return share
 
 
+def knee_decision(
+    points: Sequence[dict], share: float = DEFAULT_KNEE_SHARE, key: str = "cores"
+) -> decide.Choice | None:
+    """The decision rule's knee over points[key] (ascending): the fewest that no other count beats
+    by more than 1/share - 1 with the rule's confidence, their repetitions' rates paired in order;
+    not decisive (every core) when none is shown to be enough. None when a point lacks its rates."""
+    check_share(share)
+    if not points or not all(p.get("rates") for p in points):
+        return None
+    pts = sorted(points, key=lambda p: p[key])
+    rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
+    return decide.choose_fewest([p[key] for p in pts], [p["rates"] for p in pts], rule)
+
+
 def knee(points: Sequence[dict], share: float = DEFAULT_KNEE_SHARE, key: str = "cores") -> int:
-    """The fewest cores (or points[key]: ranks per node for flat MPI) whose best_GBps reaches share
-    of the best point of the curve."""
+    """The knee (see knee_decision); for points without their rates, the fewest cores (or
+    points[key]: ranks per node for flat MPI) whose median_GBps (else best_GBps) reaches share of the
+    curve's top."""
     if not points:
         raise ValueError("a knee needs at least one point")
-    check_share(share)
-    top = max(p["best_GBps"] for p in points)
-    return min(p[key] for p in points if p["best_GBps"] >= share * top)
+    choice = knee_decision(points, share, key)
+    if choice is not None:
+        return sorted(p[key] for p in points)[choice.chosen]
+    fig = "median_GBps" if all("median_GBps" in p for p in points) else "best_GBps"
+    top = max(p[fig] for p in points)
+    return min(p[key] for p in points if p[fig] >= share * top)
+
+
+def decision_json(choice: decide.Choice, counts: Sequence[int], share: float) -> dict:
+    """The knee's choice as a record's decision block (schema $defs/decision): the default is every
+    core, the largest count."""
+    rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
+    return {
+        "rule": {k: getattr(rule, k) for k in ("confidence", "margin", "tolerance", "rounds")},
+        "default": counts[-1],
+        "chosen": counts[choice.chosen],
+        "decisive": choice.decisive,
+        "comparisons": choice.comparisons,
+        "why": choice.why,
+    }
+
+
+def knee_figure(p: dict) -> float:
+    """A point's figure the knee is decided on: the median of its repetitions' rates, else its
+    median, else its best."""
+    if p.get("rates"):
+        return statistics.median(p["rates"])
+    return p.get("median_GBps", p["best_GBps"])
 
 
 def surplus(points: Sequence[dict], knee_cores: int, key: str = "cores") -> int:
@@ -112,6 +162,7 @@ def sweep_record(
     """The sweep record (tool "sweep") made from its finished stream records."""
     points = sorted((point(r) for r in point_records), key=lambda p: p["cores"])
     k = knee(points, share)
+    choice = knee_decision(points, share)
     last = max(point_records, key=lambda r: r["config"]["threads"])
     prov = dict(last["provenance"])
     cfg = {
@@ -130,8 +181,10 @@ def sweep_record(
         "surplus_cores": surplus(points, k),
         "best_GBps": best["best_GBps"],
         "best_cores": best["cores"],
-        "knee_GBps": next(p["best_GBps"] for p in points if p["cores"] == k),
+        "knee_GBps": knee_figure(next(p for p in points if p["cores"] == k)),
     }
+    if choice is not None:
+        result["knee_decision"] = decision_json(choice, [p["cores"] for p in points], share)
     if point_ids:
         result["point_record_ids"] = list(point_ids)
     rec = {

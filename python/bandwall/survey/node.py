@@ -91,7 +91,7 @@ def _measure(short: bool) -> dict:
         rec = _stream(c, short)
         parts.append(rec)
         streams[c] = rec
-        points.append({"cores": c, "best_GBps": rec["result"]["best_GBps"]})
+        points.append(sweep.point(rec))  # with its repetitions' rates, for the decision rule
     knee = sweep.knee(points)
     peak = native.run_record("bandwall-peak", ["--threads", str(cores)])
     parts.append(peak)

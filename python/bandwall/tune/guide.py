@@ -12,8 +12,20 @@ QUICK_SWEEP_REPS = 5
 MAX_Y_BLOCKS = 6
 
 
-def stored_knee(kernel: str, digest: str, db) -> tuple[int, str] | None:
-    """(knee cores, why) of the newest sweep of kernel stored for this topology digest."""
+def decided_knee(rec: dict, what: str) -> tuple[int | None, str]:
+    """(knee or None, why) of a sweep record: None when the decision rule left the knee undecided
+    (no smaller core count shown within the knee's tolerance), so no thread count is pruned."""
+    r = rec["result"]
+    k = r["knee_cores"]
+    d = r.get("knee_decision")
+    if d is not None and not d["decisive"]:
+        return None, f"{what}: knee undecided ({d['why']}), every thread count kept"
+    return k, f"{what}: knee at {k} cores"
+
+
+def stored_knee(kernel: str, digest: str, db) -> tuple[int | None, str] | None:
+    """(knee cores or None when undecided, why) of the newest sweep of kernel stored for this
+    topology digest."""
     try:
         with store.Store(db, readonly=True) as s:
             for rec in s.list("sweep", limit=200):
@@ -21,8 +33,7 @@ def stored_knee(kernel: str, digest: str, db) -> tuple[int, str] | None:
                     rec["provenance"].get("topology_digest") == digest
                     and rec["config"].get("kernel") == kernel
                 ):
-                    k = rec["result"]["knee_cores"]
-                    return k, f"sweep #{rec['id']} of {kernel}: knee at {k} cores"
+                    return decided_knee(rec, f"sweep #{rec['id']} of {kernel}")
     except BandwallError:
         return None
     return None
@@ -45,8 +56,8 @@ def knee(kernel: str, counts: tuple[int, ...], digest: str, db, size, keep) -> t
     ]
     rec = sweep.sweep_record(kernel, points, config={"bind": "compact", "quick": True})
     keep(rec)
-    k = rec["result"]["knee_cores"]
-    return k, f"a quick sweep of {kernel} ({len(points)} runs): knee at {k} cores", len(points)
+    k, why = decided_knee(rec, f"a quick sweep of {kernel} ({len(points)} runs)")
+    return k, why, len(points)
 
 
 def prune_threads(counts: tuple[int, ...], knee_cores: int | None) -> tuple[int, ...]:

@@ -18,6 +18,9 @@ def render(con, rec: dict) -> None:
             rows,
         )
     )
+    if r.get("verdict"):  # rendered from the record's claims (the decision rule on the repetitions)
+        con.print(f"knee: {r['knee_cores']} cores; {r['verdict']}", markup=False)
+        return
     con.print(
         f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
         f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"

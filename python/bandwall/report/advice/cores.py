@@ -88,7 +88,6 @@ def cores(ev: Evidence) -> list[Line]:
         kernel, share = sw["config"]["kernel"], sw["config"].get("knee_share", 0.95)
         if len(sp) < 2:
             continue
-        figure = f"{kernel} bandwidth"
         counts = list(sp)
         top = max(sp, key=lambda n: sp[n].median)
         choice = knee_choice(sp, share)
@@ -96,29 +95,7 @@ def cores(ev: Evidence) -> list[Line]:
         evidence = f"sweep {ids([sw])}, points {ids(pts)}; " + "; ".join(
             f"{_cores(n)} {s.text()}" for n, s in sp.items()
         )
-        tol = f"{1 / share - 1:.0%}"
-        if choice.decisive:
-            # the knee and what the surplus cores do: the claim of the knee against every core
-            beyond = claim(figure, sp[k], sp[most], _cores(k), _cores(most))
-            claims = [beyond]
-            verdict = (
-                f"{k} core{'s reach' if k > 1 else ' reaches'} the bandwidth (the knee): use {k} per memory-bound "
-                "process; "
-                f"{most - k} surplus core{'s' if most - k > 1 else ''}: leave them free or give them other work; "
-                f"{say(beyond)}"
-            )
-            if beyond.direction == RISES:
-                verdict += f", within the knee's {tol}"
-        else:
-            last = claim(figure, sp[counts[-2]], sp[most], _cores(counts[-2]), _cores(most))
-            claims = [last]
-            if last.direction == RISES:
-                verdict = f"no knee: {say(last)}; a memory-bound process can use every core"
-            else:
-                verdict = (
-                    f"knee undecided: {say(last)}; no smaller count was shown within {tol} of the others "
-                    f"by the decision rule, so every core ({most}) is kept"
-                )
+        verdict, claims = knee_verdict(kernel, sp, share, choice)
         lines.append(
             Line(
                 f"cores per memory-bound process ({kernel})",
@@ -135,7 +112,7 @@ def cores(ev: Evidence) -> list[Line]:
         )
         one = sp.get(1)
         if one is not None and most > 1:
-            whole = claim(figure, one, sp[most], _cores(1), _cores(most))
+            whole = claim(f"{kernel} bandwidth", one, sp[most], _cores(1), _cores(most))
             e = whole.end.value / (most * whole.start.value) if whole.start.value else 0.0
             scaling, more = _scaling(e, whole, claims[0] if choice.decisive else None, k)
             lines.append(
@@ -152,6 +129,50 @@ def cores(ev: Evidence) -> list[Line]:
                 )
             )
     return lines
+
+
+def knee_verdict(
+    kernel: str, sp: dict[int, Spread], share: float, choice: decide.Choice | None = None
+) -> tuple[str, list[Claim]]:
+    """The knee's words and the claims they are rendered from, for the card and for bandwall
+    sweep's verdict (sp: each core count's rates, at least two counts): with a decided knee, the
+    claim of the knee against every core; else the claim of the largest count against the one
+    before, "no knee" only when that claim rises, "knee undecided" otherwise."""
+    choice = choice or knee_choice(sp, share)
+    counts = list(sp)
+    figure = f"{kernel} bandwidth"
+    k, most = counts[choice.chosen], counts[-1]
+    tol = f"{1 / share - 1:.0%}"
+    if choice.decisive:
+        # the knee and what the surplus cores do: the claim of the knee against every core
+        beyond = claim(figure, sp[k], sp[most], _cores(k), _cores(most))
+        verdict = (
+            f"{k} core{'s reach' if k > 1 else ' reaches'} the bandwidth (the knee): use {k} per memory-bound "
+            "process; "
+            f"{most - k} surplus core{'s' if most - k > 1 else ''}: leave them free or give them other work; "
+            f"{say(beyond)}"
+        )
+        if beyond.direction == RISES:
+            verdict += f", within the knee's {tol}"
+        return verdict, [beyond]
+    last = claim(figure, sp[counts[-2]], sp[most], _cores(counts[-2]), _cores(most))
+    if last.direction == RISES:
+        return f"no knee: {say(last)}; a memory-bound process can use every core", [last]
+    return (
+        f"knee undecided: {say(last)}; no smaller count was shown within {tol} of the others "
+        f"by the decision rule, so every core ({most}) is kept",
+        [last],
+    )
+
+
+def sweep_verdict(rec: dict) -> tuple[str, list[Claim]] | None:
+    """knee_verdict of a sweep record from the rates its points kept (None when a point lacks them
+    or there is one point): the words bandwall sweep prints and the claims they come from."""
+    pts = rec["result"]["points"]
+    if len(pts) < 2 or not all(p.get("rates") for p in pts):
+        return None
+    sp = {int(p["cores"]): Spread.of(p["rates"], "GB/s") for p in sorted(pts, key=lambda p: p["cores"])}
+    return knee_verdict(rec["config"]["kernel"], sp, rec["config"].get("knee_share", 0.95))
 
 
 def surplus_under_noise(ev: Evidence) -> list[Line]:
