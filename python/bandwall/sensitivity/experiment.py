@@ -14,7 +14,8 @@ from collections.abc import Callable
 from bandwall.core import decide, records, topo
 from bandwall.core.errors import RunFailed
 from bandwall.kernels import stream
-from bandwall.sensitivity import coprocess, verdict
+from bandwall.sensitivity import controls, coprocess, verdict
+from bandwall.sensitivity import copies as copies_mod
 from bandwall.sensitivity import plan as plan_mod
 from bandwall.sensitivity.program import Program, repeat_for
 
@@ -88,8 +89,9 @@ def measure(
         coprocess.Bandit(plan.bandit_cpus, pattern=plan.bandit_pattern) as bandit,
         coprocess.Bandit(plan.program_cpus, pattern="triad") as reader,
         coprocess.Bandit(plan.program_cpus, pattern="compute") as spinner,
+        coprocess.Bandit(plan.bandit_cpus, pattern="compute") as placebo,
     ):
-        pirate = None
+        pirate = cache_reader = None
         if plan.pirate_cpu is not None:
             pirate = coprocess.Pirate(plan.pirate_cpu, plan_mod.scan_sizes(plan)[-1])
         try:
@@ -98,54 +100,85 @@ def measure(
                 held = cache["held"]
                 if held is not None and cache["shared"] and held["bytes"] > 2 * plan.private_bytes:
                     pirate_doses = [int(held["bytes"] * s) // 64 * 64 for s in plan_mod.PIRATE_SHARES]
+                    cache["reader_bytes"] = held["bytes"] // 2 // 64 * 64
+                    cache_reader = coprocess.Pirate(plan.program_cpus[0], cache["reader_bytes"])
+            top = plan.doses[-1]
             items = (
-                [("base", 0)]
+                [("base", 0), ("placebo", 1)]
                 + [("dose", d) for d in plan.doses]
-                + [("reference", plan.doses[-1])]
+                + [("bwc", 0)]
+                + [("bwc", d) for d in plan.doses]
                 + [("cache", b) for b in pirate_doses]
+                + ([("cc", 0)] + [("cc", b) for b in pirate_doses] if cache_reader else [])
             )
             data: dict = {it: [] for it in items}
+
+            def step(kind: str, x: float) -> object:
+                if kind == "base":
+                    return program.run()
+                if kind == "placebo":  # beside a co-runner that takes no memory, on the bandit's CPUs
+                    placebo.run(1.0)
+                    try:
+                        return {"s": program.run()}
+                    finally:
+                        placebo.stop()
+                if kind == "dose":
+                    alone = bandit_alone(
+                        bandit, spinner, x, alone_s
+                    )  # just before: the same state of the host
+                    bandit.run(x)
+                    try:
+                        t = program.run()
+                    finally:
+                        got = bandit.stop()
+                    return {"s": t, "GBps": got["GBps"], "alone_GBps": alone}
+                if kind == "bwc":  # the bandwidth control: the triad alone (dose 0) or beside the bandit
+                    alone = bandit_alone(bandit, spinner, x, alone_s) if x == top else None
+                    reader.run(1.0)
+                    if x:
+                        bandit.run(x)
+                    time.sleep(alone_s)
+                    got = bandit.stop()["GBps"] if x else None
+                    return {"GBps": got, "reader_GBps": reader.stop()["GBps"], "alone_GBps": alone}
+                if kind == "cache":
+                    alone_ns = pirate.hold(x)
+                    try:
+                        t = program.run()
+                    finally:
+                        got = pirate.stop()
+                    return {"s": t, "alone_ns": alone_ns, "ns": got["ns_per_access"]}
+                # the cache control: random reads over half of what the pirate holds, alone or beside it
+                if x:
+                    pirate.hold(x)
+                try:
+                    cache_reader.hold(cache["reader_bytes"])
+                    time.sleep(alone_s)
+                    ns = cache_reader.stop()["ns_per_access"]
+                finally:
+                    got = pirate.stop()["ns_per_access"] if x else None
+                return {"ns": ns, "pirate_ns": got}
+
             r, budget = 0, rounds
             while r < budget:
                 for j in range(len(items)):
                     kind, x = items[(j + r) % len(items)]
                     progress(f"round {r + 1}/{budget}: {kind} {x:g}")
-                    if kind == "base":
-                        data[(kind, x)].append(program.run())
-                    elif kind == "dose":
-                        alone = bandit_alone(
-                            bandit, spinner, x, alone_s
-                        )  # just before: the same state of the host
-                        bandit.run(x)
-                        try:
-                            t = program.run()
-                        finally:
-                            got = bandit.stop()
-                        data[(kind, x)].append({"s": t, "GBps": got["GBps"], "alone_GBps": alone})
-                    elif kind == "reference":
-                        alone = bandit_alone(bandit, spinner, x, alone_s)
-                        reader.run(1.0)
-                        bandit.run(x)  # the top dose, as the program's own estimate uses
-                        time.sleep(alone_s)
-                        got = bandit.stop()
-                        data[(kind, x)].append(
-                            {"GBps": got["GBps"], "reader_GBps": reader.stop()["GBps"], "alone_GBps": alone}
-                        )
-                    else:
-                        alone_ns = pirate.hold(x)
-                        try:
-                            t = program.run()
-                        finally:
-                            got = pirate.stop()
-                        data[(kind, x)].append({"s": t, "alone_ns": alone_ns, "ns": got["ns_per_access"]})
+                    data[(kind, x)].append(step(kind, x))
                 r += 1
                 if r == rounds < rule.rounds_when_unsettled and more_rounds and unsettled(data, items, rule):
                     budget = rule.rounds_when_unsettled
                     progress(f"a dose is unsettled after {rounds} rounds: {budget} rounds in all")
         finally:
-            if pirate is not None:
-                pirate.close()
-    return build(argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule)
+            for p in (pirate, cache_reader):
+                if p is not None:
+                    p.close()
+    sets = copies_mod.cpu_sets(plan.program_cpus, allowed)
+    copy_data = None
+    if len(sets) > 1:
+        copy_data = copies_mod.measure(argv, plan.program_cpus, allowed, program.repeat, rounds, progress)
+    return build(
+        argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule, copy_data
+    )
 
 
 def bandit_alone(bandit: coprocess.Bandit, spinner: coprocess.Bandit, dose: float, seconds: float) -> float:
@@ -160,15 +193,25 @@ def bandit_alone(bandit: coprocess.Bandit, spinner: coprocess.Bandit, dose: floa
         spinner.stop()
 
 
+def ratios(data: dict, kind: str, x: float) -> tuple[list[float], list[float]]:
+    """The paired rounds whose ratio is a slowdown (above 1 when slowed): the program's time over its
+    time alone, the triad's rate alone over beside the bandit, the cache reader's ns beside the pirate
+    over alone."""
+    if kind in ("dose", "cache", "placebo"):
+        return [v["s"] for v in data[(kind, x)]], data[("base", 0)]
+    if kind == "bwc":
+        return [v["reader_GBps"] for v in data[("bwc", 0)]], [v["reader_GBps"] for v in data[(kind, x)]]
+    return [v["ns"] for v in data[(kind, x)]], [v["ns"] for v in data[("cc", 0)]]
+
+
 def unsettled(data: dict, items: list, rule) -> bool:
-    """Whether a dose's slowdown is unsettled under the rule: its median beyond the threshold, its
-    interval not (the rule's case for more rounds, decided then on all of them)."""
-    thr = verdict.slow_line()
-    base = data[("base", 0)]
+    """Whether a slowdown, the program's or a control's, is unsettled under the rule: its median
+    beyond the threshold, its interval not (the rule's case for more rounds, decided then on all of
+    them)."""
     for kind, x in items:
-        if kind in ("dose", "cache"):
-            s = _slowdown([v["s"] for v in data[(kind, x)]], base, rule)
-            if s["median"] > thr and not (s["enough"] and s["lo"] > thr):
+        if kind != "base" and x:
+            a, b = ratios(data, kind, x)
+            if decide.unsettled(decide.ratio_interval(a, b, rule), rule):
                 return True
     return False
 
@@ -179,7 +222,18 @@ def _slowdown(times: list[float], base: list[float], rule) -> dict:
 
 
 def build(
-    argv, plan, program, repeat_source, rounds, data, cache, pirate_doses, node, node_gbps, rule
+    argv,
+    plan,
+    program,
+    repeat_source,
+    rounds,
+    data,
+    cache,
+    pirate_doses,
+    node,
+    node_gbps,
+    rule,
+    copy_data=None,
 ) -> dict:
     base = data[("base", 0)]
     curve = []
@@ -195,7 +249,16 @@ def build(
             }
         )
     full = plan.doses[-1]
-    prog, ref = data[("dose", full)], data[("reference", full)]
+    bw_control = controls.bandwidth(
+        topo.cpu_list(plan.program_cpus),
+        [v["reader_GBps"] for v in data[("bwc", 0)]],
+        [
+            (d, [v["reader_GBps"] for v in data[("bwc", d)]], [v["GBps"] for v in data[("bwc", d)]])
+            for d in plan.doses
+        ],
+        rule,
+    )
+    prog, ref = data[("dose", full)], data[("bwc", full)]
     estimate = verdict.bandwidth_estimate(
         [x["alone_GBps"] for x in prog],
         [x["GBps"] for x in prog],
@@ -203,6 +266,7 @@ def build(
         [x["GBps"] for x in ref],
         [x["reader_GBps"] for x in ref],
         rule,
+        control=bw_control,
     )
     held = cache.get("held")
     cache_curve = []
@@ -256,7 +320,25 @@ def build(
         ),
         "provenance": dict(node["provenance"]),
     }
-    rec["result"].update(verdict.working_set(rec, plan))
-    rec["result"].update(verdict.verdict(rec))
-    rec["result"]["copies"] = verdict.copies(rec, len(sorted(set(plan.program_cpus) | set(plan.free_cpus))))
+    res = rec["result"]
+    cc = data.get(("cc", 0))
+    res["controls"] = {
+        controls.BANDWIDTH: bw_control,
+        controls.CACHE: controls.cache(
+            plan.program_cpus[0],
+            cache.get("reader_bytes"),
+            held["bytes"] if held else None,
+            [v["ns"] for v in cc] if cc else [],
+            [(b, [v["ns"] for v in data[("cc", b)]]) for b in pirate_doses] if cc else [],
+            rule,
+            not_run=None if cc else (verdict.cache_note(rec) or "no pirate dose ran"),
+        ),
+        controls.PLACEBO: controls.placebo(
+            topo.cpu_list(plan.bandit_cpus), [v["s"] for v in data[("placebo", 1)]], base, rule
+        ),
+    }
+    res["copies"] = copies_mod.summary(rec, copy_data, rule)
+    res["bandwidth"] = copies_mod.bandwidth(res, res["copies"]["measured"], bw_control["passed"])
+    res.update(verdict.working_set(rec, plan))
+    res.update(verdict.verdict(rec))
     return records.finish(rec)

@@ -5,16 +5,17 @@ Every threshold is decision.json's."""
 
 from __future__ import annotations
 
-import math
 import statistics
 
 from bandwall.core import decide
+from bandwall.sensitivity import controls
 
 BANDWIDTH = "bandwidth-bound"
 LATENCY = "latency-bound"
 CACHE = "cache-bound"
 INSENSITIVE = "insensitive"
-VERDICTS = (BANDWIDTH, LATENCY, CACHE, INSENSITIVE)
+UNDETERMINED = "undetermined"
+VERDICTS = (BANDWIDTH, LATENCY, CACHE, INSENSITIVE, UNDETERMINED)
 
 
 def _losses(alone: list[float], beside: list[float]) -> list[float]:
@@ -28,12 +29,14 @@ def bandwidth_estimate(
     beside_reader: list[float],
     reader: list[float],
     rule=None,
+    control: dict | None = None,
 ) -> dict:
     """The program's bandwidth from the bandit at full dose, run by run: what it loses beside the
     program against its rate just before (alone_p), scaled by what it loses beside a STREAM triad of
     known bandwidth on the same CPUs against its rate just before that (alone_r), so that a memory
     system the bandit alone cannot saturate still answers. None, with a note, when the bandit loses
-    nothing beyond noise even beside the triad."""
+    nothing beyond noise even beside the triad, or when the bandwidth control (the same triad's own
+    slowdown under the bandit's doses, controls.bandwidth) failed."""
     rule = rule or decide.rule()
     loss_p = statistics.median(_losses(alone_p, beside_program)) if beside_program else 0.0
     loss_r = statistics.median(_losses(alone_r, beside_reader)) if beside_reader else 0.0
@@ -51,6 +54,12 @@ def bandwidth_estimate(
         out["bandwidth_note"] = (
             f"the bandit lost nothing beyond noise even beside a STREAM triad of {reader_gbps:.1f} GB/s on "
             "the program's CPUs: memory is not contended at this scale, so the program's bandwidth cannot be told"
+        )
+        return out
+    if control is not None and not control["passed"]:
+        out["bandwidth_note"] = (
+            f"{control['why']}: the bandit cannot be shown to take bandwidth a program needs here, so no "
+            "estimate is made from it"
         )
         return out
     out["bandwidth_GBps"] = max(0.0, reader_gbps * loss_p / loss_r)
@@ -174,18 +183,30 @@ def _worst(points: list[dict]) -> dict | None:
 
 
 def verdict(rec: dict) -> dict:
-    """{verdict, why}, in this order: slowed by the bandit: bandwidth-bound when its own bandwidth is a
-    large share of the node's, else latency-bound (by the curve's shape when its bandwidth cannot be
-    told); slowed as the pirate takes cache (and not by the bandit, or by it less, its bandwidth
-    small): cache-bound; slowed by neither but its own bandwidth a large share of the node's: also
-    bandwidth-bound (the bandit could not take enough to leave it less than it uses); else insensitive."""
+    """{verdict, why, resources}. A verdict that says what slows the program needs it slowed beyond
+    noise (and, for the cache, the pirate's CPU shown to share the program's cache); one that says what
+    does not (insensitive) needs the matching positive control slowed in the same run; a placebo that
+    slowed the program leaves every slowdown unexplained. Otherwise `undetermined`, with why naming the
+    failed control, by how much, and what would make it work. In this order: slowed by the bandit:
+    bandwidth-bound when its own bandwidth is a large share of the node's, else latency-bound (by the
+    curve's shape when its bandwidth cannot be told, the bandwidth control passed); slowed as the
+    pirate takes cache (and not by the bandit, or by it less, its bandwidth small): cache-bound;
+    slowed by neither but its own bandwidth a large share of the node's: also bandwidth-bound (the
+    bandit could not take enough to leave it less than it uses); else insensitive."""
     res = rec["result"]
+    ctl = res.get("controls") or {}
     thr = slow_line()
     share_thr = decide.threshold("sensitivity_bandwidth_share")
-    curve, cache = res["curve"], [p for p in res.get("cache_curve", []) if p.get("kept")]
+    bw_failed = controls.failed(ctl, controls.BANDWIDTH)
+    cache_failed = controls.failed(ctl, controls.CACHE)
+    placebo_failed = controls.failed(ctl, controls.PLACEBO)
+    shared = res.get("cache_shared") is True
+    curve = res["curve"]
+    cache = [p for p in res.get("cache_curve", []) if p.get("kept")] if shared else []
     bw_slow = [p for p in curve if slows(p)]
     cache_slow = [p for p in cache if slows(p)]
-    node, bw = res.get("node_GBps") or 0.0, res.get("bandwidth_GBps")
+    node = res.get("node_GBps") or 0.0
+    bw = res.get("bandwidth_GBps") if not bw_failed else None
     worst_bw, worst_cache = _worst(curve), _worst(cache)
     share = bw / node if (bw is not None and node) else None
     if share is not None and not res.get("bandwidth_beyond_noise", True):
@@ -198,6 +219,15 @@ def verdict(rec: dict) -> dict:
             if share is not None
             else "its own bandwidth could not be told"
         )
+    resources = {
+        "bandwidth": "slows it" if bw_slow else ("not told" if bw_failed else "does not slow it"),
+        "cache": "slows it"
+        if cache_slow
+        else ("not told" if cache_failed or not shared else "does not slow it"),
+    }
+
+    def out(kind: str, why: str) -> dict:
+        return {"verdict": kind, "why": why, "resources": resources}
 
     def at_bw(p: dict) -> str:
         return f"{p['slowdown']['median']:.2f}x slower with the bandit taking {p['taken_GBps']:.1f} GB/s"
@@ -205,33 +235,41 @@ def verdict(rec: dict) -> dict:
     def at_cache(p: dict) -> str:
         return f"{p['slowdown']['median']:.2f}x slower with {_mib(p['left_MiB'])} of the cache left"
 
+    if placebo_failed:
+        resources.update(bandwidth="not told", cache="not told")
+        return out(UNDETERMINED, placebo_failed)
     small_bw = share is not None and share < share_thr
     if bw_slow and not (
         cache_slow and small_bw and worst_cache["slowdown"]["median"] > worst_bw["slowdown"]["median"]
     ):
         if share is not None:
             kind = BANDWIDTH if share >= share_thr else LATENCY
-        else:  # by the curve's shape: slowed from the lowest dose on, or only near the top
+        elif not bw_failed:  # by the curve's shape: slowed from the lowest dose on, or only near the top
             kind = LATENCY if slows(curve[0]) else BANDWIDTH
+        else:
+            return out(
+                UNDETERMINED,
+                f"{at_bw(worst_bw)}, but bandwidth cannot be told from latency: {bw_failed}",
+            )
         if kind == BANDWIDTH:
             why = f"{at_bw(worst_bw)}; {own}"
         else:
             why = f"{at_bw(worst_bw)} (first at {bw_slow[0]['taken_GBps']:.1f} GB/s), although {own}"
-        return {"verdict": kind, "why": why}
+        return out(kind, why)
     if cache_slow:
         bw_part = (
             f"at most {worst_bw['slowdown']['median']:.2f}x beside the bandit" if worst_bw else "no bandit"
         )
-        return {"verdict": CACHE, "why": f"{at_cache(worst_cache)}; {bw_part}; {own}"}
+        return out(CACHE, f"{at_cache(worst_cache)}; {bw_part}; {own}")
     if share is not None and share >= share_thr:
         top = max(curve, key=lambda p: p["taken_GBps"] or 0.0)
         left = node - (top["taken_GBps"] or 0.0)
-        return {
-            "verdict": BANDWIDTH,
-            "why": f"{own}; the bandit took at most {top['taken_GBps']:.1f} GB/s, leaving about {left:.1f}, "
+        return out(
+            BANDWIDTH,
+            f"{own}; the bandit took at most {top['taken_GBps']:.1f} GB/s, leaving about {left:.1f}, "
             f"{'more than' if left >= bw else 'about'} it uses, so it slowed only "
             f"{top['slowdown']['median']:.2f}x (within noise): a co-runner that takes more, or copies of it, will slow it",
-        }
+        )
     parts = [f"no dose slowed it beyond noise (the rule's {thr - 1:.0%} margin)"]
     if worst_bw:
         parts.append(
@@ -241,48 +279,7 @@ def verdict(rec: dict) -> dict:
         parts.append(
             f"{worst_cache['slowdown']['median']:.2f}x with {_mib(worst_cache['left_MiB'])} of the cache left"
         )
-    return {"verdict": INSENSITIVE, "why": "; ".join(parts)}
-
-
-def copies(rec: dict, cpus: int) -> dict:
-    """How many copies of the program (each on as many CPUs as it ran on) the node feeds before its
-    bandwidth runs out, and how many its CPUs hold: the necessary and sufficient count of copies."""
-    res = rec["result"]
-    per = len(_cpus(rec["config"]["cpus"]))
-    fit = max(1, cpus // max(per, 1))
-    bw, node = res.get("bandwidth_GBps"), res.get("node_GBps")
-    out = {"per_copy_GBps": bw, "node_GBps": node, "cpus_hold": fit, "bandwidth_feeds": None}
-    held = f"the CPUs hold {fit} cop{'y' if fit == 1 else 'ies'}"
-    if bw is None or not node:
-        out["text"] = f"its bandwidth could not be told: {held}"
-        return out
-    if not res.get("bandwidth_beyond_noise", True) or bw <= 0:
-        out["text"] = (
-            f"its bandwidth is below what the bandit tells: {held}, and bandwidth is not what limits more"
-        )
-        out["advice"] = fit
-        return out
-    feeds = node / bw
-    out["bandwidth_feeds"] = feeds
-    if feeds >= fit:
-        out["text"] = (
-            f"the node's {node:.1f} GB/s feeds about {feeds:.1f} copies "
-            f"of {bw:.1f} GB/s: its {fit} place(s) for copies run out before its bandwidth does"
-        )
-        out["advice"] = fit
-    else:
-        k = max(1, math.floor(feeds))
-        out["text"] = (
-            f"the node's {node:.1f} GB/s feeds about {feeds:.1f} copies of {bw:.1f} GB/s: beyond {k}, more "
-            f"copies (or threads) add little throughput; run {k} and leave the rest of the {fit} free"
-        )
-        out["advice"] = k
-    return out
-
-
-def _cpus(text: str) -> list[str]:
-    out = []
-    for part in str(text).split(","):
-        a, _, b = part.partition("-")
-        out += [str(i) for i in range(int(a), int(b) + 1)] if b else [a]
-    return out
+    failed = [f for f in (bw_failed, cache_failed) if f]
+    if failed:
+        return out(UNDETERMINED, "; ".join(parts) + ", but that says nothing here: " + "; and ".join(failed))
+    return out(INSENSITIVE, "; ".join(parts) + "; both controls were slowed in the same rounds")
