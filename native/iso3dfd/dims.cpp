@@ -21,12 +21,15 @@ std::string radius_help() {
   std::string compiled;
   for (std::size_t i = 0; i < kKernelRadii.size(); ++i)
     compiled += (i == 0 ? "" : i + 1 == kKernelRadii.size() ? " and " : ", ") + std::to_string(kKernelRadii[i]);
+  const bool every = kKernelRadii.size() == static_cast<std::size_t>(kMaxRadius);
   return "the stencil's radius R, 1 to " + std::to_string(kMaxRadius) + " (space order 2R; default " +
          std::to_string(kSeedRadius) + ", the article's " + std::to_string(2 * kSeedRadius) +
          "th order): its halo on each side of the grid, and its exact central-difference weights (the article's own "
          "at " +
-         std::to_string(kSeedRadius) + "); the vector kernels are compiled for " + compiled +
-         ", other radii run the generic loops";
+         std::to_string(kSeedRadius) + "); " +
+         (every ? std::string("the vector kernels are compiled for every radius")
+                : "the vector kernels are compiled for " + compiled + ", other radii run the generic loops") +
+         " (rows too short for whole vectors run the generic loops)";
 }
 
 int parse_radius(const std::string& text) {

@@ -19,12 +19,12 @@
 namespace bw::iso3dfd {
 
 // The stencil's radius (half its space order): the seed's (its HALF_LENGTH) is the default and the
-// largest; the vector row kernels are compiled for kKernelRadii (iso3dfd/rows_kernel.hpp), and any
-// other radius from 1 to kMaxRadius runs the generic variant's loops. Adding a radius to the vector
-// kernels is one number in kKernelRadii.
+// largest; the vector row kernels are compiled for kKernelRadii (iso3dfd/rows_kernel.hpp): every
+// radius from 1 to kMaxRadius, so no space order falls back to the generic variant's loops unless
+// its rows are too short for whole vectors (radius_path).
 inline constexpr int kSeedRadius = 8;
 inline constexpr int kMaxRadius = 8;
-inline constexpr std::array<int, 4> kKernelRadii{1, 2, 4, 8};
+inline constexpr std::array<int, 8> kKernelRadii{1, 2, 3, 4, 5, 6, 7, 8};
 // The place of radius r in kKernelRadii, or -1 when the vector kernels are not compiled for it.
 constexpr int kernel_radius_index(int r) {
   for (std::size_t i = 0; i < kKernelRadii.size(); ++i)

@@ -18,14 +18,19 @@ constexpr RowShape kAvx2Shapes[] = {
     row_shape<Avx2, RowDesc{3, 1, 0x3, true}>()};
 
 extern const RowVariant kRowsAvx2;
-constinit const RowVariant kRowsAvx2{
-    "avx2",
-    8,
-    "8-float vectors aligned to the row; x pairs by vperm2f128 + vpalignr; P planes x "
-    "V vectors and a z window in registers",
-    kAvx2Shapes,
-    static_cast<int>(std::size(kAvx2Shapes)),
-    default_shapes(kAvx2Shapes,
-                   {{1, RowDesc{2, 2, 0}}, {2, RowDesc{2, 2, 0}}, {4, RowDesc{2, 2, 0}}, {8, RowDesc{2, 2, 0}}})};
+constinit const RowVariant kRowsAvx2{"avx2",
+                                     8,
+                                     "8-float vectors aligned to the row; x pairs by vperm2f128 + vpalignr; P planes x "
+                                     "V vectors and a z window in registers",
+                                     kAvx2Shapes,
+                                     static_cast<int>(std::size(kAvx2Shapes)),
+                                     default_shapes(kAvx2Shapes, {{1, RowDesc{2, 2, 0}},
+                                                                  {2, RowDesc{2, 2, 0}},
+                                                                  {3, RowDesc{2, 2, 0}},
+                                                                  {4, RowDesc{2, 2, 0}},
+                                                                  {5, RowDesc{2, 2, 0}},
+                                                                  {6, RowDesc{2, 2, 0}},
+                                                                  {7, RowDesc{2, 2, 0}},
+                                                                  {8, RowDesc{2, 2, 0}}})};
 
 }  // namespace bw::iso3dfd

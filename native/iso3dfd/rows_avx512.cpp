@@ -34,14 +34,19 @@ constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(
                                       row_shape<Avx512, RowDesc{3, 1, 0x81, true}>()};
 
 extern const RowVariant kRowsAvx512;
-constinit const RowVariant kRowsAvx512{
-    "avx512",
-    16,
-    "16-float vectors aligned to the row; x pairs by valignd; P planes x V vectors, "
-    "a z window and the coefficients in registers",
-    kAvx512Shapes,
-    static_cast<int>(std::size(kAvx512Shapes)),
-    default_shapes(kAvx512Shapes,
-                   {{1, RowDesc{2, 4, 0}}, {2, RowDesc{2, 4, 0}}, {4, RowDesc{2, 4, 0}}, {8, RowDesc{4, 2, 0, true}}})};
+constinit const RowVariant kRowsAvx512{"avx512",
+                                       16,
+                                       "16-float vectors aligned to the row; x pairs by valignd; P planes x V vectors, "
+                                       "a z window and the coefficients in registers",
+                                       kAvx512Shapes,
+                                       static_cast<int>(std::size(kAvx512Shapes)),
+                                       default_shapes(kAvx512Shapes, {{1, RowDesc{2, 4, 0}},
+                                                                      {2, RowDesc{2, 4, 0}},
+                                                                      {3, RowDesc{2, 4, 0}},
+                                                                      {4, RowDesc{2, 4, 0}},
+                                                                      {5, RowDesc{4, 2, 0, true}},
+                                                                      {6, RowDesc{4, 2, 0, true}},
+                                                                      {7, RowDesc{4, 2, 0, true}},
+                                                                      {8, RowDesc{4, 2, 0, true}}})};
 
 }  // namespace bw::iso3dfd

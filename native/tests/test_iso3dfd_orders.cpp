@@ -120,7 +120,8 @@ TEST(Iso3dfdOrders, AccountingFollowsTheRadius) {
   EXPECT_EQ(flops_per_point(1), 12);
   EXPECT_EQ(min_dim(1), 3u);
   EXPECT_EQ(Grid({9, 9, 9, 1}).interior(), 343u);
-  EXPECT_EQ(kernel_radius_index(3), -1);
+  EXPECT_EQ(kernel_radius_index(0), -1);
+  EXPECT_EQ(kernel_radius_index(kMaxRadius + 1), -1);
   for (const int r : kKernelRadii) EXPECT_GE(kernel_radius_index(r), 0);
 }
 

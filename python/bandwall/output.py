@@ -136,12 +136,16 @@ def radius_option(what: str):
 
     def text() -> str:
         s = iso3dfd.stencil()
-        compiled = ", ".join(map(str, s["kernel_radii"]))
+        radii = [int(r) for r in s["kernel_radii"]]
+        every = radii == list(range(int(s["radius_min"]), int(s["radius_max"]) + 1))
+        compiled = (
+            "every radius" if every else ", ".join(map(str, radii)) + ", other radii run the generic loops"
+        )
         return (
             f"{what}: the stencil's radius R (space order 2R; default {s['radius_default']}, the article's "
             f"16th order): its halo on each side of the grid and its exact central-difference weights; the "
-            f"vector kernels are compiled for {compiled}, other radii run the generic loops "
-            "(config.radius_path)"
+            f"vector kernels are compiled for {compiled} (rows too short for whole vectors run the generic "
+            "loops; config.radius_path)"
         )
 
     return click.option(
