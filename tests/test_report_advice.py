@@ -4,6 +4,8 @@ history of earlier reports)."""
 
 from __future__ import annotations
 
+import statistics
+
 import pytest
 
 from bandwall.report import advice, record
@@ -340,7 +342,7 @@ def test_every_rule_returns_nothing_without_its_records():
         (
             [20, 19, 21, 20, 20],
             [26, 25, 27, 26, 26],
-            "pays: helper engine, strategy split",
+            "pays: triad bandwidth rises from CPU only to engine + CPU (helper engine, strategy split",
             "--strategy split",
         ),
         ([20, 18, 22, 20, 20], [20.5, 17, 23, 20, 21], NOISE, ""),
@@ -352,6 +354,10 @@ def test_copy_engine_rule(stream_rec, make_record, cpu, engine, verdict, fix):
     sweep = make_record("engine-sweep", result={"rows": []}, config={"kernels": ["triad"]})
     (line,) = advice.copy_engine(Evidence({"engine": [plain, piped, sweep]}))
     assert verdict in line.verdict and fix in line.fix and (fix != "" or line.fix == "")
+    (c,) = line.claims  # the engine's median against the CPU's, as the card shows them
+    assert c.direction == {"does not pay": "falls", NOISE: NOISE}.get(verdict, "rises")
+    assert (c.start.value, c.end.value) == (sorted(cpu)[2], sorted(engine)[2])
+    assert line.value.median == c.end.value
 
 
 def test_stencil_below_08_of_its_bound_is_flagged(make_record):
@@ -478,17 +484,25 @@ def test_rails_without_a_rail_model_says_how_to_get_one(make_record):
 @pytest.mark.parametrize(
     "all_noise, knee_noise, says, fix",
     [
-        ([5.0, 6.0, 7.0], [8.0, 9.0, 10.0], "free pays beside the noise", "--threads 1"),
-        ([5.0, 6.0, 9.0], [8.0, 9.0, 10.0], NOISE, ""),
+        # six interleaved rounds, every one faster on the knee's cores: pays by the decision rule
+        (
+            [5.0, 6.0, 7.0, 5.5, 6.5, 6.0],
+            [8.0, 9.0, 10.0, 8.5, 9.5, 9.0],
+            "free pays beside the noise",
+            "--threads 1",
+        ),
+        ([5.0, 6.0, 9.0, 5.5, 9.5, 6.0], [8.0, 9.0, 10.0, 5.0, 9.5, 9.0], NOISE, ""),
+        # ranges apart, but three rounds are too few for the rule's confidence
+        ([5.0, 6.0, 7.0], [8.0, 9.0, 10.0], NOISE, ""),
     ],
 )
 def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise, says, fix):
     from bandwall.interference import verdict as v
 
     def spread(name, xs):
-        return {"case": name, "values": xs, "median": sorted(xs)[1], "min": min(xs), "max": max(xs)}
+        return {"case": name, "values": xs, "median": statistics.median(xs), "min": min(xs), "max": max(xs)}
 
-    cases = [spread(v.ALL_ALONE, [9.0] * 3), spread(v.KNEE_ALONE, [8.0] * 3)]
+    cases = [spread(v.ALL_ALONE, [9.0] * len(all_noise)), spread(v.KNEE_ALONE, [8.0] * len(all_noise))]
     cases += [spread(v.ALL_NOISE, all_noise), spread(v.KNEE_NOISE, knee_noise)]
     config = {
         "higher_is_better": True,
@@ -500,6 +514,8 @@ def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise
     rec = {"tool": "interference", "id": 7, "config": config, "result": {"unit": "GB/s", "cases": cases}}
     (line,) = advice.surplus_under_noise(Evidence({advice.STORED: [rec]}))
     assert says in line.verdict and "#7" in line.evidence and "memory noise" in line.evidence
+    (c,) = line.claims
+    assert c.direction == ("rises" if fix else NOISE) and line.value.median == c.end.value
     assert (fix in line.fix) if fix else line.fix == ""
 
 

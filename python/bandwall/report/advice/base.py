@@ -78,6 +78,13 @@ class Claim:
         )
 
 
+def stream_rates(rec: dict) -> Spread:
+    """A stream record's bandwidth over the rates of its kept repetitions (median, min and max of the
+    rates the rule compares, so a card shows the figures its claim used), else its own figures."""
+    s = Spread.of_stream(rec)
+    return Spread.of(s.values, s.unit) if s.values else s
+
+
 def _median(s: Spread) -> float:
     """The median the rule compares: of the rounds themselves when the figure has them."""
     return statistics.median(s.values) if s.values else s.median
@@ -112,6 +119,36 @@ def claim(figure: str, start: Spread, end: Spread, start_label: str, end_label: 
         rounds,
         enough,
     )
+
+
+def claim_of_ratio(figure: str, start_label: str, end_label: str, ratio: dict, unit: str = "x") -> Claim:
+    """A claim from an interval of paired ratios end / start that a record already holds (median, lo,
+    hi, rounds, enough: a sensitivity dose's slowdown, time beside over time alone), decided by the
+    same rule: the figure in units of start (start 1, end the median ratio)."""
+    rounds, m = int(ratio.get("rounds", 0)), float(ratio["median"])
+    enough = bool(ratio.get("enough", False))
+    iv = decide.Interval(rounds, m, float(ratio["lo"]), float(ratio["hi"]), 0.0, enough)
+    v = decide.verdict(iv)
+    direction = RISES if v == decide.FASTER else FALLS if v == decide.SLOWER else NOISE
+    return Claim(
+        figure,
+        unit,
+        End(start_label, 1.0),
+        End(end_label, m),
+        direction,
+        (iv.lo, iv.hi) if rounds else None,
+        m if rounds else None,
+        rounds,
+        enough,
+    )
+
+
+def better(c: Claim, higher_is_better: bool = True) -> bool | None:
+    """True when the claim's end is better than its start beyond noise, False when worse, None
+    within noise."""
+    if c.direction == NOISE:
+        return None
+    return (c.direction == RISES) == higher_is_better
 
 
 def say(c: Claim) -> str:

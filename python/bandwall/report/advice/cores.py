@@ -16,6 +16,7 @@ from bandwall.report.advice.base import (
     Claim,
     Evidence,
     Line,
+    better,
     claim,
     efficiency_flag,
     ids,
@@ -176,21 +177,39 @@ def sweep_verdict(rec: dict) -> tuple[str, list[Claim]] | None:
 
 
 def surplus_under_noise(ev: Evidence) -> list[Line]:
-    """bandwall interference's verdict, when one is stored for this machine: does leaving the surplus
-    cores free pay beside a noise process?"""
+    """Does leaving the surplus cores free pay beside a noise process, when bandwall interference's
+    record is stored for this machine: the kernel on every core beside the noise against the knee's
+    cores with the noise on a surplus core, their interleaved rounds paired, decided by the rule (the
+    claim), the fix (how to keep them free) only when it pays beyond noise."""
     lines = []
     for rec in ev.section(STORED):
         if rec.get("tool") != "interference":
             continue
-        v = interference.verdict(rec)
+        cfg, unit = rec["config"], rec["result"].get("unit", "")
+        k, n = cfg["cores_knee"], cfg["cores_all"]
+        hib = bool(cfg.get("higher_is_better", True))
+        a, b = (interference.case(rec, c) for c in (interference.ALL_NOISE, interference.KNEE_NOISE))
+        sa, sb = Spread.of(a["values"], unit), Spread.of(b["values"], unit)
+        figure = "bandwidth beside the noise" if hib else "run time beside the noise"
+        c = claim(figure, sa, sb, f"{n} of {n} cores", f"{k} of {n} cores, the noise on a surplus core")
+        found = better(c, hib)
+        spare = f"{n - k} surplus core{'s' if n - k != 1 else ''}"
+        if found is True:
+            verdict = f"leaving {spare} free pays beside the noise: {say(c)}"
+        elif found is False:
+            verdict = f"leaving {spare} free does not pay beside the noise: {say(c)}"
+        else:
+            verdict = f"leaving {spare} free makes {say(c)}"
         lines.append(
             Line(
                 "surplus cores beside a noise process",
-                "; ".join(f"{case}: {figure}" for case, figure in v["figures"].items()),
-                "the two cases' ranges over the rounds (apart, or within noise)",
-                v["text"],
-                v.get("advice", [""])[0],
-                f"interference {ids([rec])} ({rec['config'].get('noise', 'noise')} noise)",
+                f"{k} of {n} cores, the noise on a surplus core: {sb.text()}; {n} of {n} cores: {sa.text()}",
+                "the two cases' interleaved rounds under the decision rule",
+                verdict,
+                interference.keep_free_advice(rec)[0] if found is True else "",
+                f"interference {ids([rec])} ({cfg.get('noise', 'noise')} noise)",
+                value=sb,
+                claims=[c],
             )
         )
     return lines

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bandwall.core import manifest
-from bandwall.report.advice.base import Evidence, Line, ids
-from bandwall.report.spread import NOISE, Spread
+from bandwall.report.advice.base import FALLS, RISES, Evidence, Line, claim, ids, say, stream_rates
 
 
 def copy_engine(ev: Evidence) -> list[Line]:
@@ -19,20 +18,21 @@ def copy_engine(ev: Evidence) -> list[Line]:
                 continue
             bc = max(cpu, key=lambda r: r["result"]["median_GBps"])
             be = max(eng, key=lambda r: r["result"]["median_GBps"])
-            sc, se = Spread.of_stream(bc), Spread.of_stream(be)
+            sc, se = stream_rates(bc), stream_rates(be)
             c = be["config"]
             strategy = c.get("strategy") or manifest.default_strategy()
             how = f"{c['engine']} engine, strategy {strategy}, {c['threads']} compute core(s)"
-            if not sc.apart_from(se):
-                verdict, fix = f"{NOISE}: the copy engine does not pay here", ""
-            elif se.median > sc.median:
-                verdict = f"pays: {how} runs {se.ratio(sc):.2f}x CPU only"
+            said = claim(f"{kernel} bandwidth", sc, se, "CPU only", f"engine + CPU ({how})")
+            if said.direction == RISES:
+                verdict = f"pays: {say(said)}"
                 fix = f"bandwall stream --kernel {kernel} --engine {c['engine']} --strategy {strategy}" + (
                     f" --engine-cpus {','.join(map(str, c['engine_cpus']))}" if c.get("engine_cpus") else ""
                 )
-            else:
-                verdict = f"does not pay: the best engine run ({how}) reaches {se.ratio(sc):.2f}x CPU only"
+            elif said.direction == FALLS:
+                verdict = f"does not pay: {say(said)}"
                 fix = "leave the copy engine off (the default)"
+            else:
+                verdict, fix = f"the copy engine does not pay here: {say(said)}", ""
             lines.append(
                 Line(
                     f"copy engine ({kernel})",
@@ -42,6 +42,7 @@ def copy_engine(ev: Evidence) -> list[Line]:
                     fix,
                     f"engine sweep {ids([sw])}, runs {ids([bc, be])}",
                     value=se,
+                    claims=[said],
                 )
             )
     return lines
