@@ -145,13 +145,18 @@ def advise(measured: list[dict], rule) -> dict:
         return {"advice": ks[0], "advice_why": "the CPUs hold one copy: nothing to compare"}
     rates = [[len(r) / statistics.fmean(r) for r in p["times_s"]] for p in measured]
     choice = decide.choose_fewest(ks, rates, rule)
-    why = choice.why.replace("threads", "copies").replace("team", "count")
-    return {"advice": ks[choice.chosen], "advice_why": why}
+    k, tol = ks[choice.chosen], f"{rule.tolerance:.0%}"
+    why = (
+        f"{k} of {ks[-1]} copies: no larger count gave more than {tol} more throughput ({rule.text()})"
+        if choice.decisive
+        else f"all {k}: no smaller count was shown to be within {tol} of the others' throughput ({rule.text()})"
+    )
+    return {"advice": k, "advice_why": why}
 
 
 def text(measured: list[dict], advice: int) -> str:
     parts = [
-        f"{p['copies']}: {p['throughput']['median']:.2f}x the throughput, each "
+        f"{p['copies']} copies gave {p['throughput']['median']:.2f}x the throughput, each "
         f"{p['slowdown']['median']:.2f}x slower"
         for p in measured[1:]
     ]
@@ -162,7 +167,7 @@ def text(measured: list[dict], advice: int) -> str:
         )
     else:
         verdict = f"every copy added throughput: run as many as the CPUs hold ({top})"
-    return f"copies run at once: {'; '.join(parts) or 'one copy only'}: {verdict}"
+    return f"at once, {'; '.join(parts) or 'one copy only'}: {verdict}"
 
 
 def estimate(rec: dict, fit: int) -> dict:

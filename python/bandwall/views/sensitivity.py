@@ -1,5 +1,6 @@
-"""Terminal and CSV views of sensitivity records: the bandit's curve, the pirate's, the verdict with
-its reason, the program's bandwidth and how many copies the node feeds."""
+"""Terminal and CSV views of sensitivity records: the bandit's curve, the pirate's, the controls run
+in the same rounds, the verdict with its reason, the program's bandwidth (estimate or bound) and the
+copies run at once."""
 
 from __future__ import annotations
 
@@ -42,14 +43,45 @@ def render(con, rec: dict) -> None:
                 ],
             )
         )
+    ctl = r.get("controls") or {}
+    rows = []
+    for name in ("bandwidth", "cache", "placebo"):
+        c = ctl.get(name)
+        if not c:
+            continue
+        if not c["points"]:
+            rows.append([name, "-", "not run", "-"])
+        for p in c["points"]:
+            dose = (
+                f"bandit {p['dose']:g}"
+                if "dose" in p
+                else (f"{p['left_MiB']:.3g} MiB left" if p.get("left_MiB") is not None else "beside")
+            )
+            rows.append([name, dose, _interval(p["slowdown"]), "yes" if p["slowed"] else "no"])
+    if rows:
+        con.print(
+            table(
+                "controls, in the same rounds (positive ones must be slowed, the placebo must not)",
+                ["control", "dose", "slowdown", "beyond noise"],
+                rows,
+                caption="; ".join(
+                    f"{n}: {'passed' if c['passed'] else 'FAILED'}" for n, c in ctl.items() if c
+                ),
+            )
+        )
     con.print(f"[bold]verdict: {r['verdict']}[/bold]: {r['why']}")
-    if r.get("bandwidth_GBps") is not None:
+    bw = r.get("bandwidth") or {}
+    if bw.get("kind") == "estimate":
         ref = r["reference"]
         con.print(
             f"its bandwidth: about {r['bandwidth_GBps']:.1f} GB/s (the bandit lost {r['bandit_loss_GBps']:.2f} GB/s "
             f"beside it, {ref['bandit_loss_GBps']:.2f} beside a {ref['reader_GBps']:.1f} GB/s STREAM triad)"
         )
-    if r.get("bandwidth_note"):
+    elif bw.get("kind") == "upper bound":
+        con.print(f"its bandwidth: at most {bw['GBps']:.1f} GB/s, a bound ({bw['why']})")
+    elif bw:
+        con.print(f"its bandwidth: not told ({bw['why']})")
+    elif r.get("bandwidth_note"):
         con.print(f"  {r['bandwidth_note']}")
     ws = r.get("working_set_MiB")
     if ws:
@@ -57,7 +89,26 @@ def render(con, rec: dict) -> None:
         con.print(f"working set: {ws[0]:.3g} to {hi} MiB")
     if r.get("cache_note"):
         con.print(f"cache: {r['cache_note']}")
-    con.print(f"copies: {r['copies']['text']}")
+    cp = r["copies"]
+    if len(cp.get("measured", [])) > 1:
+        con.print(
+            table(
+                "copies of the program at once, each on its own CPUs",
+                ["copies", "CPUs", "throughput / one copy's", "each copy's time / alone", "slowed"],
+                [
+                    [
+                        p["copies"],
+                        " ".join(p["cpus"]),
+                        _interval(p["throughput"]),
+                        _interval(p["slowdown"]),
+                        "yes" if p["slowed"] else "no",
+                    ]
+                    for p in cp["measured"]
+                ],
+                caption=cp.get("advice_why", ""),
+            )
+        )
+    con.print(f"copies: {cp['text']}")
     for note in r.get("notes", []):
         con.print(f"note: {note}")
 
@@ -89,4 +140,29 @@ def csv_rows(rec: dict):
         for p in r.get("cache_curve", [])
         if p.get("kept")
     ]
+    for name, c in (r.get("controls") or {}).items():
+        for p in c["points"]:
+            rows.append(
+                [
+                    f"control:{name}",
+                    p.get("dose", p.get("pirate_MiB", "")),
+                    p.get("taken_GBps", ""),
+                    p.get("left_MiB", ""),
+                    p["slowdown"]["median"],
+                    p["slowdown"]["lo"],
+                    p["slowdown"]["hi"],
+                ]
+            )
+    for p in r["copies"].get("measured", []):
+        rows.append(
+            [
+                "copies",
+                p["copies"],
+                "",
+                "",
+                p["slowdown"]["median"],
+                p["slowdown"]["lo"],
+                p["slowdown"]["hi"],
+            ]
+        )
     return ["kind", "dose", "taken_GBps", "left_MiB", "slowdown", "slowdown_lo", "slowdown_hi"], rows

@@ -1,5 +1,6 @@
 """Users' own programs, from stored `bandwall sensitivity` records of this machine: what binds each
-(bandwidth, latency, cache or nothing) and how many copies the node feeds."""
+(bandwidth, latency, cache, nothing, or undetermined where a control failed), whether the controls
+run beside it passed, and how many copies are worth running (from the copies run at once)."""
 
 from __future__ import annotations
 
@@ -17,22 +18,33 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
             continue
         seen.add(command)
         r = rec["result"]
-        bw = r.get("bandwidth_GBps")
-        measured = (
-            f"{bw:.1f} GB/s of the node's {r['node_GBps']:.1f}" if bw is not None else "bandwidth not told"
-        )
+        bw = r.get("bandwidth") or {"GBps": r.get("bandwidth_GBps"), "kind": "estimate"}
+        if bw["GBps"] is None:
+            measured = "bandwidth not told"
+        elif bw["kind"] == "upper bound":
+            measured = (
+                f"at most {bw['GBps']:.1f} GB/s of the node's {r['node_GBps']:.1f} (a bound, from its copies)"
+            )
+        else:
+            measured = f"{bw['GBps']:.1f} GB/s of the node's {r['node_GBps']:.1f}"
         ws = r.get("working_set_MiB")
         if ws:
             measured += f"; working set {ws[0]:.3g} to {ws[1]:.3g} MiB" if ws[1] is not None else ""
         copies = r["copies"]
+        ctl = r.get("controls") or {}
+        checks = "; ".join(f"{n} control {'passed' if c['passed'] else 'failed'}" for n, c in ctl.items())
         fix = ""
-        if r["verdict"] == sensitivity.BANDWIDTH and copies.get("advice"):
+        ran = [p["copies"] for p in copies.get("measured", [])]
+        if ran and copies.get("advice") and copies["advice"] < ran[-1]:  # the copies curve flattens
+            fix = f"run {copies['advice']} of {ran[-1]} copies or threads of {command} per node (measured)"
+        elif not ran and r["verdict"] == sensitivity.BANDWIDTH and copies.get("advice"):
             fix = f"run {copies['advice']} cop(ies) or threads of {command} per node"
         lines.append(
             Line(
                 f"your program: {command}",
                 measured,
-                "slowdowns beside the bandwidth bandit and the cache pirate, beyond noise",
+                "slowdowns beside the bandwidth bandit and the cache pirate, beyond noise"
+                + (f" ({checks}, in the same rounds)" if checks else ""),
                 f"{r['verdict']}: {r['why']}; {copies['text']}",
                 fix,
                 f"sensitivity {ids([rec])}",
