@@ -4,8 +4,18 @@ and FMA peak): STREAM's kernels and the ISO3DFD stencil."""
 from __future__ import annotations
 
 from bandwall.core import decide, manifest
-from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
-from bandwall.report.spread import NOISE, Spread, fmt
+from bandwall.report.advice.base import (
+    EFFICIENCY_FLAG,
+    FALLS,
+    RISES,
+    Evidence,
+    Line,
+    claim,
+    efficiency_flag,
+    ids,
+    say,
+)
+from bandwall.report.spread import Spread, fmt
 
 
 def bound(gbps: float, gflops: float, ceiling_gbps: float, peak_gflops: float) -> tuple[str, float, float]:
@@ -34,6 +44,9 @@ def peak_spread(peak: dict) -> Spread:
 
 
 def roofline(ev: Evidence) -> list[Line]:
+    """What limits each STREAM kernel. No claims: the card states a classification by the roofline
+    model (the run's flops per byte against the ridge of the measured ceilings) and the run's shares
+    of the two ceilings, no comparison of two figures measured in paired rounds."""
     peaks, streams = ev.all("peak"), [r for r in ev.all("stream") if "engine" not in r["config"]]
     if not peaks or not streams:
         return []
@@ -103,6 +116,11 @@ def stencil(ev: Evidence) -> list[Line]:
     names = [f"{a}/{b}" for a, b in allowed]
     pick = decide.choose_best(names, [sp[v].values for v in allowed], allowed.index(default))
     best = allowed[pick.chosen]
+    fig = "ISO3DFD throughput"
+    chosen = claim(fig, sp[default], sp[best], _name(default), _name(best))
+    decisive = pick.decisive and chosen.direction == RISES  # a choice only where its claim rises
+    if not decisive:
+        best = default
     roof = max(variants[best], key=lambda r: r["result"]["mpoints_per_s"])["result"]["roofline"]
     ecm = roof.get("ecm_levels", ECM)
     bounds = {
@@ -120,23 +138,33 @@ def stencil(ev: Evidence) -> list[Line]:
     tight = min(bounds, key=bounds.get)
     e = sp[best].median / bounds[tight]
     others = [v for v in sp if v != best]
+    # each other variant against the one kept (the default, when chosen, in the claim above)
+    against = [
+        claim(fig, sp[best], sp[v], _name(best), _name(v)) for v in others if not decisive or v != default
+    ]
     verdict = (
-        f"{best[0]} initialisation, {best[1]} schedule: faster than {default[0]}/{default[1]} beyond noise"
-        if pick.decisive
+        f"{best[0]} initialisation, {best[1]} schedule: {say(chosen)}"
+        if decisive
         else f"keep {best[0]} initialisation, {best[1]} schedule (the default)"
     )
-    if others:
-        verdict += "; " + "; ".join(f"{a}/{b}: {_against(sp[(a, b)], sp[best])}" for a, b in others)
+    if against:
+        verdict += "; " + "; ".join(
+            say(c) for c in against if not (decisive and c.end.label == chosen.start.label)
+        )
     if _numa_nodes(ev) <= 1 and any(WARNED & set(v) for v in others):
         verdict += (
             " (one NUMA node: serial initialisation and a dynamic schedule cannot show their cost here)"
         )
-    low = sp[best].below(EFFICIENCY_FLAG * bounds[tight])
+    # the run against the flag's share of its bound, each round against the same line
+    line = Spread.of([EFFICIENCY_FLAG * bounds[tight]] * max(1, len(sp[best].values)), "MPoints/s")
+    held = claim(fig, line, sp[best], f"{EFFICIENCY_FLAG} of the {tight} bound", _name(best))
+    low = held.direction == FALLS
     verdict += f"; it reaches {e:.0%} of its tightest bound ({tight}), " + (
         efficiency_flag(e)
         if low or e >= EFFICIENCY_FLAG
         else f"below {EFFICIENCY_FLAG} by its median, not beyond noise: not flagged"
     )
+    verdict += f" ({say(held)})"
     if tight == ecm:
         verdict += (
             f"; {fmt(roof['l1_fill_bytes_per_point'])} bytes a point come from L2 into L1 "
@@ -158,7 +186,7 @@ def stencil(ev: Evidence) -> list[Line]:
     fix = []
     if proj and proj["pays"] and ran == 1 and not raced and len(proj["depths"]) > 1:
         fix.append(f"--time-block {proj['depths'][-1]['depth']}")
-    if pick.decisive:
+    if decisive:
         fix.append(f"--init {best[0]} --schedule {best[1]}")
     if low and tight != "memory":
         fix.append("--blocks search")
@@ -174,13 +202,10 @@ def stencil(ev: Evidence) -> list[Line]:
             flag=low,
             value=sp[best],
             limit=EFFICIENCY_FLAG * bounds[tight],
+            claims=[*([chosen] if decisive else []), *against, held],
         )
     ]
 
 
-def _against(a: Spread, best: Spread) -> str:
-    v = a.verdict(best)
-    if v == NOISE:
-        return NOISE
-    i = a.interval(best)
-    return f"{i.median:.2f}x ({i.lo:.2f} to {i.hi:.2f})" + (" slower" if v == decide.SLOWER else " faster")
+def _name(v: tuple[str, str]) -> str:
+    return f"{v[0]}/{v[1]}"

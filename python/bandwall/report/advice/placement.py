@@ -4,6 +4,7 @@ ISO3DFD initialisation."""
 from __future__ import annotations
 
 from bandwall.core import manifest
+from bandwall.numa import numa_check
 from bandwall.report.advice.base import (
     EFFICIENCY_FLAG,
     FALLS,
@@ -71,17 +72,7 @@ def placement(ev: Evidence) -> list[Line]:
 def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
     lines = []
     for chk in ev.all("numa-check")[-1:]:
-        r = chk["result"]
-        lines.append(
-            Line(
-                "NUMA placement",
-                "; ".join(f"{n} {fmt(m['value'])} {r.get('fom_unit', '')}" for n, m in r["modes"].items()),
-                f"{nodes} NUMA nodes: local against remote and interleaved placement",
-                r["verdict"],
-                "; ".join(r.get("advice", [])),
-                ids([chk]),
-            )
-        )
+        lines.extend(_numa_check(chk, nodes))
     for mat in ev.all("numa-matrix")[-1:]:
         m = mat["result"]["matrix"]
         rounds = mat["result"].get("cell_rounds") or [[[v] for v in row] for row in m]
@@ -112,3 +103,67 @@ def _numa_lines(ev: Evidence, nodes: int) -> list[Line]:
             )
         )
     return lines
+
+
+# numa-check's modes (numa_check.MODE_TITLES): the default run, one node alone, and the placements
+# that use the whole machine otherwise
+DEFAULT_MODE, ONE_NODE = "all", "node0"
+OTHER_PLACEMENTS = tuple(m for m in numa_check.WHOLE_MACHINE if m != DEFAULT_MODE)
+
+
+def _numa_check(chk: dict, nodes: int) -> list[Line]:
+    """numa-check's card: each whole-machine placement against the default run (their alternating
+    rounds paired, its figure higher for better), decided by the rule; the cost of NUMA is the best
+    placement shown faster beyond noise, and its advice given only then. A record without the modes'
+    rounds (or from a machine of one node) keeps numa-check's own words, claiming nothing."""
+    r = chk["result"]
+    modes, unit = r["modes"], r.get("fom_unit", "")
+    measured = "; ".join(f"{n} {fmt(m['value'])} {unit}" for n, m in modes.items())
+    topic, threshold = "NUMA placement", f"{nodes} NUMA nodes: local against remote and interleaved placement"
+    if (
+        not r.get("judgeable", True)
+        or DEFAULT_MODE not in modes
+        or not all(m.get("rounds") for m in modes.values())
+    ):
+        return [Line(topic, measured, threshold, r["verdict"], "; ".join(r.get("advice", [])), ids([chk]))]
+    sp = {n: Spread.of(m["rounds"], unit) for n, m in modes.items()}
+    fom = r.get("fom") or "figure of merit"
+    title = {n: m.get("title", n) for n, m in modes.items()}
+    others = [
+        claim(fom, sp[DEFAULT_MODE], sp[n], title[DEFAULT_MODE], title[n])
+        for n in OTHER_PLACEMENTS
+        if n in sp
+    ]
+    faster = [c for c in others if c.direction == RISES]
+    if faster:
+        best = max(faster, key=lambda c: c.end.value)
+        cost = 1 - best.start.value / best.end.value if best.end.value else 0.0
+        verdict = f"NUMA costs this program {cost:.0%} of its speed: {say(best)}"
+        mode = next(n for n in OTHER_PLACEMENTS if title.get(n) == best.end.label)
+        # numa-check's advice is for its own best mode: given when the rule found the same one
+        fix = "; ".join(r.get("advice", [])) if r.get("best_mode") == mode else ""
+        claims = [best, *(c for c in others if c is not best)]
+    else:
+        verdict = "NUMA costs this program nothing shown by the decision rule: " + "; ".join(
+            say(c) for c in others
+        )
+        # numa-check's advice to keep the default placement, when it found no cost either
+        fix = "; ".join(r.get("advice", [])) if r.get("numa_cost", 0.0) <= numa_check.NOISE else ""
+        claims = others
+    if ONE_NODE in sp:
+        alone = claim(fom, sp[ONE_NODE], sp[DEFAULT_MODE], title[ONE_NODE], title[DEFAULT_MODE])
+        if alone.direction == FALLS:
+            verdict += f"; all {nodes} nodes run slower than one node alone: {say(alone)}"
+        claims.append(alone)
+    return [
+        Line(
+            topic,
+            measured,
+            threshold,
+            verdict,
+            fix,
+            ids([chk]),
+            value=sp[DEFAULT_MODE],
+            claims=claims,
+        )
+    ]

@@ -4,7 +4,7 @@ run beside it passed, and how many copies are worth running (from the copies run
 
 from __future__ import annotations
 
-from bandwall.report.advice.base import STORED, Evidence, Line, ids
+from bandwall.report.advice.base import STORED, Claim, Evidence, Line, claim_of_ratio, ids, say
 from bandwall.sensitivity import verdict as sensitivity
 
 
@@ -39,6 +39,7 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
             fix = f"run {copies['advice']} of {ran[-1]} copies or threads of {command} per node (measured)"
         elif not ran and r["verdict"] == sensitivity.BANDWIDTH and copies.get("advice"):
             fix = f"run {copies['advice']} cop(ies) or threads of {command} per node"
+        claims = slowdown_claims(r)
         lines.append(
             Line(
                 f"your program: {command}",
@@ -47,8 +48,33 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
                 + (f" ({checks}, in the same rounds)" if checks else ""),
                 f"{r['verdict']}: {r['why']}; {copies['text']}",
                 fix,
-                f"sensitivity {ids([rec])}",
+                f"sensitivity {ids([rec])}" + "".join(f"; {say(c)}" for c in claims),
                 flag=r["verdict"] != sensitivity.INSENSITIVE,
+                claims=claims,
             )
         )
     return lines
+
+
+def slowdown_claims(r: dict) -> list[Claim]:
+    """The claims behind the sensitivity's verdict: the program's run time beside the bandit, and
+    beside the cache pirate (its kept doses, when its CPU shares the program's cache), each at the
+    worst dose that slows it beyond noise, else at the worst dose by its median; each the decision
+    rule's verdict on the dose's paired rounds (the interval the record holds), the sensitivity's own
+    test of a slowdown (verdict.slows)."""
+    out = []
+    cache = [p for p in r.get("cache_curve", []) if p.get("kept")] if r.get("cache_shared") is True else []
+    for points, label in (
+        (r.get("curve", []), _bandit),
+        (cache, lambda p: f"{p['left_MiB']:.3g} MiB of the cache left"),
+    ):
+        slowed = [p for p in points if sensitivity.slows(p)] or points
+        worst = max(slowed, key=lambda p: p["slowdown"]["median"], default=None)
+        if worst is not None:
+            out.append(claim_of_ratio("run time", "alone", label(worst), worst["slowdown"]))
+    return out
+
+
+def _bandit(p: dict) -> str:
+    taken = p.get("taken_GBps")
+    return f"the bandit taking {taken:.1f} GB/s" if taken is not None else f"the bandit at dose {p['dose']}"

@@ -8,6 +8,8 @@ from bandwall.report.spread import fmt
 
 
 def rails(ev: Evidence) -> list[Line]:
+    """The rail count. No claims: the card compares a model's estimates (mpi_rails.advise, from the
+    profile and one measured rail), which have no rounds to decide a difference beyond noise on."""
     from bandwall.mpi import mpi_rails
 
     profiles, pings = ev.all("mpiprof"), ev.all("mpi-pingpong")
