@@ -165,3 +165,276 @@ def test_the_binding_card_follows_its_claim(rounds):
     assert line.value.median == pytest.approx(c.end.value)  # the bar: the bound threads the claim ends at
     assert bool(line.fix) is (c.direction != NOISE)
     assert ("OMP_PROC_BIND=close" in line.fix) is (c.direction == RISES)
+
+
+# -- the other cards: copy engine, surplus beside noise, NUMA placement, stencil, your program ----
+
+FEW = settings(derandomize=True, max_examples=40, deadline=None, database=None)
+
+
+@st.composite
+def cases(draw, k: int) -> list[list[float]]:
+    """k figures measured in the same rounds (one value each a round): random, level within noise,
+    apart beyond it either way, or a single round."""
+    rounds = draw(st.sampled_from([1, 2, 3, 5, 6, 8]))
+    shape = draw(st.sampled_from(["random", "level", "apart"]))
+    base = draw(st.floats(5.0, 50.0))
+    out = []
+    for _ in range(k):
+        if shape == "random":
+            out.append([draw(st.floats(1.0, 100.0)) for _ in range(rounds)])
+            continue
+        level = base if shape == "level" else base * draw(st.sampled_from([0.5, 0.8, 1.0, 1.25, 2.0]))
+        out.append([level * (1 + 0.01 * draw(st.floats(-1.0, 1.0))) for _ in range(rounds)])
+    return out
+
+
+def stream_rec(kernel: str, threads: int, rates: list[float], **config) -> dict:
+    """A stream record whose kept repetitions ran at these rates (1 GB each, a warm-up first)."""
+    return {
+        "tool": "stream",
+        "config": {"kernel": kernel, "threads": threads, "reps": len(rates) + 1, **config},
+        "result": {
+            "best_GBps": max(rates),
+            "median_GBps": statistics.median(rates),
+            "min_GBps": min(rates),
+            "max_GBps": max(rates),
+            "dropped_reps": 1,
+            "times_s": [1.0] + [1.0 / v for v in rates],
+            "traffic": {"without_write_allocate": {"bytes_per_rep": 1e9}},
+        },
+    }
+
+
+def words_follow(line, figures: dict[str, float]) -> None:
+    """Every claim of a card agrees with the figures and is worded in its verdict (or, for a card
+    whose verdict is another module's words, its evidence)."""
+    assert line.claims
+    for c in line.claims:
+        check_claim(c, figures)
+        assert say(c) in line.verdict or say(c) in line.evidence
+
+
+@FEW
+@given(cases(2))
+@example([[20.0, 19.0, 21.0, 20.0, 20.0], [26.0, 25.0, 27.0, 26.0, 26.0]])
+@example([[20.0], [40.0]])
+def test_the_copy_engine_card_follows_its_claim(rounds):
+    cpu, eng = rounds
+    recs = [
+        stream_rec("triad", 1, cpu),
+        stream_rec("triad", 1, eng, engine="helper", strategy="split"),
+        {"tool": "engine-sweep", "config": {"kernels": ["triad"]}, "result": {"rows": []}},
+    ]
+    (line,) = advice.copy_engine(Evidence({"engine": recs}))
+    (c,) = line.claims
+    words_follow(line, {c.start.label: statistics.median(cpu), c.end.label: statistics.median(eng)})
+    assert line.value.median == pytest.approx(c.end.value)  # the bar: the engine run the claim ends at
+    assert ("--engine helper" in line.fix) is (c.direction == RISES)
+    assert line.verdict.startswith("pays") is (c.direction == RISES)
+    assert ("leave the copy engine off" in line.fix) is (c.direction == FALLS)
+
+
+@FEW
+@given(cases(2), st.booleans())
+@example([[5.0, 6.0, 7.0], [8.0, 9.0, 10.0]], True)  # ranges apart, three rounds: too few to tell
+def test_the_surplus_card_follows_its_claim(rounds, higher_is_better):
+    from bandwall.interference import verdict as v
+
+    every, knee = rounds
+
+    def case(name, xs):
+        return {"case": name, "values": xs, "median": statistics.median(xs), "min": min(xs), "max": max(xs)}
+
+    rec = {
+        "tool": "interference",
+        "config": {
+            "higher_is_better": higher_is_better,
+            "cores_knee": 1,
+            "cores_all": 2,
+            "surplus_cpus": "1",
+            "noise": "memory",
+        },
+        "result": {
+            "unit": "GB/s" if higher_is_better else "s",
+            "cases": [case(v.ALL_ALONE, every), case(v.KNEE_ALONE, knee)]
+            + [case(v.ALL_NOISE, every), case(v.KNEE_NOISE, knee)],
+        },
+    }
+    (line,) = advice.surplus_under_noise(Evidence({advice.STORED: [rec]}))
+    (c,) = line.claims
+    words_follow(line, {c.start.label: statistics.median(every), c.end.label: statistics.median(knee)})
+    pays = c.direction == (RISES if higher_is_better else FALLS)
+    assert ("pays beside the noise" in line.verdict and "not pay" not in line.verdict) is pays
+    assert bool(line.fix) is pays
+    assert line.value.median == pytest.approx(c.end.value)
+
+
+NUMA_TITLES = {
+    "all": "all nodes, memory as the OS places it",
+    "node0": "one node only (its CPUs and memory)",
+    "per-node": "one process per node, each bound to its node",
+    "interleave": "all nodes, memory interleaved",
+}
+
+
+@FEW
+@given(cases(4))
+@example([[10.0] * 6, [10.0] * 6, [15.0] * 6, [10.0] * 6])
+def test_the_numa_placement_card_follows_its_claims(rounds):
+    from bandwall.numa import numa_check
+
+    rs = dict(zip(NUMA_TITLES, rounds))
+    rec = {
+        "tool": "numa-check",
+        "config": {},
+        "result": {
+            "fom": "steps/s",
+            "fom_unit": "1/s",
+            "nodes": 2,
+            "modes": {
+                n: {"title": t, "value": statistics.median(rs[n]), "rounds": rs[n]}
+                for n, t in NUMA_TITLES.items()
+            },
+            **numa_check.verdict({n: statistics.median(v) for n, v in rs.items()}, 2),
+        },
+    }
+    topo = {"tool": "topo", "config": {}, "result": {"numa_nodes": [{"cpus": [0]}, {"cpus": [1]}]}}
+    (line,) = [x for x in advice.placement(Evidence({"numa": [rec], "topology": [topo]})) if x.claims]
+    words_follow(line, {NUMA_TITLES[n]: statistics.median(v) for n, v in rs.items()})
+    faster = [c for c in line.claims if c.start.label == NUMA_TITLES["all"] and c.direction == RISES]
+    assert line.verdict.startswith("NUMA costs this program nothing") is (not faster)
+    if faster:  # the cost named is the best placement shown faster, and the bar is the default run
+        assert line.claims[0].end.value == max(c.end.value for c in faster)
+    assert line.value.median == pytest.approx(statistics.median(rs["all"]))
+    assert ("slower than one node alone" in line.verdict) is any(
+        c.start.label == NUMA_TITLES["node0"] and c.direction == FALLS for c in line.claims
+    )
+
+
+@FEW
+@given(cases(2), st.floats(100.0, 3000.0))
+@example([[150.0, 160.0, 170.0, 160.0, 160.0], [100.0, 105.0, 110.0, 105.0, 105.0]], 300.0)
+@example([[100.0] * 6, [300.0] * 6], 1000.0)
+def test_the_stencil_card_follows_its_claims(rounds, bound):
+    first_touch, serial = rounds
+    roof = {"memory_bound_mpoints_per_s": bound * 2, "port_bound_mpoints_per_s": bound}
+
+    def run(init, mp):
+        return {
+            "tool": "iso3dfd",
+            "config": {"init": init, "schedule": "static"},
+            "result": {"mpoints_per_s": mp, "roofline": roof},
+        }
+
+    recs = [run("first-touch", v) for v in first_touch] + [run("serial", v) for v in serial]
+    topo = {"tool": "topo", "config": {}, "result": {"numa_nodes": [{"cpus": [0]}, {"cpus": [1]}]}}
+    (line,) = advice.stencil(Evidence({"iso3dfd": recs, "topology": [topo]}))
+    figures = {
+        "first-touch/static": statistics.median(first_touch),
+        "serial/static": statistics.median(serial),
+        "0.8 of the in-core (ports) bound": 0.8 * bound,
+    }
+    words_follow(line, figures)
+    chose = line.verdict.startswith("serial initialisation")
+    assert chose is any(c.end.label == "serial/static" and c.direction == RISES for c in line.claims)
+    assert ("--init serial" in line.fix) is chose
+    kept = "serial/static" if chose else "first-touch/static"
+    assert line.value.median == pytest.approx(figures[kept])  # the bar: the variant kept
+    held = line.claims[-1]
+    assert held.end.label == kept and line.flag is (held.direction == FALLS)
+
+
+@FEW
+@given(
+    st.lists(
+        st.tuples(st.floats(0.9, 2.0), st.floats(0.0, 0.3), st.sampled_from([3, 5, 8])),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_program_card_claims_the_slowdowns_its_verdict_rests_on(doses):
+    from bandwall.sensitivity import verdict as sv
+
+    def slow(m, w, n):
+        lo, hi = m * (1 - w), m * (1 + w)
+        return {"median": m, "lo": lo, "hi": hi, "rounds": n, "enough": n >= 5}
+
+    curve = [{"dose": i, "taken_GBps": 5.0 * (i + 1), "slowdown": slow(*d)} for i, d in enumerate(doses)]
+    rec = {
+        "tool": "sensitivity",
+        "config": {"command": ["./app"]},
+        "result": {
+            "curve": curve,
+            "node_GBps": 40.0,
+            "bandwidth_GBps": None,
+            "verdict": "latency-bound",
+            "why": "why",
+            "copies": {"text": "copies"},
+        },
+    }
+    (line,) = advice.program_sensitivity(Evidence({advice.STORED: [rec]}))
+    (c,) = line.claims
+    assert say(c) in line.evidence
+    slowed = [p for p in curve if sv.slows(p)]
+    assert (c.direction == RISES) is bool(slowed)  # the sensitivity's own test of a slowdown
+    worst = max(slowed or curve, key=lambda p: p["slowdown"]["median"])
+    assert c.end.label == f"the bandit taking {worst['taken_GBps']:.1f} GB/s"
+    assert c.ratio == pytest.approx(worst["slowdown"]["median"])
+
+
+# -- the sweep record and the report agree, and one report's cards never contradict each other ---
+
+
+@SETTINGS
+@given(sweeps())
+@example({1: [24.6, 25.5, 25.9, 27.6], 2: [21.5, 25.0, 26.2, 29.8]})
+def test_the_sweep_record_decides_the_knee_the_card_shows(rates):
+    from bandwall.kernels import sweep
+    from bandwall.report.advice.cores import sweep_verdict
+
+    rec = sweep_rec(rates)
+    pts = rec["result"]["points"]
+    k = sweep.knee(pts, 0.95)
+    knee, _ = advice.cores(Evidence({"stream": [rec]}))
+    assert knee.fix.startswith(f"OMP_NUM_THREADS={k} ")  # the record's knee is the card's
+    words, claims = sweep_verdict(rec)
+    assert words == knee.verdict and [c.to_json() for c in claims] == [c.to_json() for c in knee.claims]
+    assert "still rises" not in words
+    d = sweep.knee_decision(pts, 0.95)
+    assert d.decisive is (k < max(rates))
+    # where the rule finds no difference beyond noise between the last two counts, the knee is not
+    # said to rise: undecided (every core kept) or decided at fewer cores
+    if claims[0].direction == NOISE and not d.decisive:
+        assert words.startswith("knee undecided")
+
+
+@FEW
+@given(sweeps(), cases(2), cases(2))
+def test_no_two_cards_of_one_report_contradict_each_other(rates, engine, binding):
+    cpu, eng = engine
+    bound, unbound = binding
+    ev = Evidence(
+        {
+            "stream": [sweep_rec(rates)],
+            "engine": [
+                stream_rec("triad", 1, cpu),
+                stream_rec("triad", 1, eng, engine="helper", strategy="split"),
+                {"tool": "engine-sweep", "config": {"kernels": ["triad"]}, "result": {"rows": []}},
+            ],
+            "pinning": [
+                {
+                    "tool": "pin-compare",
+                    "config": {"spin": "passive"},
+                    "result": {"modes": {"bound": {"rounds": bound}, "unbound": {"rounds": unbound}}},
+                }
+            ],
+        }
+    )
+    lines = advice.recommend(ev)
+    consistent(lines)
+    for line in lines:
+        for c in line.claims:
+            assert c.direction in DIRECTIONS
+            if c.direction != NOISE:
+                assert f"{c.direction} from {c.start.label}" in say(c)

@@ -143,6 +143,7 @@ def _numa_check(chk: dict, nodes: int) -> list[Line]:
         # numa-check's advice is for its own best mode: given when the rule found the same one
         fix = "; ".join(r.get("advice", [])) if r.get("best_mode") == mode else ""
         claims = [best, *(c for c in others if c is not best)]
+        verdict += "".join(f"; {say(c)}" for c in claims[1:])
     else:
         verdict = "NUMA costs this program nothing shown by the decision rule: " + "; ".join(
             say(c) for c in others
@@ -152,9 +153,9 @@ def _numa_check(chk: dict, nodes: int) -> list[Line]:
         claims = others
     if ONE_NODE in sp:
         alone = claim(fom, sp[ONE_NODE], sp[DEFAULT_MODE], title[ONE_NODE], title[DEFAULT_MODE])
-        if alone.direction == FALLS:
+        if alone.direction == FALLS:  # worded, and claimed, only as a warning
             verdict += f"; all {nodes} nodes run slower than one node alone: {say(alone)}"
-        claims.append(alone)
+            claims.append(alone)
     return [
         Line(
             topic,
