@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bandwall.core import decide
-from bandwall.report.advice.base import Evidence, Line, claim, ids, say
+from bandwall.report.advice.base import RISES, Evidence, Line, claim, ids, say
 from bandwall.report.spread import Spread
 
 
@@ -48,8 +48,15 @@ def _choice(ev: Evidence, knob: str, topic: str, flag_of: Callable[[str], str]) 
             claim(f"{kernel} bandwidth", sp[c["against"]], sp[c["candidate"]], c["against"], c["candidate"])
             for c in pick.comparisons
         ]
+        # a choice only where the claim of the default against it rises (the medians shown agreeing)
+        chosen = claim(f"{kernel} bandwidth", sp[names[0]], sp[best], names[0], best)
+        decisive = pick.decisive and chosen.direction == RISES
+        if not decisive:
+            best = names[0]
+        elif all((c.start.label, c.end.label) != (names[0], best) for c in claims):
+            claims.append(chosen)
         words = "; ".join(say(c) for c in claims)
-        if pick.decisive:
+        if decisive:
             verdict = f"{best}: faster than the default {names[0]} beyond noise: {words}"
             fix = f"bandwall stream --kernel {kernel} {flag_of(best)}"
         else:
