@@ -15,6 +15,7 @@ import pytest
 
 from bandwall.core import records
 from bandwall.core.errors import RunFailed
+from bandwall.sensitivity import copies as copies_mod
 from bandwall.sensitivity import coprocess, verdict
 from bandwall.sensitivity.program import repeat_for
 
@@ -74,6 +75,16 @@ def test_small_run_records_every_dose_and_stores(run_bandwall, tmp_path):
         assert x["bandit_alone_GBps"] > 0 and x["taken_GBps"] > 0  # the bandit measured its own bandwidth
         assert len(x["times_s"]) == 2 and x["slowdown"]["rounds"] == 2
     assert len(r["base_times_s"]) == 2 and r["reference"]["reader_GBps"] > 0
+    # the controls ran in the same rounds, at the same doses; the copies ran at once, 1 and more
+    bwc = r["controls"]["bandwidth"]
+    assert [p["dose"] for p in bwc["points"]] == [0.5, 1.0] and bwc["alone_GBps"] > 0
+    assert all(p["slowdown"]["rounds"] == 2 for p in bwc["points"])
+    assert len(r["controls"]["placebo"]["points"][0]["times_s"]) == 2
+    assert r["controls"]["cache"]["ran"] == bool(r["cache_curve"])
+    assert [p["copies"] for p in r["copies"]["measured"]][:2] == [1, 2] and r["copies"]["advice"] >= 1
+    assert all(len(p["times_s"]) == 2 for p in r["copies"]["measured"])
+    if r["verdict"] == verdict.INSENSITIVE:  # only where both positive controls were slowed
+        assert bwc["passed"] and r["controls"]["cache"]["passed"]
     assert r["verdict"] in verdict.VERDICTS and r["why"]
     assert r["working_set_MiB"] is not None or r["cache_note"]  # a working set, or why none is claimed
     assert rec["validation"]["checked"] is False and plot.stat().st_size > 0
@@ -207,7 +218,12 @@ def record(curve, cache=(), bw=None, node=40.0, held=8.0, llc=8.0, cpus="0"):
             "node_GBps": node,
             "cache_held_MiB": held,
             "cache_scan": scan,
+            "cache_shared": True,
             "notes": [],
+            "controls": {  # both positive controls slowed, the placebo not: the method works here
+                name: {"passed": True, "slowed": name != "placebo", "why": None}
+                for name in ("bandwidth", "cache", "placebo")
+            },
         },
     }
     rec["result"].update(verdict.working_set(rec))
@@ -265,7 +281,7 @@ def test_working_set(cache, expected, note):
 def test_cache_notes_say_why_no_working_set_is_claimed():
     rec = record(FLAT, CACHE_STEP, 0.5, held=4.0, llc=32.0)
     assert "held at most 4 MiB of the 32 MiB" in rec["result"]["cache_note"]
-    rec["result"]["cache_scan"][0]["shared"] = False
+    rec["result"]["cache_scan"][0]["shared"] = rec["result"]["cache_shared"] = False
     assert "does not share the pirate's cache" in verdict.cache_note(rec)
     rec["config"]["pirate_cpu"] = None
     rec["result"]["notes"] = ["no free CPU shares the last-level cache of CPU 0 (its CPUs: 0)"]
@@ -286,14 +302,15 @@ def test_bandwidth_estimate_scales_by_the_reference():
     "bw, node, cpus, ncpu, advice, words",
     [
         (10.0, 40.0, "0", 8, 4, "feeds about 4.0 copies"),
-        (10.0, 40.0, "0", 2, 2, "run out before its bandwidth"),
-        (10.0, 25.0, "0-1", 8, 2, "beyond 2"),
+        (10.0, 40.0, "0", 2, 2, "feeds about 4.0 copies"),  # capped by the copies the CPUs hold
+        (10.0, 25.0, "0-1", 8, 2, "feeds about 2.5 copies"),
         (None, 40.0, "0", 4, None, "could not be told"),
     ],
 )
 def test_copies_the_node_feeds(bw, node, cpus, ncpu, advice, words):
     rec = {"config": {"cpus": cpus}, "result": {"bandwidth_GBps": bw, "node_GBps": node}}
-    c = verdict.copies(rec, ncpu)
+    per = len(cpus.split("-")) if "-" in cpus else 1
+    c = copies_mod.estimate(rec, ncpu // per)
     assert c.get("advice") == advice and words in c["text"]
 
 
@@ -372,7 +389,8 @@ def test_the_report_shows_each_programs_newest_record():
     from bandwall.report import advice
 
     rec = record(KNEE, CACHE_FLAT, 20.0)
-    rec["result"]["copies"] = verdict.copies(rec, 8)
+    est = copies_mod.estimate(rec, 8)
+    rec["result"]["copies"] = {"measured": [], "estimate": est, "advice": est["advice"], "text": est["text"]}
     rec["tool"], rec["config"]["command"] = "sensitivity", ["./solver", "in.dat"]
     older = json.loads(json.dumps(rec))
     rec["id"], older["id"] = 7, 3
@@ -391,7 +409,7 @@ def test_a_bandwidth_within_noise_does_not_limit_the_copies():
         "config": {"cpus": "0"},
         "result": {"bandwidth_GBps": 3.0, "node_GBps": 40.0, "bandwidth_beyond_noise": False},
     }
-    c = verdict.copies(rec, 4)
+    c = copies_mod.estimate(rec, 4)
     assert c["advice"] == 4 and "below what the bandit tells" in c["text"]
 
 

@@ -321,7 +321,7 @@ def build(
         "provenance": dict(node["provenance"]),
     }
     res = rec["result"]
-    cc = data.get(("cc", 0))
+    cc = data.get(("cc", 0)) if pirate_doses else None
     res["controls"] = {
         controls.BANDWIDTH: bw_control,
         controls.CACHE: controls.cache(

@@ -201,6 +201,11 @@ def verdict(rec: dict) -> dict:
     cache_failed = controls.failed(ctl, controls.CACHE)
     placebo_failed = controls.failed(ctl, controls.PLACEBO)
     shared = res.get("cache_shared") is True
+    if not shared and not cache_failed:  # whatever the control did, no cache was shared with the program
+        cache_failed = (
+            f"the pirate's CPU was not shown to share the program's last-level cache ({cache_note(rec) or 'no scan'}); "
+            f"what would make it work: {controls.REMEDY[controls.CACHE]}"
+        )
     curve = res["curve"]
     cache = [p for p in res.get("cache_curve", []) if p.get("kept")] if shared else []
     bw_slow = [p for p in curve if slows(p)]

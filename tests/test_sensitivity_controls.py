@@ -1,0 +1,251 @@
+"""bandwall sensitivity's controls and copies, by their mechanics: records built from constructed
+rounds (the experiment's own build, schema and all) whose controls pass or fail, a pirate that does
+or does not share the program's cache, a placebo that slows the program; the copies curve and the
+advice from it; copies really run at once. No timing and no verdict of a real run is asserted."""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+
+import pytest
+
+from bandwall.core import decide, records
+from bandwall.core.errors import RunFailed
+from bandwall.report import advice
+from bandwall.sensitivity import controls, experiment, verdict
+from bandwall.sensitivity import copies as copies_mod
+from bandwall.sensitivity.plan import Plan
+from bandwall.sensitivity.program import Program
+
+CPU = sorted(os.sched_getaffinity(0))[0]
+JITTER = [1.0, 1.004, 0.997, 1.002, 0.999]  # five rounds, each a little apart
+MiB = 2**20
+DOSES = (0.5, 1.0)
+HELD = 16 * MiB
+PIRATE = [HELD // 4, HELD * 3 // 4]
+
+
+def rounds(value: float, factor: float = 1.0) -> list[float]:
+    return [value * factor * j for j in JITTER]
+
+
+def plan() -> Plan:
+    return Plan(
+        program_cpus=[0],
+        free_cpus=[1],
+        bandit_cpus=[1],
+        pirate_cpu=1,
+        llc_bytes=32 * MiB,
+        llc_cpus=[0, 1],
+        private_bytes=2 * MiB,
+        cpus_source="constructed",
+        doses=DOSES,
+        bandit_pattern="mixed",
+    )
+
+
+def data(
+    program_bw=1.0, program_cache=1.0, bw_control=1.5, cache_control=3.0, placebo=1.0, bandit_loss=0.0
+) -> dict:
+    """Constructed rounds: factors by which each dose slows the program, the controls and the
+    placebo (applied at the top dose, and half of it at the lower ones)."""
+
+    def at(f: float, i: int, n: int) -> float:
+        return 1 + (f - 1) * (i + 1) / n
+
+    base = rounds(1.0)
+    d: dict = {("base", 0): base, ("placebo", 1): [{"s": t * placebo} for t in base]}
+    for i, dose in enumerate(DOSES):
+        d[("dose", dose)] = [
+            {
+                "s": t * at(program_bw, i, len(DOSES)),
+                "GBps": 8.0 * dose - bandit_loss,
+                "alone_GBps": 8.0 * dose,
+            }
+            for t in base
+        ]
+    d[("bwc", 0)] = [{"GBps": None, "reader_GBps": g, "alone_GBps": None} for g in rounds(20.0)]
+    for i, dose in enumerate(DOSES):
+        top = dose == DOSES[-1]
+        d[("bwc", dose)] = [
+            {
+                "GBps": 8.0 * dose - (2.0 if top else 0.0),
+                "reader_GBps": g / at(bw_control, i, len(DOSES)),
+                "alone_GBps": 8.0 * dose if top else None,
+            }
+            for g in rounds(20.0)
+        ]
+    for i, b in enumerate(PIRATE):
+        d[("cache", b)] = [
+            {"s": t * at(program_cache, i, len(PIRATE)), "alone_ns": 2.0, "ns": 2.0} for t in base
+        ]
+    d[("cc", 0)] = [{"ns": n, "pirate_ns": None} for n in rounds(5.0)]
+    for i, b in enumerate(PIRATE):
+        d[("cc", b)] = [{"ns": n * at(cache_control, i, len(PIRATE)), "pirate_ns": 2.0} for n in rounds(5.0)]
+    return d
+
+
+def cache_scan(shared: bool = True) -> dict:
+    row = {"bytes": HELD, "own_ns": 5, "shared_ns": 6 if shared else 90, "flushed_ns": 100}
+    row.update(held=True, shared=shared)
+    return {"tried": [row], "held": row, "shared": shared, "reader_bytes": HELD // 2}
+
+
+def copy_times(slow: dict[int, float]) -> dict:
+    """Each count's copies in each round, every copy slowed by slow[k]."""
+    ks = sorted(slow)
+    return {
+        "counts": ks,
+        "sets": [str(c) for c in range(ks[-1])],
+        "times": {k: [[t * slow[k]] * k for t in rounds(1.0)] for k in ks},
+    }
+
+
+def build(make_record, d=None, cache=None, pirate_doses=PIRATE, copy_data=None, node_gbps=40.0) -> dict:
+    node = {"provenance": copy.deepcopy(make_record()["provenance"])}
+    return experiment.build(
+        ["./program"],
+        plan(),
+        Program(["./program"], [0], repeat=1),
+        "constructed",
+        len(JITTER),
+        d if d is not None else data(),
+        cache if cache is not None else cache_scan(),
+        list(pirate_doses),
+        node,
+        node_gbps,
+        decide.rule(),
+        copy_data,
+    )
+
+
+def test_insensitive_only_with_both_controls_slowed(make_record):
+    rec = build(make_record)  # records.finish inside: the schema holds every new field
+    r = rec["result"]
+    assert r["controls"]["bandwidth"]["passed"] and r["controls"]["cache"]["passed"]
+    assert r["controls"]["placebo"]["passed"] and not r["controls"]["placebo"]["slowed"]
+    assert [p["dose"] for p in r["controls"]["bandwidth"]["points"]] == list(DOSES)
+    assert [p["slowed"] for p in r["controls"]["cache"]["points"]] == [True, True]
+    assert r["verdict"] == verdict.INSENSITIVE
+    assert r["resources"] == {"bandwidth": "does not slow it", "cache": "does not slow it"}
+
+
+@pytest.mark.parametrize("program_bw", [1.0, 1.5])
+def test_a_bandwidth_control_not_slowed_gives_undetermined(make_record, program_bw):
+    rec = build(make_record, data(program_bw=program_bw, bw_control=1.0, bandit_loss=1.0))
+    r = rec["result"]
+    assert not r["controls"]["bandwidth"]["passed"]
+    assert r["verdict"] == verdict.UNDETERMINED, r["why"]
+    assert "bandwidth control" in r["why"] and "what would make it work" in r["why"]
+    assert r["bandwidth_GBps"] is None  # no estimate from a bandit not shown to take bandwidth
+    assert r["resources"]["bandwidth"] == ("slows it" if program_bw > 1 else "not told")
+
+
+def test_the_bandwidth_estimate_stands_where_its_control_passed(make_record):
+    r = build(make_record, data(program_bw=1.5, bandit_loss=1.0))["result"]
+    assert r["bandwidth"]["kind"] == "estimate" and r["bandwidth"]["GBps"] == r["bandwidth_GBps"]
+    # the triad's rate beside the bandit (20 GB/s slowed 1.5x) times the ratio of the bandit's losses
+    assert r["bandwidth_GBps"] == pytest.approx(20.0 / 1.5 * 1.0 / 2.0, rel=0.05)
+    assert r["verdict"] == verdict.BANDWIDTH
+
+
+@pytest.mark.parametrize("program_cache", [1.0, 1.5])
+def test_a_cache_control_not_slowed_never_says_not_cache_bound(make_record, program_cache):
+    r = build(make_record, data(program_cache=program_cache, cache_control=1.0))["result"]
+    assert not r["controls"]["cache"]["passed"]
+    if program_cache > 1:  # slowed by the pirate, which shares the cache: a claim of what slows it
+        assert r["verdict"] == verdict.CACHE
+    else:
+        assert r["verdict"] == verdict.UNDETERMINED and "cache control" in r["why"]
+        assert r["resources"]["cache"] == "not told"
+
+
+def test_a_pirate_not_sharing_the_cache_never_decides_the_cache(make_record):
+    # as the experiment runs it: no pirate dose, no cache control
+    d = {k: v for k, v in data().items() if k[0] not in ("cache", "cc")}
+    r = build(make_record, d, cache=cache_scan(shared=False), pirate_doses=[])["result"]
+    assert not r["controls"]["cache"]["ran"] and "does not share" in r["controls"]["cache"]["why"]
+    assert r["verdict"] == verdict.UNDETERMINED and r["resources"]["cache"] == "not told"
+    # and a record whose cache curve slowed it although the pirate's CPU does not share the cache
+    rec = build(make_record, data(program_cache=1.5))
+    rec["result"]["cache_shared"] = False
+    out = verdict.verdict(rec)
+    assert out["verdict"] not in (verdict.CACHE, verdict.INSENSITIVE)
+    assert out["resources"]["cache"] == "not told"
+
+
+def test_a_placebo_that_slows_the_program_leaves_it_undetermined(make_record):
+    r = build(make_record, data(program_bw=1.5, placebo=1.3))["result"]
+    assert r["controls"]["placebo"]["slowed"] and not r["controls"]["placebo"]["passed"]
+    assert r["verdict"] == verdict.UNDETERMINED and "placebo" in r["why"]
+
+
+def test_controls_are_decided_by_the_rule():
+    alone = rounds(20.0)
+    few = controls.bandwidth("0", alone[:3], [(1.0, [a / 1.5 for a in alone[:3]], [8.0] * 3)], decide.rule())
+    assert not few["passed"] and "too few" in few["why"]  # three rounds: no 90% interval
+    five = controls.bandwidth("0", alone, [(1.0, [a / 1.5 for a in alone], [8.0] * 5)], decide.rule())
+    assert five["passed"] and five["points"][0]["slowdown"]["median"] == pytest.approx(1.5)
+
+
+def test_the_copies_curve_is_recorded_and_the_advice_follows_it(make_record):
+    flat = copy_times({1: 1.0, 2: 1.0, 4: 2.0})  # four copies no faster than two
+    rec = build(make_record, copy_data=flat)
+    cp = rec["result"]["copies"]
+    assert [p["copies"] for p in cp["measured"]] == [1, 2, 4]
+    assert [p["slowed"] for p in cp["measured"]] == [False, False, True]
+    assert cp["measured"][2]["throughput"]["median"] == pytest.approx(2.0)
+    assert cp["advice"] == 2 and "run 2 copies" in cp["text"]
+    line = next(
+        x
+        for x in advice.recommend(advice.Evidence({advice.STORED: [dict(rec, id=1)]}))
+        if x.topic.startswith("your program")
+    )
+    assert line.fix.startswith("run 2 of 4 copies")
+    linear = build(make_record, copy_data=copy_times({1: 1.0, 2: 1.0, 4: 1.0}))["result"]["copies"]
+    assert linear["advice"] == 4 and "every copy added throughput" in linear["text"]
+
+
+def test_a_bound_from_the_copies_where_there_is_no_estimate(make_record):
+    flat = copy_times({1: 1.0, 2: 1.0, 4: 2.0})
+    r = build(make_record, data(bw_control=1.0), copy_data=flat, node_gbps=40.0)["result"]
+    assert r["bandwidth_GBps"] is None and r["bandwidth"]["kind"] == "upper bound"
+    assert r["bandwidth"]["GBps"] == pytest.approx(40.0 / 2.0, rel=0.02)  # node over the top throughput
+    linear = build(make_record, data(bw_control=1.0), copy_data=copy_times({1: 1.0, 2: 1.0}))["result"]
+    assert linear["bandwidth"]["GBps"] is None and "does not flatten" in linear["bandwidth"]["why"]
+
+
+def test_the_estimate_is_checked_against_the_curve():
+    est = {"bandwidth_feeds": 1.5}
+    slowed = [{"copies": 1, "slowed": False}, {"copies": 2, "slowed": True}]
+    assert copies_mod.check(est, slowed)[0] is True
+    assert copies_mod.check(est, [slowed[0], {"copies": 2, "slowed": False}])[0] is False
+
+
+def test_counts_and_cpu_sets():
+    assert copies_mod.counts(1) == [1] and copies_mod.counts(2) == [1, 2]
+    assert copies_mod.counts(6) == [1, 2, 4, 6] and len(copies_mod.counts(1000)) == copies_mod.MOST_COUNTS
+    assert copies_mod.cpu_sets([2, 3], [0, 1, 2, 3, 4]) == [[2, 3], [0, 1]]
+
+
+def test_the_schema_refuses_a_malformed_control(make_record):
+    rec = build(make_record)
+    assert records.problems(rec) == []
+    bad = copy.deepcopy(rec)
+    bad["result"]["resources"]["cache"] = "maybe"
+    assert records.problems(bad)
+    bad = copy.deepcopy(rec)
+    del bad["result"]["controls"]["placebo"]
+    assert records.problems(bad)
+    bad = copy.deepcopy(rec)
+    bad["result"]["copies"]["measured"] = [{"copies": 0}]
+    assert records.problems(bad)
+
+
+def test_copies_run_at_once_and_a_failed_copy_stops_them():
+    times = copies_mod.run_together([sys.executable, "-c", "pass"], [[CPU], [CPU]], repeat=2)
+    assert len(times) == 2 and all(t > 0 for t in times)
+    with pytest.raises(RunFailed, match="exit code 3"):
+        copies_mod.run_together(["sh", "-c", "exit 3"], [[CPU], [CPU]], repeat=1)
