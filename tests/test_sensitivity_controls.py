@@ -249,3 +249,15 @@ def test_copies_run_at_once_and_a_failed_copy_stops_them():
     assert len(times) == 2 and all(t > 0 for t in times)
     with pytest.raises(RunFailed, match="exit code 3"):
         copies_mod.run_together(["sh", "-c", "exit 3"], [[CPU], [CPU]], repeat=1)
+
+
+@pytest.mark.parametrize(
+    "slow, expected",
+    [({1: 1.0, 2: 1.0, 4: 2.0}, verdict.BANDWIDTH), ({1: 1.0, 2: 1.0, 4: 1.0}, verdict.UNDETERMINED)],
+)
+def test_a_bandwidth_share_the_copies_contradict_is_no_verdict(make_record, slow, expected):
+    # not slowed by the bandit, but its estimated bandwidth (a third of the node's) would make it
+    # bandwidth-bound: four copies at once must then slow each other
+    r = build(make_record, data(bandit_loss=2.0), copy_data=copy_times(slow))["result"]
+    assert r["bandwidth"]["kind"] == "estimate" and r["copies"]["estimate"]["bandwidth_feeds"] < 4
+    assert r["verdict"] == expected, r["why"]

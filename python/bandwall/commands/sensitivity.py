@@ -61,14 +61,18 @@ def _terminate(signum, frame):
     callback=refuse_empty,
     type=click.Path(dir_okay=False),
     default=None,
-    help="write the slowdown against bandwidth taken and against cache left (PNG, SVG or PDF by extension)",
+    help="write the slowdown against bandwidth taken and against cache left, the controls in the same axes, "
+    "and the copies' throughput (PNG, SVG or PDF by extension)",
 )
 @measuring_options
 def sensitivity_cmd(words, cpus, doses, bandit, repeat, rounds, plot_file, fmt, db, no_store):
     """How bandwidth-bound is your program? It runs whole, again and again, while a bandwidth bandit
     takes measured bandwidth (and next to no cache) and a cache pirate holds measured cache on the
     CPUs it leaves free; from how it slows: bandwidth-bound, latency-bound, cache-bound or insensitive,
-    its own bandwidth, its working set and how many copies the node feeds. No hardware counters."""
+    its own bandwidth, its working set. Controls in the same rounds (a STREAM triad under the bandit,
+    a cache reader under the pirate, a placebo) show whether the method works here: where one fails
+    the verdict is undetermined, with why. Then copies of it run at once, 1, 2, ... as the CPUs hold:
+    how many are worth running. No hardware counters."""
     argv = program.check(words)
     where = plan.make(cpus, doses, bandit)  # no free CPU: refused here, before anything runs
     if not no_store:

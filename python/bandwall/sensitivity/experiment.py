@@ -2,8 +2,11 @@
 rotated rounds, each dose paired with the same round's dose-0 run; the bandit timed "alone" just
 before each of its runs beside the program (beside a loop on the program's CPUs that takes no
 memory, so that a busy neighbour core's cost to the bandit's clock is not taken for bandwidth), and
-so again beside a STREAM triad of known bandwidth there (what it loses to X GB/s taken beside it);
-the record (tool "sensitivity")."""
+so again beside a STREAM triad of known bandwidth there (what it loses to X GB/s taken beside it).
+In the same rotated rounds run the controls (controls.py): that triad alone and under every bandit
+dose, random reads over half of what the pirate holds alone and under every pirate dose, and the
+program beside a placebo on the bandit's CPUs. Then the program runs as 1, 2, ... copies at once
+(copies.py). The record (tool "sensitivity")."""
 
 from __future__ import annotations
 

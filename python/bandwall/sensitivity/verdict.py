@@ -1,7 +1,7 @@
 """What a sensitivity record says, as plain functions of its figures (so the report and the tests use
 them on any record): the program's own bandwidth from what the bandit loses beside it, the pirate's
-doses it kept, the working set, the verdict with its reason, and how many copies the node feeds.
-Every threshold is decision.json's."""
+doses it kept, the working set, and the verdict with its reason, resting on the controls run in the
+same rounds (controls.py). Every threshold is decision.json's."""
 
 from __future__ import annotations
 
@@ -267,6 +267,12 @@ def verdict(rec: dict) -> dict:
         )
         return out(CACHE, f"{at_cache(worst_cache)}; {bw_part}; {own}")
     if share is not None and share >= share_thr:
+        cp = res.get("copies") or {}
+        if cp.get("agrees") is False:  # the run's own copies contradict the estimate this rests on
+            return out(
+                UNDETERMINED,
+                f"no dose slowed it beyond noise; {own}, which would make it bandwidth-bound, but {cp['check']}",
+            )
         top = max(curve, key=lambda p: p["taken_GBps"] or 0.0)
         left = node - (top["taken_GBps"] or 0.0)
         return out(
