@@ -549,3 +549,39 @@ def test_the_threads_sharing_a_cpu_card_follows_its_claim(rounds):
         {"spinning waits": statistics.median(spin_one), "sleeping waits": statistics.median(passive_one)},
     )
     assert bool(line.fix) is (c.direction == RISES)
+
+
+@FEW
+@given(cases(3), st.integers(0, 2))
+def test_the_tune_verdict_claims_the_comparisons_it_rests_on(rounds, tied):
+    from bandwall.commands.tune import verdict_claims
+
+    rows = [
+        {"config": {"threads": n + 1}, "rates": v, "median": statistics.median(v), "rounds": len(v)}
+        for n, v in enumerate(rounds)
+    ]
+    best = max(rows, key=lambda t: t["median"])
+    others = [t for t in rows if t is not best]
+    rec = {
+        "result": {
+            "unit": "GB/s",
+            "best": best,
+            "trials": rows,
+            "indistinguishable": others[:tied],
+        }
+    }
+    claims = verdict_claims(rec)
+    assert len(claims) == min(len(others), tied + 1)
+    by_label = {f"threads={t['config']['threads']}": t for t in others}
+    runner = max(others[tied:], key=lambda t: t["median"], default=None)
+    assert [by_label[c.start.label] for c in claims] == others[:tied] + ([runner] if runner else [])
+    for c in claims:
+        t = by_label[c.start.label]
+        n = min(len(t["rates"]), len(best["rates"]))
+        check_claim(
+            c,
+            {
+                c.start.label: statistics.median(t["rates"][-n:]),
+                f"threads={best['config']['threads']}": statistics.median(best["rates"][-n:]),
+            },
+        )

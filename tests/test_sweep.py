@@ -115,6 +115,12 @@ def test_sweep_end_to_end(run_bandwall, tmp_path):
     assert [q["cores"] for q in r["points"]] == list(range(1, NCPU + 1))
     assert r["knee_cores"] == sweep.knee(r["points"], 0.95)
     assert r["surplus_cores"] == NCPU - r["knee_cores"]
+    assert r["knee_decision"]["chosen"] == r["knee_cores"]
+    if NCPU > 1:  # the verdict is rendered from the claims the record carries
+        from bandwall.report.advice.base import Claim, say
+
+        claims = [Claim.from_json(c) for c in r["claims"]]
+        assert claims and all(say(c) in r["verdict"] for c in claims)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with Store(db) as s:
         stored = s.list()
