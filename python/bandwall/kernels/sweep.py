@@ -86,9 +86,10 @@ def knee_decision(
 ) -> decide.Choice | None:
     """The decision rule's knee over points[key] (ascending): the fewest that no other count beats
     by more than 1/share - 1 with the rule's confidence, their repetitions' rates paired in order;
-    not decisive (every core) when none is shown to be enough. None when a point lacks its rates."""
+    not decisive (every core) when none is shown to be enough. None when a point lacks its rates, or
+    for one point (nothing to decide: it is the knee)."""
     check_share(share)
-    if not points or not all(p.get("rates") for p in points):
+    if len(points) < 2 or not all(p.get("rates") for p in points):
         return None
     pts = sorted(points, key=lambda p: p[key])
     rule = dataclasses.replace(decide.rule(), tolerance=1 / share - 1)
