@@ -14,7 +14,7 @@ import pytest
 from bandwall.core import decide
 from bandwall.kernels import iso3dfd
 from test_isa_choice import machine, topo_digest  # noqa: F401 (machine: a fixture)
-from test_iso3dfd import SMALL, THREADS, tool_record
+from test_iso3dfd import SMALL, THREADS, offered_isas, tool_record
 
 
 @pytest.mark.parametrize("threads", [1, THREADS])
@@ -119,8 +119,10 @@ def test_time_block_auto_says_how_and_counts_its_race(grid, caches, races, monke
     assert rec["result"]["norm"] == step["result"]["norm"]
 
 
-# 6 MiB of arrays, 40 steps, one thread: a run that races (unless a cached race settles it)
-RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1)
+# 6 MiB of arrays, 40 steps, one thread: a run that races (unless a cached race settles it); the
+# variant named, so that the run's key in the cache of races does not follow a race of the variants
+# that a CPU without a row in the table of measured choices may settle one way or the other
+RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1, "--isa", offered_isas()[0])
 
 
 def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch):  # noqa: F811
@@ -187,6 +189,40 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch): 
         assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached", change
     path.write_text(json.dumps({"choices": {key: {k: v for k, v in entry.items() if k != "raced"}}}))
     assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached"
+
+
+@pytest.mark.parametrize(("singles", "contradicted"), [([1e9, 2e9], True), ([1e-3, 2e-3], False)])
+def test_a_kept_depth_contradicted_by_the_run_is_forgotten(machine, monkeypatch, singles, contradicted):  # noqa: F811
+    """A run that takes a kept depth checks it against the race that kept it: when every timed call
+    ran slower than every single step of that race, the record says so and the depth is forgotten
+    (the next run races again); otherwise it stays. The kept race's rates are set far above and far
+    below any rate a run reaches, so the outcome does not depend on this machine's speed."""
+    monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)
+    key = tool_record(*RACED, "--time-block", 1)["config"]["time_block"].get("cache_key")
+    if key is None:  # a run given its depth has no key: ask a racing run for it
+        key = tool_record(*RACED, "--time-block", "measure")["config"]["time_block"]["cache_key"]
+    cache = Path(os.environ["BANDWALL_CACHE_DIR"])
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"time-blocks-{topo_digest()}.json"
+    race = {"default": "1", "chosen": "2", "decisive": True, "why": "a test's race", "rates": {"1": singles}}
+    entry = {
+        "depth": 2,
+        "team": "slabs",
+        "raced": 64,
+        "decisive": True,
+        "cpu": machine["cpu_key"],
+        "why": "a test's entry",
+        "race": race,
+    }
+    path.write_text(json.dumps({"choices": {key: entry}}))
+    rec = tool_record(*RACED, "--time-block", "auto")
+    assert rec["config"]["time_block"]["how"] == "cached"
+    check = rec["result"]["time_block_check"]
+    assert check["depth"] == 2 and check["contradicted"] is contradicted
+    kept = json.loads(path.read_text())["choices"]
+    assert (key in kept) is not contradicted
+    if contradicted:
+        assert check["forgotten"] is True and "races again" in check["why"]
 
 
 def test_an_unreadable_cache_of_races_costs_only_a_race():

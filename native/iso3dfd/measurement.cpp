@@ -101,10 +101,43 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 }
 
 void Measurement::variant_changed(int threads, bool final) {
-  // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
-  if (optimised(o_) && o_.shape != "default") select_shape(o_.shape);
+  if (optimised(o_)) choose_shape();
   choose_blocks_for_variant(threads, final);
   if (final) choose_time_block(threads);
+}
+
+void Measurement::choose_shape() {
+  // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
+  if (o_.shape != "default") {
+    select_shape(o_.shape);
+    o_.shape_how = "given";
+    o_.shape_from = "--row-shape " + o_.shape;
+    return;
+  }
+  select_shape("default");
+  const std::string isa = kernel_isa(), key = variant_key();
+  o_.shape_how = "default";
+  o_.shape_from = "the " + isa + " variant's default at radius " + std::to_string(o_.grid.radius);
+  const Microarch* m = this_microarch();
+  if (!m) {
+    o_.shape_from += " (no machine model knows this CPU)";
+    return;
+  }
+  const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
+  const json* row = e && e->contains("shapes") && (*e)["shapes"].contains(isa) ? &(*e)["shapes"][isa] : nullptr;
+  const RowVariant* v = find_row_variant(isa);
+  if (!row || !row->contains("shape") || !(*row)["shape"].is_string() || !v ||
+      !find_shape(*v, (*row)["shape"].get<std::string>(), o_.grid.radius)) {
+    o_.shape_from +=
+        ": the table of measured choices has no shape of " + isa + " for " + key + " on " + std::string(m->name);
+    return;
+  }
+  const std::string name = (*row)["shape"].get<std::string>();
+  select_shape(name);
+  o_.shape_how = "table";
+  o_.shape_from = "the table of measured choices, " + std::string(m->name) + ", " + key + ", " + isa + " (" +
+                  row->value("measured", e->value("measured", std::string("undated"))) + ": " +
+                  row->value("command", e->value("command", std::string("no command"))) + ")";
 }
 
 void Measurement::choose_blocks_for_variant(int threads, bool final) {
@@ -399,8 +432,44 @@ json Measurement::result(const std::vector<driver::Timing>& t) const {
     std::vector<double> rates = t[0].rates();
     std::sort(rates.begin(), rates.end());
     r["step_mpoints_per_s"] = {{"median", rates[rates.size() / 2]}, {"min", rates.front()}, {"max", rates.back()}};
+    const json check = recheck_kept_depth(rates);
+    if (!check.is_null()) r["time_block_check"] = check;
   }
   return r;
+}
+
+json Measurement::recheck_kept_depth(const std::vector<double>& sorted_rates) const {
+  if (text_field(time_block_, "how") != "cached" || tiles_.depth <= 1 || !time_block_.contains("cached_race"))
+    return nullptr;
+  const json& race = time_block_["cached_race"];
+  const json singles = race.contains("rates") && race["rates"].contains("1") ? race["rates"]["1"] : json();
+  if (!singles.is_array() || singles.empty()) return nullptr;
+  std::vector<double> kept;
+  for (const json& v : singles)
+    if (v.is_number()) kept.push_back(v.get<double>());
+  if (kept.empty()) return nullptr;
+  std::sort(kept.begin(), kept.end());
+  const double fastest = sorted_rates.back(), slowest_kept = kept.front();
+  json out = {{"depth", tiles_.depth},
+              {"run_mpoints_per_s", {{"min", sorted_rates.front()}, {"max", fastest}}},
+              {"kept_race_single_steps_mpoints_per_s", {{"min", slowest_kept}, {"max", kept.back()}}}};
+  // Contradicted: every timed call of the kept depth ran slower than every single step of the race
+  // that kept it. The kept depth is then forgotten, so the next run like this one races again.
+  if (fastest >= slowest_kept) {
+    out["contradicted"] = false;
+    out["why"] = "the kept depth ran within or above the range of the single steps of the race that kept it";
+    return out;
+  }
+  const std::string file = time_block_.contains("source") ? text_field(time_block_["source"], "file") : "";
+  const bool forgot =
+      !file.empty() && store_choice(file, kTimeBlocksAbout, text_field(time_block_, "cache_key"), json());
+  out["contradicted"] = true;
+  out["forgotten"] = forgot;
+  out["why"] = "every timed call of the kept depth " + std::to_string(tiles_.depth) +
+               " ran slower than every single step of the race that kept it: " +
+               (forgot ? "the kept depth is forgotten, and the next run like this one races again"
+                       : "the kept depth could not be forgotten (the cache file could not be written)");
+  return out;
 }
 
 json Measurement::placement_extra() const {

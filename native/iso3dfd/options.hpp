@@ -44,7 +44,11 @@ struct Options {
   // checked against the variant chosen
   std::string shape = "default";
   std::string shape_why;  // why the variant was chosen for the shape (--isa auto or measure), or empty
-  bool fault = false;     // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
+  // How the shape that ran was chosen: "given" (--row-shape), "table" (the table of measured choices'
+  // row for this CPU, radius and variant) or "default" (the variant's default at the radius), and why.
+  std::string shape_how = "default";
+  std::string shape_from;
+  bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
   std::uint64_t bytes_needed() const;

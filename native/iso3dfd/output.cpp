@@ -123,6 +123,8 @@ json iso_config(const Options& o) {
     config["row_kernel"] = kernel_method();
     config["row_shape"] = {{"name", shape_name(active_shape(o.grid.radius))}, {"requested", o.shape}};
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
+    config["row_shape"]["how"] = o.shape_how;
+    config["row_shape"]["from"] = o.shape_from;
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
     config["radius_path"] = radius_path(o.grid);
   }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Fills the ISO3DFD rows of the table of measured choices (native/common/isa_choices.json) for
+this CPU: at every radius, which instruction-set variant and which register shape of each variant
+`bandwall-iso3dfd` runs by default.
+
+Per radius R (the table's key iso3dfd.rows at the article's radius 8, iso3dfd.rows.rR at the
+others), every candidate (a variant and one of its shapes: --shapes-avx512, --shapes-avx2, each
+variant's compiled default first) runs step by step (--time-block 1) on the same grid and threads,
+in an order rotated round by round. A variant's shape is chosen by the project's decision rule
+(bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
+faster beyond noise); the variant then by the same rule, each at its chosen shape, starting from
+the machine model's default. So a row never names a coin toss. The runs see an empty table
+(BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
+decides what is measured.
+
+With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
+entries, each with its figures, decision, command and date; without it they are printed.
+
+    python3 bench/iso3dfd_kernel_choices.py --rounds 5 --write
+    python3 bench/iso3dfd_kernel_choices.py --radii 3,5 --rounds 3
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import common
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "native" / "common" / "isa_choices.json"
+sys.path.insert(0, str(ROOT / "python"))
+SEED_RADIUS = 8
+SHAPES = {
+    "avx512": "default,2x4,4x2,4x2-split,8x2-ring,1x4",
+    "avx2": "default,2x2,4x1,2x3,2x2-split,4x2",
+}
+
+
+def parse():
+    p = common.parser(__doc__, rounds=5, min_rounds=5)
+    p.add_argument("--radii", default="1,2,3,4,5,6,7,8", help="radii, comma-separated (default 1-8)")
+    p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
+    p.add_argument("--steps", type=int, default=10, help="time steps (default 10)")
+    p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
+    for isa, shapes in SHAPES.items():
+        p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
+    p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
+    p.add_argument("--write", action="store_true", help="write the entries into this CPU's row of the table")
+    a = common.parse(p)
+    a.radii = [int(r) for r in a.radii.split(",")]
+    if not all(1 <= r <= SEED_RADIUS for r in a.radii):
+        p.error(f"--radii must lie in 1..{SEED_RADIUS}")
+    return a
+
+
+def key_of(radius: int) -> str:
+    return "iso3dfd.rows" if radius == SEED_RADIUS else f"iso3dfd.rows.r{radius}"
+
+
+def main() -> int:
+    a = parse()  # exports --bindir as BANDWALL_BINDIR, which manifest reads
+    from bandwall.core import decide, manifest
+
+    exe = common.tool(a.bindir, "bandwall-iso3dfd")
+    topo = common.record([common.tool(a.bindir, "bandwall-topo")])
+    offered = [i for i in topo["result"]["isa"]["offered"] if i in SHAPES]
+    empty = Path(tempfile.mkdtemp(prefix="bandwall-bench-")) / "empty-table.json"
+    empty.write_text(json.dumps({"about": "no rows: every run takes the compiled defaults", "rows": []}))
+    env = {"BANDWALL_ISA_CHOICES": str(empty), "BANDWALL_CACHE_DIR": str(empty.parent)}
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
+    entries = {}
+    for radius in a.radii:
+        n = a.interior + 2 * radius
+        cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
+
+        def run(isa: str, shape: str, radius=radius, n=n) -> dict:
+            return common.record(
+                [
+                    exe,
+                    n,
+                    n,
+                    n,
+                    a.steps,
+                    "auto",
+                    "auto",
+                    "auto",
+                    "compact",
+                    a.threads,
+                    "--radius",
+                    radius,
+                    "--isa",
+                    isa,
+                    "--row-shape",
+                    shape,
+                    "--time-block",
+                    1,
+                    "--json",
+                ],
+                env=env,
+                valid=False,
+            )
+
+        recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
+        rates = {c: [r["result"]["mpoints_per_s"] for r in rs] for c, rs in recs.items()}
+        names = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
+        shapes, best_rates = {}, {}
+        for isa in offered:
+            mine = [c for c in cands if c[0] == isa]
+            d = decide.choose_best([names[c] for c in mine], [rates[c] for c in mine], 0)
+            won = mine[d.chosen]
+            best_rates[isa] = rates[won]
+            shapes[isa] = {
+                "shape": names[won],
+                "figures": {names[c]: round(statistics.median(rates[c]), 1) for c in mine},
+                "runs": {names[c]: common.spread(rates[c]) for c in mine},
+                "decision": {"chosen": names[won], "decisive": d.decisive, "why": d.why},
+            }
+            print(
+                f"radius {radius} {isa}: {names[won]}  "
+                + "  ".join(f"{names[c]} {common.spread(rates[c])}" for c in mine),
+                file=sys.stderr,
+            )
+        default_isa = manifest.manifest()["isa"]["model_default"]["isa"]
+        default_isa = default_isa if default_isa in offered else offered[0]
+        d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
+        entries[key_of(radius)] = {
+            "isa": offered[d.chosen],
+            "figures": {i: round(statistics.median(best_rates[i]), 1) for i in offered},
+            "unit": "MPoints/s",
+            "shapes": shapes,
+            "decision": {
+                "default": default_isa,
+                "chosen": offered[d.chosen],
+                "decisive": d.decisive,
+                "why": d.why,
+                "rule": vars(decide.rule()),
+            },
+            "case": f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
+            "command": command,
+            "measured": today,
+        }
+    cpu = common.cpu_fields()
+    row_name = microarch_name(a.bindir)
+    if not a.write or not row_name:
+        print(json.dumps(entries, indent=1))
+        if a.write:
+            print("bench: no machine model knows this CPU: nothing written", file=sys.stderr)
+        return 0
+    table = json.loads(TABLE.read_text())
+    row = next((r for r in table["rows"] if r["microarch"] == row_name), None)
+    if row is None:
+        row = {
+            "microarch": row_name,
+            "cpu": f"{platform.machine()}: {cpu.get('model name', '?')}, {cpu.get('vendor_id', '?')} family "
+            f"{cpu.get('cpu family', '?')} model {cpu.get('model', '?')}, {len(os.sched_getaffinity(0))} CPUs",
+            "measured": today,
+            "command": command,
+            "kernels": {},
+        }
+        table["rows"].append(row)
+    row["kernels"].update(entries)
+    TABLE.write_text(json.dumps(table, indent=1) + "\n")
+    print(f"wrote {', '.join(entries)} into the {row_name} row of {TABLE}", file=sys.stderr)
+    return 0
+
+
+def microarch_name(bindir: Path) -> str | None:
+    """This CPU's micro-architecture as native/common/machine.cpp names it (bandwall-peak's record)."""
+    rec = common.record(
+        [common.tool(bindir, "bandwall-peak"), "--threads", 1, "--reps", 1, "--seconds", "0.001"]
+    )
+    return rec["config"]["microarch"].get("name")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
