@@ -243,3 +243,51 @@ def test_the_mpi_tool_refuses_a_bad_radius_on_rank_zero_alone():
     )
     assert proc.returncode == 2
     assert "--radius '12' must be a whole number from 1 to 8" in proc.stderr
+
+
+# A shape of each vector variant other than its compiled default at radius 3 (rows_avx512.cpp and
+# rows_avx2.cpp), which the table below names.
+TABLE_SHAPES = {"avx512": "4x2-split", "avx2": "4x1"}
+
+
+@pytest.mark.parametrize("radius", [3, 8])
+def test_the_table_of_measured_choices_names_the_shape_per_cpu_and_radius(radius, monkeypatch, tmp_path):
+    """A row of the table for this machine's model (forced: any CPU runs it) with a shape for the
+    variant at the run's radius: that shape runs, and the record says table and whence; a radius
+    the row has no shape for, or a shape the variant lacks, runs the compiled default and says
+    why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in TABLE_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa = offered[0]
+    key = "iso3dfd.rows" if radius == 8 else f"iso3dfd.rows.r{radius}"
+    entries = {
+        key: {
+            "isa": isa,
+            "shapes": {isa: {"shape": TABLE_SHAPES[isa], "measured": "2026-01-02", "command": "c"}},
+        },
+        "iso3dfd.rows.r5": {"isa": isa, "shapes": {isa: {"shape": "9x9"}}},
+    }
+    table = tmp_path / "choices.json"
+    row = {
+        "microarch": "AMD Zen 4",
+        "cpu": "test",
+        "measured": "2026-01-01",
+        "command": "t",
+        "kernels": entries,
+    }
+    table.write_text(json.dumps({"rows": [row]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    n = 2 * radius + 40
+    args = (n, n, n, 2, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--time-block", 1)
+    shape = record(*args, "--radius", radius)["config"]["row_shape"]
+    assert (shape["how"], shape["name"]) == ("table", TABLE_SHAPES[isa])
+    assert "AMD Zen 4" in shape["from"] and key in shape["from"] and "2026-01-02" in shape["from"]
+    for other in (5, 6):  # a shape the variant lacks; no entry at all
+        m = 2 * other + 40
+        shape = record(m, m, m, 2, *args[4:], "--radius", other)["config"]["row_shape"]
+        assert shape["how"] == "default" and "has no shape" in shape["from"]
+    given = record(*args, "--radius", radius, "--row-shape", "default")["config"]["row_shape"]
+    assert given["how"] == "table"  # "default" asks for the default choice, which the table makes
