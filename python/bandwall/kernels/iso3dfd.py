@@ -326,8 +326,42 @@ class Roofline:
             roof["node_projection"] = node_projection(
                 rec, roof, cores, node["stream_best_GBps"], llc_per_core
             )
+        roof["binds"] = binding_roof(roof, mp)
         r["roofline"] = roof
         return records.validate(rec)
+
+
+# The roofs a run can meet, lowest first when they tie: what each is named in the record's words.
+ROOFS = (
+    ("memory_bound_mpoints_per_s", "memory bandwidth (STREAM over the run's bytes a point from memory)"),
+    ("llc_bound_mpoints_per_s", "L3 bandwidth (the bytes a point a sweep moves from L3 into L2)"),
+    ("l1_fill_bound_mpoints_per_s", "L2 bandwidth (the bytes a point the L1 misses bring from L2)"),
+    ("port_bound_mpoints_per_s", "in-core: the row kernel's load ports and FP pipes"),
+    ("incore_bound_mpoints_per_s", "in-core: the FMA peak over the flops a point"),
+)
+
+
+def binding_roof(roof: dict, mp: float) -> dict:
+    """Which of the run's roofs binds (the lowest of those measured: memory at the run's own bytes a
+    point, so a sweep's fewer bytes raise it; L3, L2, the row kernel's ports, the FMA peak), and how
+    far from it the run is (per cent of it, and the roof over the run's rate)."""
+    roofs = {
+        key: float(roof[key]) for key, _ in ROOFS if isinstance(roof.get(key), (int, float)) and roof[key] > 0
+    }
+    if not roofs:
+        return {"unavailable": "no roof measured for this run"}
+    key = min(roofs, key=roofs.__getitem__)
+    bound = roofs[key]
+    name = dict(ROOFS)[key]
+    return {
+        "by": key.removesuffix("_bound_mpoints_per_s"),
+        "what": name,
+        "mpoints_per_s": bound,
+        "percent": 100.0 * mp / bound,
+        "headroom": bound / mp if mp > 0 else None,
+        "roofs": {k.removesuffix("_bound_mpoints_per_s"): v for k, v in roofs.items()},
+        "note": f"{100.0 * mp / bound:.0f}% of the lowest roof, {name}: {bound:.0f} MPoints/s",
+    }
 
 
 def memory_wall(ceilings: dict, traffic: dict, mp: float) -> dict:

@@ -136,6 +136,9 @@ def render(con, recs: list[dict]) -> None:
     wall = roof.get("memory_wall", {})
     if "note" in wall:
         con.print(f"memory wall: {wall['note']}")
+    binds = roof.get("binds", {})
+    if "note" in binds:
+        con.print(f"binding roof: {binds['note']}")
     if "incore_bound_mpoints_per_s" in roof:
         con.print(
             f"compute roof: {roof['incore_bound_mpoints_per_s']:.0f} MPoints/s (the FMA peak's "
