@@ -53,14 +53,14 @@ def parse() -> argparse.Namespace:
     return common.parse(p)
 
 
-def programs(bindir: Path, cpu: int, exe: str) -> dict[str, list[str]]:
+def programs(bindir: Path, exe: str) -> dict[str, list[str]]:
+    """The programs, none naming its CPUs: each runs where it is started (bandwall's CPUs for it, or
+    its own for each copy)."""
     return {
         "triad": [
             common.tool(bindir, "bandwall-stream"),
             "--threads",
             "1",
-            "--cpus",
-            str(cpu),
             "--size",
             "64M",
             "--reps",
@@ -70,8 +70,6 @@ def programs(bindir: Path, cpu: int, exe: str) -> dict[str, list[str]]:
             common.tool(bindir, "bandwall-peak"),
             "--threads",
             "1",
-            "--cpus",
-            str(cpu),
             "--reps",
             "3",
             "--seconds",
@@ -195,7 +193,7 @@ def copies_line(rec: dict) -> str:
 def main() -> None:
     args = parse()
     exe = str(common.compile_c(HERE / "programs" / "memory_probes.c", ["-O2"]))
-    progs = programs(args.bindir, args.cpu, exe)
+    progs = programs(args.bindir, exe)
     only = set(args.only.split(",")) if args.only else None
     title = f"### bandwall sensitivity on {common.cpu_name()}"
     out = [
@@ -245,7 +243,7 @@ def main() -> None:
             f"(median of {len(own)} runs alone: {', '.join(f'{x:.1f}' for x in own)}): {ratio} "
             f"({'within' if est is not None and abs(est / med - 1) <= 0.25 else 'not within'} 25%).",
         ]
-        argv_of = lambda c: programs(args.bindir, c, exe)["triad"]  # noqa: E731
+        argv_of = lambda c: programs(args.bindir, exe)["triad"]  # noqa: E731
         totals = [copies(argv_of, n) for n in range(1, len(ALL_CPUS) + 1)]
         out += [
             f"Copies of the triad at once, as it prints them: "

@@ -261,3 +261,9 @@ def test_a_bandwidth_share_the_copies_contradict_is_no_verdict(make_record, slow
     r = build(make_record, data(bandit_loss=2.0), copy_data=copy_times(slow))["result"]
     assert r["bandwidth"]["kind"] == "estimate" and r["copies"]["estimate"]["bandwidth_feeds"] < 4
     assert r["verdict"] == expected, r["why"]
+
+
+def test_copies_that_cannot_run_leave_the_record_standing(make_record):
+    failed = {"error": "a copy of './program' on CPU(s) 1 failed (exit code 2)", "sets": ["0", "1"]}
+    cp = build(make_record, copy_data=failed)["result"]["copies"]
+    assert cp["measured"] == [] and cp["advice"] is None and "exit code 2" in cp["advice_why"]

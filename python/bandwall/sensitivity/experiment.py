@@ -178,7 +178,11 @@ def measure(
     sets = copies_mod.cpu_sets(plan.program_cpus, allowed)
     copy_data = None
     if len(sets) > 1:
-        copy_data = copies_mod.measure(argv, plan.program_cpus, allowed, program.repeat, rounds, progress)
+        try:
+            copy_data = copies_mod.measure(argv, plan.program_cpus, allowed, program.repeat, rounds, progress)
+        except RunFailed as e:  # a program that pins itself to CPUs of its own cannot run as copies
+            progress(f"copies: {e}")
+            copy_data = {"error": str(e), "sets": [topo.cpu_list(s) for s in sets]}
     return build(
         argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule, copy_data
     )
