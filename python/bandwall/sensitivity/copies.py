@@ -261,12 +261,18 @@ def bandwidth(res: dict, measured: list[dict], control_passed: bool) -> dict:
 def summary(rec: dict, data: dict | None, rule) -> dict:
     """result.copies from the measured data (and the estimate beside it)."""
     est = estimate(rec, len(data["sets"]) if data else 1)
-    if not data:
+    if not data or data.get("error"):
+        why = (
+            f"not measured: {data['error']} (a program that binds itself to CPUs it names cannot run as "
+            "copies on others)"
+            if data
+            else "not measured: the CPUs hold one copy"
+        )
         return {
             "measured": [],
             "advice": None,
-            "advice_why": "not measured",
-            "text": est["text"],
+            "advice_why": why,
+            "text": f"{why}; {est['text']}",
             "estimate": est,
         }
     measured = curve(data["counts"], data["sets"], data["times"], rule)
