@@ -6,6 +6,7 @@ advice from it; copies really run at once. No timing and no verdict of a real ru
 from __future__ import annotations
 
 import copy
+import json
 import os
 import sys
 
@@ -264,6 +265,17 @@ def test_a_bandwidth_share_the_copies_contradict_is_no_verdict(make_record, slow
 
 
 def test_copies_that_cannot_run_leave_the_record_standing(make_record):
-    failed = {"error": "a copy of './program' on CPU(s) 1 failed (exit code 2)", "sets": ["0", "1"]}
+    failed = {"why": "a copy of './program' on CPU(s) 1 failed (exit code 2)", "sets": ["0", "1"]}
     cp = build(make_record, copy_data=failed)["result"]["copies"]
     assert cp["measured"] == [] and cp["advice"] is None and "exit code 2" in cp["advice_why"]
+
+
+@pytest.mark.cpus(2)
+def test_no_copies_runs_none_and_says_so(run_bandwall):
+    p = run_bandwall(
+        "sensitivity", "--no-copies", "--rounds", "1", "--doses", "1", "--no-store", "--format", "json", "--",
+        sys.executable, "-c", "sum(range(20000))",
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    cp = json.loads(p.stdout)["result"]["copies"]
+    assert cp["measured"] == [] and "--no-copies" in cp["advice_why"]

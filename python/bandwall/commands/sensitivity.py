@@ -64,8 +64,13 @@ def _terminate(signum, frame):
     help="write the slowdown against bandwidth taken and against cache left, the controls in the same axes, "
     "and the copies' throughput (PNG, SVG or PDF by extension)",
 )
+@click.option(
+    "--copies/--no-copies",
+    default=True,
+    help="after the doses, run the program as 1, 2, ... copies at once and time them (default: on)",
+)
 @measuring_options
-def sensitivity_cmd(words, cpus, doses, bandit, repeat, rounds, plot_file, fmt, db, no_store):
+def sensitivity_cmd(words, cpus, doses, bandit, repeat, rounds, plot_file, copies, fmt, db, no_store):
     """How bandwidth-bound is your program? It runs whole, again and again, while a bandwidth bandit
     takes measured bandwidth (and next to no cache) and a cache pirate holds measured cache on the
     CPUs it leaves free; from how it slows: bandwidth-bound, latency-bound, cache-bound or insensitive,
@@ -88,6 +93,7 @@ def sensitivity_cmd(words, cpus, doses, bandit, repeat, rounds, plot_file, fmt, 
             repeat,
             more_rounds=rounds is None,
             progress=lambda m: err.print(f"[dim]{m}[/dim]"),
+            copies=copies,
         )
     finally:
         signal.signal(signal.SIGTERM, old)

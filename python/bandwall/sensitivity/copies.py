@@ -261,13 +261,8 @@ def bandwidth(res: dict, measured: list[dict], control_passed: bool) -> dict:
 def summary(rec: dict, data: dict | None, rule) -> dict:
     """result.copies from the measured data (and the estimate beside it)."""
     est = estimate(rec, len(data["sets"]) if data else 1)
-    if not data or data.get("error"):
-        why = (
-            f"not measured: {data['error']} (a program that binds itself to CPUs it names cannot run as "
-            "copies on others)"
-            if data
-            else "not measured: the CPUs hold one copy"
-        )
+    if not data or data.get("why"):
+        why = f"not measured: {data['why'] if data else 'the CPUs hold one copy'}"
         return {
             "measured": [],
             "advice": None,

@@ -69,6 +69,7 @@ def measure(
     repeat: int | None = None,
     more_rounds: bool = True,
     progress: Callable[[str], None] | None = None,
+    copies: bool = True,
 ) -> dict:
     """Runs the experiment and returns the sensitivity record (not yet stored). A program that fails
     raises RunFailed; the bandit and the pirate end with it."""
@@ -177,12 +178,17 @@ def measure(
                     p.close()
     sets = copies_mod.cpu_sets(plan.program_cpus, allowed)
     copy_data = None
-    if len(sets) > 1:
+    if len(sets) > 1 and not copies:
+        copy_data = {"why": "not asked for (--no-copies)", "sets": [topo.cpu_list(s) for s in sets]}
+    elif len(sets) > 1:
         try:
             copy_data = copies_mod.measure(argv, plan.program_cpus, allowed, program.repeat, rounds, progress)
         except RunFailed as e:  # a program that pins itself to CPUs of its own cannot run as copies
             progress(f"copies: {e}")
-            copy_data = {"error": str(e), "sets": [topo.cpu_list(s) for s in sets]}
+            copy_data = {
+                "why": f"{e} (a program that binds itself to CPUs it names cannot run as copies on others)",
+                "sets": [topo.cpu_list(s) for s in sets],
+            }
     return build(
         argv, plan, program, repeat_source, r, data, cache, pirate_doses, node, node_gbps, rule, copy_data
     )
