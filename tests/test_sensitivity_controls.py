@@ -219,10 +219,16 @@ def test_a_bound_from_the_copies_where_there_is_no_estimate(make_record):
 
 
 def test_the_estimate_is_checked_against_the_curve():
-    est = {"bandwidth_feeds": 1.5}
-    slowed = [{"copies": 1, "slowed": False}, {"copies": 2, "slowed": True}]
-    assert copies_mod.check(est, slowed)[0] is True
-    assert copies_mod.check(est, [slowed[0], {"copies": 2, "slowed": False}])[0] is False
+    def point(k, median, hi, rounds=5):
+        s = {"median": median, "lo": median, "hi": hi, "rounds": rounds, "enough": rounds >= 5}
+        return {"copies": k, "slowdown": s, "slowed": median > 1.05}
+
+    est = {"bandwidth_feeds": 1.5}  # two copies at once must each be slowed about 1.33x
+    one = point(1, 1.0, 1.0)
+    assert copies_mod.check(est, [one, point(2, 1.3, 1.4)])[0] is True
+    assert copies_mod.check(est, [one, point(2, 1.0, 1.04)])[0] is False  # shown well below 1.33x
+    assert copies_mod.check(est, [one, point(2, 1.0, 1.5)])[0] is None  # an interval too wide to tell
+    assert copies_mod.check(est, [one, point(2, 1.0, 1.04, rounds=3)])[0] is None  # too few rounds
 
 
 def test_counts_and_cpu_sets():

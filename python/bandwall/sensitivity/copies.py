@@ -190,10 +190,13 @@ def estimate(rec: dict, fit: int) -> dict:
     return out
 
 
-def check(est: dict, measured: list[dict]) -> tuple[bool | None, str]:
-    """Whether the estimate agrees with the curve: a node the estimate says is fed for fewer copies
-    than were run must show the copies slowed beyond noise at the larger counts, and one it says feeds
-    them all must not show the copies' throughput stop growing."""
+def check(est: dict, measured: list[dict], rule=None) -> tuple[bool | None, str]:
+    """Whether the estimate agrees with the curve. Where it says the node feeds F copies, k > F copies
+    at once share it, each slowed at least k / F: the curve agrees when they slowed each other beyond
+    noise, and disagrees only when its whole interval (rounds enough) lies below that by more than the
+    rule's margin. Where it says the node feeds them all, copies that slowed each other point to
+    something else shared. None: the curve cannot tell."""
+    rule = rule or decide.rule()
     feeds = est.get("bandwidth_feeds")
     if feeds is None or len(measured) < 2:
         return None, "nothing to check"
@@ -201,9 +204,21 @@ def check(est: dict, measured: list[dict]) -> tuple[bool | None, str]:
     if beyond:
         if any(p["slowed"] for p in beyond):
             return True, f"the curve agrees: the copies slow each other beyond {feeds:.1f} at once"
-        return False, (
-            f"the curve disagrees: {beyond[-1]['copies']} copies at once were not slowed beyond noise, "
-            f"although the estimate says the node feeds {feeds:.1f}"
+        short = [
+            p
+            for p in beyond
+            if p["slowdown"]["enough"] and p["slowdown"]["hi"] * (1 + rule.margin) < p["copies"] / feeds
+        ]
+        if short:
+            p = short[-1]
+            return False, (
+                f"the curve disagrees: {p['copies']} copies at once were each slowed at most "
+                f"{p['slowdown']['hi']:.2f}x, where a node that feeds {feeds:.1f} would slow them "
+                f"{p['copies'] / feeds:.2f}x"
+            )
+        return (
+            None,
+            f"the curve cannot tell: copies beyond {feeds:.1f} were not slowed beyond noise, nor shown not to be",
         )
     top = measured[-1]
     if top["slowed"]:
@@ -272,7 +287,7 @@ def summary(rec: dict, data: dict | None, rule) -> dict:
         }
     measured = curve(data["counts"], data["sets"], data["times"], rule)
     adv = advise(measured, rule)
-    agrees, checked = check(est, measured)
+    agrees, checked = check(est, measured, rule)
     out = {"measured": measured, **adv, "estimate": est, "agrees": agrees, "check": checked}
     out["text"] = text(measured, adv["advice"]) + (
         f" (estimate: {est['text']}; {checked})" if est.get("bandwidth_feeds") is not None else ""
