@@ -291,3 +291,52 @@ def test_the_table_of_measured_choices_names_the_shape_per_cpu_and_radius(radius
         assert shape["how"] == "default" and "has no shape" in shape["from"]
     given = record(*args, "--radius", radius, "--row-shape", "default")["config"]["row_shape"]
     assert given["how"] == "table"  # "default" asks for the default choice, which the table makes
+
+
+def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():
+    """A shape bandwall tune settled beyond noise is kept in the cache folder for its radius and
+    variant: later runs take it (how: tuned) before the table's or the compiled default; a tie keeps
+    nothing; the default winning keeps nothing either."""
+    from bandwall.core import choices
+    from bandwall.tune.targets import Iso3dfdTarget
+
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in TABLE_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa, radius = offered[0], 3
+    target = Iso3dfdTarget("iso3dfd", "MPoints/s")
+    row = {"median": 1000.0, "rounds": 5, "summary": {"variant_key": "iso3dfd.rows.r3", "isa": isa}}
+    best = {"shape": TABLE_SHAPES[isa], "isa": isa}
+    assert "not kept" in target.settled(best, row, decided=False)
+    assert not choices.shapes_path().exists()
+    assert target.settled({**best, "shape": targets.DEFAULT_SHAPE}, row, decided=True) is None
+    assert "later runs" in target.settled(best, row, decided=True)
+    (kept,) = choices.shape_rows()
+    assert (kept["kernel"], kept["isa"], kept["shape"]) == ("iso3dfd.rows.r3", isa, TABLE_SHAPES[isa])
+    assert "1000 MPoints/s" in kept["why"] and kept["measured"]
+    n = 2 * radius + 40
+    args = (
+        n,
+        n,
+        n,
+        2,
+        "auto",
+        "auto",
+        "auto",
+        "compact",
+        1,
+        "--isa",
+        isa,
+        "--time-block",
+        1,
+        "--radius",
+        radius,
+    )
+    shape = record(*args)["config"]["row_shape"]
+    assert (shape["how"], shape["name"]) == ("tuned", TABLE_SHAPES[isa])
+    assert "bandwall tune" in shape["from"]
+    other = record(n + 2, n, n, *args[3:-1], 5)["config"]["row_shape"]  # another radius: not kept there
+    assert other["how"] in ("table", "default")
+    choices.keep_shape("iso3dfd.rows.r3", isa, None, "", "")
+    assert record(*args)["config"]["row_shape"]["how"] in ("table", "default")

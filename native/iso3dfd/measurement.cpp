@@ -56,6 +56,7 @@ Outcome verify(const Options& o, const Fields& result, int steps) {
 
 bool optimised(const Options& o) { return o.kernel == KernelChoice::Optimised; }
 
+constexpr const char* kShapesCache = "iso3dfd-shapes";
 constexpr const char* kTimeBlocksAbout =
     "Time steps per sweep of bandwall iso3dfd --time-block auto that a race on this machine settled beyond noise, "
     "per grid, threads, kernel, blocks and team (docs: guides/iso3dfd). Delete this file, or run with "
@@ -116,6 +117,21 @@ void Measurement::choose_shape() {
   }
   select_shape("default");
   const std::string isa = kernel_isa(), key = variant_key();
+  const RowVariant* v = find_row_variant(isa);
+  // what bandwall tune iso3dfd settled on this machine for this radius and variant
+  if (const std::string cache = choice_cache_path(kShapesCache); !cache.empty() && v) {
+    const json file = read_json_file(cache);
+    if (const json* e = cached_choice(file, key + " " + isa)) {
+      const std::string name = text_field(*e, "shape");
+      if (!name.empty() && find_shape(*v, name, o_.grid.radius)) {
+        select_shape(name);
+        o_.shape_how = "tuned";
+        o_.shape_from = "bandwall tune iso3dfd on this machine (" + text_field(*e, "measured", "undated") +
+                        "): " + text_field(*e, "why", "no reason kept") + " (" + cache + ")";
+        return;
+      }
+    }
+  }
   o_.shape_how = "default";
   o_.shape_from = "the " + isa + " variant's default at radius " + std::to_string(o_.grid.radius);
   const Microarch* m = this_microarch();
@@ -125,7 +141,6 @@ void Measurement::choose_shape() {
   }
   const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
   const json* row = e && e->contains("shapes") && (*e)["shapes"].contains(isa) ? &(*e)["shapes"][isa] : nullptr;
-  const RowVariant* v = find_row_variant(isa);
   if (!row || !row->contains("shape") || !(*row)["shape"].is_string() || !v ||
       !find_shape(*v, (*row)["shape"].get<std::string>(), o_.grid.radius)) {
     o_.shape_from +=

@@ -72,9 +72,10 @@ class Measurement : public driver::Measurement {
                              Teams teams, int would_race);
   // The blocks of the row kernel now active, unless the command line gave all three.
   void choose_blocks_for_variant(int threads, bool final);
-  // The register shape of the variant now active: --row-shape's, else the table of measured
-  // choices' for this CPU's micro-architecture, the radius (variant_key) and the variant, else the
-  // variant's default at the radius.
+  // The register shape of the variant now active: --row-shape's, else the one bandwall tune kept
+  // on this machine for the radius (variant_key) and the variant (the cache folder's
+  // iso3dfd-shapes file), else the table of measured choices' for this CPU's micro-architecture,
+  // else the variant's default at the radius.
   void choose_shape();
   // A depth kept by an earlier run's race, checked against what this run timed (its calls' rates,
   // sorted): contradicted when every timed call ran slower than every single step of that race, and

@@ -44,8 +44,9 @@ struct Options {
   // checked against the variant chosen
   std::string shape = "default";
   std::string shape_why;  // why the variant was chosen for the shape (--isa auto or measure), or empty
-  // How the shape that ran was chosen: "given" (--row-shape), "table" (the table of measured choices'
-  // row for this CPU, radius and variant) or "default" (the variant's default at the radius), and why.
+  // How the shape that ran was chosen: "given" (--row-shape), "tuned" (kept by bandwall tune on this
+  // machine), "table" (the table of measured choices' row for this CPU, radius and variant) or
+  // "default" (the variant's default at the radius), and whence.
   std::string shape_how = "default";
   std::string shape_from;
   bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)

@@ -187,18 +187,20 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-manifest", [&] {
     CLI::App app{"bandwall-manifest: the kernels, policies, engines, instruction sets and CPU-list grammar (JSON)"};
     if (!bw::parse_command_line(app, argc, argv)) return 0;
-    bw::emit(
-        {{"manifest_version", kVersion},
-         {"kernels", kernels()},
-         {"policies", bw::policies_json()},
-         {"engines", bw::engine::backends_json()},
-         {"isa", isa()},
-         {"cpu_lists", cpu_lists()},
-         {"pages", pages()},
-         {"mpi", mpi_words()},
-         {"sensitivity", sensitivity_words()},
-         {"decision", decision()},
-         {"caches", {{"isa_choices", bw::isa_cache_path()}, {"time_blocks", bw::choice_cache_path("time-blocks")}}}});
+    bw::emit({{"manifest_version", kVersion},
+              {"kernels", kernels()},
+              {"policies", bw::policies_json()},
+              {"engines", bw::engine::backends_json()},
+              {"isa", isa()},
+              {"cpu_lists", cpu_lists()},
+              {"pages", pages()},
+              {"mpi", mpi_words()},
+              {"sensitivity", sensitivity_words()},
+              {"decision", decision()},
+              {"caches",
+               {{"isa_choices", bw::isa_cache_path()},
+                {"time_blocks", bw::choice_cache_path("time-blocks")},
+                {"iso3dfd_shapes", bw::choice_cache_path("iso3dfd-shapes")}}}});
     return 0;
   });
 }

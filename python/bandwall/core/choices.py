@@ -122,3 +122,44 @@ def forget_time_blocks() -> int:
         doc["choices"] = {}
         _save(p, doc)
     return n
+
+
+SHAPES_ABOUT = (
+    "ISO3DFD register shapes that bandwall tune iso3dfd settled beyond noise on this machine, per radius "
+    "(the table's key) and variant; bandwall-iso3dfd runs them by default (config.row_shape.how: tuned). "
+    "Delete this file, or run bandwall db choices --forget, to go back to the table's or the compiled default."
+)
+
+
+def shapes_path() -> Path:
+    """The cache file of the ISO3DFD register shapes bandwall tune kept on this machine, asked afresh.
+    RunFailed when there is no cache folder."""
+    where = native.table(manifest.EXECUTABLE)["caches"]["iso3dfd_shapes"]
+    if not where:
+        raise RunFailed("no cache folder: set BANDWALL_CACHE_DIR (or XDG_CACHE_HOME, or HOME)")
+    return Path(where)
+
+
+def keep_shape(kernel: str, isa: str, shape: str | None, why: str, measured: str) -> None:
+    """Keeps shape for the row kernel's key (iso3dfd.rows, iso3dfd.rows.r1, ...) and variant, so that
+    later runs take it; None forgets what was kept there (the default then stands)."""
+    p = shapes_path()
+    doc = _load(p)
+    key = f"{kernel} {isa}"
+    if shape is None:
+        if doc["choices"].pop(key, None) is None:
+            return
+    else:
+        doc["choices"][key] = {"kernel": kernel, "isa": isa, "shape": shape, "why": why, "measured": measured}
+    doc["about"] = SHAPES_ABOUT
+    p.parent.mkdir(parents=True, exist_ok=True)
+    _save(p, doc)
+
+
+def shape_rows() -> list[dict]:
+    """One row per kept shape: kernel, variant, shape, date, why."""
+    return [
+        {k: e.get(k, "") for k in ("kernel", "isa", "shape", "measured", "why")}
+        for _, e in sorted(_load(shapes_path())["choices"].items())
+        if isinstance(e, dict)
+    ]

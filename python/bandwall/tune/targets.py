@@ -5,10 +5,11 @@ command lines of a configuration (python/bandwall/tune/command.py)."""
 
 from __future__ import annotations
 
+import datetime
 import shutil
 from dataclasses import dataclass, field
 
-from bandwall.core import manifest, native, records
+from bandwall.core import choices, manifest, native, records
 from bandwall.core.errors import BandwallError, RunFailed, UsageError
 from bandwall.core.fom import Fom
 from bandwall.engine import pipeline
@@ -71,6 +72,11 @@ class Target:
 
     def commands(self, options: dict) -> dict:
         raise NotImplementedError
+
+    def settled(self, best: dict, row: dict, decided: bool) -> str | None:
+        """What the tune keeps for later runs of the target once it has chosen best (its trials' row;
+        decided: apart from every other configuration beyond noise); a sentence, or None."""
+        return None
 
     def _common(
         self, m: Machine, threads: tuple[int, ...], guess_threads: int, why: str
@@ -184,9 +190,12 @@ class Iso3dfdTarget(Target):
             Knob("isa", tuple(m.isas), m.isas[0], "the variants this CPU runs"),
             Knob("yblock", first(y0, ys), y0, why),
         ]
-        # The register shapes worth a race: each variant's default and its rings (fewer bytes from
-        # L2); a shape runs only with its variant, so with another it folds into the default.
-        rings = {isa: {s["name"] for s in manifest.row_shapes(isa) if s["ring"]} for isa in m.isas}
+        # The register shapes: each variant's default (the one this machine's runs take at the radius)
+        # and every other shape of it; a shape runs only with its variant, so with another it folds
+        # into the default.
+        # (a variant of one shape, the generic loops, has none to search)
+        rings = {isa: {s["name"] for s in manifest.row_shapes(isa)} for isa in m.isas}
+        rings = {isa: names if len(names) > 1 else set() for isa, names in rings.items()}
         shapes = sorted(set().union(*rings.values())) if rings else []
         if shapes:
             knobs.append(
@@ -194,12 +203,12 @@ class Iso3dfdTarget(Target):
                     "shape",
                     (DEFAULT_SHAPE, *shapes),
                     DEFAULT_SHAPE,
-                    "each variant's default and its ring shapes",
+                    "each variant's default at the radius and its other register shapes",
                 )
             )
         else:
             under = f" under BANDWALL_MAX_ISA={m.isa_ceiling}" if m.isa_ceiling else ""
-            left["shape"] = f"no variant this CPU runs{under} has a ring shape"
+            left["shape"] = f"no variant this CPU runs{under} has register shapes"
         depths, depth_guess, why = sweep_depths(model, iters)
         if len(depths) > 1:
             knobs.append(Knob("depth", depths, depth_guess, why))
@@ -232,7 +241,31 @@ class Iso3dfdTarget(Target):
         )
         if not records.passed(rec):
             raise RunFailed("iso3dfd did not validate")
-        return rec["result"]["mpoints_per_s"], _summary(rec, "mpoints_per_s", "gflops")
+        summary = _summary(rec, "mpoints_per_s", "gflops")
+        summary["variant_key"] = rec["config"].get("isa_choice", {}).get("kernel")
+        summary["row_shape"] = rec["config"].get("row_shape", {}).get("name")
+        return rec["result"]["mpoints_per_s"], {k: v for k, v in summary.items() if v is not None}
+
+    def settled(self, best: dict, row: dict, decided: bool) -> str | None:
+        """The best configuration's register shape, kept for later runs at this radius with its
+        variant when the search set it apart from every other beyond noise and it is not the
+        default (which is already what later runs take: a shape kept earlier, else the table's or
+        the compiled one)."""
+        summary = row.get("summary", {})
+        kernel, isa = summary.get("variant_key"), summary.get("isa")
+        if not kernel or not isa:
+            return None
+        shape = best.get("shape", DEFAULT_SHAPE)
+        if shape == DEFAULT_SHAPE:
+            return None
+        if not decided:
+            return (
+                f"the register shape {shape} is not kept: other configurations ran within noise of the best"
+            )
+        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        why = f"the best of {kernel}'s tune ({row['median']:.0f} MPoints/s, median of {row['rounds']} rounds)"
+        choices.keep_shape(kernel, isa, shape, why, today)
+        return f"kept the register shape {shape} of {isa} for {kernel}: later runs on this machine take it"
 
     def commands(self, o: dict) -> dict:
         grid = "x".join(map(str, o["grid"]))

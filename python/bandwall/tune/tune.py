@@ -74,6 +74,9 @@ def tune(
         raise RunFailed(f"no configuration of {sp.target} gave a rate{why}")
     rec = record(m, target, sp, trials, outcome, budget, seconds, distinct)
     if not no_store:
+        kept = target.settled({**sp.fixed, **outcome.best}, trials.row(outcome.best), not outcome.tied)
+        if kept:
+            rec["result"]["kept"] = kept
         rec["id"] = store.save(rec, db)
     return rec
 
