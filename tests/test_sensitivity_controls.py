@@ -285,3 +285,16 @@ def test_no_copies_runs_none_and_says_so(run_bandwall):
     assert p.returncode == 0, p.stderr
     cp = json.loads(p.stdout)["result"]["copies"]
     assert cp["measured"] == [] and "--no-copies" in cp["advice_why"]
+
+
+def test_a_bound_from_the_copies_below_the_share_tells_latency_from_bandwidth(make_record):
+    # the bandwidth control failed, the bandit slowed the program; sixteen copies at once ran 10.7x
+    # one copy's throughput, so one copy moves at most a tenth of the node's triad less a little
+    many = copy_times({1: 1.0, 2: 1.0, 4: 1.0, 8: 1.0, 16: 1.5})
+    r = build(make_record, data(program_bw=1.5, bw_control=1.0), copy_data=many)["result"]
+    assert r["bandwidth"]["kind"] == "upper bound"
+    assert r["bandwidth"]["GBps"] / r["node_GBps"] < decide.threshold("sensitivity_bandwidth_share")
+    assert r["verdict"] == verdict.LATENCY, r["why"]
+    few = copy_times({1: 1.0, 2: 1.0, 4: 2.0})  # a bound of half the node's: it does not tell
+    r = build(make_record, data(program_bw=1.5, bw_control=1.0), copy_data=few)["result"]
+    assert r["verdict"] == verdict.UNDETERMINED

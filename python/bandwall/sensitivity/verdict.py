@@ -224,6 +224,14 @@ def verdict(rec: dict) -> dict:
             if share is not None
             else "its own bandwidth could not be told"
         )
+    bound = res.get("bandwidth") or {}
+    if share is None and bound.get("kind") == "upper bound" and node and bound["GBps"] / node < share_thr:
+        # no estimate, but its copies bound its bandwidth below the share: small, whatever the bandit did
+        share = bound["GBps"] / node
+        own = (
+            f"its own bandwidth is at most {bound['GBps']:.1f} GB/s (a bound from its copies run at once), "
+            f"under {share_thr:.0%} of the node's {node:.1f} GB/s"
+        )
     resources = {
         "bandwidth": "slows it" if bw_slow else ("not told" if bw_failed else "does not slow it"),
         "cache": "slows it"
