@@ -4,7 +4,7 @@ default engine otherwise), the speed-up heat map, and how many cores the engine 
 
 from __future__ import annotations
 
-from bandwall.core import manifest
+from bandwall.core import decide, manifest
 from bandwall.core.errors import Unavailable
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
@@ -14,7 +14,6 @@ from bandwall.report.render import facts, html_table, note
 from bandwall.views.engine import SWEEP_COLUMNS, sweep_rows
 
 QUICK_KERNELS = ("triad",)
-QUICK_REPS = 4  # 3 timed (the first is dropped)
 FULL_REPS = 10
 
 
@@ -33,7 +32,8 @@ class EngineSection:
             )
             raise Unavailable(f"no copy engine here: {tried}")
         kernels = list(QUICK_KERNELS if ctx.quick else engine_sweep.DEFAULT_KERNELS)
-        reps = QUICK_REPS if ctx.quick else FULL_REPS
+        # quick: the first repetition is dropped and the rest are the decision rule's rounds
+        reps = decide.rule().rounds + 1 if ctx.quick else FULL_REPS
         cores = [1] if ctx.quick else list(range(1, ctx.threads + 1))
         helpers = [1] if engine.takes_cpus(name) else []
         strategies = manifest.strategy_names()[:1] if ctx.quick else manifest.strategy_names()

@@ -3,6 +3,7 @@ compact binding and first-touch placement), with the knee and the surplus cores 
 
 from __future__ import annotations
 
+from bandwall.core import decide
 from bandwall.kernels import stream, sweep
 from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
@@ -10,7 +11,6 @@ from bandwall.report.render import facts, html_table, note
 from bandwall.report.spread import Spread
 
 QUICK_KERNELS = ("triad",)
-QUICK_REPS = 5
 FULL_REPS = 20
 BIND = "compact"
 
@@ -31,7 +31,9 @@ class StreamSection:
 
     def collect(self, ctx: Context) -> None:
         kernels = [k for k in stream.kernel_names() if not ctx.quick or k in QUICK_KERNELS]
-        reps = QUICK_REPS if ctx.quick else FULL_REPS
+        # quick: the first repetition is dropped and the rest are the decision rule's rounds, so that
+        # the knee and efficiency cards can decide on a quick report too
+        reps = decide.rule().rounds + 1 if ctx.quick else FULL_REPS
         cores = list(range(1, ctx.threads + 1))
         for k in kernels:
             recs, ids = [], []
