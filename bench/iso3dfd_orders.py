@@ -39,7 +39,9 @@ STEP_BYTES = 16  # a point's compulsory bytes step by step
 
 def parse() -> argparse.Namespace:
     p = common.parser(__doc__, rounds=5, min_rounds=3, results=True)
-    p.add_argument("--radii", default="1,2,3,4,5,6,7,8", help="radii to run, comma-separated (default every radius, 1-8)")
+    p.add_argument(
+        "--radii", default="1,2,3,4,5,6,7,8", help="radii to run, comma-separated (default every radius, 1-8)"
+    )
     p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
     p.add_argument("--steps", type=int, default=40, help="time steps (default 40)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
