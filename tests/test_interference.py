@@ -88,16 +88,23 @@ def fake(all_noise, knee_noise, higher=True, alone=(10.0, 10.0)):
 @pytest.mark.parametrize(
     "all_noise, knee_noise, higher, answer",
     [
-        ([5.0, 6.0, 7.0], [8.0, 9.0, 10.0], True, verdict.PAYS),
-        ([8.0, 9.0, 10.0], [5.0, 6.0, 7.0], True, verdict.DOES_NOT_PAY),
-        ([5.0, 6.0, 9.0], [8.0, 9.0, 10.0], True, verdict.NO_DIFFERENCE),  # ranges overlap
-        ([2.0, 2.1, 2.2], [1.0, 1.1, 1.2], False, verdict.PAYS),  # wall time: lower is better
-        ([6.0], [9.0], True, verdict.NO_DIFFERENCE),  # one round: no spread measured
+        ([5.0, 6.0, 7.0, 5.5, 6.5, 6.0], [8.0, 9.0, 10.0, 8.5, 9.5, 9.0], True, verdict.PAYS),
+        ([8.0, 9.0, 10.0, 8.5, 9.5, 9.0], [5.0, 6.0, 7.0, 5.5, 6.5, 6.0], True, verdict.DOES_NOT_PAY),
+        # paired round by round: faster in some, slower in others
+        ([5.0, 9.0, 6.0, 9.5, 5.5, 9.0], [8.0, 6.0, 9.0, 6.5, 8.5, 6.0], True, verdict.NO_DIFFERENCE),
+        ([2.0, 2.1, 2.2, 2.0, 2.1, 2.2], [1.0, 1.1, 1.2, 1.0, 1.1, 1.2], False, verdict.PAYS),  # wall time
+        ([5.0, 6.0, 7.0], [8.0, 9.0, 10.0], True, verdict.NO_DIFFERENCE),  # 3 rounds: too few for the rule
+        ([6.0], [9.0], True, verdict.NO_DIFFERENCE),  # one round
     ],
 )
 def test_verdict_rule(all_noise, knee_noise, higher, answer):
+    """The command's verdict is the decision rule's on the paired rounds, as the report's card is,
+    and carries the claim it rests on."""
     v = verdict.verdict(fake(all_noise, knee_noise, higher))
     assert v["answer"] == answer
+    (c,) = v["claims"]
+    assert c["direction"] == {verdict.PAYS: "rises", verdict.DOES_NOT_PAY: "falls"}.get(answer, answer)
+    assert c["rounds"] == len(all_noise) and f"{c['ratio']:.2f}x" in v["text"]
     assert ("advice" in v) == (answer == verdict.PAYS)
     if answer == verdict.PAYS:
         assert any("--core-spec=1" in a for a in v["advice"]) and any("isolcpus=1" in a for a in v["advice"])

@@ -6,7 +6,7 @@ import shutil
 
 import click
 
-from bandwall.core import store
+from bandwall.core import decide, store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.interference import experiment as exp
@@ -60,9 +60,9 @@ def target(words: tuple[str, ...], size: str | None, reps: int) -> exp.Kernel:
 @click.option(
     "--rounds",
     type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="rotated rounds of the four cases",
+    default=None,
+    help="rotated rounds of the four cases (default: the decision rule's rounds, 5 unless decision.json says "
+    "otherwise; fewer cannot tell a difference beyond noise)",
 )
 @click.option(
     "--knee",
@@ -92,7 +92,13 @@ def interference_cmd(
         store.check(db)
     err = console(stderr=True)
     rec = exp.experiment(
-        kernel, noise, noise_placement, rounds, knee, db, progress=lambda m: err.print(f"[dim]{m}[/dim]")
+        kernel,
+        noise,
+        noise_placement,
+        rounds or decide.rule().rounds,
+        knee,
+        db,
+        progress=lambda m: err.print(f"[dim]{m}[/dim]"),
     )
     if not no_store:
         rec["id"] = store.save(rec, db)
