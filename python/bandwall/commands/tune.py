@@ -7,10 +7,10 @@ import signal
 
 import click
 
+from bandwall.core.claims import Claim, claim, say
 from bandwall.core.registry import commands
+from bandwall.core.spread import Spread
 from bandwall.output import console, emit, kernel_option, measuring_options, radius_option, refuse_empty
-from bandwall.report.advice.base import Claim, claim, say
-from bandwall.report.spread import Spread
 from bandwall.tune import tune as tuner
 from bandwall.tune.space import parse_space
 from bandwall.views.tune import csv_rows, render

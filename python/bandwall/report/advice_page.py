@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
+from bandwall.core.spread import MIN_ROUNDS, Spread, fmt
 from bandwall.report import render
 from bandwall.report.advice import EFFICIENCY_FLAG, Line, command_lines
-from bandwall.report.spread import MIN_ROUNDS, Spread, fmt
 
 TITLE = "What to do on this machine"
 NOTHING = "no recommendation: none of the sections they rest on ran (or all were unavailable)"

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from bandwall.core import records, topo
 from bandwall.core.errors import UsageError
+from bandwall.core.spread import NOISE
 from bandwall.report import Outcome
 from bandwall.report.advice import Line
-from bandwall.report.spread import NOISE
 
 TOOL = "report"
 

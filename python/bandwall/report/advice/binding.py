@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-from bandwall.report.advice.base import (
-    EFFICIENCY_FLAG,
-    FALLS,
-    PROGRAM,
-    RISES,
-    Evidence,
-    Line,
-    claim,
-    efficiency_flag,
-    ids,
-    say,
-)
-from bandwall.report.spread import Spread
+from bandwall.core.claims import FALLS, RISES, claim, say
+from bandwall.core.spread import Spread
+from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
 
 
 def _modes(rec: dict) -> dict[str, Spread]:

@@ -4,18 +4,9 @@ and FMA peak): STREAM's kernels and the ISO3DFD stencil."""
 from __future__ import annotations
 
 from bandwall.core import decide, manifest
-from bandwall.report.advice.base import (
-    EFFICIENCY_FLAG,
-    FALLS,
-    RISES,
-    Evidence,
-    Line,
-    claim,
-    efficiency_flag,
-    ids,
-    say,
-)
-from bandwall.report.spread import Spread, fmt
+from bandwall.core.claims import FALLS, RISES, claim, say
+from bandwall.core.spread import Spread, fmt
+from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
 
 
 def bound(gbps: float, gflops: float, ceiling_gbps: float, peak_gflops: float) -> tuple[str, float, float]:

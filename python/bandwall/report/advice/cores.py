@@ -6,23 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from bandwall.core import decide
+from bandwall.core.claims import FALLS, RISES, Claim, better, claim, say
+from bandwall.core.spread import NOISE, Spread, fmt
 from bandwall.interference import verdict as interference
-from bandwall.report.advice.base import (
-    EFFICIENCY_FLAG,
-    FALLS,
-    PROGRAM,
-    RISES,
-    STORED,
-    Claim,
-    Evidence,
-    Line,
-    better,
-    claim,
-    efficiency_flag,
-    ids,
-    say,
-)
-from bandwall.report.spread import NOISE, Spread, fmt
+from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, STORED, Evidence, Line, efficiency_flag, ids
 
 
 def sweep_points(ev: Evidence, sweep: dict) -> list[dict]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bandwall.core import manifest
-from bandwall.report.advice.base import FALLS, RISES, Evidence, Line, claim, ids, say, stream_rates
+from bandwall.core.claims import FALLS, RISES, claim, say
+from bandwall.report.advice.base import Evidence, Line, ids, stream_rates
 
 
 def copy_engine(ev: Evidence) -> list[Line]:

@@ -4,20 +4,10 @@ ISO3DFD initialisation."""
 from __future__ import annotations
 
 from bandwall.core import manifest
+from bandwall.core.claims import FALLS, RISES, claim, say
+from bandwall.core.spread import NOISE, Spread, fmt
 from bandwall.numa import numa_check
-from bandwall.report.advice.base import (
-    EFFICIENCY_FLAG,
-    FALLS,
-    PROGRAM,
-    RISES,
-    Evidence,
-    Line,
-    claim,
-    efficiency_flag,
-    ids,
-    say,
-)
-from bandwall.report.spread import NOISE, Spread, fmt
+from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, Evidence, Line, efficiency_flag, ids
 
 
 def placement(ev: Evidence) -> list[Line]:

@@ -4,7 +4,8 @@ run beside it passed, and how many copies are worth running (from the copies run
 
 from __future__ import annotations
 
-from bandwall.report.advice.base import STORED, Claim, Evidence, Line, claim_of_ratio, ids, say
+from bandwall.core.claims import Claim, claim_of_ratio, say
+from bandwall.report.advice.base import STORED, Evidence, Line, ids
 from bandwall.sensitivity import verdict as sensitivity
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bandwall.core.errors import UsageError
+from bandwall.core.spread import fmt
 from bandwall.report.advice.base import PROGRAM, Evidence, Line, ids
-from bandwall.report.spread import fmt
 
 
 def rails(ev: Evidence) -> list[Line]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bandwall.core import decide
-from bandwall.report.advice.base import RISES, Evidence, Line, claim, ids, say
-from bandwall.report.spread import Spread
+from bandwall.core.claims import RISES, claim, say
+from bandwall.core.spread import Spread
+from bandwall.report.advice.base import Evidence, Line, ids
 
 
 def _asked_isa(r: dict) -> bool:

@@ -6,11 +6,11 @@ array (the article's "memory objects" view)."""
 from __future__ import annotations
 
 from bandwall.core import decide, manifest
+from bandwall.core.spread import Spread
 from bandwall.kernels import iso3dfd
 from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
-from bandwall.report.spread import Spread
 from bandwall.views.iso3dfd import ARRAYS, COLUMNS, page_map_rows, render, row
 
 QUICK = {"grid": (144, 144, 144), "iters": 20}

@@ -12,11 +12,11 @@ import os
 from bandwall.core import native
 from bandwall.core.errors import Unavailable
 from bandwall.core.fom import Fom
+from bandwall.core.spread import NOISE, Spread
 from bandwall.output import table
 from bandwall.pinning import pin
 from bandwall.report import Context, of_tool, sections
 from bandwall.report.render import facts, html_table, note
-from bandwall.report.spread import NOISE, Spread
 
 # A round of the probe takes milliseconds, and unbound threads are bimodal: the scheduler places them
 # well in some rounds (seen: 3 to 4 rounds of 15, ratio 1.0) and on one CPU in the others (1.7). The

@@ -4,11 +4,11 @@ compact binding and first-touch placement), with the knee and the surplus cores 
 from __future__ import annotations
 
 from bandwall.core import decide
+from bandwall.core.spread import Spread
 from bandwall.kernels import stream, sweep
 from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
-from bandwall.report.spread import Spread
 
 QUICK_KERNELS = ("triad",)
 FULL_REPS = 20

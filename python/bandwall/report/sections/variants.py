@@ -5,12 +5,12 @@ the manifest, in alternating rounds (the first variant rotating each round) so d
 from __future__ import annotations
 
 from bandwall.core import decide, manifest, topo
+from bandwall.core.spread import Spread
 from bandwall.kernels import stream
 from bandwall.output import table
 from bandwall.report import Context, of_tool, sections
 from bandwall.report.advice import KNOBS
 from bandwall.report.render import html_table, note
-from bandwall.report.spread import Spread
 
 # quick: the two widest variants this CPU offers; full: every one. Kernels None: every kernel.
 QUICK = {"kernels": ("triad", "dot"), "reps": 4, "isas": 2}
