@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 def problems(rec: dict) -> tuple[list[str], list[str]]:
     """(one line per card, one line per problem) of a report record."""
-    from bandwall.report.advice.base import FALLS, RISES, Claim, say
+    from bandwall.core.claims import FALLS, RISES, Claim, say
 
     seen: dict = {}
     cards, bad = [], []

@@ -8,9 +8,9 @@ import statistics
 
 import pytest
 
+from bandwall.core.spread import NOISE, Spread, compare
 from bandwall.report import advice, record
 from bandwall.report.advice import Evidence, Line
-from bandwall.report.spread import NOISE, Spread, compare
 
 
 def rounds(median, lo=None, hi=None):

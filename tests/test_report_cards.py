@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 
 import pytest
 
+from bandwall.core.spread import Spread
 from bandwall.report import advice, advice_page
 from bandwall.report.advice import EFFICIENCY_FLAG, Evidence, Line
-from bandwall.report.spread import Spread
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 

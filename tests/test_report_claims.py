@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from bandwall.core import decide
+from bandwall.core.claims import FALLS, RISES, Claim, End, claim, say
+from bandwall.core.spread import NOISE, Spread
 from bandwall.report import advice
 from bandwall.report.advice import Evidence, Line
-from bandwall.report.advice.base import FALLS, RISES, Claim, End, claim, say
-from bandwall.report.spread import NOISE, Spread
 
 
 def sweep_rec(make_record, rates: dict[int, list[float]], kernel="triad", share=0.95) -> dict:

@@ -15,10 +15,10 @@ from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from bandwall.core import decide  # noqa: E402
+from bandwall.core.claims import DIRECTIONS, FALLS, RISES, say  # noqa: E402
+from bandwall.core.spread import NOISE, fmt  # noqa: E402
 from bandwall.report import advice  # noqa: E402
 from bandwall.report.advice import Evidence  # noqa: E402
-from bandwall.report.advice.base import DIRECTIONS, FALLS, RISES, say  # noqa: E402
-from bandwall.report.spread import NOISE, fmt  # noqa: E402
 
 SETTINGS = settings(derandomize=True, max_examples=100, deadline=None, database=None)
 RULE = decide.rule()

@@ -117,7 +117,7 @@ def test_sweep_end_to_end(run_bandwall, tmp_path):
     assert r["surplus_cores"] == NCPU - r["knee_cores"]
     assert r["knee_decision"]["chosen"] == r["knee_cores"]
     if NCPU > 1:  # the verdict is rendered from the claims the record carries
-        from bandwall.report.advice.base import Claim, say
+        from bandwall.core.claims import Claim, say
 
         claims = [Claim.from_json(c) for c in r["claims"]]
         assert claims and all(say(c) in r["verdict"] for c in claims)
