@@ -103,7 +103,10 @@ def test_verdict_rule(all_noise, knee_noise, higher, answer):
     v = verdict.verdict(fake(all_noise, knee_noise, higher))
     assert v["answer"] == answer
     (c,) = v["claims"]
-    assert c["direction"] == {verdict.PAYS: "rises", verdict.DOES_NOT_PAY: "falls"}.get(answer, answer)
+    # the claim is on the figure itself: a run time that falls is the speed-up that pays
+    up, down = ("rises", "falls") if higher else ("falls", "rises")
+    assert c["direction"] == {verdict.PAYS: up, verdict.DOES_NOT_PAY: down}.get(answer, answer)
+    assert c["from"]["label"] == "2 of 2 cores" and c["to"]["label"].startswith("1 of 2 cores")
     assert c["rounds"] == len(all_noise) and f"{c['ratio']:.2f}x" in v["text"]
     assert ("advice" in v) == (answer == verdict.PAYS)
     if answer == verdict.PAYS:

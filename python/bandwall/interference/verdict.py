@@ -7,6 +7,8 @@ function of records, so the report can use it."""
 from __future__ import annotations
 
 from bandwall.core import decide
+from bandwall.core.claims import Claim, better, claim, say
+from bandwall.core.spread import Spread
 
 PAYS = "pays"
 DOES_NOT_PAY = "does not pay"
@@ -48,28 +50,47 @@ def keep_free_advice(rec: dict) -> list[str]:
     ]
 
 
+def surplus_claim(rec: dict) -> Claim:
+    """The comparison the answer rests on: the kernel's figure on every core beside the noise
+    against the knee's cores with the noise on a surplus core, their interleaved rounds paired in the
+    order they ran, as the decision rule takes it (the report's card states this same claim)."""
+    cfg, unit = rec["config"], rec["result"].get("unit", "")
+    k, n = cfg["cores_knee"], cfg["cores_all"]
+    hib = bool(cfg.get("higher_is_better", True))
+    a, b = (Spread.of(case(rec, c)["values"], unit) for c in (ALL_NOISE, KNEE_NOISE))
+    figure = "bandwidth beside the noise" if hib else "run time beside the noise"
+    return claim(figure, a, b, f"{n} of {n} cores", f"{k} of {n} cores, the noise on a surplus core")
+
+
+def verdict_text(rec: dict, c: Claim) -> tuple[str, bool | None]:
+    """The answer's words, rendered from the claim, and whether leaving the cores free pays (True),
+    costs (False) or makes no difference beyond noise (None)."""
+    k, n = rec["config"]["cores_knee"], rec["config"]["cores_all"]
+    found = better(c, bool(rec["config"].get("higher_is_better", True)))
+    spare = f"{n - k} surplus core{'s' if n - k != 1 else ''}"
+    if found is True:
+        return f"leaving {spare} free pays beside the noise: {say(c)}", found
+    if found is False:
+        return f"leaving {spare} free does not pay beside the noise: {say(c)}", found
+    return f"leaving {spare} free makes {say(c)}", found
+
+
 def verdict(rec: dict) -> dict:
     """The answer with its figures: the two cases compared, their median, min and max, the speed-up
-    of leaving the surplus cores free beside the noise with the rule's interval (claims: what was
-    compared, the direction the rule found, the interval), and what leaving them free costs when the
-    machine is quiet; advice (how to keep them free) when it pays."""
+    of leaving the surplus cores free beside the noise (the median per-round ratio), the claim it
+    rests on (surplus_claim: what was compared, the direction the rule found, the interval) and the
+    words rendered from it, and what leaving them free costs when the machine is quiet; advice (how
+    to keep them free) when it pays."""
     hib = rec["config"]["higher_is_better"]
     unit = rec["result"]["unit"]
     all_noise, knee_noise = case(rec, ALL_NOISE), case(rec, KNEE_NOISE)
-    answer, ratio, iv = compare(all_noise, knee_noise, hib)
+    _, ratio, _ = compare(all_noise, knee_noise, hib)
     quiet, quiet_ratio, _ = compare(case(rec, ALL_ALONE), case(rec, KNEE_ALONE), hib)
     k, n = rec["config"]["cores_knee"], rec["config"]["cores_all"]
     figures = lambda c: f"{c['median']:.4g} {unit} (min {c['min']:.4g}, max {c['max']:.4g})"  # noqa: E731
-    told = f"{ratio:.2f}x, {iv.lo:.2f} to {iv.hi:.2f} over {iv.rounds} paired rounds" + (
-        "" if iv.enough else ", too few for a 90% interval"
-    )
-    if answer == PAYS:
-        text = f"leaving {n - k} surplus core(s) free pays beside the noise: {told}"
-    elif answer == DOES_NOT_PAY:
-        text = f"leaving {n - k} surplus core(s) free does not pay beside the noise: {told}"
-    else:
-        text = f"no difference beyond noise between {k} and {n} cores beside the noise ({told})"
-    direction = {PAYS: "rises", DOES_NOT_PAY: "falls"}.get(answer, NO_DIFFERENCE)
+    c = surplus_claim(rec)
+    text, found = verdict_text(rec, c)
+    answer = PAYS if found is True else DOES_NOT_PAY if found is False else NO_DIFFERENCE
     out = {
         "answer": answer,
         "text": text,
@@ -79,18 +100,7 @@ def verdict(rec: dict) -> dict:
             f"{n} of {n} cores beside the noise": figures(all_noise),
             f"{k} of {n} cores, noise on a surplus core": figures(knee_noise),
         },
-        "claims": [
-            {
-                "figure": "speed beside the noise",
-                "from": f"{n} of {n} cores",
-                "to": f"{k} of {n} cores, the noise on a surplus core",
-                "direction": direction,
-                "ratio": ratio,
-                "interval": [iv.lo, iv.hi],
-                "rounds": iv.rounds,
-                "enough": iv.enough,
-            }
-        ],
+        "claims": [c.to_json()],
         "quiet": {"answer": quiet, "speedup": quiet_ratio},
     }
     if answer == PAYS:

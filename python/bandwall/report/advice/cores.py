@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from bandwall.core import decide
-from bandwall.core.claims import FALLS, RISES, Claim, better, claim, say
+from bandwall.core.claims import FALLS, RISES, Claim, claim, say
 from bandwall.core.spread import NOISE, Spread, fmt
 from bandwall.interference import verdict as interference
 from bandwall.report.advice.base import EFFICIENCY_FLAG, PROGRAM, STORED, Evidence, Line, efficiency_flag, ids
@@ -174,19 +174,10 @@ def surplus_under_noise(ev: Evidence) -> list[Line]:
             continue
         cfg, unit = rec["config"], rec["result"].get("unit", "")
         k, n = cfg["cores_knee"], cfg["cores_all"]
-        hib = bool(cfg.get("higher_is_better", True))
         a, b = (interference.case(rec, c) for c in (interference.ALL_NOISE, interference.KNEE_NOISE))
         sa, sb = Spread.of(a["values"], unit), Spread.of(b["values"], unit)
-        figure = "bandwidth beside the noise" if hib else "run time beside the noise"
-        c = claim(figure, sa, sb, f"{n} of {n} cores", f"{k} of {n} cores, the noise on a surplus core")
-        found = better(c, hib)
-        spare = f"{n - k} surplus core{'s' if n - k != 1 else ''}"
-        if found is True:
-            verdict = f"leaving {spare} free pays beside the noise: {say(c)}"
-        elif found is False:
-            verdict = f"leaving {spare} free does not pay beside the noise: {say(c)}"
-        else:
-            verdict = f"leaving {spare} free makes {say(c)}"
+        c = interference.surplus_claim(rec)
+        verdict, found = interference.verdict_text(rec, c)
         lines.append(
             Line(
                 "surplus cores beside a noise process",
