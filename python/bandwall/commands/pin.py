@@ -1,12 +1,13 @@
 """`bandwall pin [OPTIONS] -- COMMAND ...`: runs an unmodified program with its threads bound to CPUs
 (PGI's MP_BIND / MP_BLIST / MP_SPIN, CPU lists, topology policies) and, with --report, records
-where each thread ran; `--compare` runs PGI's MP_BIND experiment (bound, one CPU, unbound) side by side."""
+where each thread ran; `--compare` runs PGI's MP_BIND experiment (bound, one CPU, unbound) side by side
+and says whether binding pays as the decision rule finds it on their paired rounds (the record's claims)."""
 
 from __future__ import annotations
 
 import click
 
-from bandwall.core import store
+from bandwall.core import decide, store
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
 from bandwall.core.registry import commands
@@ -52,10 +53,9 @@ from bandwall.views.pin import echo_output, render, render_compare
 @click.option("--lower-is-better", "lower", is_flag=True, help="the --fom number is a time")
 @click.option(
     "--rounds",
-    default=3,
-    show_default=True,
+    default=None,
     type=click.IntRange(1, 100),
-    help="--compare: alternating rounds",
+    help="--compare: alternating rounds (default: the decision rule's rounds; fewer can tell no difference)",
 )
 @click.option("--timeout", default=None, type=click.FloatRange(min=0.1), help="seconds allowed per run")
 @format_option
@@ -90,13 +90,14 @@ def pin_cmd(
         if cpus or bind or report:
             raise UsageError("--compare chooses the CPUs itself: leave out --cpus, --bind and --report")
         fom = Fom.parse(fom_regex, lower) if fom_regex else Fom.wall()
+        rounds = rounds or decide.rule().rounds
         rec = pin.compare(list(command), fom, rounds, threads or 0, spin, timeout, skip=skip)
         if not no_store:
             store.save(rec, db)
         emit(rec, fmt, lambda con: render_compare(con, rec))
         return
-    if fom_regex or lower:
-        raise UsageError("--fom and --lower-is-better go with --compare")
+    if fom_regex or lower or rounds is not None:
+        raise UsageError("--fom, --lower-is-better and --rounds go with --compare")
     if cpus or bind:  # refused as every command refuses them (more threads than CPUs, a bad list)
         resolve_threads(threads, cpus, bind)
     rec = pin.pin(

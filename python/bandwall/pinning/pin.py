@@ -13,9 +13,11 @@ import os
 import statistics
 from dataclasses import dataclass
 
-from bandwall.core import native, records
+from bandwall.core import decide, native, records
+from bandwall.core.claims import Claim, better, claim, say
 from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
+from bandwall.core.spread import NOISE, Spread
 
 
 def launcher_args(
@@ -93,16 +95,19 @@ def compare_modes(cpus: list[int], threads: int) -> list[Mode]:
 def compare(
     command: list[str],
     fom: Fom,
-    rounds: int = 3,
+    rounds: int | None = None,
     threads: int = 0,
     spin: str | None = None,
     timeout: float | None = None,
     skip: str | None = None,
 ) -> dict:
-    """Runs the three modes `rounds` times, alternating (the starting mode rotates each round), and
-    returns a pin-compare record: each mode's figure of merit per round and median, and the ratios."""
+    """Runs the three modes `rounds` times (default: the decision rule's rounds, fewer being unable to
+    tell a difference), alternating (the starting mode rotates each round), and returns a pin-compare
+    record: each mode's figure of merit per round and median, the ratios, and the decision rule's
+    claims on bound against unbound and against one CPU with the verdict words rendered from them."""
     if not command:
         raise UsageError("no command given (bandwall pin --compare [OPTIONS] -- COMMAND ...)")
+    rounds = rounds or decide.rule().rounds
     cpus = sorted(os.sched_getaffinity(0))
     threads = threads or len(cpus)
     modes = compare_modes(cpus, threads)
@@ -123,24 +128,20 @@ def compare(
             values[mode.name].append(fom.value(proc))
             walls[mode.name].append(res["wall_s"])
             last[mode.name] = rec
-    medians = {name: statistics.median(v) for name, v in values.items()}
-    result = {
-        "fom": fom.description,
-        "fom_unit": fom.unit,
-        "threads": threads,
-        "modes": {
+    result = compare_result(
+        fom.description,
+        fom.unit,
+        threads,
+        {
             m.name: {
                 "title": m.title,
                 "cpus": last[m.name]["config"]["cpus"],
-                "value": medians[m.name],
                 "rounds": values[m.name],
                 "wall_s": walls[m.name],
             }
             for m in modes
         },
-        "bound_over_one_cpu": medians["bound"] / medians["one-cpu"] if medians["one-cpu"] else None,
-        "bound_over_unbound": medians["bound"] / medians["unbound"] if medians["unbound"] else None,
-    }
+    )
     prov = dict(last["bound"]["provenance"])
     prov.update(binding="pin-compare modes", threads=threads, repetitions=rounds)
     config = {
@@ -160,6 +161,81 @@ def compare(
         "provenance": prov,
     }
     return records.finish(rec)
+
+
+# The figure of merit of every mode is a rate: Fom.value turns a time (--lower-is-better, wall time)
+# into its inverse, so a claim that the figure rises from another mode to the bound one says that
+# binding is faster.
+HIGHER_IS_BETTER = True
+PAYS, COSTS = "pays", "costs"
+BOUND = "bound threads"
+# the modes bound threads are compared with: the label of their side of the claim, and what binding
+# is set beside in the verdict's words
+AGAINST = {
+    "unbound": ("unbound threads", "leaving threads to the scheduler"),
+    "one-cpu": ("every thread on one CPU", "putting every thread on one CPU"),
+}
+
+
+def compare_claims(fom: str, unit: str, rounds: dict[str, list[float]]) -> list[Claim]:
+    """The decision rule on bound threads against unbound ones and against every thread on one CPU:
+    fom (the figure of merit, a rate in unit) from the other mode to the bound one, round k of every
+    mode paired (they ran in the same round, in the order the rounds ran). The figure as in the
+    report's binding card, so that both say the same of the same comparison."""
+    if not rounds.get("bound"):
+        return []
+    bound = Spread.of(rounds["bound"], unit)
+    return [
+        claim(fom, Spread.of(rounds[other], unit), bound, label, BOUND)
+        for other, (label, _) in AGAINST.items()
+        if rounds.get(other)
+    ]
+
+
+def compare_verdict(claims: list[Claim]) -> dict:
+    """The verdict's words, one sentence per claim and each rendered from it: binding pays (or costs)
+    beside the other mode only when the rule says so, else the claim's "no difference beyond noise";
+    answers: pays, costs or no difference beyond noise, per claim."""
+    said, answers = [], []
+    beside = {label: words for label, words in AGAINST.values()}
+    for c in claims:
+        b = better(c, HIGHER_IS_BETTER)
+        answer = NOISE if b is None else PAYS if b else COSTS
+        if answer == NOISE:
+            said.append(say(c))
+        else:
+            said.append(f"binding one thread per CPU {answer} beside {beside[c.start.label]}: {say(c)}")
+        answers.append(answer)
+    return {"text": "; ".join(said), "claims_said": said, "answers": answers}
+
+
+def compare_result(fom: str, unit: str, threads: int, modes: dict[str, dict]) -> dict:
+    """A pin-compare record's result from each mode's rounds (a plain function, without running
+    anything): modes maps bound, one-cpu and unbound to their title, cpus, rounds (the figure of merit
+    in each round, in the order the rounds ran) and wall_s; adds each mode's median (value), the
+    ratios of the medians, the claims and the verdict rendered from them."""
+    values = {name: [float(v) for v in m["rounds"]] for name, m in modes.items()}
+    medians = {name: statistics.median(v) for name, v in values.items()}
+    claims = compare_claims(fom, unit, values)
+    return {
+        "fom": fom,
+        "fom_unit": unit,
+        "threads": threads,
+        "modes": {
+            name: {
+                "title": m["title"],
+                "cpus": m["cpus"],
+                "value": medians[name],
+                "rounds": values[name],
+                "wall_s": list(m["wall_s"]),
+            }
+            for name, m in modes.items()
+        },
+        "bound_over_one_cpu": medians["bound"] / medians["one-cpu"] if medians["one-cpu"] else None,
+        "bound_over_unbound": medians["bound"] / medians["unbound"] if medians["unbound"] else None,
+        "claims": [c.to_json() for c in claims],
+        "verdict": compare_verdict(claims),
+    }
 
 
 def thread_rows(rec: dict) -> list[list]:

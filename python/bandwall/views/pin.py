@@ -62,7 +62,12 @@ def render_compare(con, rec: dict) -> None:
             rows,
         )
     )
-    ratios = [
+    verdict = r.get("verdict")
+    if verdict:  # rendered from the record's claims (the decision rule on the paired rounds)
+        for line in verdict["claims_said"]:
+            con.print(line, markup=False)
+        return
+    ratios = [  # a record from before the claims: the ratios of the medians alone
         f"{label}: {r[key]:.2f}x"
         for key, label in (
             ("bound_over_one_cpu", "bound / one CPU"),
