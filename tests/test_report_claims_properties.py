@@ -554,7 +554,9 @@ def test_the_threads_sharing_a_cpu_card_follows_its_claim(rounds):
 @FEW
 @given(cases(3), st.integers(0, 2))
 def test_the_tune_verdict_claims_the_comparisons_it_rests_on(rounds, tied):
-    from bandwall.commands.tune import verdict_claims
+    from bandwall.core.claims import Claim
+    from bandwall.tune import verdict
+    from bandwall.tune.verdict import verdict_claims
 
     rows = [
         {"config": {"threads": n + 1}, "rates": v, "median": statistics.median(v), "rounds": len(v)}
@@ -585,3 +587,12 @@ def test_the_tune_verdict_claims_the_comparisons_it_rests_on(rounds, tied):
                 f"threads={best['config']['threads']}": statistics.median(best["rates"][-n:]),
             },
         )
+    # the record carries them and their words; the choice is called best only when every one rises
+    verdict.add_claims(rec)
+    assert [Claim.from_json(c) for c in rec["result"]["claims"]] == claims
+    assert rec["result"]["claims_said"] == [say(c) for c in claims]
+    standing = verdict.standing(claims)
+    assert (standing == verdict.BEST) is all(c.direction == RISES for c in claims)
+    assert (standing == verdict.NOT_FASTEST) is (
+        standing != verdict.BEST and any(c.direction == FALLS for c in claims)
+    )

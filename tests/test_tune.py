@@ -366,3 +366,155 @@ def test_iso3dfd_depth_knob_follows_the_model(proposal, max_depth, iters, depths
     }
     got, got_guess, why = sweep_depths(model, iters)
     assert (got, got_guess) == (depths, guess) and why
+
+
+# -- the verdict: claims made with the record, and the words rendered from them -------------------
+
+
+def _tune_record(rates: dict[int, list[float]], tied: tuple[int, ...] = (), best: int | None = None) -> dict:
+    """A tune record of thread counts measured in these rounds (in the order they ran): the best the
+    given count, else the highest median; tied: the counts the search found within noise of it."""
+    import statistics
+
+    from bandwall.tune import verdict
+
+    rows = [
+        {
+            "config": {"threads": n},
+            "rates": v,
+            "median": statistics.median(v),
+            "min": min(v),
+            "max": max(v),
+            "rounds": len(v),
+        }
+        for n, v in rates.items()
+    ]
+    top = (
+        next(t for t in rows if t["config"]["threads"] == best)
+        if best
+        else max(rows, key=lambda t: t["median"])
+    )
+    rec = {
+        "tool": "tune",
+        "config": {"target": "triad", "notes": [], "left_out": {}},
+        "result": {
+            "best": {k: top[k] for k in ("config", "median", "min", "max", "rounds")},
+            "unit": "GB/s",
+            "why": "the model's guess",
+            "indistinguishable": [t for t in rows if t["config"]["threads"] in tied],
+            "trials": rows,
+            "space_size": len(rows),
+            "runs": sum(len(v) for v in rates.values()),
+            "resumed_trials": 0,
+            "exhaustive_runs": 3 * len(rows),
+            "surplus_cores": 0,
+            "stopped": "converged",
+            "command": {"bandwall": "bandwall stream --kernel triad"},
+        },
+    }
+    verdict.add_claims(rec)
+    return rec
+
+
+def _shown(rec: dict) -> str:
+    import io
+
+    from bandwall.output import console
+    from bandwall.views.tune import render
+
+    con = console(file=io.StringIO(), width=400)
+    render(con, rec)
+    return con.file.getvalue()
+
+
+CLEAR = {1: [10.0, 10.1, 9.9, 10.0, 10.2, 10.0], 2: [20.0, 20.2, 19.8, 20.1, 20.0, 19.9]}
+TIE = {1: [20.0, 20.3, 19.8, 20.1, 20.0, 19.9], 2: [20.1, 20.0, 19.9, 20.2, 19.8, 20.0]}
+
+
+def test_a_clear_winner_rises_beyond_noise_and_is_called_best():
+    from bandwall.core.claims import RISES, Claim, say
+    from bandwall.tune import verdict
+
+    rec = _tune_record(CLEAR)
+    (c,) = verdict.stored_claims(rec)
+    assert (c.start.label, c.end.label, c.direction) == ("threads=1", "threads=2", RISES)
+    assert c.enough and c.rounds == 6 and c.ratio == pytest.approx(2.0, rel=0.02)
+    assert rec["result"]["claims_said"] == [say(Claim.from_json(rec["result"]["claims"][0]))]
+    shown = _shown(rec)
+    assert f"verdict: {say(c)}" in shown and "rate (GB/s) rises from threads=1 to threads=2" in shown
+    assert "\nbest: threads=2: 20.00 GB/s" in shown and "no difference beyond noise" not in shown
+
+
+def test_a_tie_is_no_difference_beyond_noise_and_no_winner():
+    from bandwall.core.claims import NOISE, say
+    from bandwall.tune import verdict
+
+    rec = _tune_record(TIE, tied=(1,), best=2)
+    (c,) = verdict.stored_claims(rec)
+    assert (c.start.label, c.end.label, c.direction) == ("threads=1", "threads=2", NOISE) and c.enough
+    shown = _shown(rec)
+    assert f"verdict: {say(c)}" in shown
+    assert "no difference beyond noise in rate (GB/s) between threads=1 and threads=2" in shown
+    assert f"\n{verdict.NO_DIFFERENCE}: threads=2" in shown and "\nbest:" not in shown
+
+
+def test_one_round_is_too_few_rounds_to_call_a_winner():
+    from bandwall.core.claims import NOISE
+    from bandwall.tune import verdict
+
+    rec = _tune_record({1: [10.0], 2: [20.0]})
+    (c,) = verdict.stored_claims(rec)
+    assert c.direction == NOISE and c.rounds == 1 and not c.enough
+    shown = _shown(rec)
+    assert "too few for a" in rec["result"]["claims_said"][0] and rec["result"]["claims_said"][0] in shown
+    assert verdict.standing(verdict.stored_claims(rec)) == verdict.NO_DIFFERENCE and "\nbest:" not in shown
+
+
+def test_a_cheaper_choice_slower_beyond_noise_says_so():
+    from bandwall.core.claims import FALLS
+    from bandwall.tune import verdict
+
+    rec = _tune_record(CLEAR, best=1)  # chosen for its cost: the runner-up is faster beyond noise
+    (c,) = verdict.stored_claims(rec)
+    assert (c.start.label, c.end.label, c.direction) == ("threads=2", "threads=1", FALLS)
+    assert verdict.standing([c]) == verdict.NOT_FASTEST
+    assert f"\n{verdict.NOT_FASTEST}: threads=1" in _shown(rec)
+
+
+def test_a_record_of_one_configuration_has_no_claims_and_is_best():
+    from bandwall.tune import verdict
+
+    rec = _tune_record({2: [20.0, 20.1]})
+    assert rec["result"]["claims"] == [] and rec["result"]["claims_said"] == []
+    assert verdict.standing([]) == verdict.BEST and "verdict:" not in _shown(rec)
+
+
+def test_the_constructed_verdict_fits_the_schema(make_record):
+    rec = _tune_record(TIE, tied=(1,), best=2)
+    stored = make_record("tune", result=rec["result"], config=rec["config"])
+    assert records.problems(stored) == []
+    stored["result"]["claims"][0].pop("direction")
+    assert records.problems(stored)
+
+
+@pytest.mark.skipif(NCPU < 2, reason="needs two thread counts")
+def test_the_stored_tune_record_carries_the_claims_its_output_shows(run_bandwall, tmp_path):
+    """The claims are made with the record, so the stored one holds what --format json shows; the
+    program's rate is exactly 10 x its threads, so a claim rises wherever its rounds are enough."""
+    from bandwall.core.claims import NOISE, RISES, say
+    from bandwall.tune import verdict
+
+    db = str(tmp_path / "t.db")
+    p = run_bandwall("tune", *FOM, "--space", "threads", "--format", "json", "--db", db, "--", *BY_THREADS)
+    assert p.returncode == 0, p.stderr
+    shown = json.loads(p.stdout)
+    with Store(db, readonly=True) as s:
+        (stored,) = s.list("tune")
+    r = stored["result"]
+    assert r["claims"] and r["claims"] == shown["result"]["claims"]
+    assert r["claims_said"] == shown["result"]["claims_said"]
+    claims = verdict.stored_claims(stored)
+    assert r["claims_said"] == [say(c) for c in claims]
+    best = " ".join(f"{k}={v}" for k, v in r["best"]["config"].items())
+    for c in claims:
+        assert c.end.label == best and c.direction == (RISES if c.enough else NOISE)

@@ -7,9 +7,7 @@ import signal
 
 import click
 
-from bandwall.core.claims import Claim, claim, say
 from bandwall.core.registry import commands
-from bandwall.core.spread import Spread
 from bandwall.output import console, emit, kernel_option, measuring_options, radius_option, refuse_empty
 from bandwall.tune import tune as tuner
 from bandwall.tune.space import parse_space
@@ -128,36 +126,8 @@ def tune_cmd(
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
-    claims = verdict_claims(rec)
-    rec["result"]["claims"] = [c.to_json() for c in claims]
-    rec["result"]["claims_said"] = [say(c) for c in claims]
     emit(rec, fmt, lambda con: render(con, rec), lambda: csv_rows(rec))
     if rec["result"]["stopped"] == "interrupted":
         how = "terminated by SIGTERM" if terminated else "interrupted"
         click.echo(f"bandwall: {how} after {rec['result']['runs']} runs; the best so far is shown", err=True)
         raise SystemExit(143 if terminated else 130)
-
-
-def _words(config: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in config.items()) or "the defaults"
-
-
-def verdict_claims(rec: dict) -> list[Claim]:
-    """The comparisons the tune's verdict rests on, as the decision rule takes them: the best
-    configuration against each it was found within noise of (result.indistinguishable) and against
-    the runner-up by median, each pair of rates on their last common rounds (those of the races that
-    measured both, in the order they ran: the search's own pairing)."""
-    r = rec["result"]
-    rows = [t for t in r["trials"] if t.get("rates")]
-    best = next((t for t in rows if t["config"] == r["best"]["config"]), None)
-    if best is None:
-        return []
-    others = [t for t in rows if t is not best]
-    tied = [t for t in others if any(t["config"] == x["config"] for x in r.get("indistinguishable", []))]
-    runner = max((t for t in others if t not in tied), key=lambda t: t["median"], default=None)
-    out = []
-    for t in [*tied, *([runner] if runner is not None else [])]:
-        n = min(len(t["rates"]), len(best["rates"]))
-        a, b = (Spread.of(x["rates"][-n:], r["unit"]) for x in (t, best))
-        out.append(claim(f"rate ({r['unit']})", a, b, _words(t["config"]), _words(best["config"])))
-    return out

@@ -75,7 +75,8 @@ class Target:
 
     def settled(self, best: dict, row: dict, decided: bool) -> str | None:
         """What the tune keeps for later runs of the target once it has chosen best (its trials' row;
-        decided: apart from every other configuration beyond noise); a sentence, or None."""
+        decided: its verdict's claims find it faster beyond noise than every configuration they
+        compare it with, tune/verdict.py's set_apart); a sentence, or None."""
         return None
 
     def _common(
@@ -248,7 +249,7 @@ class Iso3dfdTarget(Target):
 
     def settled(self, best: dict, row: dict, decided: bool) -> str | None:
         """The best configuration's register shape, kept for later runs at this radius with its
-        variant when the search set it apart from every other beyond noise and it is not the
+        variant when the verdict's claims set it apart beyond noise (decided) and it is not the
         default (which is already what later runs take: a shape kept earlier, else the table's or
         the compiled one)."""
         summary = row.get("summary", {})
@@ -260,7 +261,8 @@ class Iso3dfdTarget(Target):
             return None
         if not decided:
             return (
-                f"the register shape {shape} is not kept: other configurations ran within noise of the best"
+                f"the register shape {shape} is not kept: the decision rule did not find the best faster "
+                "beyond noise than every configuration it was compared with"
             )
         today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
         why = f"the best of {kernel}'s tune ({row['median']:.0f} MPoints/s, median of {row['rounds']} rounds)"

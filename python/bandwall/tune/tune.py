@@ -1,6 +1,6 @@
 """bandwall tune: builds the space of a target, resumes its stored trials, searches, and makes the
 tune record (result.best, result.trials, result.space_size, result.runs, result.surplus_cores,
-result.command)."""
+result.command, and the verdict's claims: result.claims and their words, result.claims_said)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from bandwall.core import records, store
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.engine.pipeline import takes_cpus
 from bandwall.tune import space as space_mod
-from bandwall.tune import targets
+from bandwall.tune import targets, verdict
 from bandwall.tune.search import Search
 from bandwall.tune.trials import Trials, resume, trial_record
 
@@ -74,7 +74,9 @@ def tune(
         raise RunFailed(f"no configuration of {sp.target} gave a rate{why}")
     rec = record(m, target, sp, trials, outcome, budget, seconds, distinct)
     if not no_store:
-        kept = target.settled({**sp.fixed, **outcome.best}, trials.row(outcome.best), not outcome.tied)
+        # kept only when the claims find the best better beyond noise than every other compared
+        decided = verdict.set_apart(verdict.stored_claims(rec))
+        kept = target.settled({**sp.fixed, **outcome.best}, trials.row(outcome.best), decided)
         if kept:
             rec["result"]["kept"] = kept
         rec["id"] = store.save(rec, db)
@@ -142,6 +144,7 @@ def record(m, target, sp, trials: Trials, outcome, budget, seconds, distinct: in
         "validation": validation,
         "provenance": prov,
     }
+    verdict.add_claims(rec)  # the verdict's claims are the record's, stored with it
     return records.finish(rec)
 
 

@@ -1,9 +1,11 @@
-"""Terminal and CSV views of tune records: the trials ranked, the best and what it ties with, the
-command lines."""
+"""Terminal and CSV views of tune records: the trials ranked, the choice and the verdict in words
+rendered from the record's claims (the best against what it ties with and against the runner-up),
+the command lines."""
 
 from __future__ import annotations
 
 from bandwall.output import table
+from bandwall.tune.verdict import BEST, standing, stored_claims
 
 
 def _words(config: dict) -> str:
@@ -14,11 +16,12 @@ def rows(rec: dict) -> list[list]:
     """One row per configuration tried, fastest first, failures last."""
     r = rec["result"]
     best = r["best"]["config"]
+    chosen = "best" if standing(stored_claims(rec)) == BEST else "chosen"
     tied = [t["config"] for t in r["indistinguishable"]]
     ok = sorted((t for t in r["trials"] if "median" in t), key=lambda t: -t["median"])
     out = []
     for t in ok:
-        mark = "best" if t["config"] == best else ("tie" if t["config"] in tied else "")
+        mark = chosen if t["config"] == best else ("tie" if t["config"] in tied else "")
         out.append([_words(t["config"]), t["median"], t["min"], t["max"], t["rounds"], mark])
     for t in r["trials"]:
         if "failure" in t:
@@ -39,16 +42,12 @@ def render(con, rec: dict) -> None:
     )
     b = r["best"]
     con.print(
-        f"best: {_words(b['config'])}: {b['median']:.2f} {r['unit']} (min {b['min']:.2f}, max {b['max']:.2f}, "
-        f"{b['rounds']} rounds); {r['why']}",
+        f"{standing(stored_claims(rec))}: {_words(b['config'])}: {b['median']:.2f} {r['unit']} "
+        f"(min {b['min']:.2f}, max {b['max']:.2f}, {b['rounds']} rounds); {r['why']}",
         markup=False,
     )
-    if r["indistinguishable"]:
-        con.print(
-            "no difference beyond noise from: "
-            + "; ".join(_words(t["config"]) for t in r["indistinguishable"]),
-            markup=False,
-        )
+    for said in r.get("claims_said", []):  # rendered from result.claims when the record was made
+        con.print(f"verdict: {said}", markup=False)
     if r["stopped"] != "converged":
         con.print(f"stopped: {r['stopped']} (the best so far)", markup=False)
     con.print(f"surplus cores: {r['surplus_cores']}", markup=False)
