@@ -18,15 +18,16 @@ import pytest
 from bandwall.survey import gather, judge, load, node
 
 NAMES = [f"node{k}" for k in range(1, 7)]
+ROUNDS = (1.0, 0.98, 1.02, 0.99, 1.01, 0.995, 1.005)  # a constructed figure's rounds, times its median
 
 
 def scaled(
     rec: dict, name: str, factor: float = 1.0, wobble: float = 0.0, busy: float = 0.0, **settings
 ) -> dict:
-    """A copy of a node record named name, its figures times factor (each figure's range first set
-    to 2% either side of its median: a measured range depends on what else ran meanwhile, and no
-    verdict here may; then widened by wobble), its CPUs busy with others by busy (a process 'spin'
-    named when 0.1 or more), its settings changed."""
+    """A copy of a node record named name, its figures times factor (each figure's rounds first set
+    to 2% either side of its median, in a fixed order: measured rounds depend on what else ran
+    meanwhile, and no verdict here may; then widened by wobble), its CPUs busy with others by busy (a
+    process 'spin' named when 0.1 or more), its settings changed."""
     out = copy.deepcopy(rec)
     r = out["result"]
     r["node"] = out["config"]["node"] = name
@@ -40,9 +41,8 @@ def scaled(
     }
     for f in r["figures"].values():
         f["median"] *= factor
-        f["min"] = f["median"] * 0.98 * (1 - wobble)
-        f["max"] = f["median"] * 1.02 * (1 + wobble)
-        f.pop("values", None)
+        f["values"] = [f["median"] * w * (1 + wobble * (w - 1) / 0.02) for w in ROUNDS]
+        f["min"], f["max"] = min(f["values"]), max(f["values"])
     r["settings"].update(settings)
     return out
 
@@ -194,21 +194,21 @@ def test_nodes_of_one_machine_take_turns():
 
 
 def ring(names: list[str], slow: str | None = None, bandwidth: float = 10.0) -> dict:
-    """An mpi-ring record over names; the link from slow at a fifth of the bandwidth and five times
-    the latency."""
+    """An mpi-ring record over names, five repetitions a link (the decision rule's rounds); the link
+    from slow at a fifth of the bandwidth and five times the latency."""
     links = []
     for k, a in enumerate(names):
         f = 0.2 if a == slow else 1.0
-        bw = [bandwidth * f * w for w in (0.98, 1.0, 1.01)]
-        lat = [2.0 / f * w for w in (0.99, 1.0, 1.02)]
+        bw = [bandwidth * f * w for w in (0.98, 1.0, 1.01, 0.99, 1.005)]
+        lat = [2.0 / f * w for w in (0.99, 1.0, 1.02, 1.01, 0.995)]
         links.append(
             {
                 "from": a,
                 "to": names[(k + 1) % len(names)],
                 "from_rank": k,
                 "to_rank": (k + 1) % len(names),
-                "latency_us": {"median": lat[1], "min": lat[0], "max": lat[2], "values": lat},
-                "bandwidth_GBps": {"median": bw[1], "min": bw[0], "max": bw[2], "values": bw},
+                "latency_us": {"median": lat[1], "min": min(lat), "max": max(lat), "values": lat},
+                "bandwidth_GBps": {"median": bw[1], "min": min(bw), "max": max(bw), "values": bw},
             }
         )
     return {

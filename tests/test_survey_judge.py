@@ -1,17 +1,24 @@
 """bandwall survey judges what it can and names what it cannot: files in a folder of node records
 that cannot be judged (cut short, empty, another tool's, a second record of a node, a failed own
 check, no figures) are skipped with why and the folder left as it was; nodes of an allocation that
-give no record are missing, with why, and the others judged."""
+give no record are missing, with why, and the others judged. And a node's figure is an outlier only
+by the decision rule on its rounds against the other nodes' median, with its claim and the claim's
+words in the record, the JSON and the terminal (tables of constructed cases)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import statistics
 from pathlib import Path
 
 import pytest
 
-from bandwall.survey import gather
+from bandwall.core.claims import FALLS, RISES, Claim, say
+from bandwall.core.spread import NOISE
+from bandwall.survey import gather, judge
+from bandwall.survey.judge import NOT_OUTLIER, OUTLIER
 from test_survey import scaled, write_population
 
 GOOD = ("node1", "node2", "node3")
@@ -268,3 +275,162 @@ def test_the_view_names_the_files_not_judged_and_the_nodes_missing():
         "not judged: node3.json: empty (0 bytes): no record",
         "missing: node node4: its task did not end within 120 s",
     ]
+
+
+# The decision rule's verdicts on constructed figures: each node's figure is the values of its rounds,
+# judged against the other nodes' median (the rounds are not paired across nodes).
+
+KEY = "stream_triad_all_GBps"
+PEERS = {  # three nodes whose rounds lie around 100, each of median 100
+    "peer1": [100.0, 99.0, 101.0, 100.5, 99.5],
+    "peer2": [99.5, 100.0, 100.5, 101.0, 99.0],
+    "peer3": [101.0, 99.5, 100.0, 99.0, 100.5],
+}
+
+
+def node_rec(name: str, values: list[float] | None, median: float | None = None, **figures) -> dict:
+    """A schema-valid survey-node record whose STREAM figure has these rounds in the order they ran
+    (values None: a record from before rounds were kept, with median alone), and other figures
+    given as key=values."""
+    from conftest import SAMPLE_PROVENANCE
+
+    def fig(vals, med=None, unit="GB/s") -> dict:
+        if vals is None:
+            return {"median": med, "min": med, "max": med, "unit": unit}
+        return {
+            "median": statistics.median(vals),
+            "min": min(vals),
+            "max": max(vals),
+            "unit": unit,
+            "values": vals,
+        }
+
+    return {
+        "schema_version": 1,
+        "tool": "survey-node",
+        "config": {"node": name, "short": True, "cores": 4},
+        "result": {
+            "node": name,
+            "digest": "d0",
+            "cpu_model": "test",
+            "knee_cores": 2,
+            "figures": {KEY: fig(values, median), **{k: fig(v) for k, v in figures.items()}},
+            "settings": {
+                "thp": "always",
+                "numa_balancing": "0",
+                "governor": "performance",
+                "kernel": "6.1",
+                "memory_bytes": 1 << 34,
+            },
+        },
+        "validation": {"checked": True, "passed": True, "method": "test record"},
+        "provenance": copy.deepcopy(SAMPLE_PROVENANCE),
+    }
+
+
+def surveyed(subject: list[float] | None, median: float | None = None) -> dict:
+    recs = [node_rec(n, v) for n, v in PEERS.items()] + [node_rec("subject", subject, median)]
+    return judge.survey_record(recs)
+
+
+# (case, the subject's rounds (None: no rounds kept, median 70), outlier, its claim's direction,
+#  what its words say)
+JUDGED = [
+    ("slow in every round", [80.0, 81.0, 79.0, 80.5, 79.5], True, FALLS, "lies wholly below 90.0 GB/s"),
+    ("slower by its median, within noise", [84.0, 99.0, 70.0, 101.0, 88.0], False, NOISE, "no difference"),
+    ("a single round", [70.0], False, NOISE, "too few for a 90% interval"),
+    ("no rounds kept", None, False, NOISE, "no paired rounds to compare"),
+    ("slower beyond noise, within the margin", [95.0, 94.0, 96.0, 95.5, 94.5], False, FALLS, "does not lie"),
+    ("faster in every round", [120.0, 121.0, 119.0, 120.5, 119.5], False, RISES, "rises"),
+    ("alike", [100.0, 99.5, 100.5, 99.0, 101.0], False, NOISE, "no difference"),
+]
+
+
+@pytest.mark.parametrize("case,values,outlier,direction,says", JUDGED, ids=[j[0] for j in JUDGED])
+def test_a_nodes_figure_is_an_outlier_only_by_the_decision_rule(case, values, outlier, direction, says):
+    r = surveyed(values, median=70.0)["result"]
+    (k,) = [k for k in r["comparisons"] if k["node"] == "subject"]
+    (c,) = [Claim.from_json(c) for c in k["claims"]]
+    assert (k["outlier"], c.direction) == (outlier, direction)
+    assert k["words"].startswith(say(c)) and says in k["words"]
+    assert k["words"].endswith(OUTLIER if outlier else NOT_OUTLIER)
+    assert (c.start.label, c.end.label) == ("the other nodes' median", "subject")
+    assert c.start.value == 100.0 and k["limit"] == pytest.approx(90.0)
+    assert r["flagged"] == (["subject"] if outlier else [])
+    if outlier:
+        (row,) = r["outliers"]
+        assert row["reason"] == k["words"] and row["claims"] == k["claims"]
+    # the peers are alike: no difference beyond noise, however the subject stands
+    assert all(k["outlier"] is False for k in r["comparisons"] if k["node"] != "subject")
+
+
+def test_a_node_slower_by_its_median_alone_is_named_in_its_own_words_not_as_an_outlier():
+    from bandwall.views.survey import verdict_lines
+
+    r = surveyed([84.0, 99.0, 70.0, 101.0, 88.0])["result"]
+    (words,) = [k["words"] for k in r["comparisons"] if k["node"] == "subject"]
+    assert words.startswith(f"{NOISE} in STREAM triad, all cores between the other nodes' median and subject")
+    lines = verdict_lines(r)
+    assert lines[0] == f"no node stands out (4 comparisons by the decision rule: 4 {NOISE})"
+    assert words in lines[1:]
+
+
+@pytest.mark.parametrize(
+    "rounds,outlier",
+    [
+        ([2.0, 2.02, 1.98, 2.01, 1.99], False),  # alike
+        ([4.0, 4.1, 3.9, 4.05, 3.95], True),  # twice the latency in every round: rises, an outlier
+        ([2.4, 1.5, 2.6, 1.8, 3.0], False),  # higher by its median, within noise
+    ],
+)
+def test_a_links_latency_is_an_outlier_when_it_rises_beyond_noise(rounds, outlier):
+    """Latency is lower-is-better: the outlier's claim rises."""
+    names = ["n1", "n2", "n3", "n4"]
+    links = []
+    for k, a in enumerate(names):
+        lat = rounds if a == "n4" else [2.0, 2.01, 1.99, 2.02, 1.98]
+        bw = [10.0, 10.1, 9.9, 10.05, 9.95]
+        fig = lambda v: {"median": statistics.median(v), "min": min(v), "max": max(v), "values": v}  # noqa: E731
+        links.append({"from": a, "to": names[(k + 1) % 4], "latency_us": fig(lat), "bandwidth_GBps": fig(bw)})
+    ring = {
+        "schema_version": 1,
+        "tool": "mpi-ring",
+        "config": {},
+        "result": {"links": links},
+        "validation": {"checked": True, "passed": True, "method": "test"},
+        "provenance": {},
+    }
+    recs = [node_rec(n, PEERS["peer1"]) for n in names]
+    for k, rec in enumerate(recs):
+        rec["result"]["host"] = f"host{k}"
+    r = judge.survey_record(recs, ring=ring)["result"]
+    (k,) = [k for k in r["comparisons"] if k["node"] == "n4-n1" and k["metric"] == "link_latency_us"]
+    c = Claim.from_json(k["claims"][0])
+    assert k["outlier"] is outlier and k["worse"] == RISES
+    assert c.direction == (RISES if outlier else NOISE)
+    assert r["flagged"] == (["n4-n1"] if outlier else [])
+
+
+def test_a_fact_of_the_node_carries_no_claim():
+    recs = [node_rec(n, v) for n, v in PEERS.items()] + [node_rec("odd", PEERS["peer1"])]
+    recs[-1]["result"]["settings"]["thp"] = "never"
+    r = judge.survey_record(recs)["result"]
+    (row,) = r["outliers"]
+    assert (row["metric"], row["claims"]) == ("thp", [])
+
+
+def test_the_json_and_the_terminal_carry_the_claims_words(tmp_path, capfd):
+    from conftest import run_in_process
+
+    folder = tmp_path / "nodes"
+    slow = [80.0, 81.0, 79.0, 80.5, 79.5]
+    write_population(folder, [node_rec(n, v) for n, v in PEERS.items()] + [node_rec("subject", slow)])
+    code, out, err = run_in_process(["survey", "--judge", "--no-store", "--format", "json", folder], capfd)
+    assert code == 0, err
+    r = json.loads(out)["result"]
+    (row,) = r["outliers"]
+    (c,) = [Claim.from_json(c) for c in row["claims"]]
+    assert c.direction == FALLS and row["reason"].startswith(say(c))
+    code, out, err = run_in_process(["survey", "--judge", "--no-store", folder], capfd)
+    assert code == 0, err
+    assert " ".join(row["reason"].split()) in " ".join(out.split())

@@ -50,7 +50,8 @@ FORWARDED = ("BANDWALL_MAX_ISA",)
     type=float,
     default=judge.DEFAULT_MARGIN,
     show_default=True,
-    help="how far below the median (as a share) a node's best must lie to be flagged",
+    help="how far beyond the other nodes' median (as a share) a figure must lie to be flagged: the decision "
+    "rule's interval of the node's rounds wholly below it (above, for latency), beyond noise",
 )
 @click.option(
     "--hostfile",

@@ -1,15 +1,26 @@
-"""Which nodes of a survey stand out, by robust statistics over the nodes.
+"""Which nodes of a survey stand out, each figure's verdict a claim of the decision rule.
 
-A node is slow in a figure when even its best repetition lies below the population's median (the
-median of the nodes' medians) by more than the margin and by more than three robust standard
-deviations of the population (1.4826 times the median absolute deviation of the nodes' medians):
-its own spread, the population's spread and a stated margin all have to agree. A node whose
-topology digest, settings or measured core count differ from the majority's stands out whatever
-its figures, and so does a node whose CPUs other processes kept busy (by half a CPU or more beyond
-the nodes' median, or beyond none with fewer than three nodes or against a baseline): its figures
-are not its own.
+A node is slow in a figure when the decision rule (bandwall.core.decide) finds its rounds below
+the other nodes' median beyond noise, and the rule's interval lies wholly below the floor: the
+others' median less the margin or three robust standard deviations of the others (1.4826 times the
+median absolute deviation of their medians), the larger. The survey's rounds are not paired across
+nodes: each node's repetitions ran on its own machine at its own time, so a node's k-th round has no
+partner on another node. The rule is therefore used as Spread.below() uses it: the node's values in
+the order they ran against the others' median as a constant series. Each comparison is a claim
+(bandwall.core.claims) from "the other nodes' median" to the node; its words are say()'s, with
+whether the interval lies beyond the floor. A node slower only by its median, within noise, is "no
+difference beyond noise", never an outlier; a figure with a single round, or none (a record from
+before the rounds were kept), is too few to decide and never an outlier.
+
+A node whose topology digest, settings or measured core count differ from the majority's stands
+out whatever its figures, and so does a node whose CPUs other processes kept busy (by half a CPU or
+more beyond the nodes' median, or beyond none with fewer than three nodes or against a baseline):
+its figures are not its own. These are facts of the node, not comparisons of measured rounds, and
+carry no claim.
 Against a baseline (the figures of an earlier survey, or one node's), a node is slow when its
-best repetition lies below the baseline's median by more than the margin."""
+rounds lie below the baseline's median beyond noise and the interval below the baseline's median
+less the margin. The ring's links are judged like the nodes' figures, latency the other way (lower
+is better: an outlier when it rises beyond noise and beyond the ceiling)."""
 
 from __future__ import annotations
 
@@ -17,8 +28,10 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 
-from bandwall.core import records
+from bandwall.core import decide, records
+from bandwall.core.claims import FALLS, RISES, Claim, claim, say
 from bandwall.core.errors import UsageError
+from bandwall.core.spread import Spread, fmt
 from bandwall.survey import node as node_mod
 
 TOOL = "survey"
@@ -28,6 +41,13 @@ MAD_SCALE = 1.4826  # MAD to the standard deviation of a normal population
 LINK_FIGURES = ("bandwidth_GBps", "latency_us")  # of each link of the ring
 LOWER_IS_BETTER = {"latency_us"}
 BUSY_CPUS = 0.5  # other processes' CPU use that marks a node as not measured alone
+NAMES = {
+    **node_mod.NAMES,
+    "link_bandwidth_GBps": "link bandwidth",
+    "link_latency_us": "link latency",
+}
+OUTLIER = "an outlier"
+NOT_OUTLIER = "not an outlier"
 
 
 def check_margin(margin: float) -> float:
@@ -47,7 +67,8 @@ def summary(rec: dict) -> dict:
         "node": r["node"],
         "digest": r["digest"],
         "figures": {
-            k: {x: v[x] for x in ("median", "min", "max", "unit") if x in v} for k, v in r["figures"].items()
+            k: {x: v[x] for x in ("median", "min", "max", "unit", "values") if x in v}
+            for k, v in r["figures"].items()
         },
         "settings": r["settings"],
         "cores": rec["config"]["cores"],
@@ -82,9 +103,12 @@ def _busy(nodes: list[dict], against_none: bool) -> list[dict]:
     return out
 
 
-def judge(nodes: list[dict], margin: float = DEFAULT_MARGIN, baseline: dict | None = None) -> list[dict]:
-    """The outliers among node summaries: node, metric, value, population median (or the
-    baseline's), reason."""
+def judge(
+    nodes: list[dict], margin: float = DEFAULT_MARGIN, baseline: dict | None = None
+) -> tuple[list[dict], list[dict]]:
+    """The outliers among node summaries (node, metric, value, the others' median or the baseline's,
+    reason, claims) and every comparison of a node's figure the decision rule made (node, metric,
+    outlier, worse: the direction that would make it one, limit, words, claims)."""
     check_margin(margin)
     out: list[dict] = []
     many = len(nodes) >= 3
@@ -114,26 +138,98 @@ def judge(nodes: list[dict], margin: float = DEFAULT_MARGIN, baseline: dict | No
                 if v != common:
                     out.append(_row(n, key, v, common, f"setting {key} is {v!r}, the majority's {common!r}"))
     out += _busy(nodes, against_none=baseline is not None)
+    compared: list[dict] = []
     for key in sorted({k for n in nodes for k in n["figures"]}):
         have = [(n, n["figures"][key]) for n in nodes if key in n["figures"]]
-        out += _beyond(have, key, margin, baseline, "nodes'")
-    return out
+        rows, done = _beyond(have, key, margin, baseline, "nodes")
+        out += rows
+        compared += done
+    return out, compared
 
 
 def judge_links(
     links: list[dict], margin: float = DEFAULT_MARGIN, baseline: dict | None = None
-) -> list[dict]:
-    """The ring's links that stand out: bandwidth below, or latency above, the links' median by the
-    same rule as the nodes' figures. A row's node is the link, named by its two nodes. A link whose
-    two nodes are one machine crosses no network: shown, not judged."""
-    out = []
+) -> tuple[list[dict], list[dict]]:
+    """The ring's links that stand out: bandwidth below, or latency above, the other links' median by
+    the same rule as the nodes' figures, and every comparison made. A row's node is the link, named
+    by its two nodes. A link whose two nodes are one machine crosses no network: shown, not judged."""
+    out, compared = [], []
     judged = [ln for ln in links if not ln.get("one_machine")]
     for key in LINK_FIGURES:
         have = [({"node": f"{ln['from']}-{ln['to']}"}, ln[key]) for ln in judged if key in ln]
-        out += _beyond(
-            have, f"link_{key}", margin, baseline, "links'", lower_is_better=key in LOWER_IS_BETTER
+        rows, done = _beyond(
+            have, f"link_{key}", margin, baseline, "links", lower_is_better=key in LOWER_IS_BETTER
         )
-    return out
+        out += rows
+        compared += done
+    return out, compared
+
+
+def rounds_of(f: dict) -> Spread:
+    """A figure's spread with its rounds in the order they ran (none in a record from before they
+    were kept: then the rule has nothing to decide on)."""
+    unit = f.get("unit", "")
+    values = f.get("values") or ()
+    if values:
+        return Spread.of(values, unit)
+    return Spread(f["median"], f["min"], f["max"], 0, unit, ())
+
+
+def _against(ref: float, end: Spread) -> Spread:
+    """The reference as a constant series beside the item's rounds (the rounds are not paired across
+    nodes: the rule judges the item's values against one number, as Spread.below() does)."""
+    return Spread.of([ref] * len(end.values), end.unit) if end.values else Spread(ref, ref, ref, 0, end.unit)
+
+
+def compare(
+    item: str,
+    key: str,
+    f: dict,
+    ref: float,
+    limit: float,
+    against: str,
+    limit_why: str,
+    lower_is_better: bool = False,
+) -> dict:
+    """The decision rule on one item's figure against a reference (the others' median or the
+    baseline's): its claim, and whether it is an outlier, which it is only when the claim goes the
+    bad way (falls; rises for a lower-is-better figure) beyond noise and the rule's interval lies
+    wholly beyond limit. The words are the claim's (say()), then whether the interval lies beyond
+    the limit (limit_why says what the limit is), chosen by the claim's direction."""
+    end = rounds_of(f)
+    c = claim(NAMES.get(key, key), _against(ref, end), end, against, item)
+    bad = RISES if lower_is_better else FALLS
+    beyond = False
+    if c.interval is not None and ref > 0:
+        lo, hi = c.interval
+        beyond = lo * ref > limit if lower_is_better else hi * ref < limit
+    outlier = c.direction == bad and beyond
+    return {
+        "node": item,
+        "metric": key,
+        "outlier": outlier,
+        "worse": bad,
+        "limit": limit,
+        "words": words(c, outlier, limit, limit_why, lower_is_better),
+        "claims": [c.to_json()],
+    }
+
+
+def words(c: Claim, outlier: bool, limit: float, limit_why: str, lower_is_better: bool = False) -> str:
+    """A comparison's verdict in words: say(c), then, when the claim goes the bad way beyond noise,
+    whether the rule's interval (in the figure's unit: the ratios times the reference) lies wholly
+    beyond the limit (an outlier) or not; else not an outlier."""
+    side = "above" if lower_is_better else "below"
+    bad = RISES if lower_is_better else FALLS
+    if c.direction != bad or c.interval is None:
+        return f"{say(c)}: {NOT_OUTLIER}"
+    unit = f" {c.unit}" if c.unit else ""
+    ref = c.start.value
+    span = f"the interval, {fmt(c.interval[0] * ref)} to {fmt(c.interval[1] * ref)}{unit},"
+    where = f"{side} {fmt(limit)}{unit} ({limit_why})"
+    if outlier:
+        return f"{say(c)}; {span} lies wholly {where}: {OUTLIER}"
+    return f"{say(c)}; {span} does not lie wholly {where}: {NOT_OUTLIER}"
 
 
 def _beyond(
@@ -143,32 +239,40 @@ def _beyond(
     baseline: dict | None,
     whose: str,
     lower_is_better: bool = False,
-) -> list[dict]:
-    """Rows for the items whose best repetition lies beyond the population's (or the baseline's)
-    median, on the bad side, by the margin and three robust deviations."""
-    worse, best_of = ("above", "min") if lower_is_better else ("below", "max")
-    sign = -1 if lower_is_better else 1
-    if baseline is not None:
-        if key not in baseline:
-            return []
-        ref, room = baseline[key], margin * baseline[key]
-        why = f"its best is {worse} the baseline's median {ref:.4g} by more than {margin:.0%}"
-    elif len(have) >= 3:
-        medians = [f["median"] for _, f in have]
-        ref = statistics.median(medians)
-        mad = statistics.median(abs(m - ref) for m in medians)
-        room = max(margin * ref, MAD_SIGMAS * MAD_SCALE * mad)
-        why = (
-            f"its best is {worse} the {whose} median {ref:.4g} by more than {margin:.0%} and "
-            f"{MAD_SIGMAS:g} robust deviations ({MAD_SCALE * mad:.3g})"
-        )
-    else:
-        return []
-    rows = []
-    for item, f in have:
-        if sign * (ref - f[best_of]) > room:
-            rows.append(_row(item, key, f["median"], ref, why, best=f[best_of], unit=f.get("unit", "")))
-    return rows
+) -> tuple[list[dict], list[dict]]:
+    """Each item's figure against the other items' median (or the baseline's) by the decision rule
+    (compare()): the outlier rows and every comparison. The limit lies the margin, or three robust
+    deviations of the others' medians, the larger, beyond the reference on the bad side."""
+    sign = 1 if lower_is_better else -1
+    less = "plus" if lower_is_better else "less"
+    if baseline is not None and key not in baseline:
+        return [], []
+    if baseline is None and len(have) < 3:
+        return [], []
+    rows, compared = [], []
+    for k, (item, f) in enumerate(have):
+        if baseline is not None:
+            ref = float(baseline[key])
+            room = margin * ref
+            against = "the baseline's median"
+            why = f"the baseline's median {less} the {margin:.0%} margin"
+        else:
+            medians = [g["median"] for j, (_, g) in enumerate(have) if j != k]
+            ref = statistics.median(medians)
+            mad = MAD_SCALE * statistics.median(abs(m - ref) for m in medians)
+            room = max(margin * ref, MAD_SIGMAS * mad)
+            against = f"the other {whose}' median"
+            why = (
+                f"the other {whose}' median {less} the {margin:.0%} margin or {MAD_SIGMAS:g} robust "
+                f"deviations of theirs ({fmt(mad)}), the larger"
+            )
+        c = compare(item["node"], key, f, ref, ref + sign * room, against, why, lower_is_better)
+        compared.append(c)
+        if c["outlier"]:
+            rows.append(
+                _row(item, key, f["median"], ref, c["words"], unit=f.get("unit", ""), claims=c["claims"])
+            )
+    return rows, compared
 
 
 def shared_hosts(nodes: list[dict]) -> list[list[str]]:
@@ -187,11 +291,16 @@ def _link(ln: dict, hosts: dict) -> dict:
         "from": ln["from"],
         "to": ln["to"],
         "one_machine": a is not None and a == b,
-        **{k: {**{x: ln[k][x] for x in ("median", "min", "max")}, "unit": units[k]} for k in LINK_FIGURES},
+        **{
+            k: {**{x: ln[k][x] for x in ("median", "min", "max", "values") if x in ln[k]}, "unit": units[k]}
+            for k in LINK_FIGURES
+        },
     }
 
 
-def _row(n: dict, metric: str, value, median, reason: str, **extra) -> dict:
+def _row(n: dict, metric: str, value, median, reason: str, claims: list | None = None, **extra) -> dict:
+    """An outlier: claims are the decision rule's on a figure (none for a fact of the node, such as a
+    setting, its topology or its CPUs kept busy by others)."""
     return {
         "node": n["node"],
         "metric": metric,
@@ -199,6 +308,7 @@ def _row(n: dict, metric: str, value, median, reason: str, **extra) -> dict:
         "population_median": median,
         "reason": reason,
         **extra,
+        "claims": list(claims or []),
     }
 
 
@@ -239,11 +349,19 @@ def survey_record(
     twice = [n for n, c in Counter(names).items() if c > 1]
     if twice:
         raise UsageError(f"node {twice[0]!r} has more than one record: give one record per node")
-    outliers = judge(nodes, margin, baseline)
+    outliers, compared = judge(nodes, margin, baseline)
     hosts = {n["node"]: n.get("host") for n in nodes}
     links = [_link(ln, hosts) for ln in ring["result"]["links"]] if ring else []
-    outliers += judge_links(links, margin, baseline)
-    config = {"margin": margin, "nodes": len(nodes), "mad_sigmas": MAD_SIGMAS, "busy_cpus": BUSY_CPUS}
+    link_outliers, link_compared = judge_links(links, margin, baseline)
+    outliers += link_outliers
+    compared += link_compared
+    config = {
+        "margin": margin,
+        "nodes": len(nodes),
+        "mad_sigmas": MAD_SIGMAS,
+        "busy_cpus": BUSY_CPUS,
+        "rule": decide.rule().text(),
+    }
     if baseline is not None:
         config["baseline"] = baseline
     if timeout_s is not None:
@@ -256,6 +374,7 @@ def survey_record(
             "result": {
                 "nodes": nodes,
                 "outliers": outliers,
+                "comparisons": compared,
                 "flagged": sorted({o["node"] for o in outliers}),
                 "shared_hosts": shared_hosts(nodes),
                 "skipped": list(skipped or []),

@@ -1,6 +1,8 @@
 """One node measured for a survey: its topology digest, STREAM triad at the knee and on all cores,
-the FMA peak, a short ISO3DFD run and its settings; every figure with the median, min and max of its
-repetitions; what else used its CPUs just before (load). The record (tool survey-node) is what `bandwall survey --judge` reads, however it was
+the FMA peak, short ISO3DFD runs and its settings; every figure with the median, min and max of its
+repetitions and their values in the order they ran (the rounds the decision rule judges the node
+by: STREAM's timed repetitions, the peak's, and one ISO3DFD run a round, the rule's rounds of them);
+what else used its CPUs just before (load). The record (tool survey-node) is what `bandwall survey --judge` reads, however it was
 gathered."""
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import socket
 import statistics
 import time
 
-from bandwall.core import native, records, topo
+from bandwall.core import decide, native, records, topo
 from bandwall.kernels import iso3dfd, sweep
 from bandwall.survey import load, settings
 
@@ -25,6 +27,13 @@ UNITS = {
     "stream_triad_knee_GBps": "GB/s",
     "peak_gflops_dp": "GFlop/s",
     "iso3dfd_mpoints_per_s": "MPoints/s",
+}
+# Their names in verdicts and tables.
+NAMES = {
+    "stream_triad_all_GBps": "STREAM triad, all cores",
+    "stream_triad_knee_GBps": "STREAM triad, knee",
+    "peak_gflops_dp": "FMA peak (double)",
+    "iso3dfd_mpoints_per_s": "ISO3DFD",
 }
 
 
@@ -96,16 +105,17 @@ def _measure(short: bool) -> dict:
     peak = native.run_record("bandwall-peak", ["--threads", str(cores)])
     parts.append(peak)
     grid, steps = ISO[short]
-    iso = iso3dfd.run(grid, steps, threads=cores, time_block=1)
-    parts.append(iso)
+    # one ISO3DFD run a round (its steps' median), the rule's rounds of them: the record of a run
+    # gives its steps' median, min and max but not each step's rate
+    isos = [iso3dfd.run(grid, steps, threads=cores, time_block=1) for _ in range(decide.rule().rounds)]
+    parts += isos
+    iso = isos[0]
     pr = peak["result"]
     figures = {
         "stream_triad_all_GBps": _stream_spread(streams[cores]),
         "stream_triad_knee_GBps": _stream_spread(streams[knee]),
         "peak_gflops_dp": spread(pr.get("total_gflops_dp_reps") or [pr["total_gflops_dp"]]),
-        "iso3dfd_mpoints_per_s": {
-            k: iso["result"]["step_mpoints_per_s"][k] for k in ("median", "min", "max")
-        },
+        "iso3dfd_mpoints_per_s": spread(r["result"]["step_mpoints_per_s"]["median"] for r in isos),
     }
     for key, fig in figures.items():
         fig["unit"] = UNITS[key]

@@ -1,16 +1,17 @@
 """Terminal views of survey records: one node's figures and settings, or the nodes side by side with
-the outliers named."""
+the outliers named. Every sentence comparing a node's figure with the others' (or a baseline's) is
+the words of the decision rule's claim that the record carries (result.comparisons, and each
+outlier's claims); a survey with no outlier says so with the count of its claims by direction, and
+names the nodes slower by their median alone but not beyond noise in their own words."""
 
 from __future__ import annotations
 
-from bandwall.output import fmt_cell, table
+from collections import Counter
 
-NAMES = {
-    "stream_triad_all_GBps": "STREAM triad, all cores",
-    "stream_triad_knee_GBps": "STREAM triad, knee",
-    "peak_gflops_dp": "FMA peak (double)",
-    "iso3dfd_mpoints_per_s": "ISO3DFD",
-}
+from bandwall.core.claims import RISES, Claim
+from bandwall.core.spread import NOISE
+from bandwall.output import fmt_cell, table
+from bandwall.survey.node import NAMES
 
 
 def figure(f: dict, unit: bool = True) -> str:
@@ -100,6 +101,56 @@ def notes(r: dict) -> list[str]:
     return out + [f"missing: node {m['node']}: {m['reason']}" for m in r.get("missing", [])]
 
 
+def tally(r: dict) -> str:
+    """The comparisons the decision rule made, counted by their claims' directions: '24 comparisons
+    by the decision rule: 22 no difference beyond noise (3 of them too few rounds to decide), 2
+    falls', or '' when none was made."""
+    compared = r.get("comparisons", [])
+    if not compared:
+        return ""
+    claims = [Claim.from_json(c) for k in compared for c in k["claims"]]
+    count = Counter(c.direction for c in claims)
+    few = sum(1 for c in claims if c.direction == NOISE and not c.enough)
+    parts = []
+    for direction, n in sorted(count.items(), key=lambda dn: (dn[0] != NOISE, dn[0])):
+        text = f"{n} {direction}"
+        if direction == NOISE and few:
+            text += f" ({few} of them too few rounds to decide)"
+        parts.append(text)
+    return f"{len(claims)} comparisons by the decision rule: {', '.join(parts)}"
+
+
+def near(r: dict) -> list[str]:
+    """The words of the comparisons that are not outliers though the item's median lies beyond the
+    limit or its claim goes the bad way: they say why (no difference beyond noise, too few rounds, or
+    an interval not wholly beyond the limit)."""
+    out = []
+    for k in r.get("comparisons", []):
+        if k["outlier"] or not k["claims"]:
+            continue
+        c = Claim.from_json(k["claims"][0])
+        past = c.end.value > k["limit"] if k["worse"] == RISES else c.end.value < k["limit"]
+        if past or c.direction == k["worse"]:
+            out.append(k["words"])
+    return out
+
+
+def verdict_lines(r: dict) -> list[str]:
+    """Why each outlier is one, what is said when no node stands out (the claims counted by
+    direction), and the words of the comparisons close to an outlier that are not one."""
+    lines = [why(o) for o in r["outliers"]]
+    if not r["outliers"]:
+        count = tally(r)
+        lines.append("no node stands out" + (f" ({count})" if count else ""))
+    return lines + near(r)
+
+
+def why(o: dict) -> str:
+    """An outlier's reason as a line: a figure's is its claim's words (which name the node and the
+    figure), a fact of the node is prefixed with the node."""
+    return o["reason"] if o.get("claims") else f"{o['node']}: {o['reason']}"
+
+
 def render(con, rec: dict) -> None:
     r = rec["result"]
     columns, rows = node_table(r)
@@ -109,6 +160,7 @@ def render(con, rec: dict) -> None:
     for line in notes(r):
         con.print(line)
     if r["outliers"]:
-        con.print(table("Outliers", OUTLIER_COLUMNS, outlier_rows(r)))
-    else:
-        con.print("no node stands out")
+        rows = [row[:-1] for row in outlier_rows(r)]
+        con.print(table("Outliers", OUTLIER_COLUMNS[:-1], rows))
+    for line in verdict_lines(r):
+        con.print(line)
