@@ -404,6 +404,16 @@ BAD_NATIVE = [
         "the reference kernel has no register shape",
     ),
     (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "9"],
+        "--prefetch 9: expected auto, none or a number of rows 0-8",
+    ),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "-1"], "--prefetch -1: expected auto, none"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "far"], "--prefetch far: expected auto, none"),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--prefetch", "1"],
+        "--prefetch 1: the reference kernel does not prefetch",
+    ),
+    (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "9x9"],
         "--row-shape 9x9 is not a register shape of any row kernel this CPU runs (",
     ),

@@ -66,6 +66,27 @@ def test_every_radius_runs_checks_and_says_how(radius, isa_ceiling):
     assert r["interior_points"] == (40 - 2 * radius) * (n - 2 * radius) * (n + 5 - 2 * radius)
 
 
+@pytest.mark.parametrize("radius", [1, 5, 8])
+def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chosen(radius):
+    """--prefetch changes only where the row kernel prefetches: none, one row or several rows ahead
+    (past a block's last row into the next planes), each checked against the reference with the same
+    norm; auto says whence its distance came (the table's row for this CPU, else the default)."""
+    n = 2 * radius + 13
+    grid = (40, n, n + 9, 3, 40, 4, 8, "compact", THREADS, "--radius", radius, "--verify")
+    norms = set()
+    for p in ("none", "1", "3"):
+        rec = record(*grid, "--prefetch", p)
+        assert rec["validation"]["passed"] and rec["validation"]["checked"]
+        pf = rec["config"]["prefetch"]
+        assert pf["how"] == "given" and pf["rows_ahead"] == (0 if p == "none" else int(p))
+        norms.add(round(rec["result"]["norm"], 4))
+    assert len(norms) == 1
+    auto = record(*grid)["config"]["prefetch"]
+    assert auto["requested"] == "auto" and auto["how"] in ("table", "default", "tuned")
+    if auto["how"] == "default":
+        assert auto["rows_ahead"] == (1 if radius > 2 else 0)
+
+
 def test_what_is_measured_at_one_radius_is_kept_for_that_radius_only():
     """The variant's key in the table of measured choices and the key of a kept race name the radius
     when it is not the article's (whose keys stay those of the records before --radius)."""

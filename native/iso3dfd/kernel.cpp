@@ -100,6 +100,22 @@ void select_shape(const std::string& name) {
   selected() = {&v, s};
 }
 
+namespace {
+int& selected_prefetch() {
+  static int rows = -1;
+  return rows;
+}
+}  // namespace
+
+int prefetch_rows(int r) { return selected_prefetch() >= 0 ? selected_prefetch() : default_prefetch_rows(r); }
+
+void select_prefetch(int rows) {
+  if (rows > kMaxPrefetchRows)
+    throw std::invalid_argument("--prefetch " + std::to_string(rows) + ": at most " + std::to_string(kMaxPrefetchRows) +
+                                " rows ahead");
+  selected_prefetch() = rows < 0 ? -1 : rows;
+}
+
 int register_planes(int radius) { return active_shape(radius).planes; }
 
 bool register_split(int radius) { return active_shape(radius).split; }

@@ -102,7 +102,10 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 }
 
 void Measurement::variant_changed(int threads, bool final) {
-  if (optimised(o_)) choose_shape();
+  if (optimised(o_)) {
+    choose_shape();
+    choose_prefetch();
+  }
   choose_blocks_for_variant(threads, final);
   if (final) choose_time_block(threads);
 }
@@ -153,6 +156,53 @@ void Measurement::choose_shape() {
   o_.shape_from = "the table of measured choices, " + std::string(m->name) + ", " + key + ", " + isa + " (" +
                   row->value("measured", e->value("measured", std::string("undated"))) + ": " +
                   row->value("command", e->value("command", std::string("no command"))) + ")";
+}
+
+void Measurement::choose_prefetch() {
+  if (o_.prefetch >= 0) {
+    select_prefetch(o_.prefetch);
+    o_.prefetch_how = "given";
+    o_.prefetch_from = "--prefetch " + (o_.prefetch ? std::to_string(o_.prefetch) : std::string("none"));
+    return;
+  }
+  select_prefetch(-1);
+  const std::string isa = kernel_isa(), key = variant_key();
+  auto rows_of = [](const json& e) {
+    const auto it = e.find("prefetch");
+    return it != e.end() && it->is_number_integer() && it->get<int>() >= 0 && it->get<int>() <= kMaxPrefetchRows
+               ? it->get<int>()
+               : -1;
+  };
+  // what bandwall tune iso3dfd settled on this machine for this radius and variant (kept beside the shape)
+  if (const std::string cache = choice_cache_path(kShapesCache); !cache.empty()) {
+    const json file = read_json_file(cache);
+    if (const json* e = cached_choice(file, key + " " + isa); e && rows_of(*e) >= 0) {
+      select_prefetch(rows_of(*e));
+      o_.prefetch_how = "tuned";
+      o_.prefetch_from =
+          "bandwall tune iso3dfd on this machine (" + text_field(*e, "measured", "undated") + ") (" + cache + ")";
+      return;
+    }
+  }
+  o_.prefetch_how = "default";
+  o_.prefetch_from = "the compiled default at radius " + std::to_string(o_.grid.radius);
+  const Microarch* m = this_microarch();
+  if (!m) {
+    o_.prefetch_from += " (no machine model knows this CPU)";
+    return;
+  }
+  const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
+  const json* row = e && e->contains("prefetch") && (*e)["prefetch"].contains(isa) ? &(*e)["prefetch"][isa] : nullptr;
+  if (!row || !row->is_object() || rows_of(*row) < 0) {
+    o_.prefetch_from +=
+        ": the table of measured choices has no prefetch of " + isa + " for " + key + " on " + std::string(m->name);
+    return;
+  }
+  select_prefetch(rows_of(*row));
+  o_.prefetch_how = "table";
+  o_.prefetch_from = "the table of measured choices, " + std::string(m->name) + ", " + key + ", " + isa + " (" +
+                     row->value("measured", e->value("measured", std::string("undated"))) + ": " +
+                     row->value("command", e->value("command", std::string("no command"))) + ")";
 }
 
 void Measurement::choose_blocks_for_variant(int threads, bool final) {

@@ -77,6 +77,10 @@ class Measurement : public driver::Measurement {
   // iso3dfd-shapes file), else the table of measured choices' for this CPU's micro-architecture,
   // else the variant's default at the radius.
   void choose_shape();
+  // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
+  // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
+  // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.
+  void choose_prefetch();
   // A depth kept by an earlier run's race, checked against what this run timed (its calls' rates,
   // sorted): contradicted when every timed call ran slower than every single step of that race, and
   // then forgotten. Null when the depth was not a kept one.

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "common/args.hpp"
@@ -59,6 +61,12 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "register shape of the row kernel: default (the variant's first) or a name of the chosen variant's "
                  "shapes, planes x vectors with -split (two passes) or -ring (the second pass marching along z), "
                  "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
+  std::string prefetch = "auto";
+  app.add_option("--prefetch", prefetch,
+                 "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
+                 "bandwall tune, else the table of measured choices for this CPU and radius, else none at radius 1 "
+                 "and 2 and one row beyond), none, or a number of rows 1-" +
+                     std::to_string(kMaxPrefetchRows) + " (ring shapes prefetch along their column instead)");
   app.add_option(
       "--time-block", time_block,
       "time steps per sweep while a tile stays in cache: a number (1: step by step), auto (default): the depth "
@@ -139,6 +147,24 @@ bool parse_options(int argc, char** argv, Options& o) {
                        " row kernel (default, " + shape_names(*v) + ")");
     }
   }
+
+  if (prefetch == "none") {
+    o.prefetch = 0;
+  } else if (prefetch != "auto") {
+    std::size_t used = 0;
+    int rows = -1;
+    try {
+      rows = std::stoi(prefetch, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != prefetch.size() || rows < 0 || rows > kMaxPrefetchRows)
+      throw UsageError("--prefetch " + prefetch + ": expected auto, none or a number of rows 0-" +
+                       std::to_string(kMaxPrefetchRows));
+    o.prefetch = rows;
+  }
+  if (o.prefetch >= 0 && o.kernel == KernelChoice::Reference)
+    throw UsageError("--prefetch " + prefetch + ": the reference kernel does not prefetch");
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");
   std::string f = fault ? fault : "";

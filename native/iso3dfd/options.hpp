@@ -49,6 +49,12 @@ struct Options {
   // "default" (the variant's default at the radius), and whence.
   std::string shape_how = "default";
   std::string shape_from;
+  // --prefetch: rows ahead the row kernel prefetches (0: none), or -1 (auto): the one bandwall tune
+  // kept, else the table of measured choices' for this CPU and radius, else rows.hpp's default;
+  // prefetch_how and prefetch_from say which, as for the shape.
+  int prefetch = -1;
+  std::string prefetch_how = "default";
+  std::string prefetch_from;
   bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.

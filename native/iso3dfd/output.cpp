@@ -125,6 +125,11 @@ json iso_config(const Options& o) {
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
     config["row_shape"]["how"] = o.shape_how;
     config["row_shape"]["from"] = o.shape_from;
+    // ring shapes prefetch along their column whatever this says
+    config["prefetch"] = {{"rows_ahead", prefetch_rows(o.grid.radius)},
+                          {"requested", o.prefetch < 0 ? json("auto") : json(o.prefetch)},
+                          {"how", o.prefetch_how},
+                          {"from", o.prefetch_from}};
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
     config["radius_path"] = radius_path(o.grid);
   }

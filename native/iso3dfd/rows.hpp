@@ -105,6 +105,19 @@ std::string radius_path(const Grid& g);
 
 // A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
 // ring), then -x and the hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring, 3x2-x81.
+// How many rows ahead the row kernel prefetches next, vel and prev's leading plane (0: none), at
+// radius r unless selected otherwise: at radius 1 and 2 a vector issues few loads, and the three
+// prefetches cost more load slots than they save (without them 1.25x at radius 1 with the grid in
+// L2, level within noise with it in memory, Zen 4); at larger radii one row ahead gains about 50%
+// on one core, two or four rows less (bench/results/2026-11-26-zen4.md). The table of measured
+// choices overrides it per CPU and radius (Measurement::choose_prefetch).
+constexpr int default_prefetch_rows(int r) { return r > 2 ? 1 : 0; }
+constexpr int kMaxPrefetchRows = 8;
+// The rows ahead run() prefetches at radius r: the one selected (select_prefetch), else the default.
+int prefetch_rows(int r);
+// rows >= 0 selects it for every radius; -1 returns to each radius's default.
+void select_prefetch(int rows);
+
 std::string shape_name(const RowShape& s);
 // The names of a variant's shapes, its first (the default) first.
 std::string shape_names(const RowVariant& v);

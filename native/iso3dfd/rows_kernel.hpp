@@ -103,19 +103,22 @@ class RowKernel {
 
  public:
   // How far ahead of row y (of the P planes from z on) next, vel and the leading z plane of prev are
-  // prefetched: the data that comes from DRAM. The row computed next: the next row of the same
-  // planes, or after the block's last row the block's first row of the next P planes (the next row
-  // for the last P planes, whose successors are not in the box). Measured: one row ahead gains about
-  // 50% on one core, two or four rows less; following the block's order 2-6% more
-  // (bench/results/2026-11-26-zen4.md).
+  // prefetched (0: not at all): the data that comes from DRAM. rows_ahead_ rows on in the block's
+  // order: further rows of the same planes, or past the block's last row the block's first rows of
+  // the next P planes (rows of the same planes for the last P planes, whose successors are not in
+  // the box). Following the block's order measured 2-6% more than plain rows ahead
+  // (bench/results/2026-11-26-zen4.md). How many rows: prefetch_rows (rows.hpp).
   template <RowDesc D>
   long ahead(const Box& b, std::size_t y, std::size_t z) const {
-    if (y + 1 < b.y1 || z + 2 * D.planes > b.z1) return sy_;
-    return D.planes * sz_ - static_cast<long>(y - b.y0) * sy_;
+    if (rows_ahead_ == 0) return 0;
+    const long r = rows_ahead_;
+    if (y + static_cast<std::size_t>(r) < b.y1 || z + 2 * D.planes > b.z1) return r * sy_;
+    // the row r on, in the next P planes: (z + P, b.y0 + y + r - b.y1)
+    return D.planes * sz_ + (static_cast<long>(b.y0) - static_cast<long>(b.y1) + r) * sy_;
   }
 
-  RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz)
-      : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)) {
+  RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz, int rows_ahead = default_prefetch_rows(R))
+      : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)), rows_ahead_(rows_ahead) {
     for (std::size_t k = 0; k <= R; ++k) c_[k] = c[k];
     if constexpr (Isa::kCoefficientsInRegisters)
       for (int k = 0; k <= R; ++k) cv_[k] = Isa::set1(c_[k]);
@@ -226,10 +229,6 @@ class RowKernel {
   }
 
   static constexpr int kRing = 2 * R + 1;
-  // The prefetches of next, vel and prev's leading plane a row ahead (segment): at radius 1 and 2 a
-  // vector issues few loads, and the three prefetches cost more load slots than they save: without
-  // them 1.25x at radius 1 with the grid in L2, and level within noise with it in memory (Zen 4).
-  static constexpr bool kPrefetch = R > 2;
   // How far ahead along x the ring prefetches next, vel and prev's leading plane: the same planes
   // of the column that many floats on. 4 vectors measured best of 4, 10, 17 (a row ahead) and 34 at
   // 272^3 on one core (Intel Xeon with AMX, bench/results/2026-11-27-intel-amx.md).
@@ -400,7 +399,7 @@ class RowKernel {
 #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const std::size_t iv = io + static_cast<std::size_t>(L * v);
-        if (kPrefetch && (L * v) % 16 == 0) {
+        if (ahead != 0 && (L * v) % 16 == 0) {
           _mm_prefetch(reinterpret_cast<const char*>(next + iv + ahead), _MM_HINT_T0);
           _mm_prefetch(reinterpret_cast<const char*>(vel + iv + ahead), _MM_HINT_T0);
           _mm_prefetch(reinterpret_cast<const char*>(prev + iv + ahead + R * sz), _MM_HINT_T0);
@@ -441,6 +440,7 @@ class RowKernel {
   alignas(64) float c_[R + 1];
   Vec cv_[Isa::kCoefficientsInRegisters ? R + 1 : 1];
   long sy_, sz_;
+  int rows_ahead_;
 };
 
 // A register shape's block function: flatten inlines everything the kernel calls into it, so no
@@ -449,7 +449,7 @@ class RowKernel {
 template <class Isa, RowDesc D, int R>
 [[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                               const Box& b) {
-  const RowKernel<Isa, R> k(c, g.n1, g.n1 * g.n2);
+  const RowKernel<Isa, R> k(c, g.n1, g.n1 * g.n2, prefetch_rows(R));
   k.template box<D>(prev, next, vel, g, b);
 }
 
