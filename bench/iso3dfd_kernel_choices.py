@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fills the ISO3DFD rows of the table of measured choices (native/common/isa_choices.json) for
-this CPU: at every radius, which instruction-set variant and which register shape of each variant
-`bandwall-iso3dfd` runs by default.
+this CPU: at every radius, which instruction-set variant, which register shape of each variant and
+how many rows ahead each variant's row kernel prefetches, as `bandwall-iso3dfd` runs by default.
 
 Per radius R (the table's key iso3dfd.rows at the article's radius 8, iso3dfd.rows.rR at the
 others), every candidate (a variant and one of its shapes: --shapes-avx512, --shapes-avx2, each
@@ -9,7 +9,10 @@ variant's compiled default first) runs step by step (--time-block 1) on the same
 in an order rotated round by round. A variant's shape is chosen by the project's decision rule
 (bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
 faster beyond noise); the variant then by the same rule, each at its chosen shape, starting from
-the machine model's default. So a row never names a coin toss. The runs see an empty table
+the machine model's default. Then, at each variant's chosen shape, the prefetch distances
+(--prefetch-rows) race the same way from the compiled default (none at radius 1 and 2, one row
+beyond), a distance replacing it only when faster beyond noise (ring shapes prefetch along their
+column and are not raced). So a row never names a coin toss. The runs see an empty table
 (BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
 decides what is measured.
 
@@ -18,6 +21,7 @@ entries, each with its figures, decision, command and date; without it they are 
 
     python3 bench/iso3dfd_kernel_choices.py --rounds 5 --write
     python3 bench/iso3dfd_kernel_choices.py --radii 3,5 --rounds 3
+    python3 bench/iso3dfd_kernel_choices.py --knobs prefetch --write  # at the row's shapes
 """
 
 from __future__ import annotations
@@ -51,10 +55,21 @@ def parse():
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     for isa, shapes in SHAPES.items():
         p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
+    p.add_argument(
+        "--knobs",
+        default="shapes,prefetch",
+        help="what to race: shapes, prefetch or both (default); prefetch alone races at the shapes this "
+        "CPU's row already names (else the compiled defaults) and keeps the row's shapes and variant",
+    )
+    p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
     p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
     p.add_argument("--write", action="store_true", help="write the entries into this CPU's row of the table")
     a = common.parse(p)
     a.radii = [int(r) for r in a.radii.split(",")]
+    a.knobs = set(a.knobs.split(","))
+    if not a.knobs or not a.knobs <= {"shapes", "prefetch"}:
+        p.error("--knobs takes shapes, prefetch or both")
+    a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     if not all(1 <= r <= SEED_RADIUS for r in a.radii):
         p.error(f"--radii must lie in 1..{SEED_RADIUS}")
     return a
@@ -64,10 +79,13 @@ def key_of(radius: int) -> str:
     return "iso3dfd.rows" if radius == SEED_RADIUS else f"iso3dfd.rows.r{radius}"
 
 
+def default_prefetch(radius: int) -> int:
+    """The compiled default (native/iso3dfd/rows.hpp default_prefetch_rows)."""
+    return 1 if radius > 2 else 0
+
+
 def main() -> int:
     a = parse()  # exports --bindir as BANDWALL_BINDIR, which manifest reads
-    from bandwall.core import decide, manifest
-
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
     topo = common.record([common.tool(a.bindir, "bandwall-topo")])
     offered = [i for i in topo["result"]["isa"]["offered"] if i in SHAPES]
@@ -77,11 +95,15 @@ def main() -> int:
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
     entries = {}
+    # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
+    table = json.loads(TABLE.read_text())
+    mine = next((r for r in table["rows"] if r["microarch"] == microarch_name(a.bindir)), None)
+    kept = {} if mine is None or "shapes" in a.knobs else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
 
-        def run(isa: str, shape: str, radius=radius, n=n) -> dict:
+        def run(isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n) -> dict:
             return common.record(
                 [
                     exe,
@@ -102,51 +124,121 @@ def main() -> int:
                     shape,
                     "--time-block",
                     1,
+                    "--prefetch",
+                    prefetch,
                     "--json",
                 ],
                 env=env,
                 valid=False,
             )
 
-        recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
-        rates = {c: [r["result"]["mpoints_per_s"] for r in rs] for c, rs in recs.items()}
-        names = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
-        shapes, best_rates = {}, {}
-        for isa in offered:
-            mine = [c for c in cands if c[0] == isa]
-            d = decide.choose_best([names[c] for c in mine], [rates[c] for c in mine], 0)
-            won = mine[d.chosen]
-            best_rates[isa] = rates[won]
-            shapes[isa] = {
-                "shape": names[won],
-                "figures": {names[c]: round(statistics.median(rates[c]), 1) for c in mine},
-                "runs": {names[c]: common.spread(rates[c]) for c in mine},
-                "decision": {"chosen": names[won], "decisive": d.decisive, "why": d.why},
-            }
-            print(
-                f"radius {radius} {isa}: {names[won]}  "
-                + "  ".join(f"{names[c]} {common.spread(rates[c])}" for c in mine),
-                file=sys.stderr,
+        entry = dict(kept.get(key_of(radius), {}))
+        if "shapes" in a.knobs:
+            entry.update(race_shapes(a, offered, cands, run, radius))
+        if "shapes" in a.knobs or not entry:
+            entry.update(
+                case=f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
+                command=command,
+                measured=today,
             )
-        default_isa = manifest.manifest()["isa"]["model_default"]["isa"]
-        default_isa = default_isa if default_isa in offered else offered[0]
-        d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
-        entries[key_of(radius)] = {
-            "isa": offered[d.chosen],
-            "figures": {i: round(statistics.median(best_rates[i]), 1) for i in offered},
-            "unit": "MPoints/s",
-            "shapes": shapes,
+        if "prefetch" in a.knobs:
+            entry["prefetch"] = race_prefetch(a, offered, entry.get("shapes", {}), run, radius)
+            for row in entry["prefetch"].values():
+                row.update(command=command, measured=today)
+        entries[key_of(radius)] = entry
+    return write(a, entries, command, today)
+
+
+def race_shapes(a, offered, cands, run, radius) -> dict:
+    """The variant and each variant's shape at one radius, by the decision rule."""
+    from bandwall.core import decide, manifest
+
+    recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
+    rates = {c: [r["result"]["mpoints_per_s"] for r in rs] for c, rs in recs.items()}
+    names = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
+    shapes, best_rates = {}, {}
+    for isa in offered:
+        mine = [c for c in cands if c[0] == isa]
+        d = decide.choose_best([names[c] for c in mine], [rates[c] for c in mine], 0)
+        won = mine[d.chosen]
+        best_rates[isa] = rates[won]
+        shapes[isa] = {
+            "shape": names[won],
+            "figures": {names[c]: round(statistics.median(rates[c]), 1) for c in mine},
+            "runs": {names[c]: common.spread(rates[c]) for c in mine},
+            "decision": {"chosen": names[won], "decisive": d.decisive, "why": d.why},
+        }
+        print(
+            f"radius {radius} {isa}: {names[won]}  "
+            + "  ".join(f"{names[c]} {common.spread(rates[c])}" for c in mine),
+            file=sys.stderr,
+        )
+    default_isa = manifest.manifest()["isa"]["model_default"]["isa"]
+    default_isa = default_isa if default_isa in offered else offered[0]
+    d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
+    return {
+        "isa": offered[d.chosen],
+        "figures": {i: round(statistics.median(best_rates[i]), 1) for i in offered},
+        "unit": "MPoints/s",
+        "shapes": shapes,
+        "decision": {
+            "default": default_isa,
+            "chosen": offered[d.chosen],
+            "decisive": d.decisive,
+            "why": d.why,
+            "rule": vars(decide.rule()),
+        },
+    }
+
+
+def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
+    """Per variant, at its shape (the row's, else the compiled default), the prefetch distances raced
+    from the compiled default by the decision rule."""
+    from bandwall.core import decide
+
+    out = {}
+    for isa in offered:
+        shape = shapes.get(isa, {}).get("shape", "default")
+        if "-ring" in shape:
+            out[isa] = {
+                "prefetch": default_prefetch(radius),
+                "shape": shape,
+                "why": "a ring shape prefetches along its column: not raced",
+            }
+            continue
+        rows = sorted(set(a.prefetch_rows) | {default_prefetch(radius)})
+        recs = common.alternate(
+            {p: (lambda p=p, isa=isa, shape=shape: run(isa, shape, str(p))) for p in rows},
+            a.rounds,
+            pause=a.pause,
+        )
+        rates = {p: [r["result"]["mpoints_per_s"] for r in rs] for p, rs in recs.items()}
+        d = decide.choose_best(
+            [str(p) for p in rows], [rates[p] for p in rows], rows.index(default_prefetch(radius))
+        )
+        won = rows[d.chosen]
+        out[isa] = {
+            "prefetch": won,
+            "shape": shape,
+            "figures": {str(p): round(statistics.median(rates[p]), 1) for p in rows},
+            "runs": {str(p): common.spread(rates[p]) for p in rows},
             "decision": {
-                "default": default_isa,
-                "chosen": offered[d.chosen],
+                "chosen": won,
+                "default": default_prefetch(radius),
                 "decisive": d.decisive,
                 "why": d.why,
-                "rule": vars(decide.rule()),
             },
-            "case": f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
-            "command": command,
-            "measured": today,
         }
+        print(
+            f"radius {radius} {isa} at {shape}: prefetch {won} rows  "
+            + "  ".join(f"{p}: {common.spread(rates[p])}" for p in rows),
+            file=sys.stderr,
+        )
+    return out
+
+
+def write(a, entries: dict, command: str, today: str) -> int:
+    """Prints the entries, or with --write puts them into this CPU's row of the table."""
     cpu = common.cpu_fields()
     row_name = microarch_name(a.bindir)
     if not a.write or not row_name:
