@@ -1,7 +1,8 @@
 """bandwall sensitivity's controls and copies, by their mechanics: records built from constructed
 rounds (the experiment's own build, schema and all) whose controls pass or fail, a pirate that does
 or does not share the program's cache, a placebo that slows the program; the copies curve and the
-advice from it; copies really run at once. No timing and no verdict of a real run is asserted."""
+advice from it; the claims the verdict, the controls and the copies state, and their words rendered
+from them; copies really run at once. No timing and no verdict of a real run is asserted."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import sys
 import pytest
 
 from bandwall.core import decide, records
+from bandwall.core.claims import NOISE, RISES, Claim, say
 from bandwall.core.errors import RunFailed
 from bandwall.report import advice
-from bandwall.sensitivity import controls, experiment, verdict
+from bandwall.sensitivity import comparisons, controls, experiment, verdict
 from bandwall.sensitivity import copies as copies_mod
 from bandwall.sensitivity.plan import Plan
 from bandwall.sensitivity.program import Program
@@ -298,3 +300,124 @@ def test_a_bound_from_the_copies_below_the_share_tells_latency_from_bandwidth(ma
     few = copy_times({1: 1.0, 2: 1.0, 4: 2.0})  # a bound of half the node's: it does not tell
     r = build(make_record, data(program_bw=1.5, bw_control=1.0), copy_data=few)["result"]
     assert r["verdict"] == verdict.UNDETERMINED
+
+
+# ---- the claims the verdict, the controls and the copies state ------------------------------------
+
+
+def claims(r: dict) -> list[Claim]:
+    return [Claim.from_json(c) for c in r["claims"]]
+
+
+def program(r: dict, bandit: bool = True) -> list[Claim]:
+    """The program's slowdown claims beside the bandit (or the pirate)."""
+    return [
+        c
+        for c in claims(r)
+        if c.figure == comparisons.PROGRAM
+        and c.end.label.startswith("the bandit") is bandit
+        and c.end.label != comparisons.PLACEBO
+    ]
+
+
+@pytest.mark.parametrize(
+    "kwargs, kind, bandwidth",
+    [
+        ({}, verdict.INSENSITIVE, "does not slow it"),
+        ({"program_bw": 1.5, "bandit_loss": 1.0}, verdict.BANDWIDTH, "slows it"),
+        ({"program_bw": 1.5, "bw_control": 1.0, "bandit_loss": 1.0}, verdict.UNDETERMINED, "slows it"),
+        ({"program_cache": 1.5, "cache_control": 1.0}, verdict.CACHE, "does not slow it"),
+        ({"program_bw": 1.5, "placebo": 1.3}, verdict.UNDETERMINED, "not told"),
+    ],
+)
+def test_the_why_is_rendered_from_the_claims_the_record_keeps(make_record, kwargs, kind, bandwidth):
+    r = build(make_record, data(**kwargs))["result"]  # the schema holds the claims (records.finish)
+    assert r["verdict"] == kind and r["resources"]["bandwidth"] == bandwidth, r["why"]
+    (bw,) = program(r)
+    assert (bw.direction == RISES) is any(verdict.slows(p) for p in r["curve"])
+    assert say(bw) in r["why"] or kind == verdict.UNDETERMINED and "placebo" in r["why"]
+    if bandwidth == "slows it":
+        assert r["why"].startswith(f"slowed by the bandit: {say(bw)}")
+    ctl = {n: Claim.from_json(c["claim"]) for n, c in r["controls"].items()}
+    for name, c in ctl.items():  # each control's claim is in the record's, and decides it
+        assert c in claims(r) and (c.direction == RISES) is r["controls"][name]["slowed"]
+        if r["controls"][name]["why"]:
+            assert say(c) in r["controls"][name]["why"]
+    if bandwidth == "does not slow it":  # only where the bandwidth control was slowed
+        assert ctl["bandwidth"].direction == RISES and bw.direction != RISES
+    if kind == verdict.INSENSITIVE:
+        assert say(ctl["bandwidth"]) in r["why"] and say(ctl["cache"]) in r["why"]
+    if kind == verdict.CACHE:
+        (cc,) = program(r, bandit=False)
+        assert cc.direction == RISES and r["why"].startswith(f"slowed by the pirate: {say(cc)}")
+
+
+def test_a_worst_median_not_beyond_noise_is_not_said_to_slow_it(make_record):
+    # the lower dose slows the program 1.3x in every round; the top dose by 1.8x at its median, but
+    # one round in five not at all: its interval reaches below 1, no slowdown beyond noise
+    d = data()
+    base = d[("base", 0)]
+    d[("dose", DOSES[0])] = [dict(x, s=t * 1.3) for x, t in zip(d[("dose", DOSES[0])], base)]
+    d[("dose", DOSES[1])] = [
+        dict(x, s=t * f) for x, t, f in zip(d[("dose", DOSES[1])], base, [1.8, 0.9, 1.9, 1.85, 1.7])
+    ]
+    r = build(make_record, d, copy_data=copy_times({1: 1.0, 2: 1.0}))["result"]
+    assert verdict.slows(r["curve"][0]) and not verdict.slows(r["curve"][1])
+    (bw,) = program(r)
+    assert bw.direction == RISES and bw.ratio == pytest.approx(1.3)  # the dose that slowed it
+    assert bw.end.label == comparisons.bandit(r["curve"][0])
+    assert "1.80x" not in r["why"] and say(bw) in r["why"]
+    top = comparisons.slowdown(comparisons.PROGRAM, r["curve"][1], comparisons.bandit(r["curve"][1]))
+    assert top.direction == NOISE and top not in claims(r)
+
+
+def test_the_report_card_states_the_records_claims(make_record):
+    rec = build(
+        make_record, data(program_bw=1.5, bandit_loss=1.0), copy_data=copy_times({1: 1.0, 2: 1.0, 4: 2.0})
+    )
+    r = rec["result"]
+    (line,) = advice.program_sensitivity(advice.Evidence({advice.STORED: [dict(rec, id=1)]}))
+    assert [c.to_json() for c in line.claims] == r["claims"] + r["copies"]["claims"]
+    own = verdict.slowdown_claims(r)  # rebuilt from the curves, as for a record from before claims
+    assert claims(r)[: len(own)] == own
+    assert all(say(c) in line.evidence for c in own)
+    old = copy.deepcopy(r)
+    del old["claims"]
+    assert advice.programs.slowdown_claims(old) == own
+
+
+UNSURE = {  # two copies at once as fast as one in two rounds of five: no count shown enough
+    "counts": [1, 2],
+    "sets": ["0", "1"],
+    "times": {
+        1: [[t] for t in rounds(1.0)],
+        2: [[t * f] * 2 for t, f in zip(rounds(1.0), [1, 1.9, 1, 2.1, 1.05])],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "copied, every",
+    [
+        (copy_times({1: 1.0, 2: 1.0, 4: 1.0}), True),
+        (copy_times({1: 1.0, 2: 1.0, 4: 1.5}), True),  # slowed each other, but more throughput still
+        (UNSURE, False),
+        (copy_times({1: 1.0, 2: 1.0, 4: 2.0}), None),
+    ],
+)
+def test_the_copies_words_are_their_claims(make_record, copied, every):
+    cp = build(make_record, copy_data=copied)["result"]["copies"]
+    cs = [Claim.from_json(c) for c in cp["claims"]]
+    per = cs[: 2 * (len(cp["measured"]) - 1)]
+    for p, thr, each in zip(cp["measured"][1:], per[::2], per[1::2]):
+        assert thr.figure == comparisons.THROUGHPUT and thr.end.label == comparisons.copies(p["copies"])
+        assert (each.direction == RISES) is p["slowed"]
+        said = comparisons.by_direction(thr, "more throughput", "less throughput", f"{NOISE} in throughput")
+        assert said in cp["text"]
+    steps = cs[len(per) :]
+    if every is None:  # four copies no faster than two: the advice, with the claim between them
+        assert cp["advice"] == 2 and say(steps[0]) in cp["text"] and steps[0].direction == NOISE
+    else:
+        assert cp["advice"] == cp["measured"][-1]["copies"]
+        assert ("every copy added throughput" in cp["text"]) is every
+        assert every is all(c.direction == RISES for c in steps)

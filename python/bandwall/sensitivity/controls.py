@@ -4,13 +4,17 @@ bandit's doses), a positive cache control (random reads over half of what the pi
 program's CPU, under the pirate's doses) and a placebo (multiply-adds on the bandit's CPUs, which
 take no memory, beside the program). Each control's slowdown at each dose is decided by the rule by
 which bandwall decides everything (core/decide): a positive control passes when some dose slowed it
-beyond noise, the placebo when it did not slow the program."""
+beyond noise, the placebo when it did not slow the program. Each control keeps the claim it is
+decided by (`claim`: at its worst dose that slowed it, else at its worst dose; comparisons.py), and
+its reason is rendered from that claim."""
 
 from __future__ import annotations
 
 import statistics
 
 from bandwall.core import decide
+from bandwall.core.claims import RISES, Claim, say
+from bandwall.sensitivity import comparisons as cmp
 
 BANDWIDTH, CACHE, PLACEBO = "bandwidth", "cache", "placebo"
 
@@ -30,14 +34,12 @@ def _median(xs: list[float]) -> float | None:
     return statistics.median(xs) if xs else None
 
 
-def _worst(points: list[dict]) -> dict | None:
-    return max(points, key=lambda p: p["slowdown"]["median"], default=None)
-
-
-def _slowed_text(p: dict) -> str:
-    s = p["slowdown"]
-    few = "" if s["enough"] else f", {s['rounds']} round(s): too few for the rule's interval"
-    return f"{s['median']:.3f}x [{s['lo']:.3f}-{s['hi']:.3f}{few}]"
+def _decide(out: dict, figure: str, label) -> Claim | None:
+    """The control's claim (None without doses) and whether it was slowed: its claim rises."""
+    c = cmp.deciding(figure, out["points"], label)
+    out["claim"] = c.to_json() if c else None
+    out["slowed"] = c is not None and c.direction == RISES
+    return c
 
 
 def bandwidth(
@@ -62,18 +64,17 @@ def bandwidth(
         "what": f"a STREAM triad on the program's CPU(s) {cpus}, under the bandit's doses",
         "alone_GBps": _median(alone),
         "points": points,
-        "slowed": any(p["slowed"] for p in points),
         "ran": bool(points),
     }
+    c = _decide(out, cmp.BANDWIDTH_CONTROL, cmp.bandit)
     out["passed"] = out["slowed"]
     out["why"] = None
     if not out["passed"]:
-        w = _worst(points)
         out["why"] = (
             f"the bandwidth control (a STREAM triad of {out['alone_GBps'] or 0:.1f} GB/s on the program's CPU(s)) "
-            f"was not slowed beyond noise by the bandit: at most {_slowed_text(w)} with the bandit taking "
-            f"{w['taken_GBps'] or 0:.1f} GB/s (the rule needs the whole interval beyond {1 + rule.margin:g}x)"
-            if w
+            f"was not slowed beyond noise by the bandit: {say(c)} (the rule needs the whole interval beyond "
+            f"{1 + rule.margin:g}x)"
+            if c
             else "the bandwidth control did not run"
         )
     return out
@@ -115,16 +116,12 @@ def cache(
                 "slowed": beyond_noise(iv, rule),
             }
         )
-    out["slowed"] = any(p["slowed"] for p in out["points"])
+    c = _decide(out, cmp.CACHE_CONTROL, cmp.cache_left)
     out["passed"] = out["slowed"]
     if not out["ran"]:
         out["why"] = f"the cache control could not run: {not_run or 'no pirate dose ran'}"
     elif not out["passed"]:
-        w = _worst(out["points"])
-        out["why"] = (
-            f"the cache control ({out['what']}) was not slowed beyond noise by the pirate: at most "
-            f"{_slowed_text(w)} with {w['left_MiB']:.3g} MiB of the cache left to it"
-        )
+        out["why"] = f"the cache control ({out['what']}) was not slowed beyond noise by the pirate: {say(c)}"
     else:
         out["why"] = None
     return out
@@ -138,16 +135,16 @@ def placebo(cpus: str, beside: list[float], base: list[float], rule) -> dict:
     out = {
         "what": f"multiply-adds in registers on the bandit's CPU(s) {cpus} (no memory), beside the program",
         "points": [point],
-        "slowed": point["slowed"],
         "ran": bool(beside),
-        "passed": bool(beside) and not point["slowed"],
-        "why": None,
     }
-    if point["slowed"]:
+    c = _decide(out, cmp.PROGRAM, lambda p: cmp.PLACEBO)
+    out["passed"] = bool(beside) and not out["slowed"]
+    out["why"] = None
+    if out["slowed"]:
         out["why"] = (
-            f"the placebo ({out['what']}) slowed the program {_slowed_text(point)}: a busy neighbour alone slows "
-            "it here (a shared clock or power budget, SMT siblings, a busy host), so the bandit's and the "
-            "pirate's slowdowns cannot be told from it"
+            f"the placebo ({out['what']}) slowed the program: {say(c)}: a busy neighbour alone slows it here "
+            "(a shared clock or power budget, SMT siblings, a busy host), so the bandit's and the pirate's "
+            "slowdowns cannot be told from it"
         )
     elif not beside:
         out["why"] = "the placebo did not run"

@@ -3,7 +3,9 @@ it was given), in rotated rounds; per count the throughput (copies over the time
 each copy's slowdown against one copy alone in the same round, by the rule. The advice is the rule's
 choice of the fewest copies that no larger count beats by more than its tolerance; the program's
 bandwidth from the bandit, where there is one, is shown beside the curve and checked against it;
-where there is none, the curve and the node's triad give a bound on it."""
+where there is none, the curve and the node's triad give a bound on it. The words about the curve
+(more throughput or not, copies slowed or not) are rendered from claims (result.copies.claims):
+each count against one copy, and the advised count against the most."""
 
 from __future__ import annotations
 
@@ -15,7 +17,10 @@ import time
 from collections.abc import Callable
 
 from bandwall.core import decide, launch, process, topo
+from bandwall.core.claims import NOISE, RISES, Claim, claim, claim_of_ratio, say
 from bandwall.core.errors import RunFailed
+from bandwall.core.spread import Spread
+from bandwall.sensitivity import comparisons as cmp
 from bandwall.sensitivity.controls import beyond_noise, interval
 
 MOST_COUNTS = 8  # counts of copies tried at most: 1, 2, 4, 8, ... and the most the CPUs hold
@@ -154,20 +159,68 @@ def advise(measured: list[dict], rule) -> dict:
     return {"advice": k, "advice_why": why}
 
 
-def text(measured: list[dict], advice: int) -> str:
-    parts = [
-        f"{p['copies']} copies gave {p['throughput']['median']:.2f}x the throughput, each "
-        f"{p['slowdown']['median']:.2f}x slower"
-        for p in measured[1:]
-    ]
-    top = measured[-1]["copies"]
-    if advice < top:
-        verdict = (
-            f"run {advice} cop{'y' if advice == 1 else 'ies'} or threads, leave the rest of the {top} free"
+def count_claims(p: dict) -> tuple[Claim, Claim]:
+    """One count's comparisons with one copy, from the intervals of paired ratios the curve holds:
+    the throughput (rises when k copies at once did more than one) and a copy's run time (rises when
+    they slowed each other beyond noise)."""
+    at = cmp.copies(p["copies"])
+    return (
+        claim_of_ratio(cmp.THROUGHPUT, cmp.ONE_COPY, at, p["throughput"]),
+        claim_of_ratio(cmp.COPY_TIME, cmp.ONE_COPY_ALONE, at, p["slowdown"]),
+    )
+
+
+def _rates(p: dict) -> Spread:
+    """The copies' throughput in each round (copies over a copy's mean time), in the order they ran."""
+    return Spread.of([len(r) / statistics.fmean(r) for r in p["times_s"]], "copies/s")
+
+
+def step_claim(a: dict, b: dict) -> Claim:
+    """The throughput of b's count against a's, their rounds paired in the order they ran."""
+    return claim(cmp.THROUGHPUT, _rates(a), _rates(b), cmp.copies(a["copies"]), cmp.copies(b["copies"]))
+
+
+def text(measured: list[dict], advice: int, rule=None) -> tuple[str, list[Claim]]:
+    """The copies' words and the claims they are rendered from: per count, its throughput and a
+    copy's time against one copy's; then the advice: the throughput from the advised count to the
+    most (within the rule's tolerance, as advise() chose), or every count's against the one before
+    it where the advice is to run them all ("every copy added throughput" only where each rises)."""
+    rule = rule or decide.rule()
+    claims: list[Claim] = []
+    parts = []
+    for p in measured[1:]:
+        thr, slow = count_claims(p)
+        claims += [thr, slow]
+        parts.append(
+            f"{cmp.copies(p['copies'])}, "
+            + cmp.by_direction(thr, "more throughput", "less throughput", f"{NOISE} in throughput")
+            + ", each copy "
+            + cmp.by_direction(slow, "slower", "faster", f"{NOISE} in its time")
         )
+    top = measured[-1]["copies"]
+    tol = f"{rule.tolerance:.0%}"
+    if advice < top:
+        chosen = next(p for p in measured if p["copies"] == advice)
+        c = step_claim(chosen, measured[-1])
+        claims.append(c)
+        verdict = (
+            f"run {advice} cop{'y' if advice == 1 else 'ies'} or threads, leave the rest of the {top} free "
+            f"(no larger count gave more than {tol} more throughput: {say(c)})"
+        )
+    elif len(measured) > 1:
+        steps = [step_claim(a, b) for a, b in zip(measured, measured[1:])]
+        claims += steps
+        flat = [c for c in steps if c.direction != RISES]
+        if not flat:
+            verdict = f"every copy added throughput beyond noise: run as many as the CPUs hold ({top})"
+        else:
+            verdict = (
+                f"no smaller count was shown within {tol} of the others' throughput: run as many as the CPUs "
+                f"hold ({top}), although not every count added throughput beyond noise ({say(flat[0])})"
+            )
     else:
-        verdict = f"every copy added throughput: run as many as the CPUs hold ({top})"
-    return f"at once, {'; '.join(parts) or 'one copy only'}: {verdict}"
+        verdict = f"run as many as the CPUs hold ({top})"
+    return f"at once, {'; '.join(parts) or 'one copy only'}: {verdict}", claims
 
 
 def estimate(rec: dict, fit: int) -> dict:
@@ -226,7 +279,7 @@ def check(est: dict, measured: list[dict], rule=None) -> tuple[bool | None, str]
             f"the copies slowed each other ({top['slowdown']['median']:.2f}x at {top['copies']}) though the "
             "estimate says the node feeds them all: something besides bandwidth is shared (the cache, the clock)"
         )
-    return True, "the curve agrees: every copy added throughput, as the estimate says"
+    return True, "the curve agrees: the copies did not slow each other beyond noise, as the estimate says"
 
 
 def bound(measured: list[dict], node_gbps: float | None) -> tuple[float | None, str]:
@@ -284,12 +337,15 @@ def summary(rec: dict, data: dict | None, rule) -> dict:
             "advice_why": why,
             "text": f"{why}; {est['text']}",
             "estimate": est,
+            "claims": [],
         }
     measured = curve(data["counts"], data["sets"], data["times"], rule)
     adv = advise(measured, rule)
     agrees, checked = check(est, measured, rule)
+    words, claims = text(measured, adv["advice"], rule)
     out = {"measured": measured, **adv, "estimate": est, "agrees": agrees, "check": checked}
-    out["text"] = text(measured, adv["advice"]) + (
+    out["text"] = words + (
         f" (estimate: {est['text']}; {checked})" if est.get("bandwidth_feeds") is not None else ""
     )
+    out["claims"] = [c.to_json() for c in claims]
     return out

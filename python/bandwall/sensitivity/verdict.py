@@ -8,6 +8,8 @@ from __future__ import annotations
 import statistics
 
 from bandwall.core import decide
+from bandwall.core.claims import Claim, say
+from bandwall.sensitivity import comparisons as cmp
 from bandwall.sensitivity import controls
 
 BANDWIDTH = "bandwidth-bound"
@@ -182,17 +184,56 @@ def _worst(points: list[dict]) -> dict | None:
     return max(points, key=lambda p: p["slowdown"]["median"], default=None)
 
 
+def _kept_cache(r: dict) -> list[dict]:
+    """The pirate's doses the verdict reads: those it kept its lines at, when its CPU was shown to
+    share the program's cache; none otherwise."""
+    return [p for p in r.get("cache_curve", []) if p.get("kept")] if r.get("cache_shared") is True else []
+
+
+def slowdown_claims(r: dict) -> list[Claim]:
+    """The program's slowdowns the verdict rests on, as claims: its run time beside the bandit, and
+    beside the cache pirate (its kept doses, when its CPU shares the program's cache), each at the
+    worst dose that slowed it beyond noise, else at its worst dose (comparisons.deciding); each
+    rises exactly when some dose slowed it (slows())."""
+    out = [
+        cmp.deciding(cmp.PROGRAM, r.get("curve", []), cmp.bandit),
+        cmp.deciding(cmp.PROGRAM, _kept_cache(r), cmp.cache_left),
+    ]
+    return [c for c in out if c is not None]
+
+
+def control_claim(ctl: dict, name: str) -> Claim | None:
+    """The claim a control was decided by (its worst dose that slowed it, else its worst)."""
+    c = ctl.get(name) or {}
+    if c.get("claim"):
+        return Claim.from_json(c["claim"])
+    figure = {
+        controls.BANDWIDTH: cmp.BANDWIDTH_CONTROL,
+        controls.CACHE: cmp.CACHE_CONTROL,
+        controls.PLACEBO: cmp.PROGRAM,
+    }[name]
+    label = {controls.BANDWIDTH: cmp.bandit, controls.CACHE: cmp.cache_left}.get(name, lambda p: cmp.PLACEBO)
+    return cmp.deciding(figure, c.get("points") or [], label)
+
+
 def verdict(rec: dict) -> dict:
-    """{verdict, why, resources}. A verdict that says what slows the program needs it slowed beyond
-    noise (and, for the cache, the pirate's CPU shown to share the program's cache); one that says what
-    does not (insensitive) needs the matching positive control slowed in the same run; a placebo that
-    slowed the program leaves every slowdown unexplained. Otherwise `undetermined`, with why naming the
-    failed control, by how much, and what would make it work. In this order: slowed by the bandit:
-    bandwidth-bound when its own bandwidth is a large share of the node's, else latency-bound (by the
-    curve's shape when its bandwidth cannot be told, the bandwidth control passed); slowed as the
-    pirate takes cache (and not by the bandit, or by it less, its bandwidth small): cache-bound;
-    slowed by neither but its own bandwidth a large share of the node's: also bandwidth-bound (the
-    bandit could not take enough to leave it less than it uses); else insensitive."""
+    """{verdict, why, resources, claims}. A verdict that says what slows the program needs it slowed
+    beyond noise (and, for the cache, the pirate's CPU shown to share the program's cache); one that
+    says what does not (insensitive) needs the matching positive control slowed in the same run; a
+    placebo that slowed the program leaves every slowdown unexplained. Otherwise `undetermined`, with
+    why naming the failed control, by how much, and what would make it work. In this order: slowed by
+    the bandit: bandwidth-bound when its own bandwidth is a large share of the node's, else
+    latency-bound (by the curve's shape when its bandwidth cannot be told, the bandwidth control
+    passed); slowed as the pirate takes cache (and not by the bandit, or by it less, its bandwidth
+    small): cache-bound; slowed by neither but its own bandwidth a large share of the node's: also
+    bandwidth-bound (the bandit could not take enough to leave it less than it uses); else
+    insensitive.
+
+    Every comparison `why` states is a claim (comparisons.py) and its words are rendered from it
+    (say()); `claims` holds them: the program's slowdowns beside the bandit and the pirate first
+    (slowdown_claims), then the others `why` states, then the controls' (each rises when the control
+    was slowed beyond noise). resources says "slows it" only where the program's claim rises, "does
+    not slow it" only where it does not and the control's claim rises."""
     res = rec["result"]
     ctl = res.get("controls") or {}
     thr = slow_line()
@@ -207,7 +248,10 @@ def verdict(rec: dict) -> dict:
             f"what would make it work: {controls.REMEDY[controls.CACHE]}"
         )
     curve = res["curve"]
-    cache = [p for p in res.get("cache_curve", []) if p.get("kept")] if shared else []
+    cache = _kept_cache(res)
+    c_bw = cmp.deciding(cmp.PROGRAM, curve, cmp.bandit)
+    c_cache = cmp.deciding(cmp.PROGRAM, cache, cmp.cache_left)
+    ctl_claims = {n: control_claim(ctl, n) for n in (controls.BANDWIDTH, controls.CACHE, controls.PLACEBO)}
     bw_slow = [p for p in curve if slows(p)]
     cache_slow = [p for p in cache if slows(p)]
     node = res.get("node_GBps") or 0.0
@@ -238,19 +282,38 @@ def verdict(rec: dict) -> dict:
         if cache_slow
         else ("not told" if cache_failed or not shared else "does not slow it"),
     }
+    stated: list[Claim] = []
+
+    def said(c: Claim) -> str:
+        """The claim's words, and the claim kept among those `why` states."""
+        if c not in stated:
+            stated.append(c)
+        return say(c)
+
+    def failed_control(name: str, why: str) -> str:
+        """A failed control's reason (rendered from its claim, when it ran), its claim kept."""
+        c = ctl_claims[name]
+        if c is not None and ctl.get(name, {}).get("why") and say(c) in why:
+            said(c)
+        return why
 
     def out(kind: str, why: str) -> dict:
-        return {"verdict": kind, "why": why, "resources": resources}
-
-    def at_bw(p: dict) -> str:
-        return f"{p['slowdown']['median']:.2f}x slower with the bandit taking {p['taken_GBps']:.1f} GB/s"
-
-    def at_cache(p: dict) -> str:
-        return f"{p['slowdown']['median']:.2f}x slower with {_mib(p['left_MiB'])} of the cache left"
+        first = [c for c in (c_bw, c_cache) if c is not None]
+        rest = [c for c in ctl_claims.values() if c is not None]
+        claims: list[Claim] = []
+        for c in first + stated + rest:
+            if c not in claims:
+                claims.append(c)
+        return {
+            "verdict": kind,
+            "why": why,
+            "resources": resources,
+            "claims": [c.to_json() for c in claims],
+        }
 
     if placebo_failed:
         resources.update(bandwidth="not told", cache="not told")
-        return out(UNDETERMINED, placebo_failed)
+        return out(UNDETERMINED, failed_control(controls.PLACEBO, placebo_failed))
     small_bw = share is not None and share < share_thr
     if bw_slow and not (
         cache_slow and small_bw and worst_cache["slowdown"]["median"] > worst_bw["slowdown"]["median"]
@@ -262,43 +325,64 @@ def verdict(rec: dict) -> dict:
         else:
             return out(
                 UNDETERMINED,
-                f"{at_bw(worst_bw)}, but bandwidth cannot be told from latency: {bw_failed}",
+                f"slowed by the bandit: {said(c_bw)}; but bandwidth cannot be told from latency: "
+                + failed_control(controls.BANDWIDTH, bw_failed),
             )
         if kind == BANDWIDTH:
-            why = f"{at_bw(worst_bw)}; {own}"
+            why = f"slowed by the bandit: {said(c_bw)}; {own}"
         else:
-            why = f"{at_bw(worst_bw)} (first at {bw_slow[0]['taken_GBps']:.1f} GB/s), although {own}"
+            first = cmp.slowdown(cmp.PROGRAM, bw_slow[0], cmp.bandit(bw_slow[0]))
+            at = (
+                ""
+                if first == c_bw
+                else "; first "
+                + cmp.by_direction(
+                    first,
+                    f"slowed beyond noise with {first.end.label}",
+                    f"faster beyond noise with {first.end.label}",
+                )
+            )
+            if at:
+                said(first)
+            why = f"slowed by the bandit: {said(c_bw)}{at}; although {own}"
         return out(kind, why)
     if cache_slow:
-        bw_part = (
-            f"at most {worst_bw['slowdown']['median']:.2f}x beside the bandit" if worst_bw else "no bandit"
-        )
-        return out(CACHE, f"{at_cache(worst_cache)}; {bw_part}; {own}")
+        bw_part = f"beside the bandit, {said(c_bw)}" if c_bw else "no bandit dose ran"
+        return out(CACHE, f"slowed by the pirate: {said(c_cache)}; {bw_part}; {own}")
     if share is not None and share >= share_thr:
         cp = res.get("copies") or {}
         if cp.get("agrees") is False:  # the run's own copies contradict the estimate this rests on
             return out(
                 UNDETERMINED,
-                f"no dose slowed it beyond noise; {own}, which would make it bandwidth-bound, but {cp['check']}",
+                f"no dose slowed it beyond noise ({said(c_bw)}); {own}, which would make it bandwidth-bound, "
+                f"but {cp['check']}",
             )
         top = max(curve, key=lambda p: p["taken_GBps"] or 0.0)
+        c_top = cmp.slowdown(cmp.PROGRAM, top, cmp.bandit(top))
         left = node - (top["taken_GBps"] or 0.0)
         return out(
             BANDWIDTH,
-            f"{own}; the bandit took at most {top['taken_GBps']:.1f} GB/s, leaving about {left:.1f}, "
-            f"{'more than' if left >= bw else 'about'} it uses, so it slowed only "
-            f"{top['slowdown']['median']:.2f}x (within noise): a co-runner that takes more, or copies of it, will slow it",
+            f"{own}; the bandit took at most {top['taken_GBps'] or 0.0:.1f} GB/s, leaving about {left:.1f}, "
+            f"{'more than' if left >= bw else 'about'} it uses, so it was not slowed beyond noise: "
+            f"{said(c_top)}; a co-runner that takes more, or copies of it, will slow it",
         )
     parts = [f"no dose slowed it beyond noise (the rule's {thr - 1:.0%} margin)"]
-    if worst_bw:
-        parts.append(
-            f"at most {worst_bw['slowdown']['median']:.2f}x with the bandit taking {worst_bw['taken_GBps']:.1f} GB/s"
-        )
-    if worst_cache:
-        parts.append(
-            f"{worst_cache['slowdown']['median']:.2f}x with {_mib(worst_cache['left_MiB'])} of the cache left"
-        )
-    failed = [f for f in (bw_failed, cache_failed) if f]
+    if c_bw:
+        parts.append(said(c_bw))
+    if c_cache:
+        parts.append(said(c_cache))
+    failed = []
+    if bw_failed:
+        failed.append(failed_control(controls.BANDWIDTH, bw_failed))
+    if cache_failed:
+        failed.append(failed_control(controls.CACHE, cache_failed))
     if failed:
         return out(UNDETERMINED, "; ".join(parts) + ", but that says nothing here: " + "; and ".join(failed))
-    return out(INSENSITIVE, "; ".join(parts) + "; both controls were slowed in the same rounds")
+    positive = [ctl_claims[n] for n in (controls.BANDWIDTH, controls.CACHE) if ctl_claims[n] is not None]
+    slowed = "; ".join(said(c) for c in positive)
+    return out(
+        INSENSITIVE,
+        "; ".join(parts)
+        + "; both controls were slowed in the same rounds"
+        + (f": {slowed}" if slowed else ""),
+    )

@@ -1,9 +1,11 @@
 """Terminal and CSV views of sensitivity records: the bandit's curve, the pirate's, the controls run
-in the same rounds, the verdict with its reason, the program's bandwidth (estimate or bound) and the
+in the same rounds with the claim each was decided by, the verdict with its reason (words rendered
+from the record's claims when it was made), the program's bandwidth (estimate or bound) and the
 copies run at once."""
 
 from __future__ import annotations
 
+from bandwall.core.claims import Claim, say
 from bandwall.output import table
 
 
@@ -69,6 +71,11 @@ def render(con, rec: dict) -> None:
                 ),
             )
         )
+    for name, c in ctl.items():  # each control's claim, in the words its reason is rendered from
+        if c and c.get("claim"):
+            con.print(
+                f"{name} control {'passed' if c['passed'] else 'FAILED'}: {say(Claim.from_json(c['claim']))}"
+            )
     con.print(f"[bold]verdict: {r['verdict']}[/bold]: {r['why']}")
     bw = r.get("bandwidth") or {}
     if bw.get("kind") == "estimate":

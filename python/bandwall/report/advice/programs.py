@@ -4,7 +4,7 @@ run beside it passed, and how many copies are worth running (from the copies run
 
 from __future__ import annotations
 
-from bandwall.core.claims import Claim, claim_of_ratio, say
+from bandwall.core.claims import Claim, say
 from bandwall.report.advice.base import STORED, Evidence, Line, ids
 from bandwall.sensitivity import verdict as sensitivity
 
@@ -41,6 +41,7 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
         elif not ran and r["verdict"] == sensitivity.BANDWIDTH and copies.get("advice"):
             fix = f"run {copies['advice']} cop(ies) or threads of {command} per node"
         claims = slowdown_claims(r)
+        own = claims[: len(sensitivity.slowdown_claims(r))]  # the program's slowdowns come first
         lines.append(
             Line(
                 f"your program: {command}",
@@ -49,7 +50,7 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
                 + (f" ({checks}, in the same rounds)" if checks else ""),
                 f"{r['verdict']}: {r['why']}; {copies['text']}",
                 fix,
-                f"sensitivity {ids([rec])}" + "".join(f"; {say(c)}" for c in claims),
+                f"sensitivity {ids([rec])}" + "".join(f"; {say(c)}" for c in own),
                 flag=r["verdict"] != sensitivity.INSENSITIVE,
                 claims=claims,
             )
@@ -58,24 +59,11 @@ def program_sensitivity(ev: Evidence) -> list[Line]:
 
 
 def slowdown_claims(r: dict) -> list[Claim]:
-    """The claims behind the sensitivity's verdict: the program's run time beside the bandit, and
-    beside the cache pirate (its kept doses, when its CPU shares the program's cache), each at the
-    worst dose that slows it beyond noise, else at the worst dose by its median; each the decision
-    rule's verdict on the dose's paired rounds (the interval the record holds), the sensitivity's own
-    test of a slowdown (verdict.slows)."""
-    out = []
-    cache = [p for p in r.get("cache_curve", []) if p.get("kept")] if r.get("cache_shared") is True else []
-    for points, label in (
-        (r.get("curve", []), _bandit),
-        (cache, lambda p: f"{p['left_MiB']:.3g} MiB of the cache left"),
-    ):
-        slowed = [p for p in points if sensitivity.slows(p)] or points
-        worst = max(slowed, key=lambda p: p["slowdown"]["median"], default=None)
-        if worst is not None:
-            out.append(claim_of_ratio("run time", "alone", label(worst), worst["slowdown"]))
-    return out
-
-
-def _bandit(p: dict) -> str:
-    taken = p.get("taken_GBps")
-    return f"the bandit taking {taken:.1f} GB/s" if taken is not None else f"the bandit at dose {p['dose']}"
+    """The claims behind the sensitivity's verdict, as the record states them: result.claims (the
+    program's run time beside the bandit and beside the cache pirate at the doses its verdict rests
+    on, then the others its why states, then the controls'), and the copies' (result.copies.claims);
+    for a record from before the claims, the program's slowdowns rebuilt by the sensitivity's own
+    rule (verdict.slowdown_claims: each the decision rule's verdict on the dose's paired rounds)."""
+    if r.get("claims"):
+        return [Claim.from_json(c) for c in r["claims"] + (r.get("copies") or {}).get("claims", [])]
+    return sensitivity.slowdown_claims(r)
