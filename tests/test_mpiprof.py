@@ -348,6 +348,45 @@ def test_the_ring_measures_every_link_once(impl, np, links):
         assert len(ln["latency_us"]["values"]) == 2 and ln["bandwidth_GBps"]["min"] > 0
 
 
+@pytest.mark.parametrize("short", [True, False], ids=["short", "full"])
+def test_the_surveys_ring_runs_the_decision_rules_rounds_so_a_link_can_be_judged(short, monkeypatch):
+    """A survey's ring, short or not, asks each link for the rule's rounds: the launch is captured,
+    and a ring of that many rounds a link, one link far slower in each, has that link judged an
+    outlier by the rule (with fewer rounds the rule's interval would not reach its confidence)."""
+    import statistics
+
+    from bandwall.core import decide, native
+    from bandwall.mpi import ring
+    from bandwall.survey import judge
+
+    asked: list[list[str]] = []
+    monkeypatch.setattr(native, "run_record", lambda exe, args, **kw: asked.append(args) or {"config": {}})
+    rec, why = ring._run("openmpi", ["mpirun"], short)
+    assert rec is not None and why == ""
+    (args,) = asked
+    n = int(args[args.index("--reps") + 1])
+    assert n == decide.rule().rounds and "--ring" in args
+
+    def fig(values: list[float]) -> dict:
+        return {"median": statistics.median(values), "min": min(values), "max": max(values), "values": values}
+
+    names = ["n1", "n2", "n3", "n4"]
+    wobble = [1 + 0.01 * ((k % 3) - 1) for k in range(n)]
+    links = [
+        {
+            "from": a,
+            "to": names[(k + 1) % 4],
+            "one_machine": False,
+            "bandwidth_GBps": fig([(2.0 if a == "n4" else 10.0) * w for w in wobble]),
+            "latency_us": fig([2.0 * w for w in wobble]),
+        }
+        for k, a in enumerate(names)
+    ]
+    outliers, compared = judge.judge_links(links)
+    assert [(o["node"], o["metric"]) for o in outliers] == [("n4-n1", "link_bandwidth_GBps")]
+    assert all(c["rounds"] == n and c["enough"] for k in compared for c in k["claims"])
+
+
 @pytest.mark.parametrize("impl", list(TOOLS))
 def test_a_ring_of_one_rank_is_refused(impl):
     if impl not in mpi.available():

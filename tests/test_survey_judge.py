@@ -434,3 +434,33 @@ def test_the_json_and_the_terminal_carry_the_claims_words(tmp_path, capfd):
     code, out, err = run_in_process(["survey", "--judge", "--no-store", folder], capfd)
     assert code == 0, err
     assert " ".join(row["reason"].split()) in " ".join(out.split())
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        [80.0, 81.0, 79.0, 80.5, 79.5],  # an outlier: its claim's words
+        [84.0, 99.0, 70.0, 101.0, 88.0],  # none: the tally, and the near-miss in its own words
+        [100.0, 99.5, 100.5, 99.0, 101.0],  # none, and no near-miss
+    ],
+    ids=["outlier", "near-miss", "alike"],
+)
+def test_the_reports_survey_section_says_what_the_terminal_says(subject):
+    """The HTML section's verdict is the terminal's lines (verdict_lines), each a paragraph, in their
+    order; the outliers' table leaves their reasons to those lines, as the terminal does."""
+    import html
+
+    from bandwall.report.sections.survey import SurveySection
+    from bandwall.views.survey import OUTLIER_COLUMNS, verdict_lines
+
+    rec = surveyed(subject)
+    lines = verdict_lines(rec["result"])
+    assert lines
+    page = SurveySection().html(None, {"record": rec})
+    at = [page.find(f'<p class="note">{html.escape(line)}</p>') for line in lines]
+    assert all(k >= 0 for k in at) and at == sorted(at)
+    if rec["result"]["outliers"]:
+        assert lines[0] == rec["result"]["outliers"][0]["reason"] and "no node stands out" not in page
+        assert f"<th>{OUTLIER_COLUMNS[-1]}</th>" not in page
+    else:
+        assert lines[0].startswith("no node stands out (4 comparisons by the decision rule: ")

@@ -1,7 +1,9 @@
 """The links between nodes: a ring of ping-pongs, one rank a node, rank i with rank i+1 one link at a
 time (bandwall-mpi-pingpong --ring), started by srun inside Slurm or by Open MPI's mpirun over a
 hostfile. Returns the mpi-ring record, or None and the reason it could not run (a survey of the
-nodes stands without its links)."""
+nodes stands without its links). Each link runs the decision rule's rounds (decide.rule().rounds),
+short survey or not: the survey judges a link by the rule on its repetitions, and with fewer the
+rule's interval falls short of its confidence (three rounds cover 75%), so no link could be judged."""
 
 from __future__ import annotations
 
@@ -9,18 +11,24 @@ import os
 import subprocess
 from pathlib import Path
 
-from bandwall.core import native
+from bandwall.core import decide, native
 from bandwall.core.errors import BandwallError
 from bandwall.mpi import flavours as mpi
 
-# (largest message, repetitions, round trips at most) for a full and a short survey
-SIZES = {False: ("4M", 5, 2000), True: ("1M", 3, 500)}
+# (largest message, round trips at most) for a full and a short survey; the repetitions are the
+# decision rule's rounds for both (reps())
+SIZES = {False: ("4M", 2000), True: ("1M", 500)}
 TIMEOUT_S = 600  # a wire-up that hangs must not hold the survey
 
 
+def reps() -> int:
+    """Repetitions of each link: the decision rule's rounds."""
+    return decide.rule().rounds
+
+
 def _args(short: bool) -> list[str]:
-    size, reps, iters = SIZES[short]
-    return ["--ring", "--max-size", size, "--reps", str(reps), "--max-iterations", str(iters)]
+    size, iters = SIZES[short]
+    return ["--ring", "--max-size", size, "--reps", str(reps()), "--max-iterations", str(iters)]
 
 
 def _run(impl: str, prefix: list[str], short: bool, env: dict | None = None) -> tuple[dict | None, str]:

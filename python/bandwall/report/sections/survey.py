@@ -1,5 +1,8 @@
 """Report section `survey`: the nodes of the latest stored survey side by side (the per-node plot,
-their figures with spread, the links of the ring) and the nodes and links that stand out, with why.
+their figures with spread, the links of the ring) and the nodes and links that stand out, with why:
+the verdict's lines are the terminal's (views.survey.verdict_lines: each outlier's claim's words, or
+"no node stands out" with the decision rule's comparisons counted by direction, and the near-misses
+in their own words), so the page and the terminal say the same.
 A survey measures an allocation (`bandwall survey` inside salloc, or --hostfile): the report shows
 one stored, it does not start one."""
 
@@ -45,9 +48,10 @@ class SurveySection:
             )
         parts += [note(line) for line in view.notes(r)]
         if r["outliers"]:
-            parts.append(html_table(view.OUTLIER_COLUMNS, view.outlier_rows(r), caption="outliers"))
-        else:
-            parts.append(note("no node stands out"))
+            # the reasons are the verdict's lines below, as in the terminal
+            rows = [row[:-1] for row in view.outlier_rows(r)]
+            parts.append(html_table(view.OUTLIER_COLUMNS[:-1], rows, caption="outliers"))
+        parts += [note(line) for line in view.verdict_lines(r)]
         return "\n".join(parts)
 
 
