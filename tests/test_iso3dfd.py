@@ -334,6 +334,9 @@ BAD_CLI = [
     ),
     (["--row-shape", "8x2-ring", "--ranks", "2"], "--row-shape chooses the row kernel of one process"),
     (["--row-shape", ""], "'--row-shape': is empty"),
+    (["--prefetch", "2", "--ranks", "2"], "--prefetch chooses the row kernel of one process"),
+    (["--prefetch", ""], "'--prefetch': is empty"),
+    (["--prefetch", "far"], "--prefetch far: expected auto, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
     (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),
     pytest.param(

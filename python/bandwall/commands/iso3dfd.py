@@ -81,6 +81,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "the variant's first",
 )
 @click.option(
+    "--prefetch",
+    callback=refuse_empty,
+    default=None,
+    help="rows ahead the row kernel prefetches next, vel and prev's leading plane: none or a number of rows; "
+    "default: kept by bandwall tune, else the table of measured choices for this CPU and radius, else none at "
+    "radius 1 and 2 and one row beyond (config.prefetch says which)",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -142,6 +150,7 @@ def iso3dfd_cmd(
     time_block,
     sweep_team,
     row_shape,
+    prefetch,
     verify,
     counters,
     ablation,
@@ -176,6 +185,10 @@ def iso3dfd_cmd(
         if row_shape is not None:
             raise UsageError(
                 "--row-shape chooses the row kernel of one process; over --ranks the default runs"
+            )
+        if prefetch is not None:
+            raise UsageError(
+                "--prefetch chooses the row kernel of one process; over --ranks the default runs"
             )
         if sweep_team != "auto":
             raise UsageError(
@@ -227,6 +240,7 @@ def iso3dfd_cmd(
         time_block=depth,
         sweep_team=None if sweep_team == "auto" else sweep_team,
         row_shape=row_shape,
+        prefetch=prefetch,
         radius=radius,
     )
     if ablation and counters:

@@ -108,6 +108,7 @@ def native_args(
     isa: str | None = None,
     time_block: int | str | None = None,
     row_shape: str | None = None,
+    prefetch: str | None = None,
     sweep_team: str | None = None,
     radius: int | None = None,
 ) -> list[str]:
@@ -135,6 +136,8 @@ def native_args(
         args += ["--time-block", time_block]
     if row_shape is not None:
         args += ["--row-shape", row_shape]
+    if prefetch is not None:
+        args += ["--prefetch", prefetch]
     if sweep_team is not None:
         args += ["--sweep-team", sweep_team]
     if radius is not None:

@@ -75,11 +75,17 @@ def _pages(rec: dict) -> str:
 
 
 def _kernel(c: dict) -> str:
-    """The instruction set, and the register shape when one was asked for (--row-shape)."""
-    shape = c.get("row_shape", {})
-    if shape.get("requested", "default") == "default":
-        return c["isa"]
-    return f"{c['isa']}, register shape {shape['name']}"
+    """The instruction set, the register shape when one was asked for (--row-shape), and the
+    prefetch distance when it was not the default's."""
+    shape, pf = c.get("row_shape", {}), c.get("prefetch", {})
+    words = [c["isa"]]
+    if shape.get("requested", "default") != "default":
+        words.append(f"register shape {shape['name']}")
+    if pf.get("how", "default") != "default":
+        rows = pf["rows_ahead"]
+        ahead = f"{rows} row{'s' if rows != 1 else ''} ahead" if rows else "none"
+        words.append(f"prefetch {ahead} ({pf['how']})")
+    return ", ".join(words)
 
 
 def _order(c: dict) -> str:
