@@ -43,6 +43,8 @@ class Claim:
     ratio: float | None = None
     rounds: int = 0
     enough: bool = False
+    # False: end's rounds against a fixed figure (start's value each round), not rounds paired in time
+    paired: bool = True
 
     def to_json(self) -> dict:
         return {
@@ -55,6 +57,7 @@ class Claim:
             "ratio": self.ratio,
             "rounds": self.rounds,
             "enough": self.enough,
+            "paired": self.paired,
         }
 
     @classmethod
@@ -70,6 +73,7 @@ class Claim:
             d.get("ratio"),
             int(d.get("rounds", 0)),
             bool(d.get("enough", False)),
+            bool(d.get("paired", True)),
         )
 
 
@@ -78,10 +82,13 @@ def _median(s: Spread) -> float:
     return statistics.median(s.values) if s.values else s.median
 
 
-def claim(figure: str, start: Spread, end: Spread, start_label: str, end_label: str) -> Claim:
+def claim(
+    figure: str, start: Spread, end: Spread, start_label: str, end_label: str, paired: bool = True
+) -> Claim:
     """The decision rule on end against start (their rounds paired in the order they ran): "rises"
     or "falls" only when the rule's interval lies beyond its margin and the two medians go the same
-    way, else "no difference beyond noise"."""
+    way, else "no difference beyond noise". paired False: start is a fixed figure repeated once per
+    round of end (such as the other nodes' median), and the words say so."""
     if start.values and end.values:
         iv = end.interval(start)
         v = decide.verdict(iv)
@@ -106,6 +113,7 @@ def claim(figure: str, start: Spread, end: Spread, start_label: str, end_label: 
         ratio,
         rounds,
         enough,
+        paired,
     )
 
 
@@ -147,7 +155,8 @@ def say(c: Claim) -> str:
     if c.interval is None:
         how = "no paired rounds to compare"
     else:
-        how = f"{c.ratio:.2f}x, {c.interval[0]:.2f} to {c.interval[1]:.2f} over {c.rounds} paired rounds"
+        over = f"{c.rounds} paired rounds" if c.paired else f"{c.rounds} rounds against a fixed figure"
+        how = f"{c.ratio:.2f}x, {c.interval[0]:.2f} to {c.interval[1]:.2f} over {over}"
         r = decide.rule()
         if not c.enough:
             how += f", too few for a {r.confidence:.0%} interval"

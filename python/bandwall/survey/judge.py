@@ -197,7 +197,7 @@ def compare(
     wholly beyond limit. The words are the claim's (say()), then whether the interval lies beyond
     the limit (limit_why says what the limit is), chosen by the claim's direction."""
     end = rounds_of(f)
-    c = claim(NAMES.get(key, key), _against(ref, end), end, against, item)
+    c = claim(NAMES.get(key, key), _against(ref, end), end, against, item, paired=False)
     bad = RISES if lower_is_better else FALLS
     beyond = False
     if c.interval is not None and ref > 0:
