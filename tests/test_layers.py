@@ -1,5 +1,5 @@
-"""The import contract of pyproject.toml ([tool.importlinter]): commands > report > views > output >
-pinning | numa | mpi | engine (independent) > kernels > counters > core, every module in a layer. It holds on the source tree, and breaks on an upward import
+"""The import contract of pyproject.toml ([tool.importlinter]): commands > report > views > tune > output >
+display > pinning | numa | mpi | engine (independent) > kernels > counters > core, every module in a layer. It holds on the source tree, and breaks on an upward import
 or a module left out of the layers (proven on a copy of the package with one line added)."""
 
 from __future__ import annotations

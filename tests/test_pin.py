@@ -560,7 +560,7 @@ def test_compare_verdict_is_the_rule_on_the_paired_rounds(bound, one, unbound, v
 def test_compare_view_prints_the_verdict_lines_and_json_carries_the_claims(capsys):
     import io
 
-    from bandwall.output import console, emit
+    from bandwall.display import console, emit
     from bandwall.views.pin import render_compare
 
     rec = compare_record(FAST, SLOW, [6.0, 6.1, 5.9, 6.0, 6.2])
@@ -579,7 +579,7 @@ def test_compare_view_prints_the_verdict_lines_and_json_carries_the_claims(capsy
 def test_compare_view_of_an_older_record_shows_the_ratios():
     import io
 
-    from bandwall.output import console
+    from bandwall.display import console
     from bandwall.views.pin import render_compare
 
     rec = compare_record(FAST, SLOW, SLOW)

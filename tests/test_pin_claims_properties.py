@@ -19,7 +19,7 @@ from hypothesis import strategies as st  # noqa: E402
 from bandwall.core import decide, records  # noqa: E402
 from bandwall.core.claims import DIRECTIONS, FALLS, RISES, Claim, say  # noqa: E402
 from bandwall.core.spread import NOISE  # noqa: E402
-from bandwall.output import console  # noqa: E402
+from bandwall.display import console  # noqa: E402
 from bandwall.pinning import pin  # noqa: E402
 from bandwall.views.pin import render_compare  # noqa: E402
 from conftest import SAMPLE_PROVENANCE  # noqa: E402

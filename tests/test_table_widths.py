@@ -13,7 +13,7 @@ from rich.table import Table
 
 from bandwall.core.store import Store
 from bandwall.core.topo import cpu_list
-from bandwall.output import console, fmt_cell, table
+from bandwall.display import console, fmt_cell, table
 from conftest import run
 
 WIDTHS = [60, 80]

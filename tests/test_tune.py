@@ -419,7 +419,7 @@ def _tune_record(rates: dict[int, list[float]], tied: tuple[int, ...] = (), best
 def _shown(rec: dict) -> str:
     import io
 
-    from bandwall.output import console
+    from bandwall.display import console
     from bandwall.views.tune import render
 
     con = console(file=io.StringIO(), width=400)

@@ -6,15 +6,9 @@ import click
 
 from bandwall.core import store
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.kernels import balance
-from bandwall.output import (
-    emit,
-    isa_option,
-    kernel_option,
-    measuring_options,
-    refuse_empty,
-    thread_options,
-)
+from bandwall.output import isa_option, kernel_option, measuring_options, refuse_empty, thread_options
 from bandwall.views.balance import APP_COLUMNS, app_rows, render
 
 

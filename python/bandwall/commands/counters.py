@@ -11,9 +11,9 @@ from bandwall.core.registry import commands
 from bandwall.core.topo import resolve_threads
 from bandwall.counters import events as counters
 from bandwall.counters import groups as countergroups
+from bandwall.display import emit
 from bandwall.output import (
     db_option,
-    emit,
     format_option,
     given,
     no_store_option,

@@ -14,7 +14,8 @@ from bandwall.core import choices, records
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
 from bandwall.core.store import Store
-from bandwall.output import console, emit, flatten, fmt_cell, format_option, refuse_empty, table
+from bandwall.display import console, emit, flatten, fmt_cell, table
+from bandwall.output import format_option, refuse_empty
 
 db_path_option = click.option(
     "--db",

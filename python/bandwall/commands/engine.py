@@ -7,6 +7,7 @@ import click
 from bandwall.core import manifest, store, topo
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
+from bandwall.display import console, emit, table
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import sweep
@@ -14,15 +15,12 @@ from bandwall.output import (
     FromManifest,
     ManifestChoice,
     TableHelp,
-    console,
     db_option,
-    emit,
     format_option,
     no_store_option,
     pages_option,
     placing_options,
     refuse_empty,
-    table,
 )
 from bandwall.report import engine_plot, sweep_plot
 from bandwall.views.engine import SWEEP_COLUMNS, render_sweep, sweep_rows

@@ -9,10 +9,11 @@ import click
 from bandwall.core import decide, store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
+from bandwall.display import console, emit
 from bandwall.interference import experiment as exp
 from bandwall.interference import noise as noise_mod
 from bandwall.kernels import stream
-from bandwall.output import console, emit, measuring_options, plot_option, refuse_empty
+from bandwall.output import measuring_options, plot_option, refuse_empty
 from bandwall.report import interference_plot, sweep_plot
 from bandwall.views.interference import csv_rows, render
 

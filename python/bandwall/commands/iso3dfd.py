@@ -8,12 +8,12 @@ import click
 from bandwall.core import manifest, store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.kernels import iso3dfd
 from bandwall.mpi import iso3dfd_mpi, launchers
 from bandwall.output import (
     auto_thread_options,
     counters_option,
-    emit,
     given,
     isa_option,
     measuring_options,

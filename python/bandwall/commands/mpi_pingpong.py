@@ -7,9 +7,10 @@ import click
 from bandwall.core import store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.mpi import flavours as mpi
 from bandwall.mpi import mpi_pingpong
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_empty
+from bandwall.output import db_option, format_option, no_store_option, refuse_empty
 from bandwall.views import mpi as mpi_views
 
 

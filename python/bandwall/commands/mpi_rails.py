@@ -7,8 +7,9 @@ import click
 from bandwall.core import store
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.mpi import mpi_rails
-from bandwall.output import db_option, emit, format_option, refuse_empty
+from bandwall.output import db_option, format_option, refuse_empty
 from bandwall.views import mpi as mpi_views
 
 

@@ -6,11 +6,11 @@ import click
 
 from bandwall.core import manifest, store
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.kernels import sweep
 from bandwall.mpi import launchers, mpi_stream
 from bandwall.output import (
     db_option,
-    emit,
     format_option,
     no_store_option,
     pages_option,

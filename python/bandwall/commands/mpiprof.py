@@ -6,8 +6,9 @@ import click
 
 from bandwall.core import store
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.mpi import mpiprof
-from bandwall.output import db_option, emit, format_option, no_store_option, refuse_options_as_command
+from bandwall.output import db_option, format_option, no_store_option, refuse_options_as_command
 from bandwall.views import mpi as mpi_views
 
 

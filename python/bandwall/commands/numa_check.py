@@ -14,8 +14,9 @@ import click
 from bandwall.core import manifest, store
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
+from bandwall.display import emit
 from bandwall.numa import numa_check, numa_target
-from bandwall.output import TableHelp, emit, given, measuring_options, placing_options, refuse_empty
+from bandwall.output import TableHelp, given, measuring_options, placing_options, refuse_empty
 from bandwall.views import numa_check as view
 
 

@@ -7,8 +7,9 @@ import click
 from bandwall.core import store
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
+from bandwall.display import emit
 from bandwall.numa import numa_check, numa_matrix
-from bandwall.output import emit, given, kernel_option, measuring_options, placing_options, refuse_empty
+from bandwall.output import given, kernel_option, measuring_options, placing_options, refuse_empty
 from bandwall.views.numa_matrix import render
 
 

@@ -12,7 +12,8 @@ from bandwall.core.errors import UsageError
 from bandwall.core.fom import Fom
 from bandwall.core.registry import commands
 from bandwall.core.topo import resolve_threads
-from bandwall.output import db_option, emit, format_option, no_store_option, placing_options, refuse_empty
+from bandwall.display import emit
+from bandwall.output import db_option, format_option, no_store_option, placing_options, refuse_empty
 from bandwall.pinning import pin
 from bandwall.views.pin import echo_output, render, render_compare
 

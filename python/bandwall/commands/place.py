@@ -7,8 +7,9 @@ import click
 
 from bandwall.core import store
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.numa.place import place
-from bandwall.output import emit, measuring_options, placement_option, refuse_empty, thread_options
+from bandwall.output import measuring_options, placement_option, refuse_empty, thread_options
 from bandwall.views.place import render
 
 

@@ -8,7 +8,8 @@ import click
 
 from bandwall.core.errors import UsageError
 from bandwall.core.registry import commands
-from bandwall.output import FORMATS, db_option, no_store_option, refuse_empty
+from bandwall.display import FORMATS
+from bandwall.output import db_option, no_store_option, refuse_empty
 
 
 @commands.register("report")

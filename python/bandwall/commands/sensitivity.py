@@ -9,7 +9,8 @@ import click
 
 from bandwall.core import manifest, store
 from bandwall.core.registry import commands
-from bandwall.output import console, emit, measuring_options, refuse_empty, words_option
+from bandwall.display import console, emit
+from bandwall.output import measuring_options, refuse_empty, words_option
 from bandwall.report import sensitivity_plot, sweep_plot
 from bandwall.sensitivity import experiment, plan, program
 from bandwall.views.sensitivity import csv_rows, render

@@ -6,6 +6,7 @@ import click
 
 from bandwall.core import manifest, store
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.engine import pipeline as engine
 from bandwall.kernels import stream
 from bandwall.output import (
@@ -13,7 +14,6 @@ from bandwall.output import (
     TableHelp,
     auto_thread_options,
     counters_option,
-    emit,
     isa_option,
     kernel_option,
     measuring_options,

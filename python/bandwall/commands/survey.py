@@ -10,9 +10,10 @@ import click
 from bandwall.core import store
 from bandwall.core.errors import RunFailed, Unavailable, UsageError
 from bandwall.core.registry import commands
+from bandwall.display import emit
 from bandwall.mpi import flavours as mpi
 from bandwall.mpi import ring as links
-from bandwall.output import emit, measuring_options
+from bandwall.output import measuring_options
 from bandwall.report import survey_plot, sweep_plot
 from bandwall.survey import gather, judge, node
 from bandwall.views.survey import render, render_node

@@ -7,10 +7,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bandwall.core import records, store
 from bandwall.core.registry import commands
+from bandwall.display import console, emit
 from bandwall.kernels import stream, sweep
 from bandwall.output import (
-    console,
-    emit,
     measuring_options,
     placement_option,
     plot_option,

@@ -7,7 +7,8 @@ import click
 from bandwall.core import policies
 from bandwall.core.registry import commands
 from bandwall.core.topo import topology
-from bandwall.output import TableHelp, emit, format_option, refuse_empty
+from bandwall.display import emit
+from bandwall.output import TableHelp, format_option, refuse_empty
 from bandwall.views.topo import render
 
 

@@ -8,7 +8,8 @@ import signal
 import click
 
 from bandwall.core.registry import commands
-from bandwall.output import console, emit, kernel_option, measuring_options, radius_option, refuse_empty
+from bandwall.display import console, emit
+from bandwall.output import kernel_option, measuring_options, radius_option, refuse_empty
 from bandwall.tune import tune as tuner
 from bandwall.tune.space import parse_space
 from bandwall.views.tune import csv_rows, render

@@ -31,7 +31,7 @@ from bandwall.report import FAILED, OK, Context, Outcome
 
 def html_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None) -> str:
     """An HTML table; every cell is escaped; numbers are right-aligned and formatted like the terminal's."""
-    from bandwall.output import fmt_cell
+    from bandwall.display import fmt_cell
 
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
     body = []

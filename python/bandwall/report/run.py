@@ -21,7 +21,7 @@ from rich.console import Console
 
 from bandwall import __version__
 from bandwall.core.errors import BandwallError, RunFailed, UsageError
-from bandwall.output import console
+from bandwall.display import console
 from bandwall.report import (
     FAILED,
     SIGNAL_EXITS,

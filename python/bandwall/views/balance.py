@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 
 APP_COLUMNS = ["code", "B/F needed", "prec.", "machine B/F", "bound", "% of peak", "source"]
 

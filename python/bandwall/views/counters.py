@@ -3,7 +3,7 @@ record (--counters GROUP)."""
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 
 
 def rows(part: dict) -> list[list]:

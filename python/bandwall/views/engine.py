@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bandwall.output import table
+from bandwall.display import table
 
 
 def engine_line(rec: dict) -> str:

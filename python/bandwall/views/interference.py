@@ -3,7 +3,7 @@ rounds, and the verdict with its figures."""
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 
 LABELS = {
     "all-alone": "every core, alone",

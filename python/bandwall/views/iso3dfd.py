@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import statistics
 
+from bandwall.display import table
 from bandwall.kernels import iso3dfd
-from bandwall.output import table
 from bandwall.views.place import moved_notes
 
 COLUMNS = [

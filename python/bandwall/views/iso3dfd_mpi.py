@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bandwall.display import table
 from bandwall.mpi import iso3dfd_mpi
-from bandwall.output import table
 from bandwall.views.iso3dfd import page_map_text
 
 COLUMNS = ["ranks", "threads/rank", "MPoints/s", "speed-up", "efficiency", "comm share", "norm"]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bandwall.display import table
 from bandwall.mpi import mpi_pingpong, mpiprof
-from bandwall.output import table
 
 
 def profile(con, recs: list[dict]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 
 
 def render(con, rec: dict) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bandwall.output import table
+from bandwall.display import table
 from bandwall.pinning import pin
 
 # Where the CPUs came from, as the user wrote it: bandwall pin's options travel to the library as

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 
 
 def page_map_rows(page_map: dict) -> tuple[list[str], list[list]]:

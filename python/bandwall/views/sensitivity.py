@@ -6,7 +6,7 @@ copies run at once."""
 from __future__ import annotations
 
 from bandwall.core.claims import Claim, say
-from bandwall.output import table
+from bandwall.display import table
 
 
 def _interval(s: dict) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 from bandwall.views.place import moved_notes
 
 COLUMNS = ["kernel", "threads", "stores", "best GB/s", "median GB/s", "min GB/s", "GFlop/s", "MiB/array"]

@@ -10,7 +10,7 @@ from collections import Counter
 
 from bandwall.core.claims import RISES, Claim
 from bandwall.core.spread import NOISE
-from bandwall.output import fmt_cell, table
+from bandwall.display import fmt_cell, table
 from bandwall.survey.node import NAMES
 
 

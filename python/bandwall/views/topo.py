@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bandwall.core.topo import cpu_list
-from bandwall.output import table
+from bandwall.display import table
 
 
 def render(con, rec: dict) -> None:

@@ -4,7 +4,7 @@ the command lines."""
 
 from __future__ import annotations
 
-from bandwall.output import table
+from bandwall.display import table
 from bandwall.tune.verdict import BEST, standing, stored_claims
 
 

@@ -4,8 +4,8 @@ bandwidth / peak) and what that leaves applications that need more bytes per flo
 from __future__ import annotations
 
 from bandwall.core import records
+from bandwall.display import table
 from bandwall.kernels import balance, stream
-from bandwall.output import table
 from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.balance import APP_COLUMNS, app_rows, summary_lines

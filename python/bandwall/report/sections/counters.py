@@ -4,8 +4,8 @@ the MEM group's DRAM bandwidth per socket where the PMU offers it, otherwise its
 
 from __future__ import annotations
 
+from bandwall.display import table
 from bandwall.kernels import stream
-from bandwall.output import table
 from bandwall.report import Context, last_of, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.counters import rows

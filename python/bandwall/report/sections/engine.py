@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from bandwall.core import decide, manifest
 from bandwall.core.errors import Unavailable
+from bandwall.display import table
 from bandwall.engine import engine_sweep
 from bandwall.engine import pipeline as engine
-from bandwall.output import table
 from bandwall.report import Context, engine_plot, last_of, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.engine import SWEEP_COLUMNS, sweep_rows

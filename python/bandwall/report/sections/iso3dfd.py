@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from bandwall.core import decide, manifest
 from bandwall.core.spread import Spread
+from bandwall.display import table
 from bandwall.kernels import iso3dfd
-from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views.iso3dfd import ARRAYS, COLUMNS, page_map_rows, render, row

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from bandwall.core import native
 from bandwall.core.errors import Unavailable
+from bandwall.display import table
 from bandwall.mpi import flavours as mpi
 from bandwall.mpi import mpiprof
-from bandwall.output import table
 from bandwall.report import Context, last_of, plots, sections
 from bandwall.report.render import facts, figures, html_table, note
 

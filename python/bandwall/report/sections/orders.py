@@ -10,8 +10,8 @@ from __future__ import annotations
 import statistics
 
 from bandwall.core import decide
+from bandwall.display import table
 from bandwall.kernels import iso3dfd
-from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import html_table, note
 

@@ -13,7 +13,7 @@ from bandwall.core import native
 from bandwall.core.errors import Unavailable
 from bandwall.core.fom import Fom
 from bandwall.core.spread import NOISE, Spread
-from bandwall.output import table
+from bandwall.display import table
 from bandwall.pinning import pin
 from bandwall.report import Context, of_tool, sections
 from bandwall.report.render import facts, html_table, note

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from bandwall.core import manifest, native
 from bandwall.core.topo import topology
+from bandwall.display import table
 from bandwall.kernels import iso3dfd, stream
 from bandwall.numa import numa_check, numa_matrix
-from bandwall.output import table
 from bandwall.report import Context, last_of, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
 from bandwall.views import numa_check as numacheck_view

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from bandwall.core import decide
 from bandwall.core.spread import Spread
+from bandwall.display import table
 from bandwall.kernels import stream, sweep
-from bandwall.output import table
 from bandwall.report import Context, of_tool, plots, sections
 from bandwall.report.render import facts, html_table, note
 

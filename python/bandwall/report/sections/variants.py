@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from bandwall.core import decide, manifest, topo
 from bandwall.core.spread import Spread
+from bandwall.display import table
 from bandwall.kernels import stream
-from bandwall.output import table
 from bandwall.report import Context, of_tool, sections
 from bandwall.report.advice import KNOBS
 from bandwall.report.render import html_table, note
