@@ -616,3 +616,17 @@ def test_compare_rounds_default_to_the_rule(monkeypatch, capsys):
     ]
     got, _out, err = run_in_process(["pin", "--no-store", "--rounds", "2", "--", "true"], capsys)
     assert got == 2 and "go with --compare" in err
+
+
+def test_the_reports_pinning_summary_says_the_records_verdict():
+    """The report's pinning section states each spin's verdict as the record words it (rendered from
+    its claims), and a record stored before the claims gets the same words from its rounds."""
+    from bandwall.report.sections import pinning
+
+    passive = compare_record(FAST, SLOW, [6.0, 6.1, 5.9, 6.0, 6.2])["result"]
+    spin = compare_record(WITHIN, FAST, FAST)["result"]
+    text = pinning.summary({"passive": passive, "spin": spin})
+    assert passive["verdict"]["text"] in text and spin["verdict"]["text"] in text
+    assert "pays beside putting every thread on one CPU" in text and NOISE in text
+    old = {k: v for k, v in spin.items() if k not in ("verdict", "claims")}
+    assert pinning.verdict(old) == spin["verdict"]["text"]

@@ -12,7 +12,6 @@ import os
 from bandwall.core import native
 from bandwall.core.errors import Unavailable
 from bandwall.core.fom import Fom
-from bandwall.core.spread import NOISE, Spread
 from bandwall.display import table
 from bandwall.pinning import pin
 from bandwall.report import Context, of_tool, sections
@@ -40,14 +39,13 @@ def rows(data: dict) -> list[list]:
     ]
 
 
-def ratio(r: dict, a: str, b: str) -> str:
-    """How mode a compares with mode b: their ratio when their rounds do not overlap, else noise."""
-    sa, sb = (Spread.of(r["modes"][m]["rounds"]) for m in (a, b))
-    return (
-        f"{sa.ratio(sb):.2f}x as fast as"
-        if sa.apart_from(sb)
-        else f"({NOISE}) {sa.ratio(sb):.2f}x as fast as"
-    )
+def verdict(r: dict) -> str:
+    """The record's verdict lines (rendered from its claims: the decision rule on the paired rounds),
+    or for a record stored before them, the same built from its rounds."""
+    if r.get("verdict"):
+        return r["verdict"]["text"]
+    rounds = {name: m["rounds"] for name, m in r["modes"].items()}
+    return pin.compare_verdict(pin.compare_claims(r["fom"], r.get("fom_unit", ""), rounds))["text"]
 
 
 class PinningSection:
@@ -93,12 +91,10 @@ class PinningSection:
 def summary(data: dict) -> str:
     passive, spin = data["passive"], data["spin"]
     return (
-        f"With idle threads sleeping, one thread per CPU runs {ratio(passive, 'bound', 'one-cpu')} every "
-        "thread on one CPU: what sharing a CPU costs (PGI's MP_BIND example: NPB FT 1232 against 684 Mop/s, "
-        f"1.8x); {ratio(passive, 'bound', 'unbound')} unbound. With PGI's default spin it runs "
-        f"{ratio(spin, 'bound', 'one-cpu')} every thread on one CPU: a thread spinning at a barrier holds "
-        "the CPU the thread it waits for needs (MP_SPIN); bound threads on CPUs of their own lose nothing "
-        f"by spinning. A ratio marked {NOISE} is within the spread of the rounds: not a finding."
+        f"With idle threads sleeping: {verdict(passive)}. What sharing a CPU costs (PGI's MP_BIND example: "
+        f"NPB FT 1232 against 684 Mop/s, 1.8x). With PGI's default spin: {verdict(spin)}. A thread spinning "
+        "at a barrier holds the CPU the thread it waits for needs (MP_SPIN); bound threads on CPUs of their "
+        "own lose nothing by spinning."
     )
 
 
