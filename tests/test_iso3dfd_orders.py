@@ -359,5 +359,15 @@ def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():
     assert "bandwall tune" in shape["from"]
     other = record(n + 2, n, n, *args[3:-1], 5)["config"]["row_shape"]  # another radius: not kept there
     assert other["how"] in ("table", "default")
-    choices.keep_shape("iso3dfd.rows.r3", isa, None, "", "")
+    choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")
     assert record(*args)["config"]["row_shape"]["how"] in ("table", "default")
+    # a prefetch distance alone: kept beside the shape the run takes anyway
+    best = {"shape": targets.DEFAULT_SHAPE, "prefetch": "2", "isa": isa}
+    assert "a prefetch of 2 rows ahead not kept" in target.settled(best, row, decided=False)
+    assert "later runs" in target.settled(best, row, decided=True)
+    (kept,) = choices.shape_rows()
+    assert (kept["prefetch"], kept["shape"]) == (2, "")
+    c = record(*args)["config"]
+    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"]) == ("tuned", 2)
+    assert c["row_shape"]["how"] in ("table", "default")
+    choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")

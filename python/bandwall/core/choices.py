@@ -140,26 +140,33 @@ def shapes_path() -> Path:
     return Path(where)
 
 
-def keep_shape(kernel: str, isa: str, shape: str | None, why: str, measured: str) -> None:
-    """Keeps shape for the row kernel's key (iso3dfd.rows, iso3dfd.rows.r1, ...) and variant, so that
-    later runs take it; None forgets what was kept there (the default then stands)."""
+ROW_KNOBS = ("shape", "prefetch")  # what bandwall-iso3dfd reads from a kept entry (Measurement::choose_*)
+
+
+def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measured: str) -> None:
+    """Keeps the row kernel's knobs (shape: a register shape's name; prefetch: rows ahead) for its
+    key (iso3dfd.rows, iso3dfd.rows.r1, ...) and variant, so that later runs take them (a knob left
+    out stays the table's or the compiled default); None forgets what was kept there."""
     p = shapes_path()
     doc = _load(p)
     key = f"{kernel} {isa}"
-    if shape is None:
+    if knobs is None:
         if doc["choices"].pop(key, None) is None:
             return
     else:
-        doc["choices"][key] = {"kernel": kernel, "isa": isa, "shape": shape, "why": why, "measured": measured}
+        unknown = set(knobs) - set(ROW_KNOBS)
+        if unknown or not knobs:
+            raise ValueError(f"row kernel knobs are {', '.join(ROW_KNOBS)}, not {sorted(unknown) or 'none'}")
+        doc["choices"][key] = {"kernel": kernel, "isa": isa, **knobs, "why": why, "measured": measured}
     doc["about"] = SHAPES_ABOUT
     p.parent.mkdir(parents=True, exist_ok=True)
     _save(p, doc)
 
 
 def shape_rows() -> list[dict]:
-    """One row per kept shape: kernel, variant, shape, date, why."""
+    """One row per kept entry: kernel, variant, shape, prefetch, date, why."""
     return [
-        {k: e.get(k, "") for k in ("kernel", "isa", "shape", "measured", "why")}
+        {k: e.get(k, "") for k in ("kernel", "isa", *ROW_KNOBS, "measured", "why")}
         for _, e in sorted(_load(shapes_path())["choices"].items())
         if isinstance(e, dict)
     ]

@@ -30,6 +30,8 @@ from bandwall.tune.space import (
 PIPELINE = "pipeline"
 ISO3DFD = "iso3dfd"
 DEFAULT_SHAPE = iso3dfd.DEFAULT_SHAPE
+DEFAULT_PREFETCH = "default"  # the prefetch distance the run takes (--prefetch left out)
+PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
 ONE_NODE = "one NUMA node: every placement puts every page on node 0"
@@ -210,6 +212,19 @@ class Iso3dfdTarget(Target):
         else:
             under = f" under BANDWALL_MAX_ISA={m.isa_ceiling}" if m.isa_ceiling else ""
             left["shape"] = f"no variant this CPU runs{under} has register shapes"
+        if shapes:
+            # the prefetch distance of the row kernel: what the run takes (kept, table, compiled)
+            # and the distances the table's bench races
+            knobs.append(
+                Knob(
+                    "prefetch",
+                    (DEFAULT_PREFETCH, *PREFETCH_ROWS),
+                    DEFAULT_PREFETCH,
+                    "the distance the run takes (kept, the table's or the compiled one), none, 1 or 2 rows ahead",
+                )
+            )
+        else:
+            left["prefetch"] = left["shape"]
         depths, depth_guess, why = sweep_depths(model, iters)
         if len(depths) > 1:
             knobs.append(Knob("depth", depths, depth_guess, why))
@@ -220,6 +235,9 @@ class Iso3dfdTarget(Target):
             c = fold_bindings(m, c)
             if c.get("shape", DEFAULT_SHAPE) not in rings.get(c.get("isa"), set()):
                 c = {**c, "shape": DEFAULT_SHAPE} if "shape" in c else c
+            # the generic loops do not prefetch, and a ring prefetches along its column
+            if "prefetch" in c and (not rings.get(c.get("isa")) or "-ring" in c.get("shape", "")):
+                c = {**c, "prefetch": DEFAULT_PREFETCH}
             return c
 
         fixed = {"grid": list(grid), "iters": iters, "radius": radius, "xblock": bx, "zblock": bz}
@@ -236,6 +254,7 @@ class Iso3dfdTarget(Target):
             pages=o["pages"],
             isa=o["isa"],
             row_shape=None if o.get("shape", DEFAULT_SHAPE) == DEFAULT_SHAPE else o["shape"],
+            prefetch=None if o.get("prefetch", DEFAULT_PREFETCH) == DEFAULT_PREFETCH else o["prefetch"],
             # the depth as the configuration says, never auto: a trial races nothing of its own
             time_block=o.get("depth", 1),
             radius=o.get("radius"),
@@ -245,29 +264,38 @@ class Iso3dfdTarget(Target):
         summary = _summary(rec, "mpoints_per_s", "gflops")
         summary["variant_key"] = rec["config"].get("isa_choice", {}).get("kernel")
         summary["row_shape"] = rec["config"].get("row_shape", {}).get("name")
+        summary["prefetch"] = rec["config"].get("prefetch", {}).get("rows_ahead")
         return rec["result"]["mpoints_per_s"], {k: v for k, v in summary.items() if v is not None}
 
     def settled(self, best: dict, row: dict, decided: bool) -> str | None:
-        """The best configuration's register shape, kept for later runs at this radius with its
-        variant when the verdict's claims set it apart beyond noise (decided) and it is not the
-        default (which is already what later runs take: a shape kept earlier, else the table's or
-        the compiled one)."""
+        """The best configuration's row kernel knobs (register shape, prefetch distance), kept for
+        later runs at this radius with its variant when the verdict's claims set it apart beyond
+        noise (decided) and they are not the defaults (which are already what later runs take: what
+        was kept earlier, else the table's or the compiled one)."""
         summary = row.get("summary", {})
         kernel, isa = summary.get("variant_key"), summary.get("isa")
         if not kernel or not isa:
             return None
-        shape = best.get("shape", DEFAULT_SHAPE)
-        if shape == DEFAULT_SHAPE:
+        knobs = {}
+        if best.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
+            knobs["shape"] = best["shape"]
+        if best.get("prefetch", DEFAULT_PREFETCH) != DEFAULT_PREFETCH:
+            knobs["prefetch"] = int(best["prefetch"])
+        if not knobs:
             return None
+        words = " and ".join(
+            f"the register shape {v}" if k == "shape" else f"a prefetch of {v} rows ahead"
+            for k, v in knobs.items()
+        )
         if not decided:
             return (
-                f"the register shape {shape} is not kept: the decision rule did not find the best faster "
-                "beyond noise than every configuration it was compared with"
+                f"{words} not kept: the decision rule did not find the best faster beyond noise than every "
+                "configuration it was compared with"
             )
         today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
         why = f"the best of {kernel}'s tune ({row['median']:.0f} MPoints/s, median of {row['rounds']} rounds)"
-        choices.keep_shape(kernel, isa, shape, why, today)
-        return f"kept the register shape {shape} of {isa} for {kernel}: later runs on this machine take it"
+        choices.keep_row_kernel(kernel, isa, knobs, why, today)
+        return f"kept {words} of {isa} for {kernel}: later runs on this machine take it"
 
     def commands(self, o: dict) -> dict:
         grid = "x".join(map(str, o["grid"]))
@@ -276,6 +304,8 @@ class Iso3dfdTarget(Target):
         head += ["--time-block", str(o.get("depth", 1))]
         if o.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
             head += ["--row-shape", o["shape"]]
+        if o.get("prefetch", DEFAULT_PREFETCH) != DEFAULT_PREFETCH:
+            head += ["--prefetch", o["prefetch"]]
         return command.builtin(head, o, ())
 
 
