@@ -436,3 +436,19 @@ def test_the_bandit_and_the_pirate_end_when_bandwall_is_killed():
         while alive(pid):
             assert time.monotonic() < deadline, f"process {pid} outlived bandwall"
             time.sleep(0.05)
+
+
+def test_the_bandits_losses_are_told_by_their_claims():
+    """What the bandit lost beside the triad and beside the program is a claim on the paired rounds
+    (its rate alone against beside), and the note that it lost nothing carries that claim's words."""
+    from bandwall.core.claims import FALLS, Claim, say
+
+    alone = [10.0, 10.2, 9.9, 10.1, 10.0]
+    est = verdict.bandwidth_estimate(
+        alone, [9.0, 9.2, 8.9, 9.1, 9.0], alone, [8.0, 8.2, 7.9, 8.1, 8.0], [30.0] * 5
+    )
+    ref, prog = (Claim.from_json(c) for c in est["bandit_claims"])
+    assert ref.direction == prog.direction == FALLS and ref.end.label == "beside the STREAM triad"
+    flat = verdict.bandwidth_estimate(alone, alone, alone, alone, [30.0] * 5)
+    (ref, _) = (Claim.from_json(c) for c in flat["bandit_claims"])
+    assert ref.direction != FALLS and say(ref) in flat["bandwidth_note"]

@@ -8,7 +8,8 @@ from __future__ import annotations
 import statistics
 
 from bandwall.core import decide
-from bandwall.core.claims import Claim, say
+from bandwall.core.claims import FALLS, Claim, claim, say
+from bandwall.core.spread import Spread
 from bandwall.sensitivity import comparisons as cmp
 from bandwall.sensitivity import controls
 
@@ -18,6 +19,7 @@ CACHE = "cache-bound"
 INSENSITIVE = "insensitive"
 UNDETERMINED = "undetermined"
 VERDICTS = (BANDWIDTH, LATENCY, CACHE, INSENSITIVE, UNDETERMINED)
+BANDIT_RATE = "the bandit's bandwidth"
 
 
 def _losses(alone: list[float], beside: list[float]) -> list[float]:
@@ -43,19 +45,31 @@ def bandwidth_estimate(
     loss_p = statistics.median(_losses(alone_p, beside_program)) if beside_program else 0.0
     loss_r = statistics.median(_losses(alone_r, beside_reader)) if beside_reader else 0.0
     reader_gbps = statistics.median(reader) if reader else 0.0
-    ref_told = decide.verdict(decide.ratio_interval(alone_r, beside_reader, rule), rule) == decide.FASTER
-    prog_told = decide.verdict(decide.ratio_interval(alone_p, beside_program, rule), rule) == decide.FASTER
+    # the bandit's rate just before against beside the triad and beside the program, rounds paired:
+    # what it lost is told only where its claim falls beyond noise
+    c_ref, c_prog = (
+        claim(BANDIT_RATE, Spread.of(a, "GB/s"), Spread.of(b, "GB/s"), "alone", beside) if a and b else None
+        for a, b, beside in (
+            (alone_r, beside_reader, "beside the STREAM triad"),
+            (alone_p, beside_program, "beside the program"),
+        )
+    )
+    ref_told = c_ref is not None and c_ref.direction == FALLS
+    prog_told = c_prog is not None and c_prog.direction == FALLS
     out = {
         "bandit_loss_GBps": loss_p,
         "reference": {"reader_GBps": reader_gbps, "bandit_loss_GBps": loss_r, "beyond_noise": ref_told},
         "bandwidth_beyond_noise": prog_told,
         "bandwidth_GBps": None,
         "bandwidth_note": None,
+        "bandit_claims": [c.to_json() for c in (c_ref, c_prog) if c is not None],
     }
     if not ref_told or loss_r <= 0:
+        told = f": {say(c_ref)}" if c_ref is not None else ""
         out["bandwidth_note"] = (
             f"the bandit lost nothing beyond noise even beside a STREAM triad of {reader_gbps:.1f} GB/s on "
-            "the program's CPUs: memory is not contended at this scale, so the program's bandwidth cannot be told"
+            f"the program's CPUs{told}; memory is not contended at this scale, so the program's bandwidth "
+            "cannot be told"
         )
         return out
     if control is not None and not control["passed"]:
@@ -66,8 +80,9 @@ def bandwidth_estimate(
         return out
     out["bandwidth_GBps"] = max(0.0, reader_gbps * loss_p / loss_r)
     if not prog_told:
+        told = f"{say(c_prog)}; " if c_prog is not None else ""
         out["bandwidth_note"] = (
-            f"the bandit lost nothing beyond noise beside the program ({loss_p:+.2f} GB/s against "
+            f"the bandit lost nothing beyond noise beside the program ({told}{loss_p:+.2f} GB/s against "
             f"{loss_r:.2f} beside a {reader_gbps:.1f} GB/s triad): its bandwidth is small"
         )
     return out
