@@ -500,8 +500,10 @@ def test_the_constructed_verdict_fits_the_schema(make_record):
 @pytest.mark.skipif(NCPU < 2, reason="needs two thread counts")
 def test_the_stored_tune_record_carries_the_claims_its_output_shows(run_bandwall, tmp_path):
     """The claims are made with the record, so the stored one holds what --format json shows; the
-    program's rate is exactly 10 x its threads, so a claim rises wherever its rounds are enough."""
-    from bandwall.core.claims import NOISE, RISES, say
+    program's rate is exactly 10 x its threads, and the search's final race gives each pair the
+    decision rule's rounds within the default budget, so every claim rises and the choice is best."""
+    from bandwall.core import decide
+    from bandwall.core.claims import RISES, say
     from bandwall.tune import verdict
 
     db = str(tmp_path / "t.db")
@@ -517,4 +519,9 @@ def test_the_stored_tune_record_carries_the_claims_its_output_shows(run_bandwall
     assert r["claims_said"] == [say(c) for c in claims]
     best = " ".join(f"{k}={v}" for k, v in r["best"]["config"].items())
     for c in claims:
-        assert c.end.label == best and c.direction == (RISES if c.enough else NOISE)
+        assert c.end.label == best and c.direction == RISES and c.enough
+        assert c.rounds >= decide.rule().rounds
+    assert verdict.standing(claims) == verdict.BEST and f"\nbest: {best}: " in _shown(stored)
+    final = r["final_race"]
+    assert final["finished"] and "cut_short" not in final
+    assert all(p["paired_rounds"] >= decide.rule().rounds for p in final["pairs"])

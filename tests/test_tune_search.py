@@ -1,7 +1,9 @@
 """The search of bandwall tune on synthetic cost surfaces (grids of rates with seeded noise): within
 its budget it finds a configuration within 5% of the exhaustive best with at most a quarter of an
 exhaustive search's runs; ties go to the cheaper configuration; failed configurations are recorded
-and the search goes on; an interruption keeps what was measured; stored trials are not run again."""
+and the search goes on; an interruption keeps what was measured; stored trials are not run again;
+the final race gives the best and each configuration the verdict compares it with the decision
+rule's rounds (more when the rule calls the pair unsettled), or says the budget cut it short."""
 
 from __future__ import annotations
 
@@ -232,3 +234,156 @@ def test_folded_configurations_run_once():
     trials = Trials(space, noisy(lambda c: 10.0, 1, 0.01), budget=30)
     Search(space, trials).run()
     assert sorted(r["config"]["bind"] for r in trials.table()) == ["compact", "none"]
+
+
+# -- the final race: the decision rule's rounds for the verdict's pairs ------------------------------
+
+
+def _verdict(space: Space, trials: Trials, out) -> list:
+    """The verdict's claims on what the search measured, as the tune record makes them."""
+    from bandwall.tune.verdict import verdict_claims
+
+    rec = {
+        "result": {
+            "unit": "GB/s",
+            "best": trials.row(out.best),
+            "trials": trials.table(),
+            "indistinguishable": [trials.row(c) for c in out.tied],
+        }
+    }
+    return verdict_claims(rec)
+
+
+def _scripted(rates: dict[int, list[float]], calls: list):
+    """A trial function giving each thread count its rates in turn (the last one from then on)."""
+    taken: dict[int, int] = {}
+
+    def run(c: dict):
+        n = c["threads"]
+        i = taken.get(n, 0)
+        taken[n] = i + 1
+        calls.append(n)
+        v = rates[n]
+        return v[min(i, len(v) - 1)], {}
+
+    return run
+
+
+THREADS = Space("threads", [Knob("threads", (1, 2), 2, costs=True)])
+
+
+def test_a_clearly_better_configuration_has_the_rules_rounds_and_rises():
+    """The rate is 10 x the threads, exactly: the races drop threads=1 after two rounds, and the final
+    race gives the pair the rule's rounds, so the verdict finds the best rising and calls it best."""
+    from bandwall.core import decide
+    from bandwall.core.claims import RISES
+    from bandwall.tune import verdict
+
+    rule = decide.rule()
+    calls: list = []
+    trials = Trials(THREADS, _scripted({1: [10.0], 2: [20.0]}, calls), budget=default_budget(THREADS.size()))
+    out = Search(THREADS, trials).run()
+    assert out.best == {"threads": 2} and out.stopped == "converged"
+    assert out.final["finished"] and "cut_short" not in out.final and out.final["rounds"] >= 1
+    ((pair),) = out.final["pairs"]
+    assert pair["config"] == {"threads": 1} and pair["paired_rounds"] >= rule.rounds
+    (c,) = _verdict(THREADS, trials, out)
+    assert (c.start.label, c.end.label, c.direction) == ("threads=1", "threads=2", RISES)
+    assert c.enough and c.rounds >= rule.rounds and c.rounds == pair["paired_rounds"]
+    assert verdict.standing([c]) == verdict.BEST
+    # the final race's rounds interleave the two, the order rotated each round, and are the last
+    # rounds of each: those the verdict pairs
+    last = calls[len(calls) - 2 * out.final["rounds"] :]
+    rounds = [last[i : i + 2] for i in range(0, len(last), 2)]
+    assert all(sorted(r) == [1, 2] for r in rounds)
+    assert len(rounds) < 2 or rounds[0] != rounds[1]
+
+
+def test_the_final_race_pairs_the_model_guess_and_the_runner_up_with_the_best():
+    """The best (threads=2) is neither the guess (threads=3) nor alone: the runner-up by median
+    (threads=1) and the guess each end with the rule's rounds paired with it; the verdict's claim
+    against the runner-up rises."""
+    from bandwall.core import decide
+    from bandwall.core.claims import RISES
+
+    space = Space("threads", [Knob("threads", (1, 2, 3), 3, costs=True)])
+    trials = Trials(space, _scripted({1: [25.0], 2: [30.0], 3: [20.0]}, []), budget=default_budget(3))
+    out = Search(space, trials).run()
+    assert out.best == {"threads": 2} and out.final["finished"]
+    paired = {p["config"]["threads"]: p["paired_rounds"] for p in out.final["pairs"]}
+    assert set(paired) == {1, 3} and min(paired.values()) >= decide.rule().rounds
+    (c,) = _verdict(space, trials, out)
+    assert (c.start.label, c.direction) == ("threads=1", RISES) and c.enough
+
+
+def test_a_tie_stays_no_difference_beyond_noise_after_the_full_rounds():
+    """Two thread counts that run alike: the final race gives the pair the rule's rounds, and the
+    verdict finds no difference beyond noise on rounds enough for its interval (not too few)."""
+    from bandwall.core import decide
+    from bandwall.core.claims import NOISE
+    from bandwall.tune import verdict
+
+    same = {1: [20.0, 20.1, 19.9, 20.2, 19.8, 20.0], 2: [20.1, 19.9, 20.0, 19.8, 20.2, 20.1]}
+    trials = Trials(THREADS, _scripted(same, []), budget=default_budget(THREADS.size()))
+    out = Search(THREADS, trials).run()
+    assert out.final["finished"]
+    (c,) = _verdict(THREADS, trials, out)
+    assert c.direction == NOISE and c.enough and c.rounds >= decide.rule().rounds
+    assert verdict.standing([c]) == verdict.NO_DIFFERENCE
+
+
+def test_an_unsettled_pair_races_on_to_the_rules_rounds_when_unsettled():
+    """After the rule's five rounds threads=1 runs 0.96x threads=2 by the median but the interval
+    reaches past the margin (unsettled): the final race gives the pair rounds_when_unsettled rounds,
+    and on them the rule finds threads=2 faster beyond noise."""
+    from bandwall.core import decide
+    from bandwall.core.claims import RISES
+
+    rule = decide.rule()
+    assert rule.rounds_when_unsettled > rule.rounds
+    trials = Trials(THREADS, _scripted({1: [96.0, 97.0, 90.0, 95.0, 101.0, 95.0], 2: [100.0]}, []), budget=40)
+    out = Search(THREADS, trials).run()
+    ((pair),) = out.final["pairs"]
+    assert out.final["finished"] and pair["paired_rounds"] == rule.rounds_when_unsettled
+    # on its first five rounds the rule left the pair unsettled
+    iv = decide.ratio_interval(trials.rates({"threads": 1})[:5], trials.rates({"threads": 2})[:5], rule)
+    assert decide.unsettled(iv, rule)
+    (c,) = _verdict(THREADS, trials, out)
+    assert c.rounds == rule.rounds_when_unsettled and c.direction == RISES and c.enough
+
+
+@pytest.mark.parametrize("budget", [5, 8])
+def test_a_budget_too_small_for_the_final_race_says_so(budget):
+    """The budget ends before the pair has the rule's rounds: the final race says it was cut short
+    by the budget (how many paired rounds of how many), the search's why says it, and the verdict's
+    claim has too few rounds for the rule's interval."""
+    from bandwall.core import decide
+    from bandwall.core.claims import NOISE
+
+    rule = decide.rule()
+    trials = Trials(THREADS, _scripted({1: [10.0], 2: [20.0]}, []), budget=budget)
+    out = Search(THREADS, trials).run()
+    assert trials.runs <= budget and out.stopped == "budget"
+    assert not out.final["finished"] and out.final["cut_short"] == "budget"
+    ((pair),) = out.final["pairs"]
+    said = f"threads=1 {pair['paired_rounds']} of {rule.rounds}"
+    assert pair["paired_rounds"] < rule.rounds and said in out.final["why"]
+    assert "the final race was cut short by the budget" in out.final["why"] and out.final["why"] in out.why
+    (c,) = _verdict(THREADS, trials, out)
+    assert c.direction == NOISE and not c.enough and c.rounds == pair["paired_rounds"]
+
+
+def test_the_default_budget_leaves_room_for_the_final_race_and_stays_a_quarter_of_a_large_space():
+    """A small space's default budget holds the final race's rule rounds (the best and two others)
+    beside the walk's two rounds of every configuration, or as the share the walk leaves it; a large
+    space's stays a quarter of an exhaustive search."""
+    from bandwall.core import decide
+    from bandwall.tune.search import FINAL_SHARE
+
+    rounds = decide.rule().rounds
+    assert default_budget(1) == 4
+    for size in (2, 3, 4, 8, 20, 40):
+        final = min(size, 3) * rounds
+        assert default_budget(size) >= min(final + MIN_ROUNDS * size, final / FINAL_SHARE)
+    for size in (72, 180, 192):
+        assert default_budget(size) == math.ceil(0.25 * EXHAUSTIVE_ROUNDS * size)

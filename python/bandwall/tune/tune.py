@@ -1,18 +1,19 @@
 """bandwall tune: builds the space of a target, resumes its stored trials, searches, and makes the
 tune record (result.best, result.trials, result.space_size, result.runs, result.surplus_cores,
-result.command, and the verdict's claims: result.claims and their words, result.claims_said)."""
+result.command, result.final_race: what the search's final race ran and whether the budget cut it
+short, and the verdict's claims: result.claims and their words, result.claims_said)."""
 
 from __future__ import annotations
 
 import math
 from typing import Callable
 
-from bandwall.core import records, store
+from bandwall.core import decide, records, store
 from bandwall.core.errors import RunFailed, UsageError
 from bandwall.engine.pipeline import takes_cpus
 from bandwall.tune import space as space_mod
 from bandwall.tune import targets, verdict
-from bandwall.tune.search import Search
+from bandwall.tune.search import FINAL_SHARE, MIN_ROUNDS, Search
 from bandwall.tune.trials import Trials, resume, trial_record
 
 TOOL = "tune"
@@ -21,10 +22,20 @@ TOOL = "tune"
 EXHAUSTIVE_ROUNDS = 3
 DEFAULT_SHARE = 0.25
 MIN_BUDGET = 4
+FINAL_MEMBERS = 3  # the final race's best, runner-up and model's guess
 
 
 def default_budget(size: int) -> int:
-    return max(MIN_BUDGET, math.ceil(DEFAULT_SHARE * EXHAUSTIVE_ROUNDS * size))
+    """A quarter of an exhaustive search's runs, and never too few for the search's final race: the
+    decision rule's rounds for the best and the (at most) two configurations it races with there,
+    either beside every configuration measured the walk's MIN_ROUNDS times or as the share of the
+    budget the walk leaves it (FINAL_SHARE), whichever is fewer (a small space needs the first)."""
+    quarter = math.ceil(DEFAULT_SHARE * EXHAUSTIVE_ROUNDS * size)
+    if size < 2:
+        return max(MIN_BUDGET, quarter)
+    final = min(size, FINAL_MEMBERS) * decide.rule().rounds
+    floor = min(final + MIN_ROUNDS * size, math.ceil(final / FINAL_SHARE))
+    return max(MIN_BUDGET, quarter, floor)
 
 
 def prepare(words: list[str], names: list[str] | None, db, keep, **options):
@@ -107,6 +118,9 @@ def record(m, target, sp, trials: Trials, outcome, budget, seconds, distinct: in
         if full.get("engine") and takes_cpus(full["engine"])
         else max(0, len(m.cpus) - threads),
         "stopped": outcome.stopped,
+        # the final race: the rounds it gave each pair the verdict compares, and whether the budget
+        # cut it short of the decision rule's rounds
+        "final_race": outcome.final,
         "command": target.commands(full),
     }
     config = {
