@@ -217,13 +217,18 @@ def cpu_fields(path: Path | str = "/proc/cpuinfo") -> dict[str, str]:
     return fields
 
 
+# The CPUs the script was given, counted when it started: a peer's OpenMP set-up (Devito's) may pin
+# the script's own process to one CPU later, while the runs it launches still take every one.
+CPUS_AT_START = len(os.sched_getaffinity(0))
+
+
 def cpu_name(path: Path | str = "/proc/cpuinfo") -> str:
     """'AMD EPYC 9R14 (AuthenticAMD family 25 model 17), 2 CPUs': the model name, vendor, family
-    and model of /proc/cpuinfo, and the CPUs this process may run on."""
+    and model of /proc/cpuinfo, and the CPUs the script was given when it started."""
     f = cpu_fields(path)
     return (
         f"{f.get('model name', 'unknown CPU')} ({f.get('vendor_id', '?')} family {f.get('cpu family', '?')} "
-        f"model {f.get('model', '?')}), {len(os.sched_getaffinity(0))} CPUs"
+        f"model {f.get('model', '?')}), {CPUS_AT_START} CPUs"
     )
 
 
