@@ -343,6 +343,8 @@ def test_the_stencil_card_follows_its_claims(rounds, bound):
     assert line.value.median == pytest.approx(figures[kept])  # the bar: the variant kept
     held = line.claims[-1]
     assert held.end.label == kept and line.flag is (held.direction == FALLS)
+    # the share of the bound is said beyond noise only where its claim says so
+    assert ("by its median, not beyond noise" in line.verdict) is (held.direction == NOISE)
 
 
 @FEW

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bandwall.core import decide, manifest
 from bandwall.core.claims import FALLS, RISES, claim, say
-from bandwall.core.spread import Spread, fmt
+from bandwall.core.spread import NOISE, Spread, fmt
 from bandwall.report.advice.base import EFFICIENCY_FLAG, Evidence, Line, efficiency_flag, ids
 
 
@@ -150,10 +150,12 @@ def stencil(ev: Evidence) -> list[Line]:
     line = Spread.of([EFFICIENCY_FLAG * bounds[tight]] * max(1, len(sp[best].values)), "MPoints/s")
     held = claim(fig, line, sp[best], f"{EFFICIENCY_FLAG} of the {tight} bound", _name(best))
     low = held.direction == FALLS
+    side = "at or above" if e >= EFFICIENCY_FLAG else "below"
     verdict += f"; it reaches {e:.0%} of its tightest bound ({tight}), " + (
         efficiency_flag(e)
-        if low or e >= EFFICIENCY_FLAG
-        else f"below {EFFICIENCY_FLAG} by its median, not beyond noise: not flagged"
+        if held.direction != NOISE
+        else f"{side} {EFFICIENCY_FLAG} by its median, not beyond noise"
+        + ("" if e >= EFFICIENCY_FLAG else ": not flagged")
     )
     verdict += f" ({say(held)})"
     if tight == ecm:
