@@ -73,7 +73,9 @@ def test_pipeline_auto_records_the_choice(run_bandwall):
 
 
 def test_iso3dfd_auto_records_the_choice(run_bandwall):
-    rec = run_json(run_bandwall, "iso3dfd", "--grid", "48x48x48", "--iters", "8", "--threads", "auto")
+    rec = run_json(
+        run_bandwall, "iso3dfd", "--grid", "48x48x48", "--iters", "8", "--threads", "auto", "--no-roofline"
+    )
     ch = check_choice(rec)
     assert ch["unit"] == "MPoints/s" and rec["config"]["threads"] == ch["chosen"]
     # the trial steps are part of the run but not of its timed steps
@@ -124,11 +126,16 @@ def test_stored_tune_of_this_grid_is_used_by_iso3dfd(run_bandwall, tmp_path):
     db = tmp_path / "t.db"
     grid = ("--grid", "40x40x40")
     p = run_bandwall(
-        "tune", "iso3dfd", *grid, "--iters", "2", "--space", "threads", "--format", "json", "--db", db
-    )
+        # a small budget: the stored trials are what --threads auto reads, whether or not the
+        # tune's final race had its rounds
+        "tune", "iso3dfd", *grid, "--iters", "2", "--space", "threads", "--budget", "6",
+        "--format", "json", "--db", db,
+    )  # fmt: skip
     assert p.returncode == 0, p.stderr
     tune_id = json.loads(p.stdout)["id"]
-    p = run_bandwall("iso3dfd", *grid, "--iters", "2", "--threads", "auto", "--format", "json", "--db", db)
+    p = run_bandwall(
+        "iso3dfd", *grid, "--iters", "2", "--threads", "auto", "--no-roofline", "--format", "json", "--db", db
+    )
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     ch = check_choice(out, how="stored tune")
@@ -139,7 +146,17 @@ def test_stored_tune_of_this_grid_is_used_by_iso3dfd(run_bandwall, tmp_path):
     # (and needs its trial steps)
     for other in (("--grid", "48x40x40"), (*grid, "--radius", "2")):
         p = run_bandwall(
-            "iso3dfd", *other, "--iters", "8", "--threads", "auto", "--format", "json", "--db", db
+            "iso3dfd",
+            *other,
+            "--iters",
+            "8",
+            "--threads",
+            "auto",
+            "--no-roofline",
+            "--format",
+            "json",
+            "--db",
+            db,
         )
         assert p.returncode == 0, p.stderr
         check_choice(json.loads(p.stdout), how="feedback")
