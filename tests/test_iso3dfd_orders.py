@@ -67,10 +67,11 @@ def test_every_radius_runs_checks_and_says_how(radius, isa_ceiling):
 
 
 @pytest.mark.parametrize("radius", [1, 5, 8])
-def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chosen(radius):
+def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chosen(radius, isa_ceiling):
     """--prefetch changes only where the row kernel prefetches: none, one row or several rows ahead
     (past a block's last row into the next planes), each checked against the reference with the same
-    norm; auto says whence its distance came (the table's row for this CPU, else the default)."""
+    norm, on every variant this CPU runs; auto says whence its distance came (the table's row for
+    this CPU, else the default)."""
     n = 2 * radius + 13
     grid = (40, n, n + 9, 3, 40, 4, 8, "compact", THREADS, "--radius", radius, "--verify")
     norms = set()
@@ -79,6 +80,8 @@ def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chose
         assert rec["validation"]["passed"] and rec["validation"]["checked"]
         pf = rec["config"]["prefetch"]
         assert pf["how"] == "given" and pf["rows_ahead"] == (0 if p == "none" else int(p))
+        c = rec["config"]
+        assert pf["used"] is (c["radius_path"] == "templated" and "-ring" not in c["row_shape"]["name"])
         norms.add(round(rec["result"]["norm"], 4))
     assert len(norms) == 1
     auto = record(*grid)["config"]["prefetch"]

@@ -129,7 +129,9 @@ json iso_config(const Options& o) {
     config["prefetch"] = {{"rows_ahead", prefetch_rows(o.grid.radius)},
                           {"requested", o.prefetch < 0 ? json("auto") : json(o.prefetch)},
                           {"how", o.prefetch_how},
-                          {"from", o.prefetch_from}};
+                          {"from", o.prefetch_from},
+                          // the generic loops do not prefetch, and a ring prefetches along its column
+                          {"used", radius_path(o.grid) == "templated" && !active_shape(o.grid.radius).ring}};
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
     config["radius_path"] = radius_path(o.grid);
   }

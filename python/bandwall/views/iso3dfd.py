@@ -84,7 +84,8 @@ def _kernel(c: dict) -> str:
     if pf.get("how", "default") != "default":
         rows = pf["rows_ahead"]
         ahead = f"{rows} row{'s' if rows != 1 else ''} ahead" if rows else "none"
-        words.append(f"prefetch {ahead} ({pf['how']})")
+        unused = "" if pf.get("used", True) else ", unused by this kernel"
+        words.append(f"prefetch {ahead} ({pf['how']}{unused})")
     return ", ".join(words)
 
 
