@@ -180,7 +180,8 @@ def _spawn(cluster: Cluster, name: str, argv: list[str], cpus: set[int] | None =
     )
 
 
-def _wait_idle(cluster: Cluster) -> None:
+def wait_idle(cluster: Cluster) -> None:
+    """Wait until every node is idle (a job just ended leaves its node `comp` for a moment)."""
     deadline = time.monotonic() + START_TIMEOUT_S
     state = ""
     while time.monotonic() < deadline:
@@ -254,7 +255,7 @@ def cluster(
         _spawn(c, "slurmctld", ["slurmctld", "-D", "-i", "-f", str(conf)])
         for n in names:
             _spawn(c, f"slurmd-{n}", ["slurmd", "-D", "-f", str(conf), "-N", n], (node_cpus or {}).get(n))
-        _wait_idle(c)
+        wait_idle(c)
         yield c
     finally:
         stop(c)

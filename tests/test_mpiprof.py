@@ -7,11 +7,11 @@ import json
 import os
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
+import slurm
 from bandwall.core import records
 from bandwall.mpi import flavours as mpi
 
@@ -227,14 +227,6 @@ def test_large_count_calls(more, impl):
     assert not any(name.endswith("_c") for name in by)
 
 
-def _wait_idle(cluster, seconds: float = 60) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cluster.run("sinfo", "-h", "-N", "-o", "%t").stdout.split() == ["idle"]:
-            return
-        time.sleep(0.5)
-
-
 @pytest.mark.parametrize("name", ["c", "f77"])
 @pytest.mark.parametrize("impl", list(TOOLS))
 def test_under_srun(run_bandwall, build, slurm_cluster, tmp_path, impl, name):
@@ -245,7 +237,7 @@ def test_under_srun(run_bandwall, build, slurm_cluster, tmp_path, impl, name):
         "mpiprof", "--format", "json", "--db", tmp_path / "db.sqlite", "--out", tmp_path / "profiles", "--",
         "srun", f"--mpi={flavour.srun_mpi}", "-n", "2", exe, env={**ENV, **slurm_cluster.env}, timeout=120,
     )  # fmt: skip
-    _wait_idle(slurm_cluster)  # the session's node goes on to other tests as it was: idle
+    slurm.wait_idle(slurm_cluster)  # the session's node goes on to other tests as it was: idle
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
     assert rec["config"]["mpi"] == impl and rec["config"]["command"][0] == "srun"

@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+import slurm
 from bandwall.mpi import flavours as mpi
 
 HELLO = r"""
@@ -34,6 +35,8 @@ def test_srun_places_tasks_on_the_node(slurm_cluster):
 
 
 def test_sinfo_shows_every_cpu_of_the_machine(slurm_cluster):
+    # An earlier test's job may still be completing on the shared node: wait for the state.
+    slurm.wait_idle(slurm_cluster)
     out = slurm_cluster.run("sinfo", "-h", "-N", "-o", "%c %t")
     assert out.stdout.split() == [str(slurm_cluster.cpus), "idle"]
 

@@ -246,7 +246,7 @@ def stopped_slurmd(four_nodes):
     old.wait()
     argv = ["slurmd", "-D", "-f", str(cluster.conf), "-N", SILENT]
     slurm._spawn(cluster, name, argv, own[SILENT])
-    slurm._wait_idle(cluster)
+    slurm.wait_idle(cluster)
 
 
 def test_a_node_whose_slurmd_is_gone_is_missing(four_nodes, stopped_slurmd, tmp_path):
