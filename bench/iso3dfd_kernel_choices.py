@@ -237,8 +237,10 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
     return out
 
 
-def write(a, entries: dict, command: str, today: str) -> int:
-    """Prints the entries, or with --write puts them into this CPU's row of the table."""
+def write(a, entries: dict, command: str, today: str, field: str = "kernels") -> int:
+    """Prints the entries, or with --write puts them into this CPU's row of the table: into its
+    "kernels" (variants, shapes, prefetch distances), or with field="models" the figures a model
+    plans with."""
     cpu = common.cpu_fields()
     row_name = microarch_name(a.bindir)
     if not a.write or not row_name:
@@ -258,7 +260,7 @@ def write(a, entries: dict, command: str, today: str) -> int:
             "kernels": {},
         }
         table["rows"].append(row)
-    row["kernels"].update(entries)
+    row.setdefault(field, {}).update(entries)
     TABLE.write_text(json.dumps(table, indent=1) + "\n")
     print(f"wrote {', '.join(entries)} into the {row_name} row of {TABLE}", file=sys.stderr)
     return 0

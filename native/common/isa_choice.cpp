@@ -112,11 +112,18 @@ const json& isa_choice_table() {
   return table;
 }
 
-const json* table_entry(const json& table, const std::string& microarch, const std::string& key) {
+const json* table_row(const json& table, const std::string& microarch) {
   if (microarch.empty()) return nullptr;
   for (const json& row : table["rows"])
-    if (row.value("microarch", "") == microarch && row.contains("kernels") && row["kernels"].contains(key))
-      return &row["kernels"][key];
+    if (row.value("microarch", "") == microarch) return &row;
+  return nullptr;
+}
+
+const json* table_entry(const json& table, const std::string& microarch, const std::string& key, const char* field) {
+  for (const json& row : table["rows"])
+    if (!microarch.empty() && row.value("microarch", "") == microarch && row.contains(field) &&
+        row[field].is_object() && row[field].contains(key))
+      return &row[field][key];
   return nullptr;
 }
 
@@ -181,9 +188,7 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
       c.unit = e->value("unit", r.unit);
       c.why = "the table of measured choices (isa_choices.json) for " + microarch;
       c.source = {{"microarch", microarch}};
-      const json* row = nullptr;
-      for (const json& x : (*m.table)["rows"])
-        if (x.value("microarch", "") == microarch) row = &x;
+      const json* row = table_row(*m.table, microarch);
       for (const char* f : {"command", "measured", "cpu"})  // the entry's own, else its row's
         if (e->contains(f))
           c.source[f] = (*e)[f];

@@ -68,8 +68,13 @@ struct ChoiceContext {
 // file is unreadable or not such a table.
 const json& isa_choice_table();
 
-// The entry of table for key on the micro-architecture called microarch, or nullptr.
-const json* table_entry(const json& table, const std::string& microarch, const std::string& key);
+// The row of table for the micro-architecture called microarch, or nullptr.
+const json* table_row(const json& table, const std::string& microarch);
+// The entry of table for key on the micro-architecture called microarch (its row's "kernels": the
+// variants, shapes and prefetch distances; with field "models": the figures a model of bandwall
+// plans with, such as "iso3dfd.time_model"), or nullptr.
+const json* table_entry(const json& table, const std::string& microarch, const std::string& key,
+                        const char* field = "kernels");
 
 // Where measured choices are cached: $BANDWALL_CACHE_DIR, else $XDG_CACHE_HOME/bandwall, else
 // ~/.cache/bandwall; one file per machine, isa-choices-<topology digest>.json.

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/choice_cache.hpp"
 #include "common/decide.hpp"
@@ -82,6 +83,7 @@ Measurement::Measurement(Options& o, int cpu)
   o_.l1d_bytes = Topology::instance().cache_bytes(1, cpu);
   o_.l2_bytes = Topology::instance().cache_bytes(2, cpu);
   o_.l3_bytes = Topology::instance().cache_bytes(3, cpu);
+  caches_ = machine_caches(cpu);
   blocks_choice_ = {{"how", "user"}, {"why", "given on the command line"}};
   if (o_.fault) c_[1] *= 1.01f;
 }
@@ -225,19 +227,20 @@ void Measurement::choose_time_block(int threads) {
                       : one_node                  ? Teams::Either
                                                   : Teams::Slabs;
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
-  const std::uint64_t l3 = Topology::instance().cache_bytes(3, cpu_);
-  model_ = propose_time_block(o_.grid, threads, deepest, o_.l2_bytes, l3, teams);
+  const Caches& caches = caches_.caches;
+  model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
   tiles_ = TimeTiles{1, 0, model_.chunk};
   time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json(o_.time_block_measure ? "measure" : "auto")},
                  {"max_depth", std::min(deepest, 64)},
                  {"team_requested", o_.sweep_team},
                  {"teams_considered", teams == Teams::Slabs    ? "slabs"
                                       : teams == Teams::Shared ? "shared"
-                                                               : "slabs or shared"}};
+                                                               : "slabs or shared"},
+                 {"caches", caches_.record}};
   if (o_.sweep_team == "auto" && !one_node)
     time_block_["team_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
   if (!optimised(o_)) {
-    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    model_ = time_block_model(o_.grid, 1, 0, threads, caches);
     time_block_.update({{"depth", 1}, {"how", "reference"}, {"why", "the reference kernel runs step by step"}});
     return;
   }
@@ -247,7 +250,7 @@ void Measurement::choose_time_block(int threads) {
                        std::to_string(threads) + " threads have in " + std::to_string(o_.grid.n3 - 2 * o_.grid.halo()) +
                        " interior planes (at most " + std::to_string(deepest) +
                        " here; the team sweeping together, --sweep-team shared, takes any depth)");
-    model_ = fit_time_block(o_.grid, o_.time_block, threads, o_.l2_bytes, l3, teams);
+    model_ = fit_time_block(o_.grid, o_.time_block, threads, caches, teams);
     tiles_ = TimeTiles{o_.time_block, model_.tile_rows, model_.chunk, model_.shared};
     time_block_.update({{"depth", o_.time_block}, {"how", "user"}, {"why", "given on the command line"}});
     if (model_.shared && o_.sweep_team != "shared")
@@ -267,7 +270,7 @@ void Measurement::choose_time_block(int threads) {
   const std::string key = time_block_key(threads, one_node);
   time_block_["cache_key"] = key;
   if (!o_.time_block_measure && !cache.empty())
-    if (use_cached_time_block(cache, key, threads, l3, teams, plan.depth)) return;
+    if (use_cached_time_block(cache, key, threads, teams, plan.depth)) return;
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;
@@ -277,7 +280,7 @@ void Measurement::choose_time_block(int threads) {
     skip = "the run is too short to race a depth against single steps (" + std::to_string(plan.fewest_steps) +
            " steps at least)";
   if (!skip.empty()) {
-    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    model_ = time_block_model(o_.grid, 1, 0, threads, caches);
     time_block_.update({{"depth", 1}, {"how", "model"}, {"why", skip}});
     return;
   }
@@ -289,7 +292,7 @@ void Measurement::choose_time_block(int threads) {
   // it alone.
   const Teams mode = model_.shared ? Teams::Shared : Teams::Slabs;
   const int deepest_mode = max_depth(o_.grid, threads, model_.shared);
-  const TimeBlockModel raced = fit_time_block(o_.grid, plan.depth, threads, o_.l2_bytes, l3, mode);
+  const TimeBlockModel raced = fit_time_block(o_.grid, plan.depth, threads, caches, mode);
   const TimeTiles proposal{plan.depth, raced.tile_rows, raced.chunk, raced.shared};
   // Unsettled after 5 rounds (the median beyond the margin, the interval not: one disturbed round
   // of five does that), all the rounds the rule allows, when the run affords them.
@@ -306,8 +309,8 @@ void Measurement::choose_time_block(int threads) {
   race_steps_ = raced_out.steps;
   const std::vector<std::vector<double>>& rates = raced_out.rates;
   const decide::Choice& ch = raced_out.choice;
-  const json calibrated = calibrated_prediction(o_.grid, threads, deepest_mode, o_.l2_bytes, l3, median(rates[0]),
-                                                raced, median(rates[1]), mode);
+  const json calibrated =
+      calibrated_prediction(o_.grid, threads, deepest_mode, caches, median(rates[0]), raced, median(rates[1]), mode);
   time_block_["calibrated"] = calibrated;
   // Sweeps faster beyond noise, on a run too short to race the depth the model calibrated by the
   // race predicts best: that depth (the measurement says sweeps pay, the model how deep).
@@ -315,7 +318,7 @@ void Measurement::choose_time_block(int threads) {
   std::string how = "race", why = ch.why;
   if (!deeper.is_null()) {
     const int d = deeper["to"].get<int>();
-    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, mode);
+    model_ = fit_time_block(o_.grid, d, threads, caches, mode);
     tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
     time_block_["deeper"] = deeper;
     how = "race and model";
@@ -324,7 +327,7 @@ void Measurement::choose_time_block(int threads) {
     tiles_ = proposal;
     model_ = raced;
   } else {
-    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    model_ = time_block_model(o_.grid, 1, 0, threads, caches);
   }
   // Beyond noise either way (sweeps faster, or slower): kept for the next runs like this one, with
   // the depth raced (a later run that can race deeper races again). Within noise: whatever was kept
@@ -356,6 +359,14 @@ void Measurement::choose_time_block(int threads) {
   time_block_.update({{"depth", tiles_.depth}, {"how", how}, {"why", why}});
 }
 
+namespace {
+std::string ratio_text(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", r);
+  return buf;
+}
+}  // namespace
+
 std::string Measurement::time_block_key(int threads, bool one_node) const {
   const Grid& g = o_.grid;
   const Blocks& b = o_.blocks;
@@ -371,12 +382,15 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
          (one_node ? ", one NUMA node" : ", several NUMA nodes") +
+         // the model weighs the last-level cache's bytes by this CPU's measured ratio: another is another race
+         ", last-level cache " + ratio_text(caches_.caches.llc_over_memory) + "x memory" +
          // the model's proposal follows the caches: a race under other sizes is another race
          (Topology::instance().forced_caches().empty() ? "" : ", " + Topology::instance().forced_caches());
 }
 
-bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3,
-                                        Teams teams, int would_race) {
+bool Measurement::use_cached_time_block(const std::string& cache, const std::string& key, int threads, Teams teams,
+                                        int would_race) {
+  const Caches& caches = caches_.caches;
   const json file = read_json_file(cache);
   const json* found = cached_choice(file, key);
   if (!found) return false;
@@ -393,9 +407,9 @@ bool Measurement::use_cached_time_block(const std::string& cache, const std::str
   if (d > 1 && ((shared && teams == Teams::Slabs) || (!shared && teams == Teams::Shared))) return false;
   if (d > max_depth(o_.grid, threads, shared)) return false;
   if (d == 1) {
-    model_ = time_block_model(o_.grid, 1, 0, threads, o_.l2_bytes, l3);
+    model_ = time_block_model(o_.grid, 1, 0, threads, caches);
   } else {
-    model_ = fit_time_block(o_.grid, d, threads, o_.l2_bytes, l3, shared ? Teams::Shared : Teams::Slabs);
+    model_ = fit_time_block(o_.grid, d, threads, caches, shared ? Teams::Shared : Teams::Slabs);
     tiles_ = TimeTiles{d, model_.tile_rows, model_.chunk, model_.shared};
   }
   const std::string measured = text_field(e, "measured", "?");

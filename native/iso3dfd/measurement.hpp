@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/driver.hpp"
+#include "iso3dfd/caches.hpp"
 #include "iso3dfd/options.hpp"
 #include "iso3dfd/output.hpp"
 #include "iso3dfd/selfcheck.hpp"
@@ -56,6 +57,7 @@ class Measurement : public driver::Measurement {
   TimeTiles tiles_;
   int race_steps_ = 0;
   TimeBlockModel model_;
+  MachineCaches caches_;  // what the model plans with (iso3dfd/caches.hpp)
 
   // --time-block: the depth given, or auto's choice: the model's proposal raced against single steps
   // on the run's data, within three quarters of the run's steps (plan_race), which the race advances
@@ -68,8 +70,8 @@ class Measurement : public driver::Measurement {
   // Takes the depth a decisive earlier race on this CPU left in the cache under key, when that race
   // was at least as deep as this run would race (would_race) and its depth and team fit this run;
   // false (nothing changed) otherwise, also for any field of the wrong type.
-  bool use_cached_time_block(const std::string& cache, const std::string& key, int threads, std::uint64_t l3,
-                             Teams teams, int would_race);
+  bool use_cached_time_block(const std::string& cache, const std::string& key, int threads, Teams teams,
+                             int would_race);
   // The blocks of the row kernel now active, unless the command line gave all three.
   void choose_blocks_for_variant(int threads, bool final);
   // The register shape of the variant now active: --row-shape's, else the one bandwall tune kept

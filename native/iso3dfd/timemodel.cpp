@@ -22,15 +22,18 @@ json TimeBlockModel::to_json() const {
           {"level", level},
           {"memory_bytes_per_point", memory_bytes_per_point},
           {"llc_bytes_per_point", llc_bytes_per_point},
+          {"llc_over_memory", llc_over_memory},
           {"cost_bytes_per_point", cost()},
           {"shared_face_share", shared_face_share},
           {"redundant_flops_share", 0.0},
           {"why", why}};
 }
 
-TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
-                                std::uint64_t l3, std::size_t chunk, bool shared) {
+TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, const Caches& caches,
+                                std::size_t chunk, bool shared) {
+  const std::uint64_t l2 = caches.l2, l3 = caches.l3;
   TimeBlockModel m;
+  m.llc_over_memory = caches.llc_over_memory;
   m.depth = depth;
   m.shared = shared && threads > 1;
   m.chunk = chunk;
@@ -71,6 +74,8 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
     m.why = "the wavefront's window fits no cache: every step crosses memory";
   } else {
     m.memory_bytes_per_point = 20.0 / d * reach * (1 + m.shared_face_share);
+    // A window L2 holds re-reads its halo planes from L2: only what crosses memory enters it.
+    if (m.level == "L2") m.llc_bytes_per_point = m.memory_bytes_per_point;
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "%d steps a sweep%s on tiles of %zu rows in chunks of %zu planes held in %s: %.1f bytes a point "
@@ -82,9 +87,9 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   return m;
 }
 
-double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / kCacheOverMemory; }
+double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / llc_over_memory; }
 
-TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3, Teams teams) {
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams) {
   const std::size_t interior_rows = g.n2 - 2 * g.halo();
   std::vector<bool> modes;
   if (teams != Teams::Shared && depth <= max_depth(g, threads)) modes.push_back(false);
@@ -93,15 +98,24 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64
   std::vector<TimeBlockModel> fits;           // the best of each mode, slabs first
   for (bool shared : modes) {
     std::optional<TimeBlockModel> best;
-    for (std::size_t chunk : {128, 64, 32, 16, 8}) {
-      // The largest tile whose window a cache holds: the whole interior, else a multiple of 8 rows.
-      TimeBlockModel m = time_block_model(g, depth, 0, threads, l2, l3, chunk, shared);
-      for (std::size_t rows = (interior_rows / 8) * 8; m.level == "memory" && rows >= 8; rows -= 8) {
-        TimeBlockModel t = time_block_model(g, depth, rows, threads, l2, l3, chunk, shared);
-        if (t.level != "memory") m = t;
-      }
+    auto consider = [&](const TimeBlockModel& m) {
       if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
         best = m;
+    };
+    for (std::size_t chunk : {128, 64, 32, 16, 8}) {
+      // The largest tile whose window a cache holds (the whole interior, else a multiple of 8 rows),
+      // and the largest whose window L2 holds: smaller tiles re-read more rows from memory, but
+      // re-read their halo planes from L2 instead of the last-level cache.
+      TimeBlockModel m = time_block_model(g, depth, 0, threads, caches, chunk, shared);
+      bool in_l2 = m.level == "L2";
+      consider(m);
+      for (std::size_t rows = (interior_rows / 8) * 8; !in_l2 && rows >= 8; rows -= 8) {
+        const TimeBlockModel t = time_block_model(g, depth, rows, threads, caches, chunk, shared);
+        if (t.level == "memory" || (t.level == m.level && m.level != "memory")) continue;
+        m = t;
+        in_l2 = t.level == "L2";
+        consider(t);
+      }
     }
     fits.push_back(*best);
   }
@@ -115,9 +129,9 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64
   return fits[0];
 }
 
-TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3,
-                                  Teams teams) {
-  TimeBlockModel best = time_block_model(g, 1, 0, threads, l2, l3);
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, const Caches& caches, Teams teams) {
+  const std::uint64_t l2 = caches.l2;
+  TimeBlockModel best = time_block_model(g, 1, 0, threads, caches);
   const double arrays = 3.0 * static_cast<double>(g.points()) * sizeof(float);
   if (l2 && arrays <= 0.5 * static_cast<double>(l2) * std::max(threads, 1)) {
     best.why = "the grid's three arrays fit the team's L2: no memory traffic to spare";
@@ -125,7 +139,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
   }
   TimeBlockModel found = best;
   for (int d = 2; d <= std::min(max_depth, 8); ++d) {
-    const TimeBlockModel m = fit_time_block(g, d, threads, l2, l3, teams);
+    const TimeBlockModel m = fit_time_block(g, d, threads, caches, teams);
     if (m.level == "memory") continue;
     if (found.depth == 1 || m.cost() < 0.95 * found.cost()) found = m;
   }
@@ -136,7 +150,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
   return best;
 }
 
-json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
+json calibrated_prediction(const Grid& g, int threads, int max_depth, const Caches& caches, double rate1,
                            const TimeBlockModel& raced, double rate_d, Teams teams) {
   const double t1 = 1.0 / rate1, td = 1.0 / rate_d;
   const double bd = raced.memory_bytes_per_point / kBytesPerPoint;
@@ -149,7 +163,7 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint6
   double best_rate = rate1;
   for (int d = 1; d <= std::min(max_depth, 8); ++d) {
     const TimeBlockModel m =
-        d == 1 ? time_block_model(g, 1, 0, threads, l2, l3) : fit_time_block(g, d, threads, l2, l3, teams);
+        d == 1 ? time_block_model(g, 1, 0, threads, caches) : fit_time_block(g, d, threads, caches, teams);
     if (d > 1 && m.level == "memory") continue;
     const double rate = 1.0 / (tc + mem * m.memory_bytes_per_point / kBytesPerPoint);
     predicted.push_back({{"depth", d}, {"mpoints_per_s", rate}, {"memory_bytes_per_point", m.memory_bytes_per_point}});

@@ -20,6 +20,17 @@ namespace bw::iso3dfd {
 // together), the whole team on one wavefront (TimeTiles::shared), or whichever costs less.
 enum class Teams { Slabs, Shared, Either };
 
+// How many times memory's bandwidth the last-level cache feeds the team with, where the table of
+// measured choices has no figure for the CPU (iso3dfd/caches.hpp).
+inline constexpr double kCacheOverMemory = 2.0;
+
+// The caches the model sees: L2 a core, the last-level cache the team shares (0: unknown), and how
+// many times memory's bandwidth that cache feeds the team with (per CPU: iso3dfd/caches.hpp).
+struct Caches {
+  std::uint64_t l2 = 0, l3 = 0;
+  double llc_over_memory = kCacheOverMemory;
+};
+
 struct TimeBlockModel {
   int depth = 1;
   bool shared = false;                             // the team on one wavefront (one window in the cache)
@@ -29,12 +40,14 @@ struct TimeBlockModel {
   double window_bytes = 0;                         // of prev, next and vel a thread's wavefront keeps in flight
   std::string level;                               // where that window stays: L2, L3, or memory (it fits neither)
   double memory_bytes_per_point = kBytesPerPoint;  // per interior point and time step
-  // From the last-level cache into L2 per point and step: a box re-reads prev's 16 halo planes.
+  // From the last-level cache into L2 per point and step: a box re-reads prev's 2R halo planes;
+  // a window L2 holds takes from beyond it only what the sweep reads from memory.
   double llc_bytes_per_point = 0;
-  double shared_face_share = 0;  // of the points, in the triangles the team computes together
+  double llc_over_memory = kCacheOverMemory;  // the caches' (Caches::llc_over_memory)
+  double shared_face_share = 0;               // of the points, in the triangles the team computes together
   std::string why;
-  // What the model minimises: the memory bytes and the last-level cache's, the latter at the
-  // assumed kCacheOverMemory times memory's bandwidth.
+  // What the model minimises: the memory bytes and the last-level cache's, the latter at
+  // llc_over_memory times memory's bandwidth.
   double cost() const;
   json to_json() const;
 };
@@ -43,26 +56,22 @@ struct TimeBlockModel {
 // cost.
 inline constexpr double kTeamSaves = 0.8;
 
-// How many times DRAM's bandwidth the last-level cache feeds a core with, as the model assumes.
-inline constexpr double kCacheOverMemory = 2.0;
-
 // The model for depth d with tiles of `rows` y rows (0: the whole interior) on `threads` threads,
-// whose cores have l2 bytes each and share l3 bytes (0: unknown); shared: the team on one wavefront,
-// whose one window the last-level cache holds for all (else one window a thread).
-TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, std::uint64_t l2,
-                                std::uint64_t l3, std::size_t chunk = 8, bool shared = false);
+// with `caches`; shared: the team on one wavefront, whose one window the last-level cache holds for
+// all (else one window a thread).
+TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, const Caches& caches,
+                                std::size_t chunk = 8, bool shared = false);
 
 // Depth d in chunks of 128, 64, 32, 16 or 8 planes, each on the largest tile (the whole interior,
 // else a multiple of 8 rows) whose window a cache holds, by slabs (when the slabs allow depth d) or
 // the team together as `teams` allows: the one that costs least, the team's only when it saves a
 // fifth of the slabs' cost (kTeamSaves) or only it fits a cache.
-TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, std::uint64_t l2, std::uint64_t l3,
-                              Teams teams = Teams::Slabs);
+TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams = Teams::Slabs);
 
 // The proposal: for each depth from 2 up to max_depth (at most 8), the chunk and the largest tile
 // whose window the caches hold that cost least; the depth that costs least (the shallower when
 // within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than depth 1.
-TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3,
+TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, const Caches& caches,
                                   Teams teams = Teams::Slabs);
 
 // The model calibrated by a race: depth 1's measured rate (rate1, MPoints/s) and the raced depth's
@@ -70,7 +79,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, std
 // scales with the memory bytes a point and step; the rates it predicts for depths 1 to 8 (those the
 // slabs allow and whose window a cache holds), and the best of them (the shallowest within the
 // decision rule's margin of the fastest).
-json calibrated_prediction(const Grid& g, int threads, int max_depth, std::uint64_t l2, std::uint64_t l3, double rate1,
+json calibrated_prediction(const Grid& g, int threads, int max_depth, const Caches& caches, double rate1,
                            const TimeBlockModel& raced, double rate_d, Teams teams = Teams::Slabs);
 
 // How a run of `iterations` steps races the proposed depth against single steps: one single step to

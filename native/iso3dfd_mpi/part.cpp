@@ -7,6 +7,7 @@
 
 #include "common/decide.hpp"
 #include "common/topology.hpp"
+#include "iso3dfd/caches.hpp"
 #include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd::mpi {
@@ -177,9 +178,8 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     }
     // The sweeps' tiles and team, fitted to this rank's caches: the slabs of its threads when they
     // hold the depth (the faces the region shrinks at counted), else the team together.
-    const Topology& topo = Topology::instance();
     const bool slabs = halo_depth_ <= max_depth(region(halo_depth_), threads_);
-    model_ = fit_time_block(local_, halo_depth_, threads_, topo.cache_bytes(2, cpu), topo.cache_bytes(3, cpu),
+    model_ = fit_time_block(local_, halo_depth_, threads_, machine_caches(cpu).caches,
                             slabs ? Teams::Either : Teams::Shared);
     if (!slabs) model_.shared = true;
     tiles_ = TimeTiles{halo_depth_, model_.tile_rows, model_.chunk, model_.shared};
@@ -331,9 +331,8 @@ int Part::proposed_depth(int cpu) {
       allow = std::min(allow, static_cast<long>(extent_[d] / local_.halo()));
   const std::size_t h = local_.halo();
   const Grid part{extent_[0] + 2 * h, extent_[1] + 2 * h, extent_[2] + 2 * h, local_.radius};
-  const Topology& topo = Topology::instance();
-  const TimeBlockModel m = propose_time_block(part, threads_, max_depth(part, threads_, true), topo.cache_bytes(2, cpu),
-                                              topo.cache_bytes(3, cpu), Teams::Either);
+  const TimeBlockModel m =
+      propose_time_block(part, threads_, max_depth(part, threads_, true), machine_caches(cpu).caches, Teams::Either);
   const int mine[2] = {m.depth, static_cast<int>(allow)};
   int least[2] = {1, 1};
   MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_);

@@ -19,6 +19,7 @@
 #include "common/isa.hpp"
 #include "common/isa_choice.hpp"
 #include "common/machine.hpp"
+#include "iso3dfd/caches.hpp"
 #include "stream/kernels.hpp"
 
 namespace {
@@ -247,6 +248,14 @@ TEST(IsaChoiceTable, BuiltInRowsAreComplete) {
       EXPECT_FALSE(e.value("unit", "").empty()) << key;
       EXPECT_NE(std::find(bw::isa_names().begin(), bw::isa_names().end(), isa), bw::isa_names().end()) << key;
     }
+    // the figures a model plans with: the temporal-blocking model's, measured with its command and date
+    const json models = row.value("models", json::object());
+    for (const auto& [key, e] : models.items()) {
+      EXPECT_EQ(key, bw::iso3dfd::kTimeModelKey);
+      EXPECT_GT(bw::iso3dfd::llc_over_memory_of(e), 0) << e.dump();
+      EXPECT_TRUE(e.contains("command") && e.contains("measured") && e.contains("interval")) << key;
+    }
+    EXPECT_EQ(bw::table_row(t, row["microarch"].get<std::string>()), &row);
   }
 }
 

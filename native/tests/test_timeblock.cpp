@@ -173,9 +173,9 @@ TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
   const Grid g{528, 528, 528};
   const std::uint64_t l2 = 2u << 20, l3 = 480u << 20;
   const int deepest = max_depth(g, 2);
-  const TimeBlockModel raced = fit_time_block(g, 2, 2, l2, l3);
+  const TimeBlockModel raced = fit_time_block(g, 2, 2, Caches{l2, l3});
   ASSERT_LT(raced.memory_bytes_per_point, kBytesPerPoint);
-  const auto cal = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 1080.0);
+  const auto cal = calibrated_prediction(g, 2, deepest, Caches{l2, l3}, 1000.0, raced, 1080.0);
   const auto& p = cal["predicted"];
   ASSERT_GE(p.size(), 2u);
   EXPECT_EQ(p[0]["depth"].get<int>(), 1);
@@ -190,12 +190,12 @@ TEST(TimeModel, CalibratedByTheRaceGivesBackItsTwoRates) {
   EXPECT_GT(cal["memory_share_step_by_step"].get<double>(), 0.0);
   EXPECT_GE(cal["best_depth"].get<int>(), 2);
 
-  const auto lost = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 990.0);
+  const auto lost = calibrated_prediction(g, 2, deepest, Caches{l2, l3}, 1000.0, raced, 990.0);
   EXPECT_EQ(lost["memory_share_step_by_step"].get<double>(), 0.0);
   EXPECT_EQ(lost["best_depth"].get<int>(), 1);
   for (const auto& q : lost["predicted"]) EXPECT_NEAR(q["mpoints_per_s"].get<double>(), 1000.0, 1e-6);
 
-  const auto wild = calibrated_prediction(g, 2, deepest, l2, l3, 1000.0, raced, 5000.0);
+  const auto wild = calibrated_prediction(g, 2, deepest, Caches{l2, l3}, 1000.0, raced, 5000.0);
   EXPECT_LE(wild["memory_share_step_by_step"].get<double>(), 0.75 + 1e-12);
 }
 
@@ -219,7 +219,7 @@ TEST(TimeModel, TheTeamSweepsTogetherWhereOneWindowAThreadDoesNotFit) {
   };
   for (const Case& c : cases) {
     const bool any = c.teams != Teams::Slabs;
-    const TimeBlockModel m = propose_time_block(g, 2, max_depth(g, 2, any), c.l2, c.l3, c.teams);
+    const TimeBlockModel m = propose_time_block(g, 2, max_depth(g, 2, any), Caches{c.l2, c.l3}, c.teams);
     EXPECT_EQ(m.depth, c.depth) << c.l3 << " " << m.why;
     EXPECT_EQ(m.shared, c.shared) << c.l3 << " " << m.why;
     EXPECT_EQ(m.to_json()["team"], c.shared ? "shared" : "slabs");
@@ -228,7 +228,7 @@ TEST(TimeModel, TheTeamSweepsTogetherWhereOneWindowAThreadDoesNotFit) {
     }
   }
   // one thread has no team to share with
-  EXPECT_FALSE(fit_time_block(g, 3, 1, 1u << 20, 32u << 20, Teams::Shared).shared);
+  EXPECT_FALSE(fit_time_block(g, 3, 1, Caches{1u << 20, 32u << 20}, Teams::Shared).shared);
 }
 
 // The model says how deep only after the race has shown that sweeps pay: a deeper best depth
@@ -345,18 +345,41 @@ TEST(TimeBlockGrammar, OneGrammarForOneProcessAndRanks) {
 TEST(TimeModel, FollowsTheRadius) {
   const Grid one{514, 514, 514, 1}, eight{528, 528, 528, 8};
   const std::uint64_t l2 = 1u << 20, l3 = 32u << 20;
-  const TimeBlockModel m1 = time_block_model(one, 4, 64, 2, l2, l3, 16);
-  const TimeBlockModel m8 = time_block_model(eight, 4, 64, 2, l2, l3, 16);
+  const TimeBlockModel m1 = time_block_model(one, 4, 64, 2, Caches{l2, l3}, 16);
+  const TimeBlockModel m8 = time_block_model(eight, 4, 64, 2, Caches{l2, l3}, 16);
   EXPECT_LT(m1.window_bytes, m8.window_bytes);
   EXPECT_LT(m1.llc_bytes_per_point, m8.llc_bytes_per_point);  // 2R halo planes a chunk re-read
   EXPECT_GT(max_depth(one, 2), max_depth(eight, 2));
   EXPECT_EQ(max_depth(one, 2), 256 + 1);  // a slab of 256 planes, one face shared: R (d - 1) <= 256
-  const TimeBlockModel p1 = propose_time_block(one, 2, max_depth(one, 2), l2, l3, Teams::Slabs);
-  const TimeBlockModel p8 = propose_time_block(eight, 2, max_depth(eight, 2), l2, l3, Teams::Slabs);
+  const TimeBlockModel p1 = propose_time_block(one, 2, max_depth(one, 2), Caches{l2, l3}, Teams::Slabs);
+  const TimeBlockModel p8 = propose_time_block(eight, 2, max_depth(eight, 2), Caches{l2, l3}, Teams::Slabs);
   EXPECT_GT(p1.depth, 1) << p1.why;
   EXPECT_LT(p1.memory_bytes_per_point, 0.5 * kBytesPerPoint) << p1.why;
   EXPECT_EQ(p8.depth, 1) << p8.why;
   // the skew of a tile's levels and the rows a tile needs are the radius's
   EXPECT_EQ(tile_rows_for(one, 1, 9), 8u);
   EXPECT_EQ(tile_rows_for(eight, 1, 9), 64u);
+}
+
+// The model weighs a tile L2 holds against the larger one the last-level cache holds: the small
+// tile re-reads more rows from memory, the large one re-reads its halo planes from the last-level
+// cache. On the Emerald Rapids guest's caches (2 MiB L2, 300 MiB L3) at radius 1, where the
+// last-level cache feeds about twice memory's bandwidth, the tile L2 holds costs less; where it fed
+// twenty times, the large tile would. Nothing but the memory bytes enters a window L2 holds.
+TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
+  const Grid g{514, 514, 514, 1};
+  const std::uint64_t l2 = 2u << 20, l3 = 300u << 20;
+  const TimeBlockModel near = propose_time_block(g, 2, max_depth(g, 2), Caches{l2, l3, 1.9}, Teams::Slabs);
+  EXPECT_EQ(near.level, "L2") << near.why;
+  EXPECT_GT(near.depth, 1) << near.why;
+  EXPECT_DOUBLE_EQ(near.llc_bytes_per_point, near.memory_bytes_per_point);
+  EXPECT_LE(near.window_bytes, static_cast<double>(l2));
+  const TimeBlockModel fast = propose_time_block(g, 2, max_depth(g, 2), Caches{l2, l3, 20.0}, Teams::Slabs);
+  EXPECT_EQ(fast.level, "L3") << fast.why;
+  EXPECT_LT(fast.memory_bytes_per_point, near.memory_bytes_per_point);
+  EXPECT_GT(fast.tile_rows, near.tile_rows);
+  EXPECT_EQ(near.to_json()["llc_over_memory"], 1.9);
+  // at radius 8 no tile L2 holds pays: the last-level cache's, as before
+  const Grid eight{272, 272, 272, 8};
+  EXPECT_NE(propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{l2, l3, 1.9}, Teams::Either).level, "L2");
 }
