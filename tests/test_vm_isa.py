@@ -44,6 +44,19 @@ def test_auto_runs_a_variant_the_cpu_has_and_checks_it(model, case):
     assert rec["validation"]["passed"] is True
 
 
+@pytest.mark.parametrize("model", MODELS)
+def test_the_prefetch_distance_runs_on_the_variant_the_cpu_has(model):
+    """--prefetch 2 at radius 1: the vector row kernel where the CPU has AVX2 or better, which
+    prefetches, the generic loops elsewhere, which do not; the answer checked either way."""
+    rec = ok(model, "iso3dfd-prefetch")
+    isa = rec["config"]["isa"]
+    assert isa in ic.MODELS[model] and rec["validation"]["passed"] is True
+    vector = isa != "generic"
+    assert rec["config"]["radius_path"] == ("templated" if vector else "generic")
+    assert rec["config"]["prefetch"]["rows_ahead"] == 2
+    assert rec["config"]["prefetch"]["used"] is vector
+
+
 @pytest.mark.parametrize("isa", ["avx2", "avx512"])
 @pytest.mark.parametrize("model", MODELS)
 def test_a_variant_the_cpu_lacks_is_refused_in_one_line(model, isa):
