@@ -127,6 +127,15 @@ const json* table_entry(const json& table, const std::string& microarch, const s
   return nullptr;
 }
 
+std::string table_citation(const std::string& microarch, const std::string& what, const json& entry, const json* sub) {
+  auto field = [&](const char* name, const char* fallback) {
+    const std::string own = entry.value(name, std::string(fallback));
+    return sub && sub->is_object() ? sub->value(name, own) : own;
+  };
+  return "the table of measured choices, " + microarch + ", " + what + " (" + field("measured", "undated") + ": " +
+         field("command", "no command") + ")";
+}
+
 std::string isa_cache_path() { return choice_cache_path("isa-choices"); }
 
 ChoiceContext ChoiceContext::here() {

@@ -76,6 +76,12 @@ const json* table_row(const json& table, const std::string& microarch);
 const json* table_entry(const json& table, const std::string& microarch, const std::string& key,
                         const char* field = "kernels");
 
+// Where a figure of the table came from, for a record's words: "the table of measured choices,
+// <microarch>, <what> (<measured>: <command>)", the date and command those of `sub` (an object
+// within the entry), else the entry's own.
+std::string table_citation(const std::string& microarch, const std::string& what, const json& entry,
+                           const json* sub = nullptr);
+
 // Where measured choices are cached: $BANDWALL_CACHE_DIR, else $XDG_CACHE_HOME/bandwall, else
 // ~/.cache/bandwall; one file per machine, isa-choices-<topology digest>.json.
 std::string isa_cache_path();

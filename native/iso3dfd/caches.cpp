@@ -24,8 +24,7 @@ MachineCaches machine_caches(int cpu) {
   if (e && llc_over_memory_of(*e) > 0) {
     c.llc_over_memory = llc_over_memory_of(*e);
     how = "table";
-    from = "the table of measured choices, " + std::string(m->name) + ", " + kTimeModelKey + " (" +
-           e->value("measured", std::string("undated")) + ": " + e->value("command", std::string("no command")) + ")";
+    from = table_citation(std::string(m->name), kTimeModelKey, *e);
   } else {
     from += m ? ": the table of measured choices has no " + std::string(kTimeModelKey) + " for " + std::string(m->name)
               : std::string(" (no machine model knows this CPU)");

@@ -155,9 +155,7 @@ void Measurement::choose_shape() {
   const std::string name = (*row)["shape"].get<std::string>();
   select_shape(name);
   o_.shape_how = "table";
-  o_.shape_from = "the table of measured choices, " + std::string(m->name) + ", " + key + ", " + isa + " (" +
-                  row->value("measured", e->value("measured", std::string("undated"))) + ": " +
-                  row->value("command", e->value("command", std::string("no command"))) + ")";
+  o_.shape_from = table_citation(std::string(m->name), key + ", " + isa, *e, row);
 }
 
 void Measurement::choose_prefetch() {
@@ -202,9 +200,7 @@ void Measurement::choose_prefetch() {
   }
   select_prefetch(rows_of(*row));
   o_.prefetch_how = "table";
-  o_.prefetch_from = "the table of measured choices, " + std::string(m->name) + ", " + key + ", " + isa + " (" +
-                     row->value("measured", e->value("measured", std::string("undated"))) + ": " +
-                     row->value("command", e->value("command", std::string("no command"))) + ")";
+  o_.prefetch_from = table_citation(std::string(m->name), key + ", " + isa, *e, row);
 }
 
 void Measurement::choose_blocks_for_variant(int threads, bool final) {
