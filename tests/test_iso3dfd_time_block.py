@@ -237,6 +237,9 @@ def test_the_view_names_the_time_block(run_bandwall, tmp_path):
     proc = run_bandwall("iso3dfd", *SMALL, "--time-block", "2", "--threads", "1", "--db", tmp_path / "v.db")
     assert proc.returncode == 0, proc.stderr
     assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout
+    # where the sweep's tiles stay, and the figure the model weighed the last-level cache by
+    assert "the sweep: 2 steps a sweep on tiles of " in proc.stdout
+    assert "x memory's bandwidth: the " in proc.stdout
 
 
 @pytest.mark.cpus(2)

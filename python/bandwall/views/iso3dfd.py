@@ -113,6 +113,13 @@ def render(con, recs: list[dict]) -> None:
         who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
         who = who if tb["depth"] > 1 and int(c.get("threads", 1)) > 1 else ""
         con.print(f"time steps per sweep: {tb['depth']}{who} ({tb['how']}: {tb['why']})")
+        swept = r.get("traffic_model", {}).get("time_block", {})
+        caches = tb.get("caches", {})
+        if tb["depth"] > 1 and swept.get("why") and caches:
+            con.print(
+                f"the sweep: {swept['why']} (the model weighs L3's bytes at {caches['llc_over_memory']:.2f}x "
+                f"memory's bandwidth: {caches['from']})"
+            )
         race = tb.get("race", {}).get("rates", {})
         if len(race) > 1:  # the step-by-step rate and the swept one, from the run's own race
             medians = ", ".join(
