@@ -23,33 +23,14 @@ from bandwall.core.spread import NOISE  # noqa: E402
 from bandwall.report import advice  # noqa: E402
 from bandwall.sensitivity import comparisons as cmp  # noqa: E402
 from bandwall.sensitivity import experiment, verdict  # noqa: E402
-from bandwall.sensitivity.plan import Plan  # noqa: E402
 from bandwall.sensitivity.program import Program  # noqa: E402
 from conftest import SAMPLE_PROVENANCE  # noqa: E402
+from sensitivity_cases import DOSES, HELD, PIRATE, plan  # noqa: E402
 
 SETTINGS = settings(derandomize=True, max_examples=150, deadline=None, database=None)
 RULE = decide.rule()
-MiB = 2**20
-DOSES = (0.5, 1.0)
-HELD = 16 * MiB
-PIRATE = [HELD // 4, HELD * 3 // 4]
 LEVELS = [0.9, 0.97, 1.0, 1.01, 1.03, 1.1, 1.5, 3.0]  # slowdowns within the margin and beyond it
 JITTERS = [0.0, 0.005, 0.05, 0.3]
-
-
-def plan() -> Plan:
-    return Plan(
-        program_cpus=[0],
-        free_cpus=[1, 2, 3],
-        bandit_cpus=[1],
-        pirate_cpu=1,
-        llc_bytes=32 * MiB,
-        llc_cpus=[0, 1],
-        private_bytes=2 * MiB,
-        cpus_source="constructed",
-        doses=DOSES,
-        bandit_pattern="mixed",
-    )
 
 
 @st.composite
@@ -128,7 +109,7 @@ def experiments(draw) -> dict:
 def build(x: dict) -> dict:
     return experiment.build(
         ["./program"],
-        plan(),
+        plan(free_cpus=(1, 2, 3)),
         Program(["./program"], [0], repeat=1),
         "constructed",
         x["rounds"],

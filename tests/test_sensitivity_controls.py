@@ -19,34 +19,15 @@ from bandwall.core.errors import RunFailed
 from bandwall.report import advice
 from bandwall.sensitivity import comparisons, controls, experiment, verdict
 from bandwall.sensitivity import copies as copies_mod
-from bandwall.sensitivity.plan import Plan
 from bandwall.sensitivity.program import Program
+from sensitivity_cases import DOSES, HELD, PIRATE, plan
 
 CPU = sorted(os.sched_getaffinity(0))[0]
 JITTER = [1.0, 1.004, 0.997, 1.002, 0.999]  # five rounds, each a little apart
-MiB = 2**20
-DOSES = (0.5, 1.0)
-HELD = 16 * MiB
-PIRATE = [HELD // 4, HELD * 3 // 4]
 
 
 def rounds(value: float, factor: float = 1.0) -> list[float]:
     return [value * factor * j for j in JITTER]
-
-
-def plan() -> Plan:
-    return Plan(
-        program_cpus=[0],
-        free_cpus=[1],
-        bandit_cpus=[1],
-        pirate_cpu=1,
-        llc_bytes=32 * MiB,
-        llc_cpus=[0, 1],
-        private_bytes=2 * MiB,
-        cpus_source="constructed",
-        doses=DOSES,
-        bandit_pattern="mixed",
-    )
 
 
 def data(
