@@ -21,7 +21,7 @@ from bandwall.core.spread import NOISE  # noqa: E402
 from bandwall.survey import judge  # noqa: E402
 from bandwall.survey.judge import NOT_OUTLIER, OUTLIER  # noqa: E402
 from bandwall.views.survey import tally, verdict_lines  # noqa: E402
-from test_survey_judge import node_rec  # noqa: E402
+from test_survey_judge import link, node_rec, ring_survey  # noqa: E402
 
 SETTINGS = settings(derandomize=True, max_examples=120, deadline=None, database=None)
 RULE = decide.rule()
@@ -146,28 +146,14 @@ def rings(draw) -> list[dict]:
         f = draw(st.floats(1.5, 6.0)) if k == slow else 1.0
         lat = [2.0 * f * (1 + jitter * draw(eps)) for _ in range(reps)]
         bw = [10.0 / f * (1 + jitter * draw(eps)) for _ in range(reps)]
-        fig = lambda v: {"median": statistics.median(v), "min": min(v), "max": max(v), "values": v}  # noqa: E731
-        links.append(
-            {"from": f"n{k}", "to": f"n{(k + 1) % n}", "latency_us": fig(lat), "bandwidth_GBps": fig(bw)}
-        )
+        links.append(link(f"n{k}", f"n{(k + 1) % n}", lat, bw))
     return links
 
 
 @SETTINGS
 @given(rings())
 def test_a_link_is_an_outlier_only_when_its_bandwidth_falls_or_its_latency_rises_beyond_noise(links):
-    ring = {
-        "schema_version": 1,
-        "tool": "mpi-ring",
-        "config": {},
-        "result": {"links": links},
-        "validation": {"checked": True, "passed": True, "method": "constructed"},
-        "provenance": {},
-    }
-    recs = [node_rec(ln["from"], [100.0, 99.0, 101.0, 100.5, 99.5]) for ln in links]
-    for k, rec in enumerate(recs):
-        rec["result"]["host"] = f"host{k}"
-    rec = judge.survey_record(recs, ring=ring)
+    rec = ring_survey(links, [100.0, 99.0, 101.0, 100.5, 99.5])
     check_record(rec)
     compared = [k for k in rec["result"]["comparisons"] if k["metric"].startswith("link_")]
     assert len(compared) == 2 * len(links)

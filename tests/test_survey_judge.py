@@ -288,6 +288,32 @@ PEERS = {  # three nodes whose rounds lie around 100, each of median 100
 }
 
 
+def link(a: str, b: str, latency_us: list[float], bandwidth_GBps: list[float]) -> dict:
+    """A ring's link from a to b with its rounds of latency and bandwidth."""
+
+    def fig(v: list[float]) -> dict:
+        return {"median": statistics.median(v), "min": min(v), "max": max(v), "values": v}
+
+    return {"from": a, "to": b, "latency_us": fig(latency_us), "bandwidth_GBps": fig(bandwidth_GBps)}
+
+
+def ring_survey(links: list[dict], rounds: list[float]) -> dict:
+    """judge.survey_record of one node a link's start, each on a host of its own with these rounds
+    of STREAM, and a constructed ring record of the links."""
+    ring = {
+        "schema_version": 1,
+        "tool": "mpi-ring",
+        "config": {},
+        "result": {"links": links},
+        "validation": {"checked": True, "passed": True, "method": "constructed"},
+        "provenance": {},
+    }
+    recs = [node_rec(ln["from"], rounds) for ln in links]
+    for k, rec in enumerate(recs):
+        rec["result"]["host"] = f"host{k}"
+    return judge.survey_record(recs, ring=ring)
+
+
 def node_rec(name: str, values: list[float] | None, median: float | None = None, **figures) -> dict:
     """A schema-valid survey-node record whose STREAM figure has these rounds in the order they ran
     (values None: a record from before rounds were kept, with median alone), and other figures
@@ -386,24 +412,16 @@ def test_a_node_slower_by_its_median_alone_is_named_in_its_own_words_not_as_an_o
 def test_a_links_latency_is_an_outlier_when_it_rises_beyond_noise(rounds, outlier):
     """Latency is lower-is-better: the outlier's claim rises."""
     names = ["n1", "n2", "n3", "n4"]
-    links = []
-    for k, a in enumerate(names):
-        lat = rounds if a == "n4" else [2.0, 2.01, 1.99, 2.02, 1.98]
-        bw = [10.0, 10.1, 9.9, 10.05, 9.95]
-        fig = lambda v: {"median": statistics.median(v), "min": min(v), "max": max(v), "values": v}  # noqa: E731
-        links.append({"from": a, "to": names[(k + 1) % 4], "latency_us": fig(lat), "bandwidth_GBps": fig(bw)})
-    ring = {
-        "schema_version": 1,
-        "tool": "mpi-ring",
-        "config": {},
-        "result": {"links": links},
-        "validation": {"checked": True, "passed": True, "method": "test"},
-        "provenance": {},
-    }
-    recs = [node_rec(n, PEERS["peer1"]) for n in names]
-    for k, rec in enumerate(recs):
-        rec["result"]["host"] = f"host{k}"
-    r = judge.survey_record(recs, ring=ring)["result"]
+    links = [
+        link(
+            a,
+            names[(k + 1) % 4],
+            rounds if a == "n4" else [2.0, 2.01, 1.99, 2.02, 1.98],
+            [10.0, 10.1, 9.9, 10.05, 9.95],
+        )
+        for k, a in enumerate(names)
+    ]
+    r = ring_survey(links, PEERS["peer1"])["result"]
     (k,) = [k for k in r["comparisons"] if k["node"] == "n4-n1" and k["metric"] == "link_latency_us"]
     c = Claim.from_json(k["claims"][0])
     assert k["outlier"] is outlier and k["worse"] == RISES
