@@ -212,6 +212,16 @@ def test_the_estimate_is_checked_against_the_curve():
     assert copies_mod.check(est, [one, point(2, 1.0, 1.04)])[0] is False  # shown well below 1.33x
     assert copies_mod.check(est, [one, point(2, 1.0, 1.5)])[0] is None  # an interval too wide to tell
     assert copies_mod.check(est, [one, point(2, 1.0, 1.04, rounds=3)])[0] is None  # too few rounds
+    # the words are the claim's: a copy's run time against one copy alone, decided by the rule
+    ok, words = copies_mod.check(est, [one, point(2, 1.3, 1.4)])
+    assert ok is True and "rises from one copy alone to 2 copies" in words and "1.30x, 1.30 to 1.40" in words
+    _, words = copies_mod.check(est, [one, point(2, 1.0, 1.5)])
+    assert "cannot tell" in words and "no difference beyond noise" in words
+    feeds_all = {"bandwidth_feeds": 4.0}
+    ok, words = copies_mod.check(feeds_all, [one, point(2, 1.3, 1.4)])
+    assert ok is None and "something besides bandwidth" in words and "rises" in words
+    ok, words = copies_mod.check(feeds_all, [one, point(2, 1.0, 1.04)])
+    assert ok is True and "did not slow each other" in words and "no difference beyond noise" in words
 
 
 def test_counts_and_cpu_sets():

@@ -163,11 +163,13 @@ def count_claims(p: dict) -> tuple[Claim, Claim]:
     """One count's comparisons with one copy, from the intervals of paired ratios the curve holds:
     the throughput (rises when k copies at once did more than one) and a copy's run time (rises when
     they slowed each other beyond noise)."""
-    at = cmp.copies(p["copies"])
-    return (
-        claim_of_ratio(cmp.THROUGHPUT, cmp.ONE_COPY, at, p["throughput"]),
-        claim_of_ratio(cmp.COPY_TIME, cmp.ONE_COPY_ALONE, at, p["slowdown"]),
-    )
+    throughput = claim_of_ratio(cmp.THROUGHPUT, cmp.ONE_COPY, cmp.copies(p["copies"]), p["throughput"])
+    return throughput, time_claim(p)
+
+
+def time_claim(p: dict) -> Claim:
+    """A count's copy run time against one copy alone: rises when they slowed each other beyond noise."""
+    return claim_of_ratio(cmp.COPY_TIME, cmp.ONE_COPY_ALONE, cmp.copies(p["copies"]), p["slowdown"])
 
 
 def _rates(p: dict) -> Spread:
@@ -255,8 +257,12 @@ def check(est: dict, measured: list[dict], rule=None) -> tuple[bool | None, str]
         return None, "nothing to check"
     beyond = [p for p in measured if p["copies"] > feeds]
     if beyond:
-        if any(p["slowed"] for p in beyond):
-            return True, f"the curve agrees: the copies slow each other beyond {feeds:.1f} at once"
+        slowed = [c for c in map(time_claim, beyond) if c.direction == RISES]
+        if slowed:
+            return (
+                True,
+                f"the curve agrees: the copies slow each other beyond {feeds:.1f} at once: {say(slowed[0])}",
+            )
         short = [
             p
             for p in beyond
@@ -271,15 +277,19 @@ def check(est: dict, measured: list[dict], rule=None) -> tuple[bool | None, str]
             )
         return (
             None,
-            f"the curve cannot tell: copies beyond {feeds:.1f} were not slowed beyond noise, nor shown not to be",
+            f"the curve cannot tell: copies beyond {feeds:.1f} were not slowed beyond noise, nor shown not to be: "
+            + say(time_claim(beyond[-1])),
         )
-    top = measured[-1]
-    if top["slowed"]:
+    top = time_claim(measured[-1])
+    if top.direction == RISES:
         return None, (
-            f"the copies slowed each other ({top['slowdown']['median']:.2f}x at {top['copies']}) though the "
-            "estimate says the node feeds them all: something besides bandwidth is shared (the cache, the clock)"
+            f"the copies slowed each other though the estimate says the node feeds them all: {say(top)}: "
+            "something besides bandwidth is shared (the cache, the clock)"
         )
-    return True, "the curve agrees: the copies did not slow each other beyond noise, as the estimate says"
+    return (
+        True,
+        f"the curve agrees: the copies did not slow each other beyond noise, as the estimate says: {say(top)}",
+    )
 
 
 def bound(measured: list[dict], node_gbps: float | None) -> tuple[float | None, str]:
@@ -291,11 +301,11 @@ def bound(measured: list[dict], node_gbps: float | None) -> tuple[float | None, 
         return None, "the node's triad bandwidth is not known"
     if len(measured) < 2:
         return None, "the CPUs hold one copy: no curve"
-    flat = [p for p in measured[1:] if p["slowed"]]
+    flat = [c for c in map(time_claim, measured[1:]) if c.direction == RISES]
     if not flat:
         return None, (
-            f"the copies did not slow each other beyond noise up to {measured[-1]['copies']} at once: "
-            "the curve does not flatten, so it bounds no bandwidth"
+            f"the copies did not slow each other beyond noise up to {measured[-1]['copies']} at once "
+            f"({say(time_claim(measured[-1]))}): the curve does not flatten, so it bounds no bandwidth"
         )
     t = max(p["throughput"]["lo"] for p in measured)
     if t <= 0:
