@@ -368,6 +368,41 @@ def test_iso3dfd_depth_knob_follows_the_model(proposal, max_depth, iters, depths
     assert (got, got_guess) == (depths, guess) and why
 
 
+def test_iso3dfd_searches_the_sweep_team_with_a_sweep(run_bandwall, tmp_path):
+    """tune iso3dfd: where the model proposes sweeps (caches of 1 MiB L2 and 32 MiB L3 told through
+    BANDWALL_CACHES, radius 1), the team knob holds the model's team, slabs and shared, and every one
+    of them runs at the depth the model proposes; step by step (depth 1), or one thread, has no sweep
+    to share, so those configurations fold into auto; the command to run the best names
+    --sweep-team when it is not auto. On one CPU there is no team to choose, and the knob is refused
+    in one line."""
+
+    def tune(space: str, budget: int, db: str) -> subprocess.CompletedProcess:
+        return run_bandwall(
+            *("tune", "iso3dfd", "--grid", "66x66x66", "--radius", "1", "--iters", "8"),
+            *("--space", space, "--budget", budget, "--format", "json", "--db", str(tmp_path / db)),
+            env={"BANDWALL_CACHES": "L2=1M,L3=32M"},
+        )
+
+    p = tune("team", 4, "team.db")
+    if len(os.sched_getaffinity(0)) < 2:
+        assert p.returncode == 2 and "one CPU" in p.stderr, p.stderr
+        return
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["config"]["knobs"]["team"] == ["auto", "slabs", "shared"]
+    assert rec["config"]["fixed"]["depth"] > 1
+    assert {t["config"]["team"] for t in rec["result"]["trials"]} == {"auto", "slabs", "shared"}
+    best = rec["result"]["best"]["config"]
+    command = rec["result"]["command"]["bandwall"]
+    assert (f"--sweep-team {best['team']}" in command) == (best["team"] != "auto"), command
+    p = tune("depth,team", 6, "depth.db")
+    assert p.returncode == 0, p.stderr
+    trials = [t["config"] for t in json.loads(p.stdout)["result"]["trials"]]
+    assert any(c["depth"] == 1 for c in trials)
+    for c in trials:
+        assert c["team"] == "auto" or c["depth"] > 1, c
+
+
 # -- the verdict: claims made with the record, and the words rendered from them -------------------
 
 

@@ -31,6 +31,8 @@ PIPELINE = "pipeline"
 ISO3DFD = "iso3dfd"
 DEFAULT_SHAPE = iso3dfd.DEFAULT_SHAPE
 DEFAULT_PREFETCH = "default"  # the prefetch distance the run takes (--prefetch left out)
+DEFAULT_TEAM = "auto"  # who sweeps: the model's choice (--sweep-team left out)
+TEAM_WHY = "the model's team (auto), a slab a thread, or the team on one wavefront (shared)"
 PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
@@ -228,8 +230,14 @@ class Iso3dfdTarget(Target):
         depths, depth_guess, why = sweep_depths(model, iters)
         if len(depths) > 1:
             knobs.append(Knob("depth", depths, depth_guess, why))
+            teams = manifest.iso3dfd_word_names("sweep_team")
+            if len(m.cpus) > 1:
+                knobs.append(Knob("team", first(DEFAULT_TEAM, teams), DEFAULT_TEAM, TEAM_WHY))
+            else:
+                left["team"] = "one CPU: one thread sweeps alone"
         else:
             left["depth"] = why
+            left["team"] = f"no sweep to share: {why}"
 
         def canon(c: dict) -> dict:
             c = fold_bindings(m, c)
@@ -238,6 +246,9 @@ class Iso3dfdTarget(Target):
             # the generic loops do not prefetch, and a ring prefetches along its column
             if "prefetch" in c and (not rings.get(c.get("isa")) or "-ring" in c.get("shape", "")):
                 c = {**c, "prefetch": DEFAULT_PREFETCH}
+            # step by step, or one thread, has no sweep to share
+            if "team" in c and (c.get("depth", 1) == 1 or c.get("threads") == 1):
+                c = {**c, "team": DEFAULT_TEAM}
             return c
 
         fixed = {"grid": list(grid), "iters": iters, "radius": radius, "xblock": bx, "zblock": bz}
@@ -257,6 +268,7 @@ class Iso3dfdTarget(Target):
             prefetch=None if o.get("prefetch", DEFAULT_PREFETCH) == DEFAULT_PREFETCH else o["prefetch"],
             # the depth as the configuration says, never auto: a trial races nothing of its own
             time_block=o.get("depth", 1),
+            sweep_team=None if o.get("team", DEFAULT_TEAM) == DEFAULT_TEAM else o["team"],
             radius=o.get("radius"),
         )
         if not records.passed(rec):
@@ -306,6 +318,8 @@ class Iso3dfdTarget(Target):
             head += ["--row-shape", o["shape"]]
         if o.get("prefetch", DEFAULT_PREFETCH) != DEFAULT_PREFETCH:
             head += ["--prefetch", o["prefetch"]]
+        if o.get("team", DEFAULT_TEAM) != DEFAULT_TEAM:
+            head += ["--sweep-team", o["team"]]
         return command.builtin(head, o, ())
 
 
