@@ -129,6 +129,7 @@ TIME_BLOCK = {
     "depth": 4,
     "team": "slabs",
     "decisive": True,
+    "races": 2,
     "cpu": "Test CPU",
     "measured": "2026-01-02",
     "why": "w",
@@ -141,14 +142,21 @@ def test_settled_time_block_races_are_listed_then_forgotten(run_bandwall):
     assert json.loads(run_bandwall("db", "time-blocks", "--format", "json").stdout) == []
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(
-        json.dumps({"choices": {"iso3dfd 80x80x80, 1 threads": TIME_BLOCK, "iso3dfd 272": TIME_BLOCK}})
+        json.dumps(
+            {
+                "choices": {
+                    "iso3dfd 80x80x80, 1 threads": TIME_BLOCK,
+                    "iso3dfd 272": {k: v for k, v in TIME_BLOCK.items() if k != "races"},
+                }
+            }
+        )
     )
     proc = run_bandwall("db", "time-blocks", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
-    assert [(r["run"], r["depth"], r["team"]) for r in rows] == [
-        ("iso3dfd 272", 4, "slabs"),
-        ("iso3dfd 80x80x80, 1 threads", 4, "slabs"),
+    assert [(r["run"], r["depth"], r["team"], r["races"]) for r in rows] == [
+        ("iso3dfd 272", 4, "slabs", 1),  # written before races were counted: one
+        ("iso3dfd 80x80x80, 1 threads", 4, "slabs", 2),
     ]
     proc = run_bandwall("db", "time-blocks", "--forget")
     assert proc.returncode == 0 and "forgot 2" in proc.stdout, proc.stderr

@@ -127,11 +127,12 @@ RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1, "--isa", offered_
 
 def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch):  # noqa: F811
     """A race settled beyond noise (either way) is kept in the cache folder under the run's key; the
-    next run like it takes that depth without racing, every step timed and the wavefield the same;
-    --time-block measure races again. An entry within noise, of another CPU, of another team, deeper
-    than 64, raced shallower than this run would race, or with any field it needs of the wrong type
-    is not taken; spoilt fields it does not need are left out. A race run under other cache sizes
-    is another race."""
+    next run like it takes depth 1 without racing, and sweeps once a second race in a row has settled
+    on sweeps (the entry counts them), every step timed and the wavefield the same; --time-block
+    measure races again. An entry within noise, of another CPU, of another team, deeper than 64,
+    raced shallower than this run would race, of sweeps one race settled on, or with any field it
+    needs of the wrong type is not taken; spoilt fields it does not need are left out. A race run
+    under other cache sizes is another race."""
     monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)  # the model proposes sweeps: the first run races
     cache = Path(os.environ["BANDWALL_CACHE_DIR"])
     first = tool_record(*RACED, "--time-block", "auto")
@@ -142,8 +143,21 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch): 
     settled = tb["how"] != "model" and tb["race"]["comparisons"][0]["verdict"] in ("faster", "slower")
     assert bool(files) == settled and tb.get("source", {}).get("cached", False) == settled
     if settled:
+        kept = json.loads(files[0].read_text())["choices"][key]
+        assert kept["races"] == 1 and tb["source"]["races_in_a_row"] == 1
         again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
-        assert (again["how"], again["depth"]) == ("cached", tb["depth"]) and "race_steps" not in again
+        if tb["depth"] == 1:
+            assert (again["how"], again["depth"]) == ("cached", 1) and "race_steps" not in again
+        else:  # sweeps one race settled on: raced again, and kept when that race settles on sweeps too
+            assert again["how"] != "cached" and "race_steps" in again
+            assert again["kept_unconfirmed"]["depth"] == tb["depth"]
+            now = json.loads(files[0].read_text())["choices"].get(key)
+            if again["depth"] > 1 and again.get("source", {}).get("cached"):
+                assert now["races"] == 2
+                third = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+                assert (third["how"], third["depth"]) == ("cached", again["depth"])
+            else:
+                assert now is None or (now["depth"], now["races"]) == (1, 1)
         # other cache sizes: another key, so the kept race is not taken
         monkeypatch.setenv("BANDWALL_CACHES", "L2=768K,L3=32M")
         other = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
@@ -156,6 +170,7 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch): 
         "team": "slabs",
         "raced": 4,
         "decisive": True,
+        "races": 2,
         "cpu": machine["cpu_key"],
         "why": "a test's entry",
     }
@@ -184,6 +199,8 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch): 
         {"depth": 2**32 + 2},
         {"depth": "2"},
         {"raced": 0},  # a race shallower than this run's would be (or none)
+        {"races": 1},  # sweeps one race settled on
+        {"races": "2"},  # read as one race
     ):
         path.write_text(json.dumps({"choices": {key: {**entry, **change}}}))
         assert tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]["how"] != "cached", change
@@ -210,6 +227,7 @@ def test_a_kept_depth_contradicted_by_the_run_is_forgotten(machine, monkeypatch,
         "team": "slabs",
         "raced": 64,
         "decisive": True,
+        "races": 2,
         "cpu": machine["cpu_key"],
         "why": "a test's entry",
         "race": race,

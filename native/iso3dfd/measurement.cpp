@@ -333,20 +333,30 @@ void Measurement::choose_time_block(int threads) {
   const bool settled =
       verdict == decide::to_string(decide::Verdict::Faster) || verdict == decide::to_string(decide::Verdict::Slower);
   if (!cache.empty()) {
+    const std::string cpu = ChoiceContext::here().cpu_key;
+    const int races = races_in_a_row(cached_choice(read_json_file(cache), key), tiles_.depth, cpu);
     const json entry = settled ? json{{"depth", tiles_.depth},
                                       {"team", tiles_.shared ? "shared" : "slabs"},
                                       {"raced", proposal.depth},
                                       {"decisive", true},
-                                      {"cpu", ChoiceContext::here().cpu_key},
+                                      {"races", races},
+                                      {"cpu", cpu},
                                       {"how", how},
                                       {"why", why},
                                       {"race", ch.record},
                                       {"measured", today()}}
                                : json();
     const bool stored = store_choice(cache, kTimeBlocksAbout, key, entry);
-    if (settled)
-      time_block_["source"] = stored ? json{{"file", cache}, {"cached", true}}
-                                     : json{{"cached", false}, {"why", "the cache file could not be written"}};
+    if (settled && !stored)
+      time_block_["source"] = {{"cached", false}, {"why", "the cache file could not be written"}};
+    else if (settled)
+      time_block_["source"] = {{"file", cache},
+                               {"cached", true},
+                               {"races_in_a_row", races},
+                               {"why", tiles_.depth > 1 && races < kRacesToKeepSweeps
+                                           ? "sweeps are taken without racing once a second race in a row settles "
+                                             "on sweeps: the next run like this one races again"
+                                           : "the next run like this one takes this depth without racing"}};
     else
       time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
   }
@@ -402,6 +412,15 @@ bool Measurement::use_cached_time_block(const std::string& cache, const std::str
   // the team this run allows (--sweep-team, the NUMA nodes), and a depth its slabs hold
   if (d > 1 && ((shared && teams == Teams::Slabs) || (!shared && teams == Teams::Shared))) return false;
   if (d > max_depth(o_.grid, threads, shared)) return false;
+  const long races = whole_field(e, "races", 1, 1000, 1);
+  if (d > 1 && races < kRacesToKeepSweeps) {
+    time_block_["kept_unconfirmed"] = {
+        {"depth", d},
+        {"races_in_a_row", races},
+        {"why", "sweeps one race settled on are raced again until " + std::to_string(kRacesToKeepSweeps) +
+                    " races in a row settle on sweeps"}};
+    return false;
+  }
   if (d == 1) {
     model_ = time_block_model(o_.grid, 1, 0, threads, caches);
   } else {

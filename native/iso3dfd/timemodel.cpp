@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/args.hpp"
+#include "common/choice_cache.hpp"
 #include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "iso3dfd/timeblock.hpp"
@@ -241,6 +242,14 @@ json RaceOutcome::record(const RacePlan& plan, const std::string& note) const {
           {"race_single_steps", plan.singles},
           {"race_rounds_added", rounds_added},
           {"note", note}};
+}
+
+int races_in_a_row(const json* earlier, int depth, const std::string& cpu) {
+  if (depth <= 1 || earlier == nullptr || !earlier->is_object()) return 1;
+  const json& e = *earlier;
+  if (!flag_field(e, "decisive") || text_field(e, "cpu") != cpu || whole_field(e, "depth", 1, kMaxTimeBlock, 0) < 2)
+    return 1;
+  return static_cast<int>(whole_field(e, "races", 1, 1000, 1)) + 1;
 }
 
 TimeBlockRequest parse_time_block(const std::string& text) {

@@ -82,6 +82,16 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, con
 json calibrated_prediction(const Grid& g, int threads, int max_depth, const Caches& caches, double rate1,
                            const TimeBlockModel& raced, double rate_d, Teams teams = Teams::Slabs);
 
+// Sweeps a race chose are kept for later runs only once a second race in a row under the same key
+// has settled on sweeps too: a race settles at the decision rule's confidence, so about one race in
+// twenty would keep sweeps that are not faster, and a kept depth is not raced again. Depth 1 (the
+// default) needs no second race.
+inline constexpr int kRacesToKeepSweeps = 2;
+// How many races in a row under a key, this one included, have settled on sweeps: one more than the
+// entry kept there before (`races`, 1 when absent) when that entry settled on sweeps on the same CPU,
+// else 1 (also for a race that settled on depth 1).
+int races_in_a_row(const json* earlier, int depth, const std::string& cpu);
+
 // How a run of `iterations` steps races the proposed depth against single steps: one single step to
 // warm up, then `rounds` rounds (most_rounds when the first leave the race unsettled), all within
 // three quarters of the run's steps. A round is a sweep of `depth` steps (the proposal's, at most

@@ -383,3 +383,26 @@ TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
   const Grid eight{272, 272, 272, 8};
   EXPECT_NE(propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{l2, l3, 1.9}, Teams::Either).level, "L2");
 }
+
+// Sweeps are kept once a second race in a row settles on them: the count grows only from an entry
+// that settled on sweeps on the same CPU; depth 1 and anything else start again at one.
+TEST(TimeModel, SweepsAreKeptAfterASecondRaceInARow) {
+  const std::string cpu = "this CPU";
+  const json sweeps = {{"depth", 4}, {"decisive", true}, {"cpu", cpu}};
+  EXPECT_EQ(races_in_a_row(nullptr, 4, cpu), 1);
+  EXPECT_EQ(races_in_a_row(&sweeps, 4, cpu), 2);  // an entry from before the count: one race
+  EXPECT_EQ(races_in_a_row(&sweeps, 6, cpu), 2);  // sweeps again, deeper: still sweeps
+  json counted = sweeps;
+  counted["races"] = 2;
+  EXPECT_EQ(races_in_a_row(&counted, 4, cpu), 3);
+  EXPECT_EQ(races_in_a_row(&counted, 1, cpu), 1);        // this race settled on depth 1
+  EXPECT_EQ(races_in_a_row(&counted, 4, "another"), 1);  // another CPU's
+  for (const json& other :
+       {json{{"depth", 1}, {"decisive", true}, {"cpu", cpu}}, json{{"depth", 4}, {"decisive", false}, {"cpu", cpu}},
+        json{{"depth", "4"}, {"decisive", true}, {"cpu", cpu}}, json("not an entry")})
+    EXPECT_EQ(races_in_a_row(&other, 4, cpu), 1) << other.dump();
+  json spoilt = sweeps;
+  spoilt["races"] = "many";
+  EXPECT_EQ(races_in_a_row(&spoilt, 4, cpu), 2);
+  EXPECT_GE(kRacesToKeepSweeps, 2);
+}

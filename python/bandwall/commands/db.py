@@ -153,7 +153,7 @@ def choices_cmd(forget_kernel, fmt):
     emit(rows, fmt, render, lambda: (CHOICE_COLUMNS, [[r[c] for c in CHOICE_COLUMNS] for r in rows]))
 
 
-TIME_BLOCK_COLUMNS = ["run", "depth", "team", "cpu", "measured", "why"]
+TIME_BLOCK_COLUMNS = ["run", "depth", "team", "races", "cpu", "measured", "why"]
 
 
 @db.command("time-blocks")
@@ -163,8 +163,9 @@ TIME_BLOCK_COLUMNS = ["run", "depth", "team", "cpu", "measured", "why"]
 @format_option
 def time_blocks_cmd(forget, fmt):
     """ISO3DFD's time steps per sweep that a race of --time-block auto settled beyond noise on this
-    machine, per run (grid, threads, kernel, blocks, team): the next run like it takes that depth
-    without racing; --time-block measure, or --forget, races again."""
+    machine, per run (grid, threads, kernel, blocks, team), with how many races in a row settled on
+    it: the next run like it takes depth 1, or sweeps settled by two races in a row, without racing;
+    --time-block measure, or --forget, races again."""
     if forget:
         n = choices.forget_time_blocks()
         console().print(f"forgot {n} settled race(s) in {choices.time_blocks_path()}")
