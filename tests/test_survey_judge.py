@@ -53,6 +53,28 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
 
+def test_a_record_cut_anywhere_reads_as_truncated_and_a_broken_one_does_not(tmp_path):
+    """A file cut short at any byte reads as truncated, wherever the cut falls (inside a string, a
+    number such as 1.5e-05, a literal, between values); a file whose structure is broken before its
+    end reads as not a JSON record."""
+    whole = json.dumps(
+        {"tool": "survey-node", "result": {"figures": [1.5e-05, -2, True, None, "a, b"], "n": {"x": 12.25}}},
+        indent=1,
+    )
+    f = tmp_path / "node.json"
+    for cut in range(1, len(whole)):
+        if not whole[:cut].strip():
+            continue
+        f.write_text(whole[:cut])
+        with pytest.raises(gather.Skip, match="^truncated") as e:
+            gather.examine(f)
+        assert f"stops after {cut} bytes" in str(e.value)
+    for broken in ('{"tool": "x" "result": {}}', '{"tool": , "result": {}}', '{"tool": "x"}}'):
+        f.write_text(broken)
+        with pytest.raises(gather.Skip, match="^not a JSON record"):
+            gather.examine(f)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_a_file_that_cannot_be_judged_is_skipped_and_named(real_node, make_record, tmp_path, capfd, case):
     from conftest import run_in_process

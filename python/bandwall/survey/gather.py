@@ -95,7 +95,9 @@ def examine(path: Path) -> dict:
     except UnicodeDecodeError:
         raise Skip("not a JSON record (not UTF-8 text)") from None
     except json.JSONDecodeError as e:
-        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
+        # cut short: nothing of JSON's structure follows where the parser stopped, only the start of
+        # a literal or a number ('tr', '1.5e-') or nothing at all, or a string left open
+        if e.msg.startswith("Unterminated string") or not set(text[e.pos :]) & set(',:{}[]"'):
             raise Skip(f"truncated: not a JSON record, it stops after {len(data)} bytes ({e.msg})") from None
         raise Skip(f"not a JSON record ({e.msg} at line {e.lineno} column {e.colno})") from None
     if not isinstance(rec, dict) or not isinstance(rec.get("tool"), str):
