@@ -12,7 +12,12 @@ faster beyond noise); the variant then by the same rule, each at its chosen shap
 the machine model's default. Then, at each variant's chosen shape, the prefetch distances
 (--prefetch-rows) race the same way from the compiled default (none at radius 1 and 2, one row
 beyond), a distance replacing it only when faster beyond noise (ring shapes prefetch along their
-column and are not raced). So a row never names a coin toss. The runs see an empty table
+column and are not raced). With the knob `swept`, at the variant the row names, the shapes race
+again inside sweeps (--swept-shape, at the depth the model proposes for the grid, --time-block D,
+2 D steps): tiles held in cache meet the row kernel's in-core speed, where another shape may beat
+the one step by step from memory runs best with; the winner goes to the entry's swept_shapes (the
+step shape stands unless another is faster beyond noise, and then again in a second race of the two
+alone: among many shapes one passes the rule by chance). So a row never names a coin toss. The runs see an empty table
 (BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
 decides what is measured.
 
@@ -22,6 +27,7 @@ entries, each with its figures, decision, command and date; without it they are 
     python3 bench/iso3dfd_kernel_choices.py --rounds 5 --write
     python3 bench/iso3dfd_kernel_choices.py --radii 3,5 --rounds 3
     python3 bench/iso3dfd_kernel_choices.py --knobs prefetch --write  # at the row's shapes
+    python3 bench/iso3dfd_kernel_choices.py --knobs swept --write  # the sweeps' shapes
 """
 
 from __future__ import annotations
@@ -57,9 +63,16 @@ def parse():
         p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
     p.add_argument(
         "--knobs",
-        default="shapes,prefetch",
-        help="what to race: shapes, prefetch or both (default); prefetch alone races at the shapes this "
-        "CPU's row already names (else the compiled defaults) and keeps the row's shapes and variant",
+        default="shapes,prefetch,swept",
+        help="what to race, comma-separated: shapes, prefetch, swept (the sweeps' shapes), all by default; "
+        "prefetch or swept without shapes race at the shapes this CPU's row already names (else the "
+        "compiled defaults) and keep the row's shapes and variant",
+    )
+    p.add_argument(
+        "--shapes-swept",
+        default="same,2x4,4x2,4x2-split,8x2-ring,16x2-ring,1x4,8x1",
+        help="the sweeps' candidate shapes of the AVX-512 variant (same: the step shape, always raced "
+        "first); AVX2 races its --shapes-avx2",
     )
     p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
     p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
@@ -67,8 +80,8 @@ def parse():
     a = common.parse(p)
     a.radii = [int(r) for r in a.radii.split(",")]
     a.knobs = set(a.knobs.split(","))
-    if not a.knobs or not a.knobs <= {"shapes", "prefetch"}:
-        p.error("--knobs takes shapes, prefetch or both")
+    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept"}:
+        p.error("--knobs takes shapes, prefetch and swept, comma-separated")
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     if not all(1 <= r <= SEED_RADIUS for r in a.radii):
         p.error(f"--radii must lie in 1..{SEED_RADIUS}")
@@ -103,14 +116,17 @@ def main() -> int:
         n = a.interior + 2 * radius
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
 
-        def run(isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n) -> dict:
+        def run(isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None) -> dict:
+            depth, steps, more = 1, a.steps, []
+            if swept is not None:  # (swept shape, depth): the sweeps at a forced depth, 2 sweeps
+                depth, steps, more = swept[1], 2 * swept[1], ["--swept-shape", swept[0]]
             return common.record(
                 [
                     exe,
                     n,
                     n,
                     n,
-                    a.steps,
+                    steps,
                     "auto",
                     "auto",
                     "auto",
@@ -123,9 +139,10 @@ def main() -> int:
                     "--row-shape",
                     shape,
                     "--time-block",
-                    1,
+                    depth,
                     "--prefetch",
                     prefetch,
+                    *more,
                     "--json",
                 ],
                 env=env,
@@ -144,6 +161,10 @@ def main() -> int:
         if "prefetch" in a.knobs:
             entry["prefetch"] = race_prefetch(a, offered, entry.get("shapes", {}), run, radius)
             for row in entry["prefetch"].values():
+                row.update(command=command, measured=today)
+        if "swept" in a.knobs:
+            entry["swept_shapes"] = race_swept(a, entry, offered, run, radius, n, env)
+            for row in entry["swept_shapes"].values():
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry
     return write(a, entries, command, today)
@@ -235,6 +256,87 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
             file=sys.stderr,
         )
     return out
+
+
+def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
+    """At the variant the entry names (else the machine model's), the shapes of the sweeps raced at the
+    depth the model proposes for this grid, from the step shape (same) by the decision rule."""
+    from bandwall.core import decide
+
+    isa = entry.get("isa") or offered[0]
+    step = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
+    probe = common.record(
+        [
+            common.tool(a.bindir, "bandwall-iso3dfd"),
+            n,
+            n,
+            n,
+            4,
+            "auto",
+            "auto",
+            "auto",
+            "compact",
+            a.threads,
+            "--radius",
+            radius,
+            "--isa",
+            isa,
+            "--row-shape",
+            step,
+            "--json",
+        ],
+        env=env,
+        valid=False,
+    )
+    depth = int(probe["config"]["time_block"].get("proposal", {}).get("depth", 1))
+    step_name = probe["config"]["row_shape"]["name"]
+    if depth < 2:
+        return {isa: {"shape": step_name, "why": f"the model proposes no sweeps at radius {radius} on {n}^3"}}
+    # the step shape once (same), then the others by name
+    names = [s for s in (a.shapes_swept if isa == "avx512" else a.shapes_avx2).split(",") if s]
+    names = ["same"] + [s for s in names if s not in ("same", "default", step_name)]
+    rates = race(a, names, lambda s: run(isa, step, swept=(s, depth)))
+    d = decide.choose_best(names, [rates[s] for s in names], 0)
+    won, why, confirm = names[d.chosen], d.why, None
+    # Among many shapes one may pass the rule by chance: a winner races the step shape again, alone,
+    # and is kept only when that second race settles on it too.
+    if won != "same":
+        again = race(a, ["same", won], lambda s: run(isa, step, swept=(s, depth)))
+        c = decide.choose_best(["same", won], [again["same"], again[won]], 0)
+        confirm = {
+            "shape": won,
+            "figures": {k: round(statistics.median(v), 1) for k, v in again.items()},
+            "runs": {k: common.spread(v) for k, v in again.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        if c.chosen == 0:
+            won = "same"
+    shown = {s: (step_name if s == "same" else s) for s in names}
+    print(
+        f"radius {radius} {isa} swept at depth {depth}: {shown[won]}  "
+        + "  ".join(f"{shown[s]} {common.spread(rates[s])}" for s in names)
+        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        file=sys.stderr,
+    )
+    out = {
+        "shape": shown[won],
+        "step_shape": step_name,
+        "depth": depth,
+        "case": f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}",
+        "figures": {shown[s]: round(statistics.median(rates[s]), 1) for s in names},
+        "runs": {shown[s]: common.spread(rates[s]) for s in names},
+        "decision": {"chosen": shown[won], "default": step_name, "decisive": d.decisive, "why": why},
+    }
+    if confirm:
+        out["second_race"] = confirm
+    return {isa: out}
+
+
+def race(a, names: list[str], run) -> dict[str, list[float]]:
+    """Each name's MPoints/s round by round, the runs rotated round by round."""
+    recs = common.alternate({s: (lambda s=s: run(s)) for s in names}, a.rounds, pause=a.pause)
+    return {s: [r["result"]["mpoints_per_s"] for r in rs] for s, rs in recs.items()}
 
 
 def write(a, entries: dict, command: str, today: str, field: str = "kernels") -> int:

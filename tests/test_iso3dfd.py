@@ -335,6 +335,8 @@ BAD_CLI = [
     (["--row-shape", "8x2-ring", "--ranks", "2"], "--row-shape chooses the row kernel of one process"),
     (["--row-shape", ""], "'--row-shape': is empty"),
     (["--prefetch", "2", "--ranks", "2"], "--prefetch chooses the row kernel of one process"),
+    (["--swept-shape", "8x2-ring", "--ranks", "2"], "--swept-shape chooses the row kernel of one process"),
+    (["--swept-shape", ""], "'--swept-shape': is empty"),
     (["--prefetch", ""], "'--prefetch': is empty"),
     (["--prefetch", "far"], "--prefetch far: expected auto, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),

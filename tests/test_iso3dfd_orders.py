@@ -317,6 +317,72 @@ def test_the_table_of_measured_choices_names_the_shape_per_cpu_and_radius(radius
     assert given["how"] == "table"  # "default" asks for the default choice, which the table makes
 
 
+# A shape of each vector variant for the sweeps, other than its step shape at radius 3.
+SWEPT_SHAPES = {"avx512": "8x2-ring", "avx2": "2x2-split"}
+
+
+def test_the_sweeps_run_the_swept_shape_the_table_names(monkeypatch, tmp_path):
+    """A row with swept_shapes for the variant at the run's radius: a run that sweeps runs that shape
+    in its sweeps (the record says table and whence, and its in-core model is that shape's) and
+    checks its answer; --swept-shape same and a name given win over the table; a row without one
+    keeps the step shape and says why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa, radius = offered[0], 3
+    swept = {"shape": SWEPT_SHAPES[isa], "measured": "2026-01-03", "command": "c"}
+    row = {
+        "microarch": "AMD Zen 4",
+        "cpu": "test",
+        "measured": "2026-01-01",
+        "command": "t",
+        "kernels": {"iso3dfd.rows.r3": {"isa": isa, "swept_shapes": {isa: swept}}},
+    }
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [row]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    n = 2 * radius + 40
+    args = (n, n, n, 6, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--radius", radius)
+    rec = record(*args, "--time-block", 3, "--verify")
+    shape = rec["config"]["row_shape"]
+    assert (shape["swept"]["how"], shape["swept"]["name"]) == ("table", SWEPT_SHAPES[isa])
+    assert "iso3dfd.rows.r3" in shape["swept"]["from"] and "2026-01-03" in shape["swept"]["from"]
+    assert shape["name"] != SWEPT_SHAPES[isa]
+    assert rec["result"]["time_block"] == 3 and rec["validation"]["passed"] is True
+    assert rec["result"]["incore_model"].get("shape", SWEPT_SHAPES[isa]) == SWEPT_SHAPES[isa]
+    same = record(*args, "--time-block", 3, "--swept-shape", "same")["config"]["row_shape"]
+    assert (same["swept"]["how"], same["swept"]["name"]) == ("same", same["name"])
+    given = record(*args, "--time-block", 3, "--swept-shape", shape["name"])["config"]["row_shape"]
+    assert given["swept"]["how"] == "given"
+    m = 2 * 5 + 40
+    other = record(m, m, m, *args[3:-1], 5, "--time-block", 1)["config"]["row_shape"]["swept"]
+    assert other["how"] == "same" and "no swept shape" in other["from"]
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--swept-shape", "9x9"), "--swept-shape 9x9 is not a register shape of any row kernel"),
+        (
+            ("--swept-shape", "8x2-ring", "--isa", "generic"),
+            "is not a register shape of the generic row kernel",
+        ),
+        (
+            ("--swept-shape", "8x2-ring", "--kernel", "reference"),
+            "the reference kernel has no register shape",
+        ),
+        (("--swept-shape", ""), "--swept-shape is empty"),
+    ],
+)
+def test_a_bad_swept_shape_is_refused_in_one_line(args, fragment):
+    proc = tool(20, 20, 20, 2, "auto", "auto", "auto", "compact", 1, *args)
+    assert proc.returncode == 2, proc.stderr
+    assert fragment in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0
+
+
 def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():
     """A shape bandwall tune settled beyond noise is kept in the cache folder for its radius and
     variant: later runs take it (how: tuned) before the table's or the compiled default; a tie keeps

@@ -408,6 +408,42 @@ def test_iso3dfd_searches_the_sweep_team_with_a_sweep(run_bandwall, tmp_path):
         assert c["team"] == "auto" or c["depth"] > 1, c
 
 
+def test_iso3dfd_searches_the_sweeps_shape_with_a_sweep(run_bandwall, tmp_path):
+    """tune iso3dfd: where the model proposes sweeps, the swept knob holds the shape the run takes
+    (auto) and the variant's shapes; each trial runs its sweeps in the shape it names (the record's
+    config.row_shape.swept), step by step folds it into auto, and the command to run the best names
+    --swept-shape when it is not auto. Without a variant of shapes (the generic loops), the knob is
+    refused in one line."""
+    two = ["taskset", "-c", ",".join(map(str, sorted(os.sched_getaffinity(0))[:2]))]
+
+    def tune(space: str, budget: int, db: str) -> subprocess.CompletedProcess:
+        return run_bandwall(
+            *("tune", "iso3dfd", "--grid", "66x66x66", "--radius", "1", "--iters", "8"),
+            *("--space", space, "--budget", budget, "--format", "json", "--db", str(tmp_path / db)),
+            env={"BANDWALL_CACHES": "L2=1M,L3=32M"},
+            prefix=two,
+        )
+
+    p = tune("swept", 3, "swept.db")
+    if p.returncode == 2:
+        assert "swept" in p.stderr and p.stderr.strip().count("\n") == 0, p.stderr
+        return
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    knob = rec["config"]["knobs"]["swept"]
+    assert knob[0] == "auto" and len(knob) > 2
+    assert rec["config"]["fixed"]["depth"] > 1
+    trials = [t["config"] for t in rec["result"]["trials"]]
+    assert len({c["swept"] for c in trials}) == len(trials) >= 2
+    best = rec["result"]["best"]["config"]
+    command = rec["result"]["command"]["bandwall"]
+    assert (f"--swept-shape {best['swept']}" in command) == (best["swept"] != "auto"), command
+    p = tune("depth,swept", 5, "depth.db")
+    assert p.returncode == 0, p.stderr
+    for c in (t["config"] for t in json.loads(p.stdout)["result"]["trials"]):
+        assert c["swept"] == "auto" or c["depth"] > 1, c
+
+
 # -- the verdict: claims made with the record, and the words rendered from them -------------------
 
 

@@ -27,6 +27,11 @@ Selected& selected() {
   static Selected s;
   return s;
 }
+// The shape the sweeps of temporal blocking run (select_swept_shape; nullptr: the step shape).
+Selected& selected_swept() {
+  static Selected s;
+  return s;
+}
 
 }  // namespace
 
@@ -100,6 +105,25 @@ void select_shape(const std::string& name) {
   selected() = {&v, s};
 }
 
+const RowShape& swept_shape(int radius) {
+  const Selected& s = selected_swept();
+  if (s.variant != active() || !s.shape || !s.shape->box(radius)) return active_shape(radius);
+  return *s.shape;
+}
+
+void select_swept_shape(const std::string& name) {
+  const RowVariant& v = *active();
+  if (name == "same") {
+    selected_swept() = {};
+    return;
+  }
+  const RowShape* s = find_shape(v, name, kSeedRadius);
+  if (!s)
+    throw std::invalid_argument("--swept-shape " + name + " is not a register shape of the " + v.isa +
+                                " row kernel (same, default, " + shape_names(v) + ")");
+  selected_swept() = {&v, s};
+}
+
 namespace {
 int& selected_prefetch() {
   static int rows = -1;
@@ -126,6 +150,10 @@ std::string kernel_method() { return active()->method; }
 
 BoxFn active_box(const Grid& g) {
   return radius_path(g) == "templated" ? active_shape(g.radius).box(g.radius) : generic_shape().box(g.radius);
+}
+
+BoxFn swept_box(const Grid& g) {
+  return radius_path(g) == "templated" ? swept_shape(g.radius).box(g.radius) : generic_shape().box(g.radius);
 }
 
 std::string radius_path(const Grid& g) {

@@ -106,6 +106,7 @@ std::string Measurement::choose_variant(const VariantRequest& r,
 void Measurement::variant_changed(int threads, bool final) {
   if (optimised(o_)) {
     choose_shape();
+    choose_swept_shape();
     choose_prefetch();
   }
   choose_blocks_for_variant(threads, final);
@@ -156,6 +157,63 @@ void Measurement::choose_shape() {
   select_shape(name);
   o_.shape_how = "table";
   o_.shape_from = table_citation(std::string(m->name), key + ", " + isa, *e, row);
+}
+
+void Measurement::choose_swept_shape() {
+  if (o_.swept_shape == "same") {
+    select_swept_shape("same");
+    o_.swept_shape_how = "same";
+    o_.swept_shape_from = "--swept-shape same: the step shape";
+    return;
+  }
+  if (o_.swept_shape != "auto") {
+    select_swept_shape(o_.swept_shape);
+    o_.swept_shape_how = "given";
+    o_.swept_shape_from = "--swept-shape " + o_.swept_shape;
+    return;
+  }
+  select_swept_shape("same");
+  o_.swept_shape_how = "same";
+  // A shape given for the steps runs the sweeps too, unless --swept-shape names another.
+  if (o_.shape != "default") {
+    o_.swept_shape_from = "--row-shape " + o_.shape + " runs the sweeps too";
+    return;
+  }
+  const std::string isa = kernel_isa(), key = variant_key();
+  const RowVariant* v = find_row_variant(isa);
+  auto usable = [&](const json& e) {
+    const std::string name = text_field(e, "swept_shape");
+    return !name.empty() && v && find_shape(*v, name, o_.grid.radius) ? name : std::string();
+  };
+  // what bandwall tune iso3dfd settled on this machine for this radius and variant (kept beside the shape)
+  if (const std::string cache = choice_cache_path(kShapesCache); !cache.empty() && v) {
+    const json file = read_json_file(cache);
+    if (const json* e = cached_choice(file, key + " " + isa); e && !usable(*e).empty()) {
+      select_swept_shape(usable(*e));
+      o_.swept_shape_how = "tuned";
+      o_.swept_shape_from =
+          "bandwall tune iso3dfd on this machine (" + text_field(*e, "measured", "undated") + ") (" + cache + ")";
+      return;
+    }
+  }
+  o_.swept_shape_from = "the step shape";
+  const Microarch* m = this_microarch();
+  if (!m) {
+    o_.swept_shape_from += " (no machine model knows this CPU)";
+    return;
+  }
+  const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
+  const json* row =
+      e && e->contains("swept_shapes") && (*e)["swept_shapes"].contains(isa) ? &(*e)["swept_shapes"][isa] : nullptr;
+  if (!row || !row->is_object() || !row->contains("shape") || !(*row)["shape"].is_string() || !v ||
+      !find_shape(*v, (*row)["shape"].get<std::string>(), o_.grid.radius)) {
+    o_.swept_shape_from +=
+        ": the table of measured choices has no swept shape of " + isa + " for " + key + " on " + std::string(m->name);
+    return;
+  }
+  select_swept_shape((*row)["shape"].get<std::string>());
+  o_.swept_shape_how = "table";
+  o_.swept_shape_from = table_citation(std::string(m->name), key + ", " + isa + " swept", *e, row);
 }
 
 void Measurement::choose_prefetch() {
@@ -382,9 +440,12 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   };
   // the seed's radius keeps the key it always had (races kept before --radius stay valid)
   const std::string radius = g.radius == kSeedRadius ? "" : " radius " + std::to_string(g.radius);
+  // sweeps of another shape than the steps' are another race (a key without one stays as it was)
+  const RowShape& step_shape = active_shape(g.radius);
+  const std::string swept = &swept_shape(g.radius) == &step_shape ? "" : " swept " + shape_name(swept_shape(g.radius));
   return "iso3dfd " + dims(g.n1, g.n2, g.n3) + radius + ", " + std::to_string(threads) + " threads " +
          (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
-         shape_name(active_shape(g.radius)) + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
+         shape_name(active_shape(g.radius)) + swept + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
          (one_node ? ", one NUMA node" : ", several NUMA nodes") +

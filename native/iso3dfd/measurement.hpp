@@ -79,6 +79,8 @@ class Measurement : public driver::Measurement {
   // iso3dfd-shapes file), else the table of measured choices' for this CPU's micro-architecture,
   // else the variant's default at the radius.
   void choose_shape();
+  // The shape of the sweeps (--swept-shape; rows.hpp's select_swept_shape), as choose_shape.
+  void choose_swept_shape();
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.

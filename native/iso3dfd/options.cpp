@@ -61,6 +61,11 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "register shape of the row kernel: default (the variant's first) or a name of the chosen variant's "
                  "shapes, planes x vectors with -split (two passes) or -ring (the second pass marching along z), "
                  "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
+  app.add_option("--swept-shape", o.swept_shape,
+                 "register shape of the row kernel in the sweeps of temporal blocking (--time-block above 1), whose "
+                 "tiles stay in cache: auto (default: kept by bandwall tune, else the table of measured choices for "
+                 "this CPU and radius, else the step shape), same (the step shape) or a shape's name as for "
+                 "--row-shape");
   std::string prefetch = "auto";
   app.add_option("--prefetch", prefetch,
                  "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
@@ -122,29 +127,38 @@ bool parse_options(int argc, char** argv, Options& o) {
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;
-  if (o.shape != "default") {
-    if (o.kernel == KernelChoice::Reference)
-      throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
-    // A shape belongs to one variant: with auto or measure, the widest this CPU runs that has it
-    // (no race, no cached choice: the shape decides); a variant named must have it.
+  // A shape belongs to one variant: with auto or measure, the widest this CPU runs that has every
+  // shape named (no race, no cached choice: the shapes decide); a variant named must have them.
+  const bool swept_named = o.swept_shape != "auto" && o.swept_shape != "same";
+  if (o.shape != "default" || swept_named) {
+    const std::string flag = o.shape != "default" ? "--row-shape " + o.shape : "--swept-shape " + o.swept_shape;
+    if (o.kernel == KernelChoice::Reference) throw UsageError(flag + ": the reference kernel has no register shape");
+    auto has = [&](const RowVariant& c) {
+      return (o.shape == "default" || find_shape(c, o.shape, o.grid.radius)) &&
+             (!swept_named || find_shape(c, o.swept_shape, o.grid.radius));
+    };
+    const bool both = o.shape != "default" && swept_named;
+    const std::string named = both ? "--row-shape " + o.shape + " and --swept-shape " + o.swept_shape : flag;
     const RowVariant* v = find_row_variant(isa);
     if (isa == "auto" || isa == "measure") {
       v = nullptr;
       for (const RowVariant* c : row_variants())
-        if (find_row_variant(c->isa) && find_shape(*c, o.shape, o.grid.radius)) {
+        if (find_row_variant(c->isa) && has(*c)) {
           v = c;
           break;
         }
       if (!v)
-        throw UsageError("--row-shape " + o.shape + " is not a register shape of any row kernel this CPU runs (" +
+        throw UsageError(named +
+                         (both ? " are not register shapes of one row kernel this CPU runs ("
+                               : " is not a register shape of any row kernel this CPU runs (") +
                          std::string(find_row_variant("auto")->isa) + ": default, " +
                          shape_names(*find_row_variant("auto")) + ")");
       o.isa = v->isa;
-      o.shape_why = "--isa " + isa + " with --row-shape " + o.shape + ": the " + v->isa +
-                    " row kernel, the widest this CPU runs that has that shape";
-    } else if (!find_shape(*v, o.shape, o.grid.radius)) {
-      throw UsageError("--row-shape " + o.shape + " is not a register shape of the " + v->isa +
-                       " row kernel (default, " + shape_names(*v) + ")");
+      o.shape_why = "--isa " + isa + " with " + named + ": the " + v->isa +
+                    " row kernel, the widest this CPU runs that has " + (both ? "both" : "that shape");
+    } else if (!has(*v)) {
+      throw UsageError(named + (both ? " are not both register shapes of the " : " is not a register shape of the ") +
+                       v->isa + " row kernel (default, " + shape_names(*v) + ")");
     }
   }
 

@@ -49,6 +49,13 @@ struct Options {
   // "default" (the variant's default at the radius), and whence.
   std::string shape_how = "default";
   std::string shape_from;
+  // --swept-shape: the register shape the sweeps of temporal blocking run: auto (kept by bandwall
+  // tune, else the table of measured choices' swept_shapes for this CPU, radius and variant, else the
+  // step shape), same (the step shape) or a shape's name; swept_shape_how and swept_shape_from say
+  // which, as for the shape.
+  std::string swept_shape = "auto";
+  std::string swept_shape_how = "same";
+  std::string swept_shape_from;
   // --prefetch: rows ahead the row kernel prefetches (0: none), or -1 (auto): the one bandwall tune
   // kept, else the table of measured choices' for this CPU and radius, else rows.hpp's default;
   // prefetch_how and prefetch_from say which, as for the shape.

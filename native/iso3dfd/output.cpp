@@ -47,9 +47,9 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
   return model;
 }
 
-json incore_model(int radius) {
+json incore_model(int radius, bool swept) {
   const RowVariant* v = find_row_variant(kernel_isa());
-  const RowShape& s = active_shape(radius);
+  const RowShape& s = swept ? swept_shape(radius) : active_shape(radius);
   const IncoreBound b = incore_bound(*v, cpuid(), &s, radius);
   const RowCounts c = s.counts_at(radius);
   if (b.cycles_per_vector <= 0) return {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
@@ -125,6 +125,11 @@ json iso_config(const Options& o) {
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
     config["row_shape"]["how"] = o.shape_how;
     config["row_shape"]["from"] = o.shape_from;
+    // the shape the sweeps run (when the run sweeps: result.time_block above 1)
+    config["row_shape"]["swept"] = {{"name", shape_name(swept_shape(o.grid.radius))},
+                                    {"requested", o.swept_shape},
+                                    {"how", o.swept_shape_how},
+                                    {"from", o.swept_shape_from}};
     // ring shapes prefetch along their column whatever this says
     config["prefetch"] = {{"rows_ahead", prefetch_rows(o.grid.radius)},
                           {"requested", o.prefetch < 0 ? json("auto") : json(o.prefetch)},
@@ -157,7 +162,7 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  {"flops_per_point", flops_per_point(o.grid.radius)},
                  {"traffic_model", traffic_model(o, t)},
                  {"norm", norm}};
-  if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model(o.grid.radius);
+  if (o.kernel == KernelChoice::Optimised) result["incore_model"] = incore_model(o.grid.radius, t.depth > 1);
   return result;
 }
 

@@ -25,8 +25,9 @@ double mpoints_per_s(const Options& o, int steps, double seconds);
 json traffic_model(const Options& o, const TimeBlockModel& t);
 
 // The in-core bound of the row kernel in use: its operations per output vector against the
-// core's ports (rows.hpp), as cycles per vector and points per cycle per core.
-json incore_model(int radius);
+// core's ports (rows.hpp), as cycles per vector and points per cycle per core: the sweeps' shape
+// (swept_shape) for a run that swept.
+json incore_model(int radius, bool swept = false);
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
 // The article's result lines, from the run's record.

@@ -127,6 +127,17 @@ const RowShape* find_shape(const RowVariant& v, const std::string& name, int rad
 // one select_shape chose, while its variant is the active one; otherwise the active variant's
 // default at that radius.
 const RowShape& active_shape(int radius);
+// The register shape the sweeps of temporal blocking run (timeblock.cpp) on a grid of radius: the one
+// select_swept_shape chose, while its variant is the active one; otherwise active_shape(radius). Tiles
+// held in cache meet the row kernel's in-core speed, where another shape may be faster than the one
+// step by step from memory runs best with (the table's swept_shapes, per CPU and radius).
+const RowShape& swept_shape(int radius);
+// The block function of the sweeps, as active_box for run().
+BoxFn swept_box(const Grid& g);
+// Chooses the active variant's shape named name for the sweeps ("same": the step shape,
+// active_shape; "default": the variant's default at each radius); throws std::invalid_argument with
+// one line when the active variant has none of that name.
+void select_swept_shape(const std::string& name);
 // Chooses the active variant's shape named name ("default": its default at each radius); throws
 // std::invalid_argument with one line when the active variant has none of that name.
 void select_shape(const std::string& name);

@@ -52,7 +52,7 @@ class Sweeper {
         b2_(at(std::max<std::size_t>(b.b2, 1))),
         c_(c),
         vel_(vel),
-        box_(active_box(g)) {}
+        box_(swept_box(g)) {}
 
   Index rows_per_block() const { return b2_; }
 

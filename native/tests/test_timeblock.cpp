@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/decide.hpp"
@@ -317,6 +318,30 @@ TEST(TimeBlock, RingShapeSameWavefieldAsStepByStep) {
         }
   }
   select_shape("default");
+  select_isa("auto");
+}
+
+// The sweeps run the shape select_swept_shape names and single steps the step shape: sweeps with a
+// swept shape S give the wavefield of sweeps whose step shape is S, bit for bit, and single steps
+// are untouched by it; "same" returns the sweeps to the step shape.
+TEST(TimeBlock, SweptShapeRunsTheSweepsOnly) {
+  for (const auto& [isa, shape] : {std::pair{"avx512", "8x2-ring"}, {"avx512", "4x2"}, {"avx2", "4x1"}}) {
+    if (!find_row_variant(isa)) continue;
+    select_isa(isa);
+    select_shape(shape);
+    const TimeTiles tiles{3, 11, 8, false};
+    const auto want = blocked(2, 7, tiles);
+    select_shape("default");
+    const auto steps = stepwise(2, 3);
+    select_swept_shape(shape);
+    EXPECT_EQ(shape_name(swept_shape(kSeedRadius)), shape);
+    EXPECT_NE(shape_name(active_shape(kSeedRadius)), shape);
+    EXPECT_TRUE(blocked(2, 7, tiles) == want) << isa << " " << shape;
+    EXPECT_TRUE(stepwise(2, 3) == steps) << isa << " " << shape;
+    select_swept_shape("same");
+    EXPECT_EQ(&swept_shape(kSeedRadius), &active_shape(kSeedRadius));
+    EXPECT_THROW(select_swept_shape("9x9"), std::invalid_argument);
+  }
   select_isa("auto");
 }
 

@@ -81,6 +81,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "the variant's first",
 )
 @click.option(
+    "--swept-shape",
+    callback=refuse_empty,
+    default=None,
+    help="register shape of the row kernel in the sweeps of temporal blocking, whose tiles stay in cache: same "
+    "(the step shape) or a shape's name as for --row-shape; default: kept by bandwall tune, else the table of "
+    "measured choices for this CPU and radius, else the step shape (config.row_shape.swept says which)",
+)
+@click.option(
     "--prefetch",
     callback=refuse_empty,
     default=None,
@@ -150,6 +158,7 @@ def iso3dfd_cmd(
     time_block,
     sweep_team,
     row_shape,
+    swept_shape,
     prefetch,
     verify,
     counters,
@@ -189,6 +198,10 @@ def iso3dfd_cmd(
         if prefetch is not None:
             raise UsageError(
                 "--prefetch chooses the row kernel of one process; over --ranks the default runs"
+            )
+        if swept_shape is not None:
+            raise UsageError(
+                "--swept-shape chooses the row kernel of one process; over --ranks the default runs"
             )
         if sweep_team != "auto":
             raise UsageError(
@@ -240,6 +253,7 @@ def iso3dfd_cmd(
         time_block=depth,
         sweep_team=None if sweep_team == "auto" else sweep_team,
         row_shape=row_shape,
+        swept_shape=swept_shape,
         prefetch=prefetch,
         radius=radius,
     )

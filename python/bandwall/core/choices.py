@@ -142,11 +142,14 @@ def shapes_path() -> Path:
     return Path(where)
 
 
-ROW_KNOBS = ("shape", "prefetch")  # what bandwall-iso3dfd reads from a kept entry (Measurement::choose_*)
+# what bandwall-iso3dfd reads from a kept entry (Measurement::choose_*): the step shape, the prefetch
+# distance and the sweeps' shape
+ROW_KNOBS = ("shape", "prefetch", "swept_shape")
 
 
 def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measured: str) -> None:
-    """Keeps the row kernel's knobs (shape: a register shape's name; prefetch: rows ahead) for its
+    """Keeps the row kernel's knobs (shape: a register shape's name; prefetch: rows ahead; swept_shape:
+    the sweeps' register shape) for its
     key (iso3dfd.rows, iso3dfd.rows.r1, ...) and variant, so that later runs take them (a knob left
     out stays the table's or the compiled default); None forgets what was kept there."""
     p = shapes_path()
@@ -166,7 +169,7 @@ def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measure
 
 
 def shape_rows() -> list[dict]:
-    """One row per kept entry: kernel, variant, shape, prefetch, date, why."""
+    """One row per kept entry: kernel, variant, shape, prefetch, swept shape, date, why."""
     return [
         {k: e.get(k, "") for k in ("kernel", "isa", *ROW_KNOBS, "measured", "why")}
         for _, e in sorted(_load(shapes_path())["choices"].items())

@@ -111,6 +111,7 @@ def native_args(
     prefetch: str | None = None,
     sweep_team: str | None = None,
     radius: int | None = None,
+    swept_shape: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -136,6 +137,8 @@ def native_args(
         args += ["--time-block", time_block]
     if row_shape is not None:
         args += ["--row-shape", row_shape]
+    if swept_shape is not None:
+        args += ["--swept-shape", swept_shape]
     if prefetch is not None:
         args += ["--prefetch", prefetch]
     if sweep_team is not None:

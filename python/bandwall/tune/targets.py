@@ -32,6 +32,9 @@ ISO3DFD = "iso3dfd"
 DEFAULT_SHAPE = iso3dfd.DEFAULT_SHAPE
 DEFAULT_PREFETCH = "default"  # the prefetch distance the run takes (--prefetch left out)
 DEFAULT_TEAM = "auto"  # who sweeps: the model's choice (--sweep-team left out)
+DEFAULT_SWEPT = (
+    "auto"  # the sweeps' shape the run takes (--swept-shape left out: kept, table's or the step shape)
+)
 TEAM_WHY = "the model's team (auto), a slab a thread, or the team on one wavefront (shared)"
 PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
 QUEUE_DEPTHS = (1, 2, 4, 8)
@@ -231,6 +234,18 @@ class Iso3dfdTarget(Target):
         if len(depths) > 1:
             knobs.append(Knob("depth", depths, depth_guess, why))
             teams = manifest.iso3dfd_word_names("sweep_team")
+            if shapes:
+                knobs.append(
+                    Knob(
+                        "swept",
+                        (DEFAULT_SWEPT, *shapes),
+                        DEFAULT_SWEPT,
+                        "the sweeps' shape the run takes (kept, the table's or the step shape) and each "
+                        "register shape of the variant",
+                    )
+                )
+            else:
+                left["swept"] = left["shape"]
             if len(m.cpus) > 1:
                 knobs.append(Knob("team", first(DEFAULT_TEAM, teams), DEFAULT_TEAM, TEAM_WHY))
             else:
@@ -238,6 +253,7 @@ class Iso3dfdTarget(Target):
         else:
             left["depth"] = why
             left["team"] = f"no sweep to share: {why}"
+            left["swept"] = f"no sweep: {why}"
 
         def canon(c: dict) -> dict:
             c = fold_bindings(m, c)
@@ -249,6 +265,9 @@ class Iso3dfdTarget(Target):
             # step by step, or one thread, has no sweep to share
             if "team" in c and (c.get("depth", 1) == 1 or c.get("threads") == 1):
                 c = {**c, "team": DEFAULT_TEAM}
+            # step by step has no sweeps to shape; a shape runs only with its variant
+            if "swept" in c and (c.get("depth", 1) == 1 or c["swept"] not in rings.get(c.get("isa"), set())):
+                c = {**c, "swept": DEFAULT_SWEPT}
             return c
 
         fixed = {"grid": list(grid), "iters": iters, "radius": radius, "xblock": bx, "zblock": bz}
@@ -269,6 +288,7 @@ class Iso3dfdTarget(Target):
             # the depth as the configuration says, never auto: a trial races nothing of its own
             time_block=o.get("depth", 1),
             sweep_team=None if o.get("team", DEFAULT_TEAM) == DEFAULT_TEAM else o["team"],
+            swept_shape=None if o.get("swept", DEFAULT_SWEPT) == DEFAULT_SWEPT else o["swept"],
             radius=o.get("radius"),
         )
         if not records.passed(rec):
@@ -277,6 +297,7 @@ class Iso3dfdTarget(Target):
         summary["variant_key"] = rec["config"].get("isa_choice", {}).get("kernel")
         summary["row_shape"] = rec["config"].get("row_shape", {}).get("name")
         summary["prefetch"] = rec["config"].get("prefetch", {}).get("rows_ahead")
+        summary["swept_shape"] = rec["config"].get("row_shape", {}).get("swept", {}).get("name")
         return rec["result"]["mpoints_per_s"], {k: v for k, v in summary.items() if v is not None}
 
     def settled(self, best: dict, row: dict, decided: bool) -> str | None:
@@ -293,12 +314,16 @@ class Iso3dfdTarget(Target):
             knobs["shape"] = best["shape"]
         if best.get("prefetch", DEFAULT_PREFETCH) != DEFAULT_PREFETCH:
             knobs["prefetch"] = int(best["prefetch"])
+        if best.get("swept", DEFAULT_SWEPT) != DEFAULT_SWEPT:
+            knobs["swept_shape"] = best["swept"]
         if not knobs:
             return None
-        words = " and ".join(
-            f"the register shape {v}" if k == "shape" else f"a prefetch of {v} rows ahead"
-            for k, v in knobs.items()
-        )
+        said = {
+            "shape": "the register shape {}",
+            "prefetch": "a prefetch of {} rows ahead",
+            "swept_shape": "the sweeps' register shape {}",
+        }
+        words = " and ".join(said[k].format(v) for k, v in knobs.items())
         if not decided:
             return (
                 f"{words} not kept: the decision rule did not find the best faster beyond noise than every "
@@ -320,6 +345,8 @@ class Iso3dfdTarget(Target):
             head += ["--prefetch", o["prefetch"]]
         if o.get("team", DEFAULT_TEAM) != DEFAULT_TEAM:
             head += ["--sweep-team", o["team"]]
+        if o.get("swept", DEFAULT_SWEPT) != DEFAULT_SWEPT:
+            head += ["--swept-shape", o["swept"]]
         return command.builtin(head, o, ())
 
 
