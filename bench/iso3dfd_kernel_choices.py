@@ -17,7 +17,11 @@ again inside sweeps (--swept-shape, at the depth the model proposes for the grid
 2 D steps): tiles held in cache meet the row kernel's in-core speed, where another shape may beat
 the one step by step from memory runs best with; the winner goes to the entry's swept_shapes (the
 step shape stands unless another is faster beyond noise, and then again in a second race of the two
-alone: among many shapes one passes the rule by chance). So a row never names a coin toss. The runs see an empty table
+alone: among many shapes one passes the rule by chance). With the knob `blocks`, at the row's
+variant and shape, step by step, the y blocks of --y-blocks race the model's (its window of prev
+filling half the L2) the same way, a winner confirmed by a second race alone; the entry's blocks
+then keep the share of L2 the winner's window fills (l2_share), which the model takes for any grid
+on this CPU at this radius. So a row never names a coin toss. The runs see an empty table
 (BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
 decides what is measured.
 
@@ -28,6 +32,7 @@ entries, each with its figures, decision, command and date; without it they are 
     python3 bench/iso3dfd_kernel_choices.py --radii 3,5 --rounds 3
     python3 bench/iso3dfd_kernel_choices.py --knobs prefetch --write  # at the row's shapes
     python3 bench/iso3dfd_kernel_choices.py --knobs swept --write  # the sweeps' shapes
+    python3 bench/iso3dfd_kernel_choices.py --knobs blocks --write  # the share of L2 for the y blocks
 """
 
 from __future__ import annotations
@@ -63,10 +68,15 @@ def parse():
         p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
     p.add_argument(
         "--knobs",
-        default="shapes,prefetch,swept",
-        help="what to race, comma-separated: shapes, prefetch, swept (the sweeps' shapes), all by default; "
-        "prefetch or swept without shapes race at the shapes this CPU's row already names (else the "
-        "compiled defaults) and keep the row's shapes and variant",
+        default="shapes,prefetch,swept,blocks",
+        help="what to race, comma-separated: shapes, prefetch, swept (the sweeps' shapes), blocks (the share "
+        "of L2 for the y blocks), all by default; the others without shapes race at the shapes this CPU's "
+        "row already names (else the compiled defaults) and keep the row's shapes and variant",
+    )
+    p.add_argument(
+        "--y-blocks",
+        default="8,16,24,32,48,64,96",
+        help="the y blocks raced against the model's (default 8,16,24,32,48,64,96; each at most the interior)",
     )
     p.add_argument(
         "--shapes-swept",
@@ -80,8 +90,9 @@ def parse():
     a = common.parse(p)
     a.radii = [int(r) for r in a.radii.split(",")]
     a.knobs = set(a.knobs.split(","))
-    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept"}:
-        p.error("--knobs takes shapes, prefetch and swept, comma-separated")
+    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks"}:
+        p.error("--knobs takes shapes, prefetch, swept and blocks, comma-separated")
+    a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     if not all(1 <= r <= SEED_RADIUS for r in a.radii):
         p.error(f"--radii must lie in 1..{SEED_RADIUS}")
@@ -116,7 +127,9 @@ def main() -> int:
         n = a.interior + 2 * radius
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
 
-        def run(isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None) -> dict:
+        def run(
+            isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None, y="auto"
+        ) -> dict:
             depth, steps, more = 1, a.steps, []
             if swept is not None:  # (swept shape, depth): the sweeps at a forced depth, 2 sweeps
                 depth, steps, more = swept[1], 2 * swept[1], ["--swept-shape", swept[0]]
@@ -128,7 +141,7 @@ def main() -> int:
                     n,
                     steps,
                     "auto",
-                    "auto",
+                    y,
                     "auto",
                     "compact",
                     a.threads,
@@ -165,6 +178,10 @@ def main() -> int:
         if "swept" in a.knobs:
             entry["swept_shapes"] = race_swept(a, entry, offered, run, radius, n, env)
             for row in entry["swept_shapes"].values():
+                row.update(command=command, measured=today)
+        if "blocks" in a.knobs:
+            entry["blocks"] = race_blocks(a, entry, offered, run, radius)
+            for row in entry["blocks"].values():
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry
     return write(a, entries, command, today)
@@ -327,6 +344,59 @@ def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> 
         "figures": {shown[s]: round(statistics.median(rates[s]), 1) for s in names},
         "runs": {shown[s]: common.spread(rates[s]) for s in names},
         "decision": {"chosen": shown[won], "default": step_name, "decisive": d.decisive, "why": why},
+    }
+    if confirm:
+        out["second_race"] = confirm
+    return {isa: out}
+
+
+def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:
+    """At the variant and shape the entry names, step by step, the y blocks of --y-blocks raced against
+    the model's by the decision rule (a winner confirmed by a second race alone); the share of L2 the
+    winner's window of prev fills, for the model."""
+    from bandwall.core import decide
+
+    isa = entry.get("isa") or offered[0]
+    shape = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
+    probe = run(isa, shape)
+    model_y = int(probe["config"]["blocks"][1])
+    interior = a.interior
+    ys = [model_y] + sorted({min(y, interior) for y in a.y_blocks} - {model_y})
+    names = [f"y{y}" for y in ys]
+    recs = common.alternate({y: (lambda y=y: run(isa, shape, y=y)) for y in ys}, a.rounds, pause=a.pause)
+    rates = {y: [r["result"]["mpoints_per_s"] for r in rs] for y, rs in recs.items()}
+    d = decide.choose_best(names, [rates[y] for y in ys], 0)
+    won, confirm = ys[d.chosen], None
+    if won != model_y:
+        again = race(a, [str(model_y), str(won)], lambda y: run(isa, shape, y=int(y)))
+        c = decide.choose_best([f"y{model_y}", f"y{won}"], [again[str(model_y)], again[str(won)]], 0)
+        confirm = {
+            "y": won,
+            "figures": {f"y{k}": round(statistics.median(v), 1) for k, v in again.items()},
+            "runs": {f"y{k}": common.spread(v) for k, v in again.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        if c.chosen == 0:
+            won = model_y
+    traffic = recs[won][0]["result"]["traffic_model"]
+    share = traffic["window_bytes"] / traffic["l2_bytes"] if traffic.get("l2_bytes") else 0.5
+    print(
+        f"radius {radius} {isa} {shape} y blocks: y{won} (L2 share {share:.2f})  "
+        + "  ".join(f"y{y} {common.spread(rates[y])}" for y in ys)
+        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        file=sys.stderr,
+    )
+    out = {
+        # the model's default share when its own y stands, so a row never moves the blocks by chance
+        "l2_share": 0.5 if won == model_y else round(share * 1.001, 4),
+        "y": won,
+        "model_y": model_y,
+        "shape": probe["config"]["row_shape"]["name"],
+        "case": f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
+        "figures": {f"y{y}": round(statistics.median(rates[y]), 1) for y in ys},
+        "runs": {f"y{y}": common.spread(rates[y]) for y in ys},
+        "decision": {"chosen": f"y{won}", "default": f"y{model_y}", "decisive": d.decisive, "why": d.why},
     }
     if confirm:
         out["second_race"] = confirm

@@ -361,6 +361,46 @@ def test_the_sweeps_run_the_swept_shape_the_table_names(monkeypatch, tmp_path):
     assert other["how"] == "same" and "no swept shape" in other["from"]
 
 
+def test_the_blocks_follow_the_share_of_l2_the_table_names(monkeypatch, tmp_path):
+    """A row with blocks for the variant at the run's radius: the model's window of prev may fill the
+    share of L2 it names, so the y block grows with it, and config.blocks_choice.model says table
+    and whence; a share out of range, or no entry, keeps the model's default and says why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa = offered[0]
+
+    def model(share) -> dict:
+        row = {
+            "microarch": "AMD Zen 4",
+            "cpu": "test",
+            "measured": "2026-01-01",
+            "command": "t",
+            "kernels": {
+                "iso3dfd.rows.r3": {
+                    "isa": isa,
+                    "blocks": {isa: {"l2_share": share, "measured": "2026-01-04"}},
+                }
+            },
+        }
+        table = tmp_path / "choices.json"
+        table.write_text(json.dumps({"rows": [row]}))
+        monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+        monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+        monkeypatch.setenv("BANDWALL_CACHES", "L2=1M,L3=32M")
+        rec = record(262, 134, 46, 2, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--radius", 3)
+        return rec["config"]["blocks_choice"]["model"]
+
+    default, wide = model("none"), model(2.0)
+    assert (default["l2_share"], default["l2_share_how"]) == (0.5, "default")
+    assert "no L2 share" in default["l2_share_from"]
+    assert (wide["l2_share"], wide["l2_share_how"]) == (2.0, "table")
+    assert "iso3dfd.rows.r3" in wide["l2_share_from"] and "2026-01-04" in wide["l2_share_from"]
+    assert wide["blocks"][1] > default["blocks"][1] and "200% of the" in wide["why"]
+    assert model(9.0)["l2_share_how"] == "default"
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -23,10 +24,6 @@ constexpr std::size_t kMinY = 24;
 // block only re-reads the halo rows from L2: 8 measured as fast as 16-32 on Zen 4 (two threads)
 // and faster on one (bench/results/2026-11-26-zen4.md).
 constexpr std::size_t kMinYSplit = 8;
-// The share of L2 the window of prev may fill: the rest holds next and vel streaming through, the
-// next block's first planes and the prefetchers' lines. Measured with bench/iso3dfd_blocks.py on
-// Zen 5 (1 MiB L2): a window filling 90% of it (y 32) ran 4-6% slower than one filling 40% (y 24).
-constexpr double kL2Share = 0.5;
 // Points per thread of the search grid: 272 x 112 x 32, a few milliseconds per step on one core.
 constexpr double kSearchPointsPerThread = 272.0 * 112 * 32;
 
@@ -71,7 +68,7 @@ json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes) {
 }
 
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes, bool split, bool ring) {
+                        int planes, bool split, bool ring, double l2_share) {
   CacheModel m;
   m.l1d_bytes = l1d_bytes;
   m.l2_bytes = l2_bytes;
@@ -85,14 +82,15 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     m.blocks.b2 = std::min<std::size_t>(24, ny);
     m.why = "L2 size unknown (hwloc names none): y block 24";
   } else {
-    const double room = kL2Share * static_cast<double>(l2_bytes);
+    const double room = l2_share * static_cast<double>(l2_bytes);
     std::size_t y = 8;
     while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}, planes) <= room) y += 8;
     const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3}, planes);
     m.why = "the window of prev (" + std::to_string(2 * g.radius + planes) + " planes of " +
             std::to_string(y + 2 * g.halo()) + " rows of " + std::to_string(g.n1) + " floats, " +
             std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
-            " half of the " + kib(l2_bytes) + " L2 up to y block " + std::to_string(y);
+            " " + std::to_string(static_cast<int>(std::lround(100 * l2_share))) + "% of the " + kib(l2_bytes) +
+            " L2 up to y block " + std::to_string(y);
     const std::size_t least = split ? kMinYSplit : kMinY;
     if (y < least) {
       y = least;
@@ -123,10 +121,11 @@ Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
 }
 
 BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, const Placement& placement, int threads,
-                          int cpu, bool search) {
+                          int cpu, bool search, const L2Share& share) {
   const Topology& topo = Topology::instance();
-  const CacheModel m = model_blocks(g, requested, topo.cache_bytes(1, cpu), topo.cache_bytes(2, cpu),
-                                    register_planes(g.radius), register_split(g.radius), register_ring(g.radius));
+  const CacheModel m =
+      model_blocks(g, requested, topo.cache_bytes(1, cpu), topo.cache_bytes(2, cpu), register_planes(g.radius),
+                   register_split(g.radius), register_ring(g.radius), share.share);
   auto given = [](std::size_t b) { return b ? json(b) : json("auto"); };
   json rec = {{"how", "auto"},
               {"requested", json::array({given(requested.b1), given(requested.b2), given(requested.b3)})},
@@ -140,6 +139,9 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
                 {"split", register_split(g.radius)},
                 {"ring", register_ring(g.radius)},
                 {"y_window_in_l1", m.y_window_in_l1},
+                {"l2_share", share.share},
+                {"l2_share_how", share.how},
+                {"l2_share_from", share.from},
                 {"why", m.why}}}};
   if (!search || requested.b2) {
     rec["why"] = "the model's blocks (" + m.why + "); not refined by measurement: " +

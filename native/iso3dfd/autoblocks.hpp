@@ -6,6 +6,7 @@
 // was measured on it did not find blocks reliably faster than the model's (bench/README.md).
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/placement.hpp"
@@ -13,6 +14,18 @@
 #include "iso3dfd/iso3dfd.hpp"
 
 namespace bw::iso3dfd {
+
+// The share of L2 the window of prev may fill: the rest holds next and vel streaming through, the
+// next block's first planes and the prefetchers' lines. Measured with bench/iso3dfd_blocks.py on
+// Zen 5 (1 MiB L2): a window filling 90% of it (y 32) ran 4-6% slower than one filling 40% (y 24).
+// The model's default; a CPU's row of the table of measured choices may give its own per radius and
+// variant (blocks.<isa>.l2_share, bench/iso3dfd_kernel_choices.py --knobs blocks).
+inline constexpr double kL2Share = 0.5;
+struct L2Share {
+  double share = kL2Share;
+  std::string how = "default";  // default or table
+  std::string from = "the model's default";
+};
 
 // The model: whole rows along x (blocks along x were measured slower: the row kernel streams
 // rows), the largest y block (a multiple of 8) whose window of prev (window_bytes) fits the L2 but
@@ -51,7 +64,7 @@ json l1_fills_json(const L1Fills& f, std::uint64_t l1d_bytes);
 // planes, split, ring: the register shape's (register_planes(g.radius) and the others, of the
 // active row kernel).
 CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1d_bytes, std::uint64_t l2_bytes,
-                        int planes, bool split, bool ring = false);
+                        int planes, bool split, bool ring = false, double l2_share = kL2Share);
 
 // The y blocks the search tries for the model's choice (each at most the interior).
 std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y);
@@ -69,6 +82,6 @@ struct BlockChoice {
 // e.g. for a run of the reference kernel or of zero steps). The search runs on the calling
 // process's threads (already bound), with the run's schedule and page placement.
 BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, const Placement& placement, int threads,
-                          int cpu, bool search);
+                          int cpu, bool search, const L2Share& share = {});
 
 }  // namespace bw::iso3dfd

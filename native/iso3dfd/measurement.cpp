@@ -261,12 +261,36 @@ void Measurement::choose_prefetch() {
   o_.prefetch_from = table_citation(std::string(m->name), key + ", " + isa, *e, row);
 }
 
+L2Share Measurement::l2_share() const {
+  L2Share s;
+  if (!optimised(o_)) return s;
+  const Microarch* m = this_microarch();
+  if (!m) {
+    s.from += " (no machine model knows this CPU)";
+    return s;
+  }
+  const std::string isa = kernel_isa(), key = variant_key();
+  const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
+  const json* row = e && e->contains("blocks") && (*e)["blocks"].contains(isa) ? &(*e)["blocks"][isa] : nullptr;
+  const auto it = row && row->is_object() ? row->find("l2_share") : json::const_iterator{};
+  if (!row || !row->is_object() || it == row->end() || !it->is_number() || !(it->get<double>() > 0.05) ||
+      !(it->get<double>() <= 4.0)) {
+    s.from +=
+        ": the table of measured choices has no L2 share of " + isa + " for " + key + " on " + std::string(m->name);
+    return s;
+  }
+  s.share = it->get<double>();
+  s.how = "table";
+  s.from = table_citation(std::string(m->name), key + ", " + isa + " blocks", *e, row);
+  return s;
+}
+
 void Measurement::choose_blocks_for_variant(int threads, bool final) {
   const Blocks& r = o_.blocks_requested;
   if (r.b1 && r.b2 && r.b3) return;
   // The blocks of the row kernel now active: its register shape decides the model's window.
   const bool search = final && o_.block_search && optimised(o_) && o_.iterations > 0;
-  BlockChoice bc = choose_blocks(o_.grid, r, o_.schedule, o_.placement, threads, cpu_, search);
+  BlockChoice bc = choose_blocks(o_.grid, r, o_.schedule, o_.placement, threads, cpu_, search, l2_share());
   o_.blocks = bc.blocks;
   blocks_choice_ = bc.record;
   if (optimised(o_)) blocks_choice_["isa"] = kernel_isa();

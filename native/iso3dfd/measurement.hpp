@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "common/driver.hpp"
+#include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/caches.hpp"
 #include "iso3dfd/options.hpp"
 #include "iso3dfd/output.hpp"
@@ -81,6 +82,9 @@ class Measurement : public driver::Measurement {
   void choose_shape();
   // The shape of the sweeps (--swept-shape; rows.hpp's select_swept_shape), as choose_shape.
   void choose_swept_shape();
+  // The share of L2 the blocks' window may fill: the table's for this CPU, radius and variant, else
+  // the model's default (autoblocks.hpp).
+  L2Share l2_share() const;
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.

@@ -41,6 +41,20 @@ TEST(AutoBlocks, ModelFollowsTheL2) {
   EXPECT_EQ(given.blocks.b3, 50u);
 }
 
+// The share of L2 the window may fill (a CPU's row of the table of measured choices may give its
+// own): the y block follows it, and the model says it.
+TEST(AutoBlocks, ShareOfL2FromTheTable) {
+  const Grid g{272, 272, 272};
+  // 20 planes x (y + 16) rows x 272 floats = 21760 (y + 16) bytes: 2 MiB x 0.5 holds y 32, x 0.75
+  // y 56, x 0.25 y 8 (a split shape is not raised to 24).
+  EXPECT_EQ(model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4, true).blocks.b2, 32u);
+  EXPECT_EQ(model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4, true, false, 0.75).blocks.b2, 56u);
+  EXPECT_EQ(model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4, true, false, 0.25).blocks.b2, 8u);
+  const CacheModel m = model_blocks(g, Blocks{}, 48 << 10, 2 << 20, 4, true, false, 0.75);
+  EXPECT_NE(m.why.find("fits 75% of the 2048 KiB L2"), std::string::npos) << m.why;
+  EXPECT_LE(m.window_bytes, 0.75 * (2 << 20));
+}
+
 TEST(AutoBlocks, CandidatesAndSearchGrid) {
   const Grid g{272, 272, 272};
   EXPECT_EQ(y_candidates(g, 24), (std::vector<std::size_t>{16, 24, 32, 48}));
