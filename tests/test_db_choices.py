@@ -173,6 +173,35 @@ def test_a_bad_file_of_time_block_races_is_one_line(run_bandwall, text):
     assert str(p) in proc.stderr
 
 
+def test_row_kernel_knobs_the_tune_kept_are_listed_then_forgotten(run_bandwall):
+    """What bandwall tune iso3dfd kept (shape, prefetch, sweeps' shape) is listed, a knob not kept
+    empty, and --forget removes it all."""
+    assert json.loads(run_bandwall("db", "row-kernels", "--format", "json").stdout) == []
+    choices.keep_row_kernel("iso3dfd.rows.r3", "avx512", {"swept_shape": "8x2-ring"}, "w", "2026-01-05")
+    choices.keep_row_kernel("iso3dfd.rows", "avx2", {"shape": "4x1", "prefetch": 2}, "w", "2026-01-05")
+    proc = run_bandwall("db", "row-kernels", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    assert [(r["kernel"], r["isa"], r["shape"], r["prefetch"], r["swept_shape"]) for r in rows] == [
+        ("iso3dfd.rows", "avx2", "4x1", 2, ""),
+        ("iso3dfd.rows.r3", "avx512", "", "", "8x2-ring"),
+    ]
+    proc = run_bandwall("db", "row-kernels")
+    assert proc.returncode == 0 and "2 kept row kernel choice(s)" in proc.stdout, proc.stderr
+    proc = run_bandwall("db", "row-kernels", "--forget")
+    assert proc.returncode == 0 and "forgot 2" in proc.stdout, proc.stderr
+    assert choices.shape_rows() == []
+
+
+def test_a_bad_file_of_row_kernel_knobs_is_one_line(run_bandwall):
+    p = choices.shapes_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text("[1, 2]")
+    proc = run_bandwall("db", "row-kernels")
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert str(p) in proc.stderr
+
+
 def test_a_choice_made_under_a_ceiling_is_listed_apart(run_bandwall):
     """A capped run chooses among fewer variants: its choice is kept under a key of its own
     (kernel@size_class@max=CEILING) and listed with the ceiling."""

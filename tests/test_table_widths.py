@@ -192,7 +192,8 @@ def stored(tmp_path_factory):
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize(
-    "args", [["list"], ["show", "1"], ["export", "--format", "table"], ["choices"], ["time-blocks"]]
+    "args",
+    [["list"], ["show", "1"], ["export", "--format", "table"], ["choices"], ["time-blocks"], ["row-kernels"]],
 )
 def test_db_listings(stored, args, width):
     db, recs = stored

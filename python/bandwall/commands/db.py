@@ -183,6 +183,42 @@ def time_blocks_cmd(forget, fmt):
     emit(rows, fmt, render, lambda: (TIME_BLOCK_COLUMNS, cells()))
 
 
+ROW_KERNEL_COLUMNS = ["kernel", "isa", *choices.ROW_KNOBS, "measured", "why"]
+
+
+@db.command("row-kernels")
+@click.option(
+    "--forget",
+    is_flag=True,
+    help="forget them all: later runs take the table's knobs or the compiled defaults again",
+)
+@format_option
+def row_kernels_cmd(forget, fmt):
+    """ISO3DFD's row kernel knobs that bandwall tune iso3dfd kept on this machine beyond noise, per radius
+    (the table's key) and variant: the register shape, the prefetch distance and the sweeps' shape
+    (empty: not kept, the table's or the compiled default runs); bandwall-iso3dfd takes them by default
+    (config.row_shape.how, config.prefetch.how, config.row_shape.swept.how: tuned)."""
+    if forget:
+        n = choices.forget_row_kernels()
+        console().print(f"forgot {n} kept row kernel choice(s) in {choices.shapes_path()}")
+        return
+    rows = choices.shape_rows()
+
+    def cells():
+        return [[r[c] for c in ROW_KERNEL_COLUMNS] for r in rows]
+
+    def render(con):
+        con.print(
+            table(
+                f"{len(rows)} kept row kernel choice(s) in {choices.shapes_path()}",
+                ROW_KERNEL_COLUMNS,
+                cells(),
+            )
+        )
+
+    emit(rows, fmt, render, lambda: (ROW_KERNEL_COLUMNS, cells()))
+
+
 def compare(a: dict, b: dict) -> list[dict]:
     """The numeric result fields of a and b side by side, with b/a where a is not zero."""
     na, nb = records.numbers(a.get("result", {})), records.numbers(b.get("result", {}))

@@ -129,7 +129,7 @@ def forget_time_blocks() -> int:
 SHAPES_ABOUT = (
     "ISO3DFD register shapes that bandwall tune iso3dfd settled beyond noise on this machine, per radius "
     "(the table's key) and variant; bandwall-iso3dfd runs them by default (config.row_shape.how: tuned). "
-    "Delete this file, or run bandwall db choices --forget, to go back to the table's or the compiled default."
+    "Delete this file, or run bandwall db row-kernels --forget, to go back to the table's or the compiled default."
 )
 
 
@@ -166,6 +166,17 @@ def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measure
     doc["about"] = SHAPES_ABOUT
     p.parent.mkdir(parents=True, exist_ok=True)
     _save(p, doc)
+
+
+def forget_row_kernels() -> int:
+    """Removes every row kernel knob bandwall tune kept on this machine; returns how many entries."""
+    p = shapes_path()
+    doc = _load(p)
+    n = len(doc["choices"])
+    if n:
+        doc["choices"] = {}
+        _save(p, doc)
+    return n
 
 
 def shape_rows() -> list[dict]:
