@@ -21,7 +21,9 @@ alone: among many shapes one passes the rule by chance). With the knob `blocks`,
 variant and shape, step by step, the y blocks of --y-blocks race the model's (its window of prev
 filling half the L2) the same way, a winner confirmed by a second race alone; the entry's blocks
 then keep the share of L2 the winner's window fills (l2_share), which the model takes for any grid
-on this CPU at this radius. So a row never names a coin toss. The runs see an empty table
+on this CPU at this radius. With the knob `team`, at the row's variant and shape, inside sweeps
+at the depth the model proposes, the teams slabs and shared race the model's choice (auto) the
+same way; the entry's teams keep a team only when it beat the model's beyond noise twice. So a row never names a coin toss. The runs see an empty table
 (BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
 decides what is measured.
 
@@ -33,6 +35,7 @@ entries, each with its figures, decision, command and date; without it they are 
     python3 bench/iso3dfd_kernel_choices.py --knobs prefetch --write  # at the row's shapes
     python3 bench/iso3dfd_kernel_choices.py --knobs swept --write  # the sweeps' shapes
     python3 bench/iso3dfd_kernel_choices.py --knobs blocks --write  # the share of L2 for the y blocks
+    python3 bench/iso3dfd_kernel_choices.py --knobs team --write  # the sweep team
 """
 
 from __future__ import annotations
@@ -68,9 +71,9 @@ def parse():
         p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
     p.add_argument(
         "--knobs",
-        default="shapes,prefetch,swept,blocks",
+        default="shapes,prefetch,swept,blocks,team",
         help="what to race, comma-separated: shapes, prefetch, swept (the sweeps' shapes), blocks (the share "
-        "of L2 for the y blocks), all by default; the others without shapes race at the shapes this CPU's "
+        "of L2 for the y blocks), team (the sweep team), all by default; the others without shapes race at the shapes this CPU's "
         "row already names (else the compiled defaults) and keep the row's shapes and variant",
     )
     p.add_argument(
@@ -90,8 +93,8 @@ def parse():
     a = common.parse(p)
     a.radii = [int(r) for r in a.radii.split(",")]
     a.knobs = set(a.knobs.split(","))
-    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks"}:
-        p.error("--knobs takes shapes, prefetch, swept and blocks, comma-separated")
+    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks", "team"}:
+        p.error("--knobs takes shapes, prefetch, swept, blocks and team, comma-separated")
     a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     if not all(1 <= r <= SEED_RADIUS for r in a.radii):
@@ -128,11 +131,13 @@ def main() -> int:
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
 
         def run(
-            isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None, y="auto"
+            isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None, y="auto", team=None
         ) -> dict:
             depth, steps, more = 1, a.steps, []
             if swept is not None:  # (swept shape, depth): the sweeps at a forced depth, 2 sweeps
                 depth, steps, more = swept[1], 2 * swept[1], ["--swept-shape", swept[0]]
+            if team is not None:  # (team, depth)
+                depth, steps, more = team[1], 2 * team[1], ["--sweep-team", team[0]]
             return common.record(
                 [
                     exe,
@@ -182,6 +187,10 @@ def main() -> int:
         if "blocks" in a.knobs:
             entry["blocks"] = race_blocks(a, entry, offered, run, radius)
             for row in entry["blocks"].values():
+                row.update(command=command, measured=today)
+        if "team" in a.knobs:
+            entry["teams"] = race_team(a, entry, offered, run, radius, n, env)
+            for row in entry["teams"].values():
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry
     return write(a, entries, command, today)
@@ -397,6 +406,60 @@ def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:
         "figures": {f"y{y}": round(statistics.median(rates[y]), 1) for y in ys},
         "runs": {f"y{y}": common.spread(rates[y]) for y in ys},
         "decision": {"chosen": f"y{won}", "default": f"y{model_y}", "decisive": d.decisive, "why": d.why},
+    }
+    if confirm:
+        out["second_race"] = confirm
+    return {isa: out}
+
+
+def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
+    """At the variant and shape the entry names, inside sweeps at the depth the model proposes, the
+    teams slabs and shared raced against the model's choice (auto) by the decision rule, a winner
+    confirmed by a second race alone."""
+    from bandwall.core import decide
+
+    isa = entry.get("isa") or offered[0]
+    shape = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
+    probe = common.record(
+        [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, 4, "auto", "auto", "auto", "compact", a.threads]
+        + ["--radius", radius, "--isa", isa, "--row-shape", shape, "--json"],
+        env=env,
+        valid=False,
+    )
+    proposal = probe["config"]["time_block"].get("proposal", {})
+    depth = int(proposal.get("depth", 1))
+    if depth < 2 or a.threads < 2:
+        return {isa: {"team": "auto", "why": f"no team to choose at radius {radius} on {n}^3: depth {depth}"}}
+    names = ["auto", "slabs", "shared"]
+    rates = race(a, names, lambda t: run(isa, shape, team=(t, depth)))
+    d = decide.choose_best(names, [rates[t] for t in names], 0)
+    won, confirm = names[d.chosen], None
+    if won != "auto":
+        again = race(a, ["auto", won], lambda t: run(isa, shape, team=(t, depth)))
+        c = decide.choose_best(["auto", won], [again["auto"], again[won]], 0)
+        confirm = {
+            "team": won,
+            "figures": {k: round(statistics.median(v), 1) for k, v in again.items()},
+            "runs": {k: common.spread(v) for k, v in again.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        if c.chosen == 0:
+            won = "auto"
+    print(
+        f"radius {radius} {isa} {shape} team at depth {depth}: {won} (the model's: {proposal.get('team')})  "
+        + "  ".join(f"{t} {common.spread(rates[t])}" for t in names)
+        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        file=sys.stderr,
+    )
+    out = {
+        "team": won,
+        "model_team": proposal.get("team"),
+        "depth": depth,
+        "case": f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}",
+        "figures": {t: round(statistics.median(rates[t]), 1) for t in names},
+        "runs": {t: common.spread(rates[t]) for t in names},
+        "decision": {"chosen": won, "default": "auto", "decisive": d.decisive, "why": d.why},
     }
     if confirm:
         out["second_race"] = confirm

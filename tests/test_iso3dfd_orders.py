@@ -401,6 +401,41 @@ def test_the_blocks_follow_the_share_of_l2_the_table_names(monkeypatch, tmp_path
     assert model(9.0)["l2_share_how"] == "default"
 
 
+@pytest.mark.parametrize("team", ["slabs", "shared"])
+def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_path):
+    """A row with teams for the variant at the run's radius: --sweep-team auto on one NUMA node takes
+    that team (config.time_block says table and whence) and checks its answer; --sweep-team given
+    wins; a row without one leaves the choice to the model and says so."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa = offered[0]
+    entry = {"isa": isa, "teams": {isa: {"team": team, "measured": "2026-01-06"}}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r1": entry}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=1M,L3=32M")
+    threads = min(2, len(os.sched_getaffinity(0)))  # a user given one CPU runs the suite too
+    grid = (66, 66, 66, 8, "auto", "auto", "auto", "compact", threads)
+    args = (*grid, "--isa", isa, "--radius", 1, "--time-block", 4)
+    rec = record(*args, "--verify")
+    tb = rec["config"]["time_block"]
+    if "several NUMA nodes" in tb.get("team_why", ""):
+        pytest.skip("the table's team applies on one NUMA node")
+    assert (tb["team_how"], tb["teams_considered"]) == ("table", team), tb
+    assert "iso3dfd.rows.r1" in tb["team_from"] and "2026-01-06" in tb["team_from"]
+    assert rec["validation"]["passed"] is True
+    other = "shared" if team == "slabs" else "slabs"
+    given = record(*args, "--sweep-team", other)["config"]["time_block"]
+    assert given["teams_considered"] == other and "team_how" not in given
+    m = 2 * 2 + 62
+    none = record(m, m, m, *grid[3:], "--isa", isa, "--radius", 2, "--time-block", 4)["config"]["time_block"]
+    assert none["team_how"] == "model" and "no team" in none["team_from"]
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [

@@ -261,6 +261,19 @@ void Measurement::choose_prefetch() {
   o_.prefetch_from = table_citation(std::string(m->name), key + ", " + isa, *e, row);
 }
 
+std::pair<std::string, std::string> Measurement::table_team() const {
+  const Microarch* m = this_microarch();
+  if (!m) return {"", "the model's team (no machine model knows this CPU)"};
+  const std::string isa = kernel_isa(), key = variant_key();
+  const json* e = table_entry(isa_choice_table(), std::string(m->name), key);
+  const json* row = e && e->contains("teams") && (*e)["teams"].contains(isa) ? &(*e)["teams"][isa] : nullptr;
+  const std::string team = row && row->is_object() ? text_field(*row, "team") : "";
+  if (team != "slabs" && team != "shared")
+    return {"", "the model's team: the table of measured choices has no team of " + isa + " for " + key + " on " +
+                    std::string(m->name)};
+  return {team, table_citation(std::string(m->name), key + ", " + isa + " team", *e, row)};
+}
+
 L2Share Measurement::l2_share() const {
   L2Share s;
   if (!optimised(o_)) return s;
@@ -300,10 +313,14 @@ void Measurement::choose_time_block(int threads) {
   // The team sweeps one wavefront together only within one NUMA node unless told to: there every
   // thread reads planes another thread first touched.
   const bool one_node = Topology::instance().numa_nodes() <= 1;
-  const Teams teams = o_.sweep_team == "slabs"    ? Teams::Slabs
-                      : o_.sweep_team == "shared" ? Teams::Shared
-                      : one_node                  ? Teams::Either
-                                                  : Teams::Slabs;
+  // --sweep-team auto on one node: the table's team for this CPU, radius and variant, else the model's
+  const auto [table_team, team_from] =
+      one_node && o_.sweep_team == "auto" && optimised(o_) ? this->table_team() : std::pair<std::string, std::string>{};
+  const std::string team = table_team.empty() ? o_.sweep_team : table_team;
+  const Teams teams = team == "slabs"    ? Teams::Slabs
+                      : team == "shared" ? Teams::Shared
+                      : one_node         ? Teams::Either
+                                         : Teams::Slabs;
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
@@ -315,6 +332,10 @@ void Measurement::choose_time_block(int threads) {
                                       : teams == Teams::Shared ? "shared"
                                                                : "slabs or shared"},
                  {"caches", caches_.record}};
+  if (!table_team.empty())
+    time_block_.update({{"team_how", "table"}, {"team_from", team_from}});
+  else if (!team_from.empty())
+    time_block_.update({{"team_how", "model"}, {"team_from", team_from}});
   if (o_.sweep_team == "auto" && !one_node)
     time_block_["team_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
   if (!optimised(o_)) {

@@ -6,6 +6,8 @@
 #pragma once
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "common/driver.hpp"
 #include "iso3dfd/autoblocks.hpp"
@@ -85,6 +87,9 @@ class Measurement : public driver::Measurement {
   // The share of L2 the blocks' window may fill: the table's for this CPU, radius and variant, else
   // the model's default (autoblocks.hpp).
   L2Share l2_share() const;
+  // The team the table of measured choices names for this CPU, radius and variant (slabs or shared; empty:
+  // none, the model's) and whence, for --sweep-team auto on one NUMA node.
+  std::pair<std::string, std::string> table_team() const;
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.
