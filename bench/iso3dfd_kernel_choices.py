@@ -284,186 +284,171 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
     return out
 
 
-def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
-    """At the variant the entry names (else the machine model's), the shapes of the sweeps raced at the
-    depth the model proposes for this grid, from the step shape (same) by the decision rule."""
-    from bandwall.core import decide
-
-    isa = entry.get("isa") or offered[0]
-    step = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
-    probe = common.record(
-        [
-            common.tool(a.bindir, "bandwall-iso3dfd"),
-            n,
-            n,
-            n,
-            4,
-            "auto",
-            "auto",
-            "auto",
-            "compact",
-            a.threads,
-            "--radius",
-            radius,
-            "--isa",
-            isa,
-            "--row-shape",
-            step,
-            "--json",
-        ],
+def probe(a, isa: str, shape: str, radius: int, n: int, env: dict) -> dict:
+    """A short run of the defaults (4 steps, --time-block auto) at the variant and shape: its record
+    gives the model's proposal of sweeps (config.time_block.proposal) and the step shape's name."""
+    return common.record(
+        [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, 4, "auto", "auto", "auto", "compact", a.threads]
+        + ["--radius", radius, "--isa", isa, "--row-shape", shape, "--json"],
         env=env,
         valid=False,
     )
-    depth = int(probe["config"]["time_block"].get("proposal", {}).get("depth", 1))
-    step_name = probe["config"]["row_shape"]["name"]
+
+
+def settle(names: list[str], rates: dict[str, list[float]], again, label: str):
+    """The decision rule over the names' paired rates, names[0] the default; a winner then races the
+    default again, alone (again(pair) gives their rates), and stands only when that second race settles
+    on it too: among many candidates one passes the rule by chance. Returns the name chosen, the first
+    decision and the second race's record under `label` (None when the default won the first)."""
+    from bandwall.core import decide
+
+    d = decide.choose_best(names, [rates[k] for k in names], 0)
+    won = names[d.chosen]
+    if won == names[0]:
+        return won, d, None
+    pair = [names[0], won]
+    rerun = again(pair)
+    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
+    confirm = {
+        label: won,
+        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
+        "runs": {k: common.spread(v) for k, v in rerun.items()},
+        "decisive": c.decisive,
+        "why": c.why,
+    }
+    return (won if c.chosen == 1 else names[0]), d, confirm
+
+
+def entry_of(name: str, names: list[str], rates: dict, d, confirm, shown=lambda k: k, **fields) -> dict:
+    """A table entry: the fields, each candidate's figures and spread, the decision and the second race."""
+    out = {
+        **fields,
+        "figures": {shown(k): round(statistics.median(rates[k]), 1) for k in names},
+        "runs": {shown(k): common.spread(rates[k]) for k in names},
+        "decision": {"chosen": shown(name), "default": shown(names[0]), "decisive": d.decisive, "why": d.why},
+    }
+    if confirm:
+        out["second_race"] = confirm
+    return out
+
+
+def said(head: str, names: list[str], rates: dict, confirm, shown=lambda k: k) -> None:
+    print(
+        head
+        + "  "
+        + "  ".join(f"{shown(k)} {common.spread(rates[k])}" for k in names)
+        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        file=sys.stderr,
+    )
+
+
+def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
+    """At the variant the entry names (else the machine model's), the shapes of the sweeps raced at the
+    depth the model proposes for this grid, from the step shape (same) by the decision rule."""
+    isa = entry.get("isa") or offered[0]
+    step = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
+    rec = probe(a, isa, step, radius, n, env)
+    depth = int(rec["config"]["time_block"].get("proposal", {}).get("depth", 1))
+    step_name = rec["config"]["row_shape"]["name"]
     if depth < 2:
         return {isa: {"shape": step_name, "why": f"the model proposes no sweeps at radius {radius} on {n}^3"}}
     # the step shape once (same), then the others by name
     names = [s for s in (a.shapes_swept if isa == "avx512" else a.shapes_avx2).split(",") if s]
     names = ["same"] + [s for s in names if s not in ("same", "default", step_name)]
-    rates = race(a, names, lambda s: run(isa, step, swept=(s, depth)))
-    d = decide.choose_best(names, [rates[s] for s in names], 0)
-    won, why, confirm = names[d.chosen], d.why, None
-    # Among many shapes one may pass the rule by chance: a winner races the step shape again, alone,
-    # and is kept only when that second race settles on it too.
-    if won != "same":
-        again = race(a, ["same", won], lambda s: run(isa, step, swept=(s, depth)))
-        c = decide.choose_best(["same", won], [again["same"], again[won]], 0)
-        confirm = {
-            "shape": won,
-            "figures": {k: round(statistics.median(v), 1) for k, v in again.items()},
-            "runs": {k: common.spread(v) for k, v in again.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        if c.chosen == 0:
-            won = "same"
-    shown = {s: (step_name if s == "same" else s) for s in names}
-    print(
-        f"radius {radius} {isa} swept at depth {depth}: {shown[won]}  "
-        + "  ".join(f"{shown[s]} {common.spread(rates[s])}" for s in names)
-        + (f"  (second race: {confirm['why']})" if confirm else ""),
-        file=sys.stderr,
-    )
-    out = {
-        "shape": shown[won],
-        "step_shape": step_name,
-        "depth": depth,
-        "case": f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}",
-        "figures": {shown[s]: round(statistics.median(rates[s]), 1) for s in names},
-        "runs": {shown[s]: common.spread(rates[s]) for s in names},
-        "decision": {"chosen": shown[won], "default": step_name, "decisive": d.decisive, "why": why},
+
+    def rates_of(pick: list[str]) -> dict:
+        return race(a, pick, lambda s: run(isa, step, swept=(s, depth)))
+
+    rates = rates_of(names)
+    won, d, confirm = settle(names, rates, rates_of, "shape")
+
+    def shown(s: str) -> str:
+        return step_name if s == "same" else s
+
+    said(f"radius {radius} {isa} swept at depth {depth}: {shown(won)}", names, rates, confirm, shown)
+    case = f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}"
+    return {
+        isa: entry_of(
+            won,
+            names,
+            rates,
+            d,
+            confirm,
+            shown,
+            shape=shown(won),
+            step_shape=step_name,
+            depth=depth,
+            case=case,
+        )
     }
-    if confirm:
-        out["second_race"] = confirm
-    return {isa: out}
 
 
 def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:
     """At the variant and shape the entry names, step by step, the y blocks of --y-blocks raced against
     the model's by the decision rule (a winner confirmed by a second race alone); the share of L2 the
     winner's window of prev fills, for the model."""
-    from bandwall.core import decide
-
     isa = entry.get("isa") or offered[0]
     shape = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
-    probe = run(isa, shape)
-    model_y = int(probe["config"]["blocks"][1])
-    interior = a.interior
-    ys = [model_y] + sorted({min(y, interior) for y in a.y_blocks} - {model_y})
+    rec = run(isa, shape)
+    model_y = int(rec["config"]["blocks"][1])
+    ys = [model_y] + sorted({min(y, a.interior) for y in a.y_blocks} - {model_y})
     names = [f"y{y}" for y in ys]
-    recs = common.alternate({y: (lambda y=y: run(isa, shape, y=y)) for y in ys}, a.rounds, pause=a.pause)
-    rates = {y: [r["result"]["mpoints_per_s"] for r in rs] for y, rs in recs.items()}
-    d = decide.choose_best(names, [rates[y] for y in ys], 0)
-    won, confirm = ys[d.chosen], None
-    if won != model_y:
-        again = race(a, [str(model_y), str(won)], lambda y: run(isa, shape, y=int(y)))
-        c = decide.choose_best([f"y{model_y}", f"y{won}"], [again[str(model_y)], again[str(won)]], 0)
-        confirm = {
-            "y": won,
-            "figures": {f"y{k}": round(statistics.median(v), 1) for k, v in again.items()},
-            "runs": {f"y{k}": common.spread(v) for k, v in again.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        if c.chosen == 0:
-            won = model_y
+    recs = common.alternate(
+        {f"y{y}": (lambda y=y: run(isa, shape, y=y)) for y in ys}, a.rounds, pause=a.pause
+    )
+    rates = {k: [r["result"]["mpoints_per_s"] for r in rs] for k, rs in recs.items()}
+    won, d, confirm = settle(
+        names, rates, lambda pick: race(a, pick, lambda k: run(isa, shape, y=int(k[1:]))), "y"
+    )
     traffic = recs[won][0]["result"]["traffic_model"]
     share = traffic["window_bytes"] / traffic["l2_bytes"] if traffic.get("l2_bytes") else 0.5
-    print(
-        f"radius {radius} {isa} {shape} y blocks: y{won} (L2 share {share:.2f})  "
-        + "  ".join(f"y{y} {common.spread(rates[y])}" for y in ys)
-        + (f"  (second race: {confirm['why']})" if confirm else ""),
-        file=sys.stderr,
-    )
-    out = {
-        # the model's default share when its own y stands, so a row never moves the blocks by chance
-        "l2_share": 0.5 if won == model_y else round(share * 1.001, 4),
-        "y": won,
-        "model_y": model_y,
-        "shape": probe["config"]["row_shape"]["name"],
-        "case": f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
-        "figures": {f"y{y}": round(statistics.median(rates[y]), 1) for y in ys},
-        "runs": {f"y{y}": common.spread(rates[y]) for y in ys},
-        "decision": {"chosen": f"y{won}", "default": f"y{model_y}", "decisive": d.decisive, "why": d.why},
+    said(f"radius {radius} {isa} {shape} y blocks: {won} (L2 share {share:.2f})", names, rates, confirm)
+    return {
+        isa: entry_of(
+            won,
+            names,
+            rates,
+            d,
+            confirm,
+            # the model's default share when its own y stands, so a row never moves the blocks by chance
+            l2_share=0.5 if won == names[0] else round(share * 1.001, 4),
+            y=int(won[1:]),
+            model_y=model_y,
+            shape=rec["config"]["row_shape"]["name"],
+            case=f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
+        )
     }
-    if confirm:
-        out["second_race"] = confirm
-    return {isa: out}
 
 
 def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
     """At the variant and shape the entry names, inside sweeps at the depth the model proposes, the
     teams slabs and shared raced against the model's choice (auto) by the decision rule, a winner
     confirmed by a second race alone."""
-    from bandwall.core import decide
-
     isa = entry.get("isa") or offered[0]
     shape = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
-    probe = common.record(
-        [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, 4, "auto", "auto", "auto", "compact", a.threads]
-        + ["--radius", radius, "--isa", isa, "--row-shape", shape, "--json"],
-        env=env,
-        valid=False,
-    )
-    proposal = probe["config"]["time_block"].get("proposal", {})
+    proposal = probe(a, isa, shape, radius, n, env)["config"]["time_block"].get("proposal", {})
     depth = int(proposal.get("depth", 1))
     if depth < 2 or a.threads < 2:
         return {isa: {"team": "auto", "why": f"no team to choose at radius {radius} on {n}^3: depth {depth}"}}
     names = ["auto", "slabs", "shared"]
-    rates = race(a, names, lambda t: run(isa, shape, team=(t, depth)))
-    d = decide.choose_best(names, [rates[t] for t in names], 0)
-    won, confirm = names[d.chosen], None
-    if won != "auto":
-        again = race(a, ["auto", won], lambda t: run(isa, shape, team=(t, depth)))
-        c = decide.choose_best(["auto", won], [again["auto"], again[won]], 0)
-        confirm = {
-            "team": won,
-            "figures": {k: round(statistics.median(v), 1) for k, v in again.items()},
-            "runs": {k: common.spread(v) for k, v in again.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        if c.chosen == 0:
-            won = "auto"
-    print(
-        f"radius {radius} {isa} {shape} team at depth {depth}: {won} (the model's: {proposal.get('team')})  "
-        + "  ".join(f"{t} {common.spread(rates[t])}" for t in names)
-        + (f"  (second race: {confirm['why']})" if confirm else ""),
-        file=sys.stderr,
+
+    def rates_of(pick: list[str]) -> dict:
+        return race(a, pick, lambda t: run(isa, shape, team=(t, depth)))
+
+    rates = rates_of(names)
+    won, d, confirm = settle(names, rates, rates_of, "team")
+    said(
+        f"radius {radius} {isa} {shape} team at depth {depth}: {won} (the model's: {proposal.get('team')})",
+        names,
+        rates,
+        confirm,
     )
-    out = {
-        "team": won,
-        "model_team": proposal.get("team"),
-        "depth": depth,
-        "case": f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}",
-        "figures": {t: round(statistics.median(rates[t]), 1) for t in names},
-        "runs": {t: common.spread(rates[t]) for t in names},
-        "decision": {"chosen": won, "default": "auto", "decisive": d.decisive, "why": d.why},
+    case = f"{a.interior}^3 interior, {2 * depth} steps, {a.threads} threads compact, --time-block {depth}"
+    return {
+        isa: entry_of(
+            won, names, rates, d, confirm, team=won, model_team=proposal.get("team"), depth=depth, case=case
+        )
     }
-    if confirm:
-        out["second_race"] = confirm
-    return {isa: out}
 
 
 def race(a, names: list[str], run) -> dict[str, list[float]]:

@@ -115,15 +115,19 @@ def time_block_rows() -> list[dict]:
     return out
 
 
-def forget_time_blocks() -> int:
-    """Removes every settled time-block race of this machine; returns how many."""
-    p = time_blocks_path()
+def _forget_all(p: Path) -> int:
+    """Empties the cache file p of its choices; returns how many there were."""
     doc = _load(p)
     n = len(doc["choices"])
     if n:
         doc["choices"] = {}
         _save(p, doc)
     return n
+
+
+def forget_time_blocks() -> int:
+    """Removes every settled time-block race of this machine; returns how many."""
+    return _forget_all(time_blocks_path())
 
 
 SHAPES_ABOUT = (
@@ -170,13 +174,7 @@ def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measure
 
 def forget_row_kernels() -> int:
     """Removes every row kernel knob bandwall tune kept on this machine; returns how many entries."""
-    p = shapes_path()
-    doc = _load(p)
-    n = len(doc["choices"])
-    if n:
-        doc["choices"] = {}
-        _save(p, doc)
-    return n
+    return _forget_all(shapes_path())
 
 
 def shape_rows() -> list[dict]:

@@ -1,0 +1,193 @@
+// The row kernel's knobs a run takes by default, each in the same order: the option given, else what
+// bandwall tune iso3dfd kept on this machine (the cache folder's iso3dfd-shapes file), else this CPU's
+// entry of the table of measured choices for the radius and variant (common/isa_choices.json), else
+// the compiled default or the model's choice; the record says which (how) and whence (from).
+#include <string>
+#include <utility>
+
+#include "common/choice_cache.hpp"
+#include "common/isa_choice.hpp"
+#include "iso3dfd/measurement.hpp"
+#include "iso3dfd/rows.hpp"
+
+namespace bw::iso3dfd {
+
+namespace {
+
+constexpr const char* kShapesCache = "iso3dfd-shapes";
+
+// This CPU's entry of the table under key: its `field` for variant isa (row: an object, else nullptr),
+// the words that cite it (cite), and the words that say there is none (missing, to append to the
+// default's).
+struct TableRow {
+  const json* row = nullptr;
+  std::string cite, missing;
+};
+
+TableRow table_row(const std::string& key, const std::string& isa, const char* field, const std::string& what,
+                   const std::string& cited_as) {
+  TableRow t;
+  const Microarch* m = this_microarch();
+  if (!m) {
+    t.missing = " (no machine model knows this CPU)";
+    return t;
+  }
+  const std::string cpu(m->name);
+  t.missing = ": the table of measured choices has no " + what + " of " + isa + " for " + key + " on " + cpu;
+  const json* e = table_entry(isa_choice_table(), cpu, key);
+  if (!e || !e->contains(field) || !(*e)[field].contains(isa) || !(*e)[field][isa].is_object()) return t;
+  t.row = &(*e)[field][isa];
+  t.cite = table_citation(cpu, key + ", " + isa + cited_as, *e, t.row);
+  return t;
+}
+
+// What bandwall tune iso3dfd kept on this machine for key and variant isa (null: nothing), and the
+// file it is kept in (empty: no cache folder).
+std::pair<json, std::string> tuned(const std::string& key, const std::string& isa) {
+  const std::string cache = choice_cache_path(kShapesCache);
+  if (cache.empty()) return {json(), cache};
+  const json file = read_json_file(cache);
+  const json* e = cached_choice(file, key + " " + isa);
+  return {e ? *e : json(), cache};
+}
+
+std::string tuned_words(const json& e, const std::string& cache, bool why) {
+  return "bandwall tune iso3dfd on this machine (" + text_field(e, "measured", "undated") + ")" +
+         (why ? ": " + text_field(e, "why", "no reason kept") : std::string()) + " (" + cache + ")";
+}
+
+}  // namespace
+
+void Measurement::choose_shape() {
+  // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
+  if (o_.shape != "default") {
+    select_shape(o_.shape);
+    o_.shape_how = "given";
+    o_.shape_from = "--row-shape " + o_.shape;
+    return;
+  }
+  select_shape("default");
+  const std::string isa = kernel_isa(), key = variant_key();
+  const RowVariant* v = find_row_variant(isa);
+  auto usable = [&](const json& e) {
+    const std::string name = text_field(e, "shape");
+    return !name.empty() && v && find_shape(*v, name, o_.grid.radius) ? name : std::string();
+  };
+  if (const auto [e, cache] = tuned(key, isa); e.is_object() && !usable(e).empty()) {
+    select_shape(usable(e));
+    o_.shape_how = "tuned";
+    o_.shape_from = tuned_words(e, cache, true);
+    return;
+  }
+  o_.shape_how = "default";
+  o_.shape_from = "the " + isa + " variant's default at radius " + std::to_string(o_.grid.radius);
+  const TableRow t = table_row(key, isa, "shapes", "shape", "");
+  if (!t.row || usable(*t.row).empty()) {
+    o_.shape_from += t.missing;
+    return;
+  }
+  select_shape(usable(*t.row));
+  o_.shape_how = "table";
+  o_.shape_from = t.cite;
+}
+
+void Measurement::choose_swept_shape() {
+  if (o_.swept_shape == "same") {
+    select_swept_shape("same");
+    o_.swept_shape_how = "same";
+    o_.swept_shape_from = "--swept-shape same: the step shape";
+    return;
+  }
+  if (o_.swept_shape != "auto") {
+    select_swept_shape(o_.swept_shape);
+    o_.swept_shape_how = "given";
+    o_.swept_shape_from = "--swept-shape " + o_.swept_shape;
+    return;
+  }
+  select_swept_shape("same");
+  o_.swept_shape_how = "same";
+  // A shape given for the steps runs the sweeps too, unless --swept-shape names another.
+  if (o_.shape != "default") {
+    o_.swept_shape_from = "--row-shape " + o_.shape + " runs the sweeps too";
+    return;
+  }
+  const std::string isa = kernel_isa(), key = variant_key();
+  const RowVariant* v = find_row_variant(isa);
+  auto usable = [&](const json& e, const char* field) {
+    const std::string name = text_field(e, field);
+    return !name.empty() && v && find_shape(*v, name, o_.grid.radius) ? name : std::string();
+  };
+  if (const auto [e, cache] = tuned(key, isa); e.is_object() && !usable(e, "swept_shape").empty()) {
+    select_swept_shape(usable(e, "swept_shape"));
+    o_.swept_shape_how = "tuned";
+    o_.swept_shape_from = tuned_words(e, cache, false);
+    return;
+  }
+  o_.swept_shape_from = "the step shape";
+  const TableRow t = table_row(key, isa, "swept_shapes", "swept shape", " swept");
+  if (!t.row || usable(*t.row, "shape").empty()) {
+    o_.swept_shape_from += t.missing;
+    return;
+  }
+  select_swept_shape(usable(*t.row, "shape"));
+  o_.swept_shape_how = "table";
+  o_.swept_shape_from = t.cite;
+}
+
+void Measurement::choose_prefetch() {
+  if (o_.prefetch >= 0) {
+    select_prefetch(o_.prefetch);
+    o_.prefetch_how = "given";
+    o_.prefetch_from = "--prefetch " + (o_.prefetch ? std::to_string(o_.prefetch) : std::string("none"));
+    return;
+  }
+  select_prefetch(-1);
+  const std::string isa = kernel_isa(), key = variant_key();
+  auto rows_of = [](const json& e) {
+    const auto it = e.find("prefetch");
+    return it != e.end() && it->is_number_integer() && it->get<int>() >= 0 && it->get<int>() <= kMaxPrefetchRows
+               ? it->get<int>()
+               : -1;
+  };
+  // kept beside the shape
+  if (const auto [e, cache] = tuned(key, isa); e.is_object() && rows_of(e) >= 0) {
+    select_prefetch(rows_of(e));
+    o_.prefetch_how = "tuned";
+    o_.prefetch_from = tuned_words(e, cache, false);
+    return;
+  }
+  o_.prefetch_how = "default";
+  o_.prefetch_from = "the compiled default at radius " + std::to_string(o_.grid.radius);
+  const TableRow t = table_row(key, isa, "prefetch", "prefetch", "");
+  if (!t.row || rows_of(*t.row) < 0) {
+    o_.prefetch_from += t.missing;
+    return;
+  }
+  select_prefetch(rows_of(*t.row));
+  o_.prefetch_how = "table";
+  o_.prefetch_from = t.cite;
+}
+
+std::pair<std::string, std::string> Measurement::table_team() const {
+  const TableRow t = table_row(variant_key(), kernel_isa(), "teams", "team", " team");
+  const std::string team = t.row ? text_field(*t.row, "team") : "";
+  if (team != "slabs" && team != "shared") return {"", "the model's team" + t.missing};
+  return {team, t.cite};
+}
+
+L2Share Measurement::l2_share() const {
+  L2Share s;
+  if (o_.kernel != KernelChoice::Optimised) return s;
+  const TableRow t = table_row(variant_key(), kernel_isa(), "blocks", "L2 share", " blocks");
+  const auto it = t.row ? t.row->find("l2_share") : json::const_iterator{};
+  if (!t.row || it == t.row->end() || !it->is_number() || !(it->get<double>() > 0.05) || !(it->get<double>() <= 4.0)) {
+    s.from += t.missing;
+    return s;
+  }
+  s.share = it->get<double>();
+  s.how = "table";
+  s.from = t.cite;
+  return s;
+}
+
+}  // namespace bw::iso3dfd
