@@ -1,5 +1,5 @@
 """The roofline bandwall iso3dfd places a run on: the memory bound (the best STREAM kernel), the
-in-core bounds (FMA peak, the row kernel's ports), the L1 fills from L2, the ECM estimate (with the
+in-core bounds (FMA peak, the row kernel's ports and its operation mix as run), the L1 fills from L2, the ECM estimate (with the
 L3 term of a sweep whose tiles L3 holds), and why a ceiling is unavailable; every ceiling a stand-in
 for the native probes."""
 
@@ -89,6 +89,50 @@ def test_roofline_port_bound_from_the_incore_model(monkeypatch, fake_record):
     assert r["percent_of_port_bound"] == pytest.approx(100.0 * 1000.0 / r["port_bound_mpoints_per_s"])
     assert r["port_bound_by"] == "load ports"
     assert "unavailable" in iso3dfd.Roofline().place(fake_record(1.0))["result"]["roofline"]["ports"]
+
+
+@pytest.mark.parametrize(
+    "mix, lower",
+    [
+        # the mix as run slower than the port model counts: the ECM estimate takes it
+        ({"mpoints_per_s_per_core": 1000.0, "over_port_model": 1.9}, "the operation mix"),
+        # faster (a model that undercounts a pipe): the port model's stays the in-core term
+        ({"mpoints_per_s_per_core": 9000.0}, "ports"),
+    ],
+)
+def test_roofline_mix_bound_and_the_lower_in_core_roof_in_the_ecm(monkeypatch, fake_record, mix, lower):
+    fake_ceilings(monkeypatch, {"dot": 102.0})
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "FP pipes", "mix": mix}
+    rec["result"]["traffic_model"] = {"l1_fills": {"bytes_per_point": 102.0}, "l2_bytes": 1 << 20}
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    # per core times the threads of the run (2)
+    assert r["mix_bound_mpoints_per_s"] == pytest.approx(2 * mix["mpoints_per_s_per_core"])
+    assert r["percent_of_mix_bound"] == pytest.approx(100.0 * 100.0 / r["mix_bound_mpoints_per_s"])
+    assert r.get("mix_over_port_model") == mix.get("over_port_model")
+    core = min(r["mix_bound_mpoints_per_s"], r["port_bound_mpoints_per_s"])
+    assert r["ecm_mpoints_per_s"] == pytest.approx(1.0 / (1.0 / core + 1.0 / 1000.0))
+    assert r["ecm_levels"] == f"{lower} + L2-to-L1 fills"
+    assert r["binds"]["roofs"]["mix"] == r["mix_bound_mpoints_per_s"]
+
+
+@pytest.mark.parametrize(
+    "model, why",
+    [
+        ({}, "the run has no operation mix"),
+        (
+            {"mix": {"unavailable": "the generic row kernel's operations are not counted at radius 4"}},
+            "not counted",
+        ),
+    ],
+)
+def test_roofline_says_why_the_mix_is_unavailable(monkeypatch, fake_record, model, why):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = model
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["mix"].startswith("unavailable: ") and why in r["mix"]
+    assert "mix_bound_mpoints_per_s" not in r
 
 
 def test_roofline_fill_bound_and_ecm_from_the_l1_fill_model(monkeypatch, fake_record):

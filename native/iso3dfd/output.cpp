@@ -47,12 +47,42 @@ json traffic_model(const Options& o, const TimeBlockModel& t) {
   return model;
 }
 
+namespace {
+
+// The shape's operation mix as this core ran it (rows.hpp's incore_mix), beside the port model's
+// cycles (port_cycles; 0: none).
+json mix_json(const RowVariant& v, const RowShape& s, int radius, double port_cycles) {
+  const IncoreMix m = incore_mix(v, s, radius);
+  if (m.seconds_per_vector <= 0) return {{"unavailable", m.unavailable}};
+  json out = {{"seconds_per_vector", m.seconds_per_vector},
+              {"mpoints_per_s_per_core", v.lanes / m.seconds_per_vector / 1e6},
+              {"method",
+               "the loads, FMAs, adds and shuffles the shape issues per vector, run as independent operations from "
+               "registers and a buffer in L1 on the master thread's core, timed against FMAs alone (no dependences, "
+               "L1 misses or address arithmetic: the in-core roof this core reaches with this mix)"}};
+  if (m.cycles_per_vector > 0) {
+    out["cycles_per_vector"] = m.cycles_per_vector;
+    out["clock_ghz"] = m.clock_ghz;
+    if (port_cycles > 0) out["over_port_model"] = m.cycles_per_vector / port_cycles;
+  } else {
+    out["cycles"] = "unavailable: " + m.unavailable;
+  }
+  return out;
+}
+
+}  // namespace
+
 json incore_model(int radius, bool swept) {
   const RowVariant* v = find_row_variant(kernel_isa());
   const RowShape& s = swept ? swept_shape(radius) : active_shape(radius);
   const IncoreBound b = incore_bound(*v, cpuid(), &s, radius);
   const RowCounts c = s.counts_at(radius);
-  if (b.cycles_per_vector <= 0) return {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
+  const json mix = mix_json(*v, s, radius, b.cycles_per_vector);
+  if (b.cycles_per_vector <= 0) {
+    json out = {{"unavailable", b.unavailable}, {"microarch", microarch_json()}};
+    if (mix.contains("mpoints_per_s_per_core")) out["mix"] = mix;
+    return out;
+  }
   return {{"lanes", v->lanes},
           {"planes", s.planes},
           {"vectors", s.vectors},
@@ -69,7 +99,8 @@ json incore_model(int radius, bool swept) {
             {"vector_bits", v->lanes * 32}}},
           {"cycles_per_vector", b.cycles_per_vector},
           {"bound_by", b.bound_by},
-          {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector}};
+          {"points_per_cycle_per_core", v->lanes / b.cycles_per_vector},
+          {"mix", mix}};
 }
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes) {

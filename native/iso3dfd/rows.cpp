@@ -47,6 +47,25 @@ IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu, const RowShape* 
   return b;
 }
 
+IncoreMix incore_mix(const RowVariant& v, const RowShape& shape, int radius, const CpuId& cpu) {
+  IncoreMix m;
+  const RowCounts c = shape.counts_at(radius);
+  const MixFn mix = shape.mix(radius);
+  if (!mix || c.loads <= 0) {
+    m.unavailable =
+        std::string("the ") + v.isa + " row kernel's operations are not counted at radius " + std::to_string(radius);
+    return m;
+  }
+  // about 2 ms a timing, the best of 5 (a host's other guests slow some): some 25 ms in all
+  const MixTiming t = mix(0.002, 5);
+  m.seconds_per_vector = t.vector_s;
+  if (const auto ports = ports_at(v.lanes * 32, &m.unavailable, cpu); ports && t.fma_s > 0) {
+    m.cycles_per_vector = t.vector_s / (t.fma_s * ports->fma);
+    m.clock_ghz = 1e-9 / (t.fma_s * ports->fma);
+  }
+  return m;
+}
+
 std::string row_variant_refusal(const std::string& isa) { return row_dispatch().refusal(isa); }
 
 }  // namespace bw::iso3dfd

@@ -27,6 +27,14 @@ struct RowCounts {
   double loads = 0, fmas = 0, adds = 0, shuffles = 0;
 };
 
+// What the operation mix of a shape took on this core (iso3dfd/rows_mix.hpp): seconds per output
+// vector, and per FMA of a stream of FMAs alone (the clock in the model's FMA pipes).
+struct MixTiming {
+  double vector_s = 0, fma_s = 0;
+};
+// Times a shape's mix at one radius for about `seconds` a timing, the best of reps.
+using MixFn = MixTiming (*)(double seconds, int reps);
+
 // A register block: planes along z x vectors along x computed together; x_loads: the x distances
 // (bit K-1 for K) whose pairs come from unaligned loads instead of lane shifts. counts all zero:
 // not counted (the generic variant, left to the compiler).
@@ -40,11 +48,18 @@ struct RowShape {
   std::array<RowCounts, kKernelRadii.size()> counts{};
   bool split = false;  // two passes per block (iso3dfd/rows_kernel.hpp)
   bool ring = false;   // the second pass marches along z with a ring of 2R+1 planes
+  // mixes[i]: the operation mix of counts[i] as this core runs it (iso3dfd/rows_mix.hpp)
+  std::array<MixFn, kKernelRadii.size()> mixes{};
   // The block function at radius r, or nullptr when this shape is not compiled for it.
   BoxFn box(int r) const {
     if (any_radius) return any_radius;
     const int i = kernel_radius_index(r);
     return i < 0 ? nullptr : boxes[static_cast<std::size_t>(i)];
+  }
+  // The operation mix at radius r (nullptr: not counted, or not compiled for it).
+  MixFn mix(int r) const {
+    const int i = kernel_radius_index(r);
+    return i < 0 ? nullptr : mixes[static_cast<std::size_t>(i)];
   }
   // The counts at radius r (all zero: not counted, or not compiled for it).
   RowCounts counts_at(int r) const {
@@ -87,6 +102,17 @@ struct IncoreBound {
 // shape: whose counts (nullptr: the variant's first shape's); radius: the stencil's.
 IncoreBound incore_bound(const RowVariant& v, const CpuId& cpu = cpuid(), const RowShape* shape = nullptr,
                          int radius = kSeedRadius);
+
+// The operation mix of a shape at a radius as this core runs it (iso3dfd/rows_mix.hpp): seconds per
+// output vector, and cycles per vector by the clock of this CPU's model's FMA pipes (0 with no
+// model of this CPU; then unavailable says why). seconds_per_vector is 0 when the variant's
+// operations are not counted (the generic variant; unavailable says so).
+struct IncoreMix {
+  double seconds_per_vector = 0, cycles_per_vector = 0;
+  double clock_ghz = 0;  // the clock the FMAs alone ran at, by the model's FMA pipes
+  std::string unavailable;
+};
+IncoreMix incore_mix(const RowVariant& v, const RowShape& shape, int radius, const CpuId& cpu = cpuid());
 
 // The dispatch of the row kernels (common/dispatch.hpp): the variants built into this binary, best
 // first (generic is always there), and the one active now.

@@ -39,6 +39,11 @@ struct Avx2 {
     return _mm256_and_si256(ge, lt);
   }
 
+  // The lane shift most x pairs are made of (vpalignr), for the operation mix (rows_mix.hpp).
+  static Vec shuffle(Vec a, Vec b) {
+    return _mm256_castsi256_ps(_mm256_alignr_epi8(_mm256_castps_si256(a), _mm256_castps_si256(b), 4));
+  }
+
   static void prepare(Row& a, const Row& b) { a.t = _mm256_permute2f128_ps(a.m, b.m, 0x21); }
   // Distances 4 and 8 are whole halves or whole vectors: no vpalignr; every distance but 8 uses t.
   static constexpr bool needs_prepare(int k) { return k != 8; }

@@ -41,6 +41,11 @@ struct Avx512 {
     return static_cast<Mask>(((1u << e) - 1u) & ~((1u << a) - 1u));
   }
 
+  // The lane shift the x pairs are made of (valignd), for the operation mix (rows_mix.hpp).
+  static Vec shuffle(Vec a, Vec b) {
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b), 3));
+  }
+
   static void prepare(Row&, const Row&) {}
   static constexpr bool needs_prepare(int) { return false; }
   static constexpr double pair_shuffles(int) { return 2; }

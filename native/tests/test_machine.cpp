@@ -101,4 +101,26 @@ TEST(Machine, RowKernelBoundFollowsTheCpusRow) {
   }
 }
 
+// The operation mix is timed for every variant this CPU runs (each under BANDWALL_MAX_ISA in the
+// suite); its cycles need a model of the CPU, its seconds do not; the generic variant has no counts.
+TEST(Machine, OperationMixIsTimedWhereItsOperationsAreCounted) {
+  for (const bw::iso3dfd::RowVariant* v : bw::iso3dfd::row_variants()) {
+    SCOPED_TRACE(v->isa);
+    if (bw::iso3dfd::find_row_variant(v->isa) != v) continue;  // this CPU cannot run it
+    const auto& shape = v->default_shape(4);
+    const auto m = bw::iso3dfd::incore_mix(*v, shape, 4, kZen5);
+    if (shape.counts_at(4).loads <= 0) {
+      EXPECT_EQ(m.seconds_per_vector, 0);
+      EXPECT_NE(m.unavailable.find("not counted"), std::string::npos) << m.unavailable;
+      continue;
+    }
+    EXPECT_GT(m.seconds_per_vector, 0);
+    EXPECT_GT(m.cycles_per_vector, 0);  // Zen 5 has a row at 256 and 512 bits
+    const auto unknown = bw::iso3dfd::incore_mix(*v, shape, 4, kUnknown);
+    EXPECT_GT(unknown.seconds_per_vector, 0);
+    EXPECT_EQ(unknown.cycles_per_vector, 0);
+    EXPECT_NE(unknown.unavailable.find("no machine model"), std::string::npos) << unknown.unavailable;
+  }
+}
+
 }  // namespace

@@ -324,6 +324,7 @@ class Roofline:
         else:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
+        roof.update(mix_bound(r.get("incore_model", {}), int(prov["threads"]), mp))
         roof.update(fill_bound(fills, c, roof, mp, sweep if swept else None))
         threads, cores = int(prov["threads"]), int(r.get("node_cores", 0))
         node = c if threads >= cores else self.ceilings(cores, "", "none")
@@ -343,6 +344,7 @@ ROOFS = (
     ("llc_bound_mpoints_per_s", "L3 bandwidth (the bytes a point a sweep moves from L3 into L2)"),
     ("l1_fill_bound_mpoints_per_s", "L2 bandwidth (the bytes a point the L1 misses bring from L2)"),
     ("port_bound_mpoints_per_s", "in-core: the row kernel's load ports and FP pipes"),
+    ("mix_bound_mpoints_per_s", "in-core: the row kernel's operation mix as this core ran it"),
     ("incore_bound_mpoints_per_s", "in-core: the FMA peak over the flops a point"),
 )
 
@@ -424,6 +426,37 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     }
 
 
+def mix_bound(model: dict, threads: int, mp: float) -> dict:
+    """The row kernel's operation mix as a core of this CPU ran it (the native record's
+    incore_model.mix: the loads, FMAs, adds and shuffles of its shape per vector, independent, from
+    registers and L1) times the threads: the in-core roof the cores reach with that mix, where the
+    port model may count on pipes the mix does not get (mix_over_port_model: its cycles over the
+    model's)."""
+    mix = model.get("mix", {})
+    per_core = mix.get("mpoints_per_s_per_core")
+    if not isinstance(per_core, (int, float)) or per_core <= 0:
+        why = mix.get("unavailable", "the run has no operation mix")
+        return {"mix": why if why.startswith("unavailable") else f"unavailable: {why}"}
+    bound = per_core * threads
+    out = {"mix_bound_mpoints_per_s": bound, "percent_of_mix_bound": 100.0 * mp / bound}
+    if isinstance(mix.get("over_port_model"), (int, float)):
+        out["mix_over_port_model"] = mix["over_port_model"]
+    return out
+
+
+def incore_roof(roof: dict) -> tuple[float, str] | None:
+    """The lower of the row kernel's in-core roofs (the port model's and the mix as run) and its name."""
+    found = [
+        (float(roof[key]), name)
+        for key, name in (
+            ("port_bound_mpoints_per_s", "ports"),
+            ("mix_bound_mpoints_per_s", "the operation mix"),
+        )
+        if isinstance(roof.get(key), (int, float)) and roof[key] > 0
+    ]
+    return min(found) if found else None
+
+
 def node_projection(
     rec: dict, roof: dict, cores: int, stream_gbps: float, llc_per_core_gbps: float | None = None
 ) -> dict:
@@ -437,9 +470,9 @@ def node_projection(
     decision rule's sweeps_outrun threshold (decision.json)."""
     r = rec["result"]
     threads = int(rec["provenance"]["threads"])
-    port, fill = roof.get("port_bound_mpoints_per_s"), roof.get("l1_fill_bound_mpoints_per_s")
-    if isinstance(port, (int, float)) and isinstance(fill, (int, float)) and port > 0 and fill > 0:
-        per_core, source = 1.0 / (1.0 / port + 1.0 / fill) / threads, "ports + L2-to-L1 fills"
+    core, fill = incore_roof(roof), roof.get("l1_fill_bound_mpoints_per_s")
+    if core and isinstance(fill, (int, float)) and fill > 0:
+        per_core, source = 1.0 / (1.0 / core[0] + 1.0 / fill) / threads, f"{core[1]} + L2-to-L1 fills"
     else:
         per_core, source = float(r["mpoints_per_s"]) / threads, "the run's rate per thread"
     compute = per_core * cores
@@ -499,7 +532,8 @@ def node_projection(
 def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict | None = None) -> dict:
     """What the L1 misses allow: the bytes per point the record's model says come from L2 into L1
     (traffic_model.l1_fills) at the L2-to-L1 bandwidth measured on the same cores; and, with the port
-    bound, the Execution-Cache-Memory estimate: the time of the core's work, of the L2-to-L1
+    bound (the lower of the port model's and the operation mix's), the Execution-Cache-Memory
+    estimate: the time of the core's work, of the L2-to-L1
     transfers and (with a memory bound) of the memory transfers, added, not overlapped. With sweep
     (a time block whose tiles the last-level cache holds) and that cache's bandwidth measured, the
     last term is the larger of the memory transfers and the transfers from that cache into L2 (its
@@ -519,9 +553,9 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict |
         "l2_probe": ceilings["l2_probe"],
         "l1_fill_bound_mpoints_per_s": bound,
     }
-    port = roof.get("port_bound_mpoints_per_s")
-    if isinstance(port, (int, float)) and port > 0 and bound > 0:
-        levels, seconds = ["ports", "L2-to-L1 fills"], 1.0 / port + 1.0 / bound
+    core = incore_roof(roof)
+    if core and bound > 0:
+        levels, seconds = [core[1], "L2-to-L1 fills"], 1.0 / core[0] + 1.0 / bound
         memory = roof.get("memory_bound_mpoints_per_s")
         llc = ceilings.get("llc_GBps") if sweep else None
         if isinstance(memory, (int, float)) and memory > 0 and isinstance(llc, (int, float)) and llc > 0:

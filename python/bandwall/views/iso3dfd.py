@@ -167,6 +167,13 @@ def render(con, recs: list[dict]) -> None:
             f"in-core bound of the {c['isa']} row kernel: {roof['port_bound_mpoints_per_s']:.0f} MPoints/s "
             f"({roof['port_bound_by']}, at {roof['core_ghz_from_peak']:.2f} GHz from the FMA peak)"
         )
+    if "mix_bound_mpoints_per_s" in roof:
+        over = roof.get("mix_over_port_model")
+        model = f", {over:.2f}x the cycles the port model counts" if isinstance(over, (int, float)) else ""
+        con.print(
+            f"its operation mix as this core ran it (independent, from registers and L1): "
+            f"{roof['mix_bound_mpoints_per_s']:.0f} MPoints/s{model}"
+        )
     if "l1_fill_bound_mpoints_per_s" in roof:
         window = "stay" if roof["y_window_in_l1"] else "do not stay"
         con.print(
@@ -198,6 +205,7 @@ def render(con, recs: list[dict]) -> None:
         ("memory", "memory"),
         ("incore", "incore"),
         ("ports", "ports"),
+        ("mix", "operation mix"),
         ("l1_fills", "L1 misses"),
     ):
         if which in roof:

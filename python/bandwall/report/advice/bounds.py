@@ -119,6 +119,7 @@ def stencil(ev: Evidence) -> list[Line]:
         for name, key in (
             ("memory", "memory_bound"),
             ("in-core (ports)", "port_bound"),
+            ("in-core (operation mix)", "mix_bound"),
             ("FMA", "incore_bound"),
             (ecm, "ecm"),
         )
