@@ -126,8 +126,9 @@ RACED = (80, 80, 80, 40, "auto", "auto", "auto", "compact", 1, "--isa", offered_
 
 
 def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch):  # noqa: F811
-    """A race settled beyond noise (either way) is kept in the cache folder under the run's key; the
-    next run like it takes depth 1 without racing, and sweeps once a second race in a row has settled
+    """A race settled beyond noise (either way) is kept in the cache folder under the run's key (an
+    undecided one too, whose rounds the next race like it decides on with its own); the next run like
+    a settled one takes depth 1 without racing, and sweeps once a second race in a row has settled
     on sweeps (the entry counts them), every step timed and the wavefield the same; --time-block
     measure races again. An entry within noise, of another CPU, of another team, deeper than 64,
     raced shallower than this run would race, of sweeps one race settled on, or with any field it
@@ -141,7 +142,15 @@ def test_a_settled_race_is_kept_for_the_next_run_like_it(machine, monkeypatch): 
     key = tb["cache_key"]
     files = list(cache.glob("time-blocks-*.json"))
     settled = tb["how"] != "model" and tb["race"]["comparisons"][0]["verdict"] in ("faster", "slower")
-    assert bool(files) == settled and tb.get("source", {}).get("cached", False) == settled
+    assert files and tb["source"]["cached"] == settled
+    entry = json.loads(files[0].read_text())["choices"][key]
+    assert entry["decisive"] == settled and entry["runs"] == 1
+    if not settled:  # undecided: its rounds are decided on again with the next race's
+        rounds = len(tb["race_rates"] if "race_rates" in tb else entry["race"]["rates"]["1"])
+        again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+        assert again["how"] != "cached" and again["pooled"]["runs"] == 2
+        assert again["pooled"]["rounds"] == rounds + again["pooled"]["this_run_rounds"]
+        assert len(again["race"]["rates"]["1"]) == again["pooled"]["rounds"]
     if settled:
         kept = json.loads(files[0].read_text())["choices"][key]
         assert kept["races"] == 1 and tb["source"]["races_in_a_row"] == 1
@@ -241,6 +250,39 @@ def test_a_kept_depth_contradicted_by_the_run_is_forgotten(machine, monkeypatch,
     assert (key in kept) is not contradicted
     if contradicted:
         assert check["forgotten"] is True and "races again" in check["why"]
+
+
+def test_undecided_rounds_are_decided_on_with_the_next_race_until_depth_1_stands(machine, monkeypatch):  # noqa: F811
+    """The rounds of undecided races like this run's are decided on with its own; once they reach the
+    pooled rounds to settle without a difference beyond noise, depth 1 stands, kept as settled, and the
+    next run takes it without racing. The kept rounds tie (every ratio 1), so that the pooled median
+    cannot move beyond the margin whatever this machine's own rounds say."""
+    monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)
+    first = tool_record(*RACED, "--time-block", "measure")["config"]["time_block"]
+    assert "race_steps" in first
+    key, raced = first["cache_key"], next(k for k in first["race"]["rates"] if k != "1")
+    path = Path(os.environ["BANDWALL_CACHE_DIR"]) / f"time-blocks-{topo_digest()}.json"
+    team = json.loads(path.read_text())["choices"][key]["team"]
+    rounds = 18
+    entry = {
+        "depth": 1,
+        "team": team,
+        "raced": int(raced),
+        "decisive": False,
+        "runs": 3,
+        "cpu": machine["cpu_key"],
+        "why": "a test's undecided rounds",
+        "race": {"rates": {"1": [1000.0] * rounds, raced: [1000.0] * rounds}},
+    }
+    path.write_text(json.dumps({"choices": {key: entry}}))
+    again = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+    pooled = again["pooled"]
+    assert (pooled["runs"], pooled["rounds"]) == (4, rounds + pooled["this_run_rounds"])
+    assert again["depth"] == 1 and "depth 1 stands" in again["why"]
+    kept = json.loads(path.read_text())["choices"][key]
+    assert (kept["decisive"], kept["depth"], kept["runs"]) == (True, 1, 4)
+    third = tool_record(*RACED, "--time-block", "auto")["config"]["time_block"]
+    assert (third["how"], third["depth"]) == ("cached", 1) and "race_steps" not in third
 
 
 def test_an_unreadable_cache_of_races_costs_only_a_race():

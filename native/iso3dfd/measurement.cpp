@@ -221,7 +221,18 @@ void Measurement::choose_time_block(int threads) {
       });
   race_steps_ = raced_out.steps;
   const std::vector<std::vector<double>>& rates = raced_out.rates;
-  const decide::Choice& ch = raced_out.choice;
+  // The choice on this race's rounds and those of the earlier undecided races like it (not for
+  // --time-block measure, which races afresh).
+  const std::string cpu = ChoiceContext::here().cpu_key;
+  const std::string raced_team = proposal.shared ? "shared" : "slabs";
+  const json earlier_file = cache.empty() ? json() : read_json_file(cache);
+  const json* kept = cached_choice(earlier_file, key);
+  const json* earlier = o_.time_block_measure ? nullptr : kept;
+  const PooledRace pooled = pool_race(earlier, rates, proposal.depth, raced_team, cpu);
+  const decide::Choice ch =
+      pooled.runs > 1 ? decide::choose_best({"1", std::to_string(proposal.depth)}, pooled.rates, 0, "MPoints/s")
+                      : raced_out.choice;
+  const std::size_t pooled_rounds = pooled.rates[0].size();
   const json calibrated =
       calibrated_prediction(o_.grid, threads, deepest_mode, caches, median(rates[0]), raced, median(rates[1]), mode);
   time_block_["calibrated"] = calibrated;
@@ -242,29 +253,45 @@ void Measurement::choose_time_block(int threads) {
   } else {
     model_ = time_block_model(o_.grid, 1, 0, threads, caches);
   }
-  // Beyond noise either way (sweeps faster, or slower): kept for the next runs like this one, with
-  // the depth raced (a later run that can race deeper races again). Within noise: whatever was kept
-  // under the key goes (a --time-block measure race then no longer confirms it).
+  // Beyond noise either way (sweeps faster, or slower), or undecided over kPooledRoundsToSettle
+  // rounds: kept for the next runs like this one, with the depth raced (a later run that can race
+  // deeper races again). Within noise before that: the rounds are kept undecided, in place of
+  // whatever was kept under the key (a --time-block measure race then no longer confirms it).
   const json comparisons = ch.record.value("comparisons", json::array());
   const std::string verdict = comparisons.empty() ? "" : text_field(comparisons[0], "verdict");
-  const bool settled =
+  const bool beyond_noise =
       verdict == decide::to_string(decide::Verdict::Faster) || verdict == decide::to_string(decide::Verdict::Slower);
+  // Undecided over kPooledRoundsToSettle rounds: depth 1 stands, settled.
+  const bool settled = beyond_noise || pooled_rounds >= static_cast<std::size_t>(kPooledRoundsToSettle);
+  if (pooled.runs > 1) {
+    time_block_["pooled"] = {{"rounds", pooled_rounds},
+                             {"runs", pooled.runs},
+                             {"this_run_rounds", rates[0].size()},
+                             {"this_run_race", raced_out.choice.record}};
+    if (!beyond_noise && settled)
+      why = ch.why + "; " + std::to_string(pooled_rounds) + " rounds over " + std::to_string(pooled.runs) +
+            " races could not tell sweeps from single steps: depth 1 stands";
+  }
   if (!cache.empty()) {
-    const std::string cpu = ChoiceContext::here().cpu_key;
-    const int races = races_in_a_row(cached_choice(read_json_file(cache), key), tiles_.depth, cpu);
-    const json entry = settled ? json{{"depth", tiles_.depth},
-                                      {"team", tiles_.shared ? "shared" : "slabs"},
-                                      {"raced", proposal.depth},
-                                      {"decisive", true},
-                                      {"races", races},
-                                      {"cpu", cpu},
-                                      {"how", how},
-                                      {"why", why},
-                                      {"race", ch.record},
-                                      {"measured", today()}}
-                               : json();
+    const int races = races_in_a_row(kept, tiles_.depth, cpu);
+    json entry = {{"depth", tiles_.depth},
+                  {"team", raced_team},
+                  {"raced", proposal.depth},
+                  {"decisive", settled},
+                  {"races", races},
+                  {"runs", pooled.runs},
+                  {"cpu", cpu},
+                  {"how", how},
+                  {"why", settled ? why
+                                  : "undecided over " + std::to_string(pooled_rounds) + " rounds of " +
+                                        std::to_string(pooled.runs) +
+                                        " race(s): the next race like it decides on "
+                                        "them and its own, until " +
+                                        std::to_string(kPooledRoundsToSettle) + " rounds leave depth 1 standing"},
+                  {"race", ch.record},
+                  {"measured", today()}};
     const bool stored = store_choice(cache, kTimeBlocksAbout, key, entry);
-    if (settled && !stored)
+    if (!stored)
       time_block_["source"] = {{"cached", false}, {"why", "the cache file could not be written"}};
     else if (settled)
       time_block_["source"] = {{"file", cache},
@@ -275,11 +302,15 @@ void Measurement::choose_time_block(int threads) {
                                              "on sweeps: the next run like this one races again"
                                            : "the next run like this one takes this depth without racing"}};
     else
-      time_block_["source"] = {{"cached", false}, {"why", "within noise: only a race beyond noise is kept"}};
+      time_block_["source"] = {{"file", cache},
+                               {"cached", false},
+                               {"why",
+                                "within noise: the race's rounds are kept, undecided, for the next race like "
+                                "it to decide on with its own"}};
   }
   time_block_.update(
       raced_out.record(plan, "the race's steps advanced the run's wavefield and count among its steps, untimed"));
-  time_block_.update({{"depth", tiles_.depth}, {"how", how}, {"why", why}});
+  time_block_.update({{"depth", tiles_.depth}, {"how", how}, {"why", why}, {"race", ch.record}});
 }
 
 namespace {

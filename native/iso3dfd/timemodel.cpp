@@ -252,6 +252,32 @@ int races_in_a_row(const json* earlier, int depth, const std::string& cpu) {
   return static_cast<int>(whole_field(e, "races", 1, 1000, 1)) + 1;
 }
 
+PooledRace pool_race(const json* earlier, const std::vector<std::vector<double>>& rates, int depth,
+                     const std::string& team, const std::string& cpu) {
+  PooledRace out{rates, 1};
+  if (earlier == nullptr || !earlier->is_object()) return out;
+  const json& e = *earlier;
+  if (text_field(e, "cpu") != cpu || text_field(e, "team") != team ||
+      whole_field(e, "raced", 1, kMaxTimeBlock, 0) != depth)
+    return out;
+  const json race = e.value("race", json());
+  if (!race.is_object() || !race.contains("rates") || !race["rates"].is_object()) return out;
+  const json& per = race["rates"];
+  const std::string names[2] = {"1", std::to_string(depth)};
+  std::vector<std::vector<double>> kept(2);
+  for (std::size_t c = 0; c < 2; ++c) {
+    if (!per.contains(names[c]) || !per[names[c]].is_array()) return out;
+    for (const json& v : per[names[c]]) {
+      if (!v.is_number() || !(v.get<double>() > 0)) return out;
+      kept[c].push_back(v.get<double>());
+    }
+  }
+  if (kept[0].size() != kept[1].size() || kept[0].empty()) return out;
+  for (std::size_t c = 0; c < 2; ++c) out.rates[c].insert(out.rates[c].begin(), kept[c].begin(), kept[c].end());
+  out.runs = static_cast<int>(whole_field(e, "runs", 1, 1000, 1)) + 1;
+  return out;
+}
+
 TimeBlockRequest parse_time_block(const std::string& text) {
   TimeBlockRequest r;
   r.text = text;

@@ -92,6 +92,23 @@ inline constexpr int kRacesToKeepSweeps = 2;
 // else 1 (also for a race that settled on depth 1).
 int races_in_a_row(const json* earlier, int depth, const std::string& cpu);
 
+// A race that cannot tell sweeps from single steps is not thrown away: its rounds are kept under the
+// run's key (an entry that is not decisive, which no run takes its depth from) and the next race
+// like it decides on all of them, so that the noise of a few rounds does not make one run sweep and
+// the next not. Once this many rounds leave it undecided, depth 1 stands: kept as settled, and not
+// raced again (--time-block measure, or bandwall db time-blocks --forget, races again).
+inline constexpr int kPooledRoundsToSettle = 20;
+// The rounds to decide on: those of the earlier race kept under the key (rates of single steps and of
+// the sweep, round by round, in its "race" record) followed by this race's, when that race was run
+// on the same CPU at the same depth and team; else this race's alone. runs: how many races the
+// rounds come from.
+struct PooledRace {
+  std::vector<std::vector<double>> rates;  // [0] single steps, [1] the sweep
+  int runs = 1;
+};
+PooledRace pool_race(const json* earlier, const std::vector<std::vector<double>>& rates, int depth,
+                     const std::string& team, const std::string& cpu);
+
 // How a run of `iterations` steps races the proposed depth against single steps: one single step to
 // warm up, then `rounds` rounds (most_rounds when the first leave the race unsettled), all within
 // three quarters of the run's steps. A round is a sweep of `depth` steps (the proposal's, at most

@@ -340,7 +340,7 @@ TEST_F(IsaCeiling, NoVariantAboveItIsOfferedAndAHigherOneChangesNothing) {
 
 TEST_F(IsaCeiling, AVariantAboveItIsRefusedInOneLineNamingIt) {
   cap("generic");
-  for (const std::string& n : {"avx2", "avx512"}) {
+  for (const std::string n : {"avx2", "avx512"}) {
     EXPECT_EQ(bw::choose_isa(n, kAll), "");
     const std::string why = bw::isa_refusal(n, kAll);
     if (bw::cpu_supports_isa(n))

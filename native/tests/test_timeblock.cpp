@@ -431,3 +431,42 @@ TEST(TimeModel, SweepsAreKeptAfterASecondRaceInARow) {
   EXPECT_EQ(races_in_a_row(&spoilt, 4, cpu), 2);
   EXPECT_GE(kRacesToKeepSweeps, 2);
 }
+
+// An undecided race's rounds are decided on again with the next race's: only those of the same CPU,
+// depth and team, with as many rounds of each, every rate a positive number; runs counts the races.
+TEST(TimeModel, UndecidedRoundsArePooledWithTheNextRace) {
+  const std::string cpu = "this CPU";
+  const std::vector<std::vector<double>> now = {{100, 101}, {103, 104}};
+  const json earlier = {{"depth", 1},
+                        {"decisive", false},
+                        {"cpu", cpu},
+                        {"team", "slabs"},
+                        {"raced", 4},
+                        {"runs", 2},
+                        {"race", {{"rates", {{"1", {90, 91, 92}}, {"4", {95, 96, 97}}}}}}};
+  const PooledRace p = pool_race(&earlier, now, 4, "slabs", cpu);
+  EXPECT_EQ(p.runs, 3);
+  EXPECT_EQ(p.rates[0], (std::vector<double>{90, 91, 92, 100, 101}));
+  EXPECT_EQ(p.rates[1], (std::vector<double>{95, 96, 97, 103, 104}));
+  auto alone = [&](const json& e) {
+    const PooledRace q = pool_race(&e, now, 4, "slabs", cpu);
+    EXPECT_EQ(q.runs, 1) << e.dump();
+    EXPECT_EQ(q.rates, now) << e.dump();
+  };
+  alone(json("not an entry"));
+  for (const auto& [field, value] : std::vector<std::pair<std::string, json>>{
+           {"cpu", "another"}, {"team", "shared"}, {"raced", 6}, {"race", "spoilt"}}) {
+    json e = earlier;
+    e[field] = value;
+    alone(e);
+  }
+  for (const json& rates :
+       {json{{"1", {90, 91}}, {"4", {95}}}, json{{"1", {90}}, {"4", {-1}}}, json{{"1", {90}}, {"4", {"x"}}},
+        json{{"1", {90}}}, json{{"1", json::array()}, {"4", json::array()}}}) {
+    json e = earlier;
+    e["race"]["rates"] = rates;
+    alone(e);
+  }
+  EXPECT_EQ(pool_race(nullptr, now, 4, "slabs", cpu).runs, 1);
+  EXPECT_GT(kPooledRoundsToSettle, 2 * decide::rule().rounds_when_unsettled);
+}

@@ -153,7 +153,7 @@ def choices_cmd(forget_kernel, fmt):
     emit(rows, fmt, render, lambda: (CHOICE_COLUMNS, [[r[c] for c in CHOICE_COLUMNS] for r in rows]))
 
 
-TIME_BLOCK_COLUMNS = ["run", "depth", "team", "races", "cpu", "measured", "why"]
+TIME_BLOCK_COLUMNS = ["run", "depth", "team", "settled", "races", "cpu", "measured", "why"]
 
 
 @db.command("time-blocks")
@@ -162,13 +162,14 @@ TIME_BLOCK_COLUMNS = ["run", "depth", "team", "races", "cpu", "measured", "why"]
 )
 @format_option
 def time_blocks_cmd(forget, fmt):
-    """ISO3DFD's time steps per sweep that a race of --time-block auto settled beyond noise on this
-    machine, per run (grid, threads, kernel, blocks, team), with how many races in a row settled on
-    it: the next run like it takes depth 1, or sweeps settled by two races in a row, without racing;
-    --time-block measure, or --forget, races again."""
+    """ISO3DFD's time steps per sweep that the races of --time-block auto settled on this machine,
+    per run (grid, threads, kernel, blocks, team), with how many races in a row settled on it: the
+    next run like it takes depth 1, or sweeps settled by two races in a row, without racing;
+    --time-block measure, or --forget, races again. A race that could not decide is listed unsettled:
+    the next race like it decides on its rounds and its own, until enough rounds leave depth 1."""
     if forget:
         n = choices.forget_time_blocks()
-        console().print(f"forgot {n} settled race(s) in {choices.time_blocks_path()}")
+        console().print(f"forgot {n} race(s) in {choices.time_blocks_path()}")
         return
     rows = choices.time_block_rows()
 
@@ -177,7 +178,7 @@ def time_blocks_cmd(forget, fmt):
 
     def render(con):
         con.print(
-            table(f"{len(rows)} settled race(s) in {choices.time_blocks_path()}", TIME_BLOCK_COLUMNS, cells())
+            table(f"{len(rows)} race(s) kept in {choices.time_blocks_path()}", TIME_BLOCK_COLUMNS, cells())
         )
 
     emit(rows, fmt, render, lambda: (TIME_BLOCK_COLUMNS, cells()))

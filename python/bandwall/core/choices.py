@@ -91,9 +91,10 @@ def time_blocks_path() -> Path:
 
 
 def time_block_rows() -> list[dict]:
-    """One row per settled race: the run it holds for (grid, threads, kernel, blocks, team, NUMA
-    nodes), its depth and team, how many races in a row settled on it (sweeps are taken without
-    racing from the second on), the CPU, the date, why."""
+    """One row per race kept: the run it holds for (grid, threads, kernel, blocks, team, NUMA
+    nodes), its depth and team, whether it settled (an undecided race's rounds are kept for the next
+    race like it to decide on with its own), how many races in a row settled on it (sweeps are taken
+    without racing from the second on), the CPU, the date, why."""
     out = []
     p = time_blocks_path()
     for key, e in sorted(_load(p)["choices"].items()):
@@ -106,6 +107,7 @@ def time_block_rows() -> list[dict]:
                 "run": key,
                 "depth": e.get("depth", ""),
                 "team": e.get("team", ""),
+                "settled": bool(e.get("decisive", True)),
                 "races": e.get("races", 1),
                 "cpu": e.get("cpu", ""),
                 "measured": e.get("measured", ""),
