@@ -132,14 +132,15 @@ def test_auto_isa_is_offered_and_says_how():
     ],
 )
 def test_first_touch_page_split_is_recorded(grid, threads, mode):
-    rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads)
+    # rows packed, so that the planes are the sizes above
+    rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--row-pitch", "packed")
     split = rec["placement"]["page_split"]
     assert split["mode"] == mode
     assert split["huge_pages_split"] == (1 if mode.startswith("base pages in") else 0)
     assert (
-        tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial")["placement"][
-            "page_split"
-        ]["mode"]
+        tool_record(
+            *grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial", "--row-pitch", "packed"
+        )["placement"]["page_split"]["mode"]
         == "serial"
     )
 
@@ -201,7 +202,8 @@ def test_seed_text_lines():
     assert blocks == {"n1_thrd_block": "24", "n2_thrd_block": "5", "n3_thrd_block": "7"}
     words = lines[2].split()
     assert words[:6] == ["allocating", "prev,", "next", "and", "vel:", "total"] and words[7] == "Mbytes"
-    assert float(words[6]) == pytest.approx(3 * 40 * 36 * 44 * 4 / 2**20, abs=0.05)
+    # rows padded to 48 floats (three 64-byte lines)
+    assert float(words[6]) == pytest.approx(3 * 48 * 36 * 44 * 4 / 2**20, abs=0.05)
     assert set(lines[3]) == {"-"}
     values = {ln.split(":")[0]: ln.split()[1:] for ln in lines[4:7]}
     assert (
@@ -338,6 +340,10 @@ BAD_CLI = [
     (["--swept-shape", "8x2-ring", "--ranks", "2"], "--swept-shape chooses the row kernel of one process"),
     (["--swept-shape", ""], "'--swept-shape': is empty"),
     (["--prefetch", ""], "'--prefetch': is empty"),
+    (["--row-pitch", "auto", "--ranks", "2"], "--row-pitch lays out the arrays of one process"),
+    (["--row-pitch", ""], "'--row-pitch': is empty"),
+    (["--row-pitch", "wide"], "--row-pitch 'wide' must be auto, packed or a number of floats from n1"),
+    (["--row-pitch", "3"], "--row-pitch 3 is below n1"),
     (["--prefetch", "far"], "--prefetch far: expected auto, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
     (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),

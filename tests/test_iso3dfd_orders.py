@@ -449,13 +449,35 @@ def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_p
             "the reference kernel has no register shape",
         ),
         (("--swept-shape", ""), "--swept-shape is empty"),
+        (("--row-pitch", "19"), "--row-pitch 19 is below n1 (20): a row must hold its floats"),
+        (
+            ("--row-pitch", "lines"),
+            "--row-pitch 'lines' must be auto, packed or a number of floats from n1 (20) up",
+        ),
     ],
 )
-def test_a_bad_swept_shape_is_refused_in_one_line(args, fragment):
+def test_a_bad_swept_shape_or_row_pitch_is_refused_in_one_line(args, fragment):
     proc = tool(20, 20, 20, 2, "auto", "auto", "auto", "compact", 1, *args)
     assert proc.returncode == 2, proc.stderr
     assert fragment in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("radius", [1, 3, 8])
+def test_rows_padded_to_a_line_leave_the_wavefield_as_packed_rows_do(radius):
+    """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch); packed
+    rows and a pitch given run the same wavefield, exact against the reference."""
+    n = 30 + 2 * radius
+    args = (n, n, n, 6, "auto", "auto", "auto", "compact", 2, "--radius", radius, "--verify")
+    default = record(*args)
+    packed = record(*args, "--row-pitch", "packed")
+    wide = record(*args, "--row-pitch", 3 * 16 * 5)
+    pitch = default["config"]["row_pitch"]
+    assert pitch["requested"] == "auto" and pitch["floats"] >= n and pitch["floats"] % 32 == 16
+    assert packed["config"]["row_pitch"]["floats"] == n and wide["config"]["row_pitch"]["floats"] == 240
+    for rec in (default, packed, wide):
+        assert rec["validation"]["passed"] is True
+        assert rec["result"]["norm"] == pytest.approx(packed["result"]["norm"], rel=1e-6)
 
 
 def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():

@@ -32,6 +32,28 @@ std::string radius_help() {
          " (rows too short for whole vectors run the generic loops)";
 }
 
+std::size_t padded_pitch(std::size_t n1) {
+  constexpr std::size_t kLine = 16;  // floats a 64-byte line holds
+  std::size_t lines = (n1 + kLine - 1) / kLine;
+  if (lines % 2 == 0) ++lines;
+  return lines * kLine;
+}
+
+std::size_t parse_row_pitch(const std::string& text, std::size_t n1) {
+  if (text == "auto") return padded_pitch(n1);
+  if (text == "packed") return n1;
+  long v = 0;
+  try {
+    v = parse_int(text, "--row-pitch", 1, kMaxDim + 64);
+  } catch (const UsageError&) {
+    throw UsageError("--row-pitch '" + text + "' must be auto, packed or a number of floats from n1 (" +
+                     std::to_string(n1) + ") up");
+  }
+  if (static_cast<std::size_t>(v) < n1)
+    throw UsageError("--row-pitch " + text + " is below n1 (" + std::to_string(n1) + "): a row must hold its floats");
+  return static_cast<std::size_t>(v);
+}
+
 int parse_radius(const std::string& text) {
   try {
     return static_cast<int>(parse_int(text, "--radius", 1, kMaxRadius));

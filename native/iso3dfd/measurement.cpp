@@ -333,7 +333,9 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   // sweeps of another shape than the steps' are another race (a key without one stays as it was)
   const RowShape& step_shape = active_shape(g.radius);
   const std::string swept = &swept_shape(g.radius) == &step_shape ? "" : " swept " + shape_name(swept_shape(g.radius));
-  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + radius + ", " + std::to_string(threads) + " threads " +
+  // a padded row pitch is another layout: another race (a packed one keeps the key it always had)
+  const std::string pitch = g.pitch() == g.n1 ? "" : " pitch " + std::to_string(g.pitch());
+  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + pitch + radius + ", " + std::to_string(threads) + " threads " +
          (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
          shape_name(active_shape(g.radius)) + swept + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +

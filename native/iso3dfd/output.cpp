@@ -132,7 +132,14 @@ std::string failure_message(const Outcome& v) {
 }
 
 json iso_config(const Options& o) {
-  json config = {{"n1", o.grid.n1},
+  json config = {{"row_pitch",
+                  {{"floats", o.grid.pitch()},
+                   {"requested", o.row_pitch},
+                   {"why", o.row_pitch == "auto" ? "n1 rounded up to an odd number of 64-byte lines: every row starts "
+                                                   "on a line, and rows 4 KiB apart do not share addresses"
+                           : o.row_pitch == "packed" ? "rows packed, n1 floats apart"
+                                                     : "given"}}},
+                 {"n1", o.grid.n1},
                  {"n2", o.grid.n2},
                  {"n3", o.grid.n3},
                  {"nb_iter", o.iterations},

@@ -401,7 +401,7 @@ class RowKernel {
 template <class Isa, RowDesc D, int R>
 [[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                               const Box& b) {
-  const RowKernel<Isa, R> k(c, g.n1, g.n1 * g.n2, prefetch_rows(R));
+  const RowKernel<Isa, R> k(c, g.pitch(), g.pitch() * g.n2, prefetch_rows(R));
   k.template box<D>(prev, next, vel, g, b);
 }
 

@@ -52,7 +52,7 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   // rows: the tile's and the R d rows its levels reach back into the tile before, plus R ahead.
   const double window_planes = h * (d - 1) + static_cast<double>(chunk) + 2 * h;
   const double window_rows = std::min(r + h * (d + 1), static_cast<double>(g.n2));
-  m.window_bytes = window_planes * window_rows * static_cast<double>(g.n1) * 3 * sizeof(float);
+  m.window_bytes = window_planes * window_rows * static_cast<double>(g.pitch()) * 3 * sizeof(float);
   const double team = std::max(threads, 1);
   const double windows = m.shared ? 1 : team;  // in the last-level cache at once
   if (l2 && m.window_bytes <= static_cast<double>(l2))

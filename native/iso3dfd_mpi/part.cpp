@@ -118,7 +118,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   blocks_of(Box{lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]}, b, inner_);
 
   // The faces as subarrays of the local array (C order: z, y, x).
-  const int sizes[3] = {static_cast<int>(local_.n3), static_cast<int>(local_.n2), static_cast<int>(local_.n1)};
+  const int sizes[3] = {static_cast<int>(local_.n3), static_cast<int>(local_.n2), static_cast<int>(local_.pitch())};
   auto make = [&](const int(&sub)[3], const int(&start)[3]) {
     MPI_Datatype t;
     MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_FLOAT, &t);

@@ -133,34 +133,59 @@ class RadiusMatches : public ::testing::TestWithParam<int> {};
 TEST_P(RadiusMatches, NormWithinTheReferences) {
   const int radius = GetParam();
   const bool emulated = std::getenv("BANDWALL_TESTS_EMULATED") != nullptr;
-  const Grid g{45, 38 + 2 * static_cast<std::size_t>(radius), 40 + 6 * static_cast<std::size_t>(radius), radius};
-  const double want = reference_norm(g, kSteps);
+  const Grid packed{45, 38 + 2 * static_cast<std::size_t>(radius), 40 + 6 * static_cast<std::size_t>(radius), radius};
+  const double want = reference_norm(packed, kSteps);
   ASSERT_GT(want, 0);
   const Blocks b{16, 7, 9};
   const Coefficients c = coefficients(radius);
-  auto norm_of = [&](auto&& advance) {
-    Arrays a(g);
-    Fields f = a.fields();
-    initialise(f, g, b, true, 1);
-    advance(f);
-    return l2_norm(f.prev, g.points());
-  };
-  for (int threads : {1, 2}) {
-    if (emulated && threads > 1) break;
-    SCOPED_TRACE("radius " + std::to_string(radius) + ", " + std::to_string(threads) + " threads, " + kernel_isa() +
-                 " (" + radius_path(g) + ")");
-    const double steps = norm_of([&](Fields& f) { run(f, g, b, Schedule::Static, threads, kSteps, c); });
-    EXPECT_LT(std::fabs(steps - want) / want, kNormTolerance) << "step by step";
-    if (emulated) continue;
-    for (int depth : {2, 3})
-      for (bool shared : {false, true}) {
-        if (!shared && depth > max_depth(g, threads)) continue;
-        const TimeTiles tiles{depth, 8, 8, shared};
-        const double swept = norm_of([&](Fields& f) { run_time_blocked(f, g, b, tiles, threads, kSteps, c); });
-        EXPECT_LT(std::fabs(swept - want) / want, kNormTolerance)
-            << "sweeps of " << depth << (shared ? " by the team" : " by slabs");
-      }
+  // rows packed, and padded to 48 floats (three 64-byte lines): the same norm
+  for (const std::size_t p1 : {std::size_t{0}, padded_pitch(packed.n1)}) {
+    Grid g = packed;
+    g.p1 = p1;
+    auto norm_of = [&](auto&& advance) {
+      Arrays a(g);
+      Fields f = a.fields();
+      initialise(f, g, b, true, 1);
+      advance(f);
+      return l2_norm(f.prev, g.points());
+    };
+    for (int threads : {1, 2}) {
+      if (emulated && threads > 1) break;
+      SCOPED_TRACE("radius " + std::to_string(radius) + ", " + std::to_string(threads) + " threads, " + kernel_isa() +
+                   " (" + radius_path(g) + "), row pitch " + std::to_string(g.pitch()));
+      const double steps = norm_of([&](Fields& f) { run(f, g, b, Schedule::Static, threads, kSteps, c); });
+      EXPECT_LT(std::fabs(steps - want) / want, kNormTolerance) << "step by step";
+      if (emulated) continue;
+      for (int depth : {2, 3})
+        for (bool shared : {false, true}) {
+          if (!shared && depth > max_depth(g, threads)) continue;
+          const TimeTiles tiles{depth, 8, 8, shared};
+          const double swept = norm_of([&](Fields& f) { run_time_blocked(f, g, b, tiles, threads, kSteps, c); });
+          EXPECT_LT(std::fabs(swept - want) / want, kNormTolerance)
+              << "sweeps of " << depth << (shared ? " by the team" : " by slabs");
+        }
+    }
   }
+}
+
+// --row-pitch auto: the smallest odd count of 64-byte lines that holds a row; packed, or a count of
+// floats from n1 up; anything else refused in one line.
+TEST(Iso3dfdOrders, RowPitchIsAnOddCountOfLines) {
+  EXPECT_EQ(padded_pitch(45), 48u);
+  EXPECT_EQ(padded_pitch(48), 48u);
+  EXPECT_EQ(padded_pitch(49), 80u);    // 64 floats are 4 lines: 5
+  EXPECT_EQ(padded_pitch(258), 272u);  // 256 floats (1 KiB) are 16 lines: 17
+  EXPECT_EQ(padded_pitch(514), 528u);
+  EXPECT_EQ(parse_row_pitch("auto", 258), 272u);
+  EXPECT_EQ(parse_row_pitch("packed", 258), 258u);
+  EXPECT_EQ(parse_row_pitch("300", 258), 300u);
+  for (const char* bad : {"257", "0", "-3", "wide", ""}) EXPECT_THROW(parse_row_pitch(bad, 258), bw::UsageError) << bad;
+  Grid g{10, 4, 3, 1};
+  EXPECT_EQ(g.points(), 120u);
+  g.p1 = 16;
+  EXPECT_EQ(g.points(), 192u);
+  EXPECT_EQ(g.index(1, 2, 1), (1 * 4 + 2) * 16 + 1u);
+  EXPECT_EQ(g.interior(), 8u * 2 * 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Radii, RadiusMatches, ::testing::Range(1, kMaxRadius + 1),

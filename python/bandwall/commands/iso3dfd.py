@@ -97,6 +97,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "radius 1 and 2 and one row beyond (config.prefetch says which)",
 )
 @click.option(
+    "--row-pitch",
+    callback=refuse_empty,
+    default=None,
+    help="floats from one row of the arrays to the next: packed (n1) or a number of floats from n1 up; default "
+    "auto: n1 rounded up to an odd number of 64-byte lines, so that every row starts on a line "
+    "(config.row_pitch says which)",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -160,6 +168,7 @@ def iso3dfd_cmd(
     row_shape,
     swept_shape,
     prefetch,
+    row_pitch,
     verify,
     counters,
     ablation,
@@ -203,6 +212,8 @@ def iso3dfd_cmd(
             raise UsageError(
                 "--swept-shape chooses the row kernel of one process; over --ranks the default runs"
             )
+        if row_pitch is not None:
+            raise UsageError("--row-pitch lays out the arrays of one process; over --ranks rows are packed")
         if sweep_team != "auto":
             raise UsageError(
                 f"--sweep-team {sweep_team}: over MPI ranks each rank's sweeps take the model's team (its threads' "
@@ -255,6 +266,7 @@ def iso3dfd_cmd(
         row_shape=row_shape,
         swept_shape=swept_shape,
         prefetch=prefetch,
+        row_pitch=row_pitch,
         radius=radius,
     )
     if ablation and counters:

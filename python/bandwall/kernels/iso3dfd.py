@@ -112,6 +112,7 @@ def native_args(
     sweep_team: str | None = None,
     radius: int | None = None,
     swept_shape: str | None = None,
+    row_pitch: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -143,6 +144,8 @@ def native_args(
         args += ["--prefetch", prefetch]
     if sweep_team is not None:
         args += ["--sweep-team", sweep_team]
+    if row_pitch is not None:
+        args += ["--row-pitch", row_pitch]
     if radius is not None:
         args += ["--radius", radius]
     return [str(a) for a in args]
