@@ -230,6 +230,9 @@ def builtin_cases(name: str) -> list[guest.Case]:
                         "scatter",
                         "2",
                         "--json",
+                        # rows packed: the planes and cuts the sizes above say
+                        "--row-pitch",
+                        "packed",
                     ],
                     thp="always",
                 )
