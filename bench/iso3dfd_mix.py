@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""ISO3DFD's row kernel against its own operation mix, per variant and radius: the port model's
+cycles per output vector (result.incore_model.cycles_per_vector), the shape's loads, FMAs, adds
+and shuffles run independent from registers and L1 on this core (result.incore_model.mix), and the
+kernel itself step by step on one thread, at the mix's clock, on a grid L3 holds ((256 + 2R) x 48
+x 48, the per-step median). Each run is repeated --runs times, the variants and radii alternating.
+
+    python3 bench/iso3dfd_mix.py --bindir build/py/bin --runs 3
+    python3 bench/iso3dfd_mix.py --isas avx2 --radii 4 --row-pitch packed
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import common
+
+
+def main() -> None:
+    p = common.parser(__doc__, rounds=None, results=True)
+    p.add_argument("--runs", type=int, default=3, help="runs of each variant and radius")
+    p.add_argument("--isas", default="avx512,avx2", help="variants, comma separated (those this CPU runs)")
+    p.add_argument("--radii", default="1,2,3,4,5,6,7,8", help="radii, comma separated")
+    p.add_argument("--steps", type=int, default=1000)
+    p.add_argument("--row-pitch", default="auto", help="as bandwall-iso3dfd --row-pitch")
+    a = common.parse(p)
+    exe = common.tool(a.bindir, "bandwall-iso3dfd")
+    cases = [(isa, int(r)) for isa in a.isas.split(",") for r in a.radii.split(",")]
+    got: dict[tuple[str, int], list[dict]] = {c: [] for c in cases}
+    for run in range(a.runs):
+        for isa, r in common.order(cases, run):
+            n = 256 + 2 * r
+            rec = common.record(
+                [exe, n, 48, 48, a.steps, "auto", "auto", "auto", "compact", 1, "--radius", r,
+                 "--time-block", 1, "--isa", isa, "--row-pitch", a.row_pitch, "--json"],
+                env={"OMP_NUM_THREADS": "1"},
+                valid=True,
+            )  # fmt: skip
+            got[(isa, r)].append(rec)
+    head = f"ISO3DFD row kernel against its operation mix, cycles per output vector; CPU: {common.cpu_name()}"
+    lines = [
+        head,
+        "",
+        "| variant | radius | shape | row pitch | port model | mix as run | clock GHz | kernel step by step "
+        "(1 thread) | kernel over mix |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for isa, r in cases:
+        recs = got[(isa, r)]
+        model = recs[0]["result"]["incore_model"]
+        mixes = [x["result"]["incore_model"]["mix"] for x in recs]
+        cycles = [m["cycles_per_vector"] for m in mixes]
+        clocks = [m["clock_ghz"] for m in mixes]
+        kernel = [
+            model["lanes"] * m["clock_ghz"] * 1e3 / x["result"]["step_mpoints_per_s"]["median"]
+            for m, x in zip(mixes, recs)
+        ]
+        lines.append(
+            f"| {isa} | {r} | {model['shape']} | {recs[0]['config']['row_pitch']['floats']} | "
+            f"{model['cycles_per_vector']:.2f} | {common.spread(cycles)} | {statistics.median(clocks):.2f} | "
+            f"{common.spread(kernel)} | {statistics.median(kernel) / statistics.median(cycles):.2f}x |"
+        )
+    text = "\n".join(lines)
+    print(text)
+    if a.results:
+        common.append_results(a.results, text)
+
+
+if __name__ == "__main__":
+    main()
