@@ -16,7 +16,7 @@ import pytest
 
 from bandwall.core import native, records
 from bandwall.core.store import Store
-from bandwall.kernels import iso3dfd
+from bandwall.kernels import iso3dfd, roofs
 from bandwall.mpi import iso3dfd_mpi
 from bandwall.report.sections import orders
 from bandwall.tune import targets
@@ -173,13 +173,13 @@ def test_the_decomposition_follows_the_radius():
 
 def test_the_memory_wall_is_triad_over_sixteen_bytes():
     c = {"stream_kernels_GBps": {"copy": 50.0, "triad": 40.0}}
-    wall = iso3dfd.memory_wall(c, {"bytes_per_point_compulsory": 16}, 3750.0)["memory_wall"]
+    wall = roofs.memory_wall(c, {"bytes_per_point_compulsory": 16}, 3750.0)["memory_wall"]
     assert wall["mpoints_per_s"] == pytest.approx(2500.0)
     assert wall["times"] == pytest.approx(1.5) and wall["beats"]
     assert wall["note"].startswith("1.50x the memory wall (2500 MPoints/s")
-    below = iso3dfd.memory_wall(c, {}, 1250.0)["memory_wall"]
+    below = roofs.memory_wall(c, {}, 1250.0)["memory_wall"]
     assert not below["beats"] and below["note"].startswith("0.50 of the memory wall")
-    assert "unavailable" in iso3dfd.memory_wall({}, {}, 1.0)["memory_wall"]
+    assert "unavailable" in roofs.memory_wall({}, {}, 1.0)["memory_wall"]
 
 
 def _orders_record(radius: int, mode: str, rate: float, wall: float, roof: float, depth: int) -> dict:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bandwall.core import native
-from bandwall.kernels import iso3dfd
+from bandwall.kernels import iso3dfd, roofs
 
 
 @pytest.fixture
@@ -280,7 +280,7 @@ def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):
 
 
 @pytest.mark.parametrize(
-    ("roofs", "by"),
+    ("given", "by"),
     [
         ({"memory_bound_mpoints_per_s": 1000.0, "port_bound_mpoints_per_s": 3000.0}, "memory"),
         ({"memory_bound_mpoints_per_s": 9000.0, "llc_bound_mpoints_per_s": 4000.0}, "llc"),
@@ -288,13 +288,13 @@ def test_roofline_says_why_it_is_unavailable(monkeypatch, fake_record):
         ({"incore_bound_mpoints_per_s": 700.0, "l1_fill_bound_mpoints_per_s": 800.0}, "incore"),
     ],
 )
-def test_the_binding_roof_is_the_lowest_and_says_how_far(roofs, by):
-    b = iso3dfd.binding_roof({**roofs, "memory_wall": {"mpoints_per_s": 1.0}}, 500.0)
-    assert b["by"] == by and b["mpoints_per_s"] == min(roofs.values())
-    assert b["percent"] == pytest.approx(100 * 500.0 / min(roofs.values()))
-    assert set(b["roofs"]) == {k.removesuffix("_bound_mpoints_per_s") for k in roofs}
+def test_the_binding_roof_is_the_lowest_and_says_how_far(given, by):
+    b = roofs.binding_roof({**given, "memory_wall": {"mpoints_per_s": 1.0}}, 500.0)
+    assert b["by"] == by and b["mpoints_per_s"] == min(given.values())
+    assert b["percent"] == pytest.approx(100 * 500.0 / min(given.values()))
+    assert set(b["roofs"]) == {k.removesuffix("_bound_mpoints_per_s") for k in given}
     assert f"{b['percent']:.0f}%" in b["note"]
 
 
 def test_the_binding_roof_says_when_none_was_measured():
-    assert "unavailable" in iso3dfd.binding_roof({"memory_bound_mpoints_per_s": None}, 500.0)
+    assert "unavailable" in roofs.binding_roof({"memory_bound_mpoints_per_s": None}, 500.0)

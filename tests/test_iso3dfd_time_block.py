@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bandwall.core import decide
-from bandwall.kernels import iso3dfd
+from bandwall.kernels import roofs
 from test_isa_choice import machine, topo_digest  # noqa: F401 (machine: a fixture)
 from test_iso3dfd import SMALL, THREADS, offered_isas, tool_record
 
@@ -331,7 +331,7 @@ def test_node_projection_says_where_temporal_blocking_pays(cores, stream, propos
     }
     # ports 3000 and L1 fills 3000 MPoints/s on the run's 2 threads: 750 a core in cache
     roof = {"port_bound_mpoints_per_s": 3000.0, "l1_fill_bound_mpoints_per_s": 3000.0}
-    p = iso3dfd.node_projection(rec, roof, cores, stream)
+    p = roofs.node_projection(rec, roof, cores, stream)
     assert p["per_core_mpoints_per_s"] == pytest.approx(750.0)
     assert p["compute_mpoints_per_s"] == pytest.approx(750.0 * cores)
     assert p["depths"][0]["memory_bound_mpoints_per_s"] == pytest.approx(stream * 1e3 / 16)
@@ -342,7 +342,7 @@ def test_node_projection_says_where_temporal_blocking_pays(cores, stream, propos
 
 def test_node_projection_falls_back_to_the_run_per_thread():
     rec = {"provenance": {"threads": 2}, "config": {}, "result": {"mpoints_per_s": 1400.0}}
-    p = iso3dfd.node_projection(rec, {}, 4, 10.0)
+    p = roofs.node_projection(rec, {}, 4, 10.0)
     assert p["per_core_mpoints_per_s"] == pytest.approx(700.0)
     assert p["per_core_source"] == "the run's rate per thread"
 
@@ -366,6 +366,6 @@ def test_node_projection_bounds_sweeps_by_the_last_level_cache(llc_per_core, lev
         "result": {"mpoints_per_s": 1400.0, "traffic_model": {"bytes_per_point_compulsory": 16}},
     }
     roof = {"port_bound_mpoints_per_s": 3000.0, "l1_fill_bound_mpoints_per_s": 3000.0}
-    p = iso3dfd.node_projection(rec, roof, 64, 450.0, llc_per_core)
+    p = roofs.node_projection(rec, roof, 64, 450.0, llc_per_core)
     assert p["pays"] and p["gain"] == pytest.approx(gain)
     assert ("llc_bound_mpoints_per_s" in p["depths"][1]) is (llc_per_core is not None and level == "L3")
