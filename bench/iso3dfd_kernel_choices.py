@@ -125,7 +125,7 @@ def main() -> int:
     # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
     table = json.loads(TABLE.read_text())
     mine = next((r for r in table["rows"] if r["microarch"] == microarch_name(a.bindir)), None)
-    kept = {} if mine is None or "shapes" in a.knobs else mine["kernels"]
+    kept = {} if mine is None else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
@@ -169,7 +169,9 @@ def main() -> int:
 
         entry = dict(kept.get(key_of(radius), {}))
         if "shapes" in a.knobs:
+            before = shapes_of(entry)
             entry.update(race_shapes(a, offered, cands, run, radius))
+            entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
             entry.update(
                 case=f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
@@ -194,6 +196,28 @@ def main() -> int:
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry
     return write(a, entries, command, today)
+
+
+# The knobs an entry holds per variant that were measured at that variant's step shape.
+AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams")
+
+
+def shapes_of(entry: dict) -> dict[str, str | None]:
+    """The step shape the entry names per variant."""
+    return {isa: row.get("shape") for isa, row in entry.get("shapes", {}).items()}
+
+
+def keep_measured_at(entry: dict, before: dict[str, str | None]) -> dict:
+    """entry, after its shapes were raced again, without the knobs of a variant whose shape changed
+    (they were measured at the old one); those of the others stay as they were measured."""
+    after = shapes_of(entry)
+    out = dict(entry)
+    for sub in AT_THE_SHAPE:
+        if sub in out:
+            out[sub] = {isa: row for isa, row in out[sub].items() if before.get(isa) == after.get(isa)}
+            if not out[sub]:
+                del out[sub]
+    return out
 
 
 def race_shapes(a, offered, cands, run, radius) -> dict:

@@ -86,7 +86,7 @@ struct Grid {
 // lines) not below n1. On a line, a row's vectors are whole lines in every row and plane, so no y
 // or z neighbour's load straddles two lines (on the Zen 4 guest, one thread, radius 2 and 3 ran
 // 1.2-1.4x faster with 272 floats a row than packed in 260 and 262); an odd count of lines keeps
-// rows 4 KiB apart off one another's addresses (a pitch of 256 floats ran 0.75x of 264 at radius 4).
+// rows 4 KiB apart off one another's addresses (a pitch of 256 floats ran 0.69-0.87x of 264 at radius 4).
 std::size_t padded_pitch(std::size_t n1);
 // --row-pitch: auto (padded_pitch), packed (n1) or a number of floats not below n1; UsageError in one
 // line otherwise.
