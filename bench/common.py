@@ -263,6 +263,13 @@ def header(argv: Sequence[str] | None = None, cpuinfo: Path | str = "/proc/cpuin
     )
 
 
+def publish(text: str, results: Path | str | None) -> None:
+    """Prints a script's table and, with --results FILE, appends it there under the header."""
+    print(text)
+    if results:
+        append_results(results, text)
+
+
 def append_results(path: Path | str, text: str, title: str | None = None) -> None:
     """Appends text to a Markdown results file: the title (a heading) when given, the header, the
     text, each after a blank line."""

@@ -60,10 +60,7 @@ def main() -> None:
             f"{model['cycles_per_vector']:.2f} | {common.spread(cycles)} | {statistics.median(clocks):.2f} | "
             f"{common.spread(kernel)} | {statistics.median(kernel) / statistics.median(cycles):.2f}x |"
         )
-    text = "\n".join(lines)
-    print(text)
-    if a.results:
-        common.append_results(a.results, text)
+    common.publish("\n".join(lines), a.results)
 
 
 if __name__ == "__main__":

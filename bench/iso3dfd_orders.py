@@ -154,10 +154,7 @@ def main() -> None:
         "",
         "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race)",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if a.results:
-        common.append_results(a.results, text)
+    common.publish("\n".join(lines), a.results)
 
 
 if __name__ == "__main__":
