@@ -23,7 +23,13 @@ filling half the L2) the same way, a winner confirmed by a second race alone; th
 then keep the share of L2 the winner's window fills (l2_share), which the model takes for any grid
 on this CPU at this radius. With the knob `team`, at the row's variant and shape, inside sweeps
 at the depth the model proposes, the teams slabs and shared race the model's choice (auto) the
-same way; the entry's teams keep a team only when it beat the model's beyond noise twice. So a row never names a coin toss. The runs see an empty table
+same way; the entry's teams keep a team only when it beat the model's beyond noise twice. With the
+knob `sweeps`, at the row's variant and with every other knob as the defaults take it (the table
+as it stands), the depth the model proposes for the grid (--time-block D) races single steps
+(--time-block 1) over --sweep-steps steps a run; the entry's sweeps keep that depth when the sweeps
+were faster beyond noise twice (a run whose model proposes it then sweeps from its first step), and
+say `slower` when they were slower beyond noise twice (a run there then does not race them: a race
+costs the run what its slower side takes); within noise runs race as before. So a row never names a coin toss. The runs see an empty table
 (BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
 decides what is measured.
 
@@ -36,6 +42,7 @@ entries, each with its figures, decision, command and date; without it they are 
     python3 bench/iso3dfd_kernel_choices.py --knobs swept --write  # the sweeps' shapes
     python3 bench/iso3dfd_kernel_choices.py --knobs blocks --write  # the share of L2 for the y blocks
     python3 bench/iso3dfd_kernel_choices.py --knobs team --write  # the sweep team
+    python3 bench/iso3dfd_kernel_choices.py --knobs sweeps --write  # whether sweeps pay
 """
 
 from __future__ import annotations
@@ -71,9 +78,9 @@ def parse():
         p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
     p.add_argument(
         "--knobs",
-        default="shapes,prefetch,swept,blocks,team",
+        default="shapes,prefetch,swept,blocks,team,sweeps",
         help="what to race, comma-separated: shapes, prefetch, swept (the sweeps' shapes), blocks (the share "
-        "of L2 for the y blocks), team (the sweep team), all by default; the others without shapes race at the shapes this CPU's "
+        "of L2 for the y blocks), team (the sweep team), sweeps (whether sweeps pay), all by default; the others without shapes race at the shapes this CPU's "
         "row already names (else the compiled defaults) and keep the row's shapes and variant",
     )
     p.add_argument(
@@ -87,14 +94,17 @@ def parse():
         help="the sweeps' candidate shapes of the AVX-512 variant (same: the step shape, always raced "
         "first); AVX2 races its --shapes-avx2",
     )
+    p.add_argument(
+        "--sweep-steps", type=int, default=40, help="time steps a run of the knob sweeps (default 40)"
+    )
     p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
     p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
     p.add_argument("--write", action="store_true", help="write the entries into this CPU's row of the table")
     a = common.parse(p)
     a.radii = [int(r) for r in a.radii.split(",")]
     a.knobs = set(a.knobs.split(","))
-    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks", "team"}:
-        p.error("--knobs takes shapes, prefetch, swept, blocks and team, comma-separated")
+    if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks", "team", "sweeps"}:
+        p.error("--knobs takes shapes, prefetch, swept, blocks, team and sweeps, comma-separated")
     a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     if not all(1 <= r <= SEED_RADIUS for r in a.radii):
@@ -193,6 +203,10 @@ def main() -> int:
         if "team" in a.knobs:
             entry["teams"] = race_team(a, entry, offered, run, radius, n, env)
             for row in entry["teams"].values():
+                row.update(command=command, measured=today)
+        if "sweeps" in a.knobs:
+            entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, env)
+            for row in entry["sweeps"].values():
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry
     return write(a, entries, command, today)
@@ -472,6 +486,67 @@ def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> d
         isa: entry_of(
             won, names, rates, d, confirm, team=won, model_team=proposal.get("team"), depth=depth, case=case
         )
+    }
+
+
+def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
+    """At the variant the entry names, every other knob as the defaults take it (the table as it
+    stands, an empty cache folder), the depth the model proposes for this grid against single steps
+    by the decision rule, a.sweep_steps steps a run. Sweeps faster beyond noise, or slower beyond
+    noise, stand only when a second race of the two says so too (`slower`: both races showed the
+    sweeps slower); within noise the entry says depth 1, and runs race as before."""
+    from bandwall.core import decide
+
+    isa = entry.get("isa") or offered[0]
+    own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"]}  # the table as it stands
+
+    def run(depth: str) -> dict:
+        return common.record(
+            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
+            + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth, "--json"],
+            env=own,
+            valid=False,
+        )
+
+    proposal = run("auto")["config"]["time_block"].get("proposal", {})
+    depth = int(proposal.get("depth", 1))
+    case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
+    if depth < 2:
+        return {
+            isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
+        }
+    names = ["1", str(depth)]
+
+    def verdict(rates: dict) -> tuple:
+        d = decide.choose_best(names, [rates[k] for k in names], 0)
+        return d, d.comparisons[0]["verdict"]
+
+    rates = race(a, names, run)
+    d, v = verdict(rates)
+    confirm, slower = None, False
+    if v != decide.NOISE:  # beyond noise either way: a second race of the two must say so too
+        rerun = race(a, names, run)
+        c, w = verdict(rerun)
+        confirm = {
+            "verdict": w,
+            "figures": {k: round(statistics.median(x), 1) for k, x in rerun.items()},
+            "runs": {k: common.spread(x) for k, x in rerun.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        slower = v == w == decide.SLOWER
+        won = names[1] if v == w == decide.FASTER else names[0]
+    else:
+        won = names[0]
+    said(
+        f"radius {radius} {isa} sweeps of depth {depth} against single steps: depth {won}"
+        + (" (slower twice)" if slower else ""),
+        names,
+        rates,
+        confirm,
+    )
+    return {
+        isa: entry_of(won, names, rates, d, confirm, depth=int(won), slower=slower, proposed=depth, case=case)
     }
 
 

@@ -436,6 +436,66 @@ def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_p
     assert none["team_how"] == "model" and "no team" in none["team_from"]
 
 
+@pytest.mark.parametrize("entry", ["slower", "the proposal", "within noise", "another depth"])
+def test_the_table_says_whether_sweeps_pay_and_then_no_race_runs(entry, monkeypatch, tmp_path):
+    """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
+    and --time-block auto runs step by step without a race; the depth the run's model proposes (it
+    paid there) and the run sweeps at it from the first step; both say table and whence. Depth 1
+    within noise, or another depth, leaves the race to run as before (config.time_block.table cites
+    the entry); --time-block measure races whatever the row says; a radius without an entry races
+    as before."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa = offered[0]
+    table = tmp_path / "choices.json"
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=256K,L3=32M")
+
+    def time_block(depth: int | None, radius: int = 1, *more) -> dict:
+        sweeps = {
+            isa: {
+                "depth": depth,
+                "slower": entry == "slower",
+                "measured": "2026-01-07",
+                "decision": {"why": "w"},
+            }
+        }
+        kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
+        row = {
+            "microarch": "AMD Zen 4",
+            "cpu": "t",
+            "measured": "2026-01-01",
+            "command": "t",
+            "kernels": kernels,
+        }
+        table.write_text(json.dumps({"rows": [row]}))
+        n = 2 * radius + 64
+        rec = record(
+            n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
+        )
+        assert rec["validation"]["passed"] is True
+        return rec["config"]["time_block"]
+
+    measured = time_block(None, 1, "--time-block", "measure")
+    proposed = measured["proposal"]["depth"]
+    assert proposed > 1 and measured["how"] != "table" and "race" in measured, measured  # a race would run
+    depth = {"slower": 1, "the proposal": proposed, "within noise": 1, "another depth": proposed + 1}[entry]
+    tb = time_block(depth)
+    if entry in ("within noise", "another depth"):
+        assert tb["how"] != "table" and "race" in tb and tb["table"]["depth"] == depth, tb
+        assert "iso3dfd.rows.r1" in tb["table"]["from"] and "2026-01-07" in tb["table"]["from"]
+    else:
+        assert (tb["depth"], tb["how"]) == (depth, "table") and "race" not in tb, tb
+        assert "iso3dfd.rows.r1" in tb["why"] and "2026-01-07" in tb["why"] and tb["why"].endswith(": w")
+    again = time_block(depth, 1, "--time-block", "measure")
+    assert again["how"] != "table" and "race" in again
+    other = time_block(depth, 2)
+    assert other["how"] != "table" and "table" not in other
+
+
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
@@ -468,7 +528,7 @@ def test_rows_padded_to_a_line_leave_the_wavefield_as_packed_rows_do(radius):
     """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch); packed
     rows and a pitch given run the same wavefield, exact against the reference."""
     n = 30 + 2 * radius
-    args = (n, n, n, 6, "auto", "auto", "auto", "compact", 2, "--radius", radius, "--verify")
+    args = (n, n, n, 6, "auto", "auto", "auto", "compact", THREADS, "--radius", radius, "--verify")
     default = record(*args)
     packed = record(*args, "--row-pitch", "packed")
     wide = record(*args, "--row-pitch", 3 * 16 * 5)

@@ -530,6 +530,7 @@ def test_a_stored_interference_verdict_is_a_recommendation(all_noise, knee_noise
         (True, 1, "race", ""),
         (True, 1, "race and model", ""),
         (True, 1, "cached", ""),
+        (True, 1, "table", ""),  # the table's race on this CPU kept step by step
     ],
 )
 def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, how, fix):
@@ -546,8 +547,9 @@ def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, how, 
         for v in (850, 860, 870, 860, 860)
     ]
     (line,) = advice.stencil(Evidence({"iso3dfd": recs}))
-    if how in ("race", "race and model", "cached") and ran == 1:
-        assert "the run's own race kept step by step (sweeps of 4 within noise" in line.verdict
+    if how in ("race", "race and model", "cached", "table") and ran == 1:
+        who = "the table of measured choices" if how == "table" else "the run's own race"
+        assert f"{who} kept step by step (sweeps of 4 within noise" in line.verdict
         assert why not in line.verdict
     else:
         assert f"temporal blocking: {why}" in line.verdict

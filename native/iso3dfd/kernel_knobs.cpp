@@ -9,6 +9,7 @@
 #include "common/isa_choice.hpp"
 #include "iso3dfd/measurement.hpp"
 #include "iso3dfd/rows.hpp"
+#include "iso3dfd/timemodel.hpp"
 
 namespace bw::iso3dfd {
 
@@ -173,6 +174,22 @@ std::pair<std::string, std::string> Measurement::table_team() const {
   const std::string team = t.row ? text_field(*t.row, "team") : "";
   if (team != "slabs" && team != "shared") return {"", "the model's team" + t.missing};
   return {team, t.cite};
+}
+
+Measurement::TableSweeps Measurement::table_sweeps() const {
+  TableSweeps s;
+  const TableRow t = table_row(variant_key(), kernel_isa(), "sweeps", "verdict on sweeps", " sweeps");
+  const long depth = t.row ? whole_field(*t.row, "depth", 1, kMaxTimeBlock, 0) : 0;
+  if (depth == 0) {
+    s.from = t.missing;
+    return s;
+  }
+  s.depth = static_cast<int>(depth);
+  s.slower = depth == 1 && flag_field(*t.row, "slower");
+  s.from = t.cite;
+  const json decision = t.row->value("decision", json::object());
+  s.why = decision.is_object() ? text_field(decision, "why", "") : "";
+  return s;
 }
 
 L2Share Measurement::l2_share() const {

@@ -184,6 +184,29 @@ void Measurement::choose_time_block(int threads) {
   time_block_["cache_key"] = key;
   if (!o_.time_block_measure && !cache.empty())
     if (use_cached_time_block(cache, key, threads, teams, plan.depth)) return;
+  // This CPU's table entry at the radius and variant (the model's proposal raced single steps on a
+  // whole grid under the decision rule, twice, a bench's rounds): where the sweeps were slower,
+  // depth 1 without a race, which would cost the run what its slower side takes; where the depth the
+  // run's model proposes is the one that paid there, that depth from the first step (a race would
+  // spend single steps; not with --threads auto, whose threads are chosen step by step). Within
+  // noise there, or another proposal, races as before; --time-block measure races whatever the
+  // table says.
+  const TableSweeps table = model_.depth > 1 && !o_.time_block_measure ? table_sweeps() : TableSweeps{};
+  if (table.slower || (table.depth > 1 && table.depth == model_.depth && !o_.thread_options.automatic())) {
+    const bool sweeps = table.depth > 1;
+    if (sweeps)
+      tiles_ = TimeTiles{model_.depth, model_.tile_rows, model_.chunk, model_.shared};
+    else
+      model_ = time_block_model(o_.grid, 1, 0, threads, caches);
+    time_block_.update(
+        {{"depth", table.depth},
+         {"how", "table"},
+         {"why", (sweeps ? "sweeps of the depth the model proposes measured faster than single steps here, by "
+                         : "sweeps measured slower than single steps here, by ") +
+                     table.from + (table.why.empty() ? "" : ": " + table.why)}});
+    return;
+  }
+  if (table.depth > 0) time_block_["table"] = {{"depth", table.depth}, {"slower", table.slower}, {"from", table.from}};
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;

@@ -90,6 +90,16 @@ class Measurement : public driver::Measurement {
   // The team the table of measured choices names for this CPU, radius and variant (slabs or shared; empty:
   // none, the model's) and whence, for --sweep-team auto on one NUMA node.
   std::pair<std::string, std::string> table_team() const;
+  // What the table of measured choices says of sweeps for this CPU, radius and variant (its "sweeps"
+  // object: {"avx512": {"depth": 1 or the depth that paid, "slower": sweeps slower beyond noise in
+  // two races, "decision": {"why"}, ...}}): the depth (0: no entry), slower, whence, and the entry's
+  // decision in words.
+  struct TableSweeps {
+    int depth = 0;
+    bool slower = false;
+    std::string from, why;
+  };
+  TableSweeps table_sweeps() const;
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.

@@ -42,6 +42,7 @@ const std::vector<DepthHow>& depth_hows() {
       {"race", true, "a race on this run's data under the decision rule"},
       {"race and model", true, "a race on this run's data said sweeps pay, the model calibrated by it how deep"},
       {"cached", true, "an earlier run's race on this machine, kept in the cache folder"},
+      {"table", true, "the table of measured choices for this CPU, radius and variant (a bench's race on the CPU)"},
       {"model", false, "the model alone (no race ran, or it could not decide)"},
       {"user", false, "given on the command line"},
       {"reference", false, "the reference kernel runs step by step"},

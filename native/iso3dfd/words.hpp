@@ -19,7 +19,8 @@ const std::vector<Word>& sweep_teams();
 const std::vector<Word>& kernel_choices();
 
 // How a run's depth of sweep was settled (config.time_block.how); raced: a race under the decision
-// rule settled it (now, beside the model, or kept from an earlier run's race).
+// rule settled it (now, beside the model, kept from an earlier run's race, or the table's race on
+// this CPU).
 struct DepthHow {
   const char* name;
   bool raced;

@@ -168,11 +168,13 @@ def stencil(ev: Evidence) -> list[Line]:
     proj = roof.get("node_projection")
     blocks = [r["config"].get("time_block", {}) for r in variants[best]]
     ran = max(int(b.get("depth", 1)) for b in blocks)
-    # A run whose own race (now, or kept from an earlier run) settled the depth has answered "do
-    # sweeps pay" under the decision rule: the projection never overrules it.
+    # A run whose own race (now, or kept from an earlier run), or the table's race on this CPU,
+    # settled the depth has answered "do sweeps pay" under the decision rule: the projection never
+    # overrules it.
     raced = [b for b in blocks if b.get("how") in manifest.raced_depth_hows()]
     if raced and ran == 1:
-        verdict += f"; temporal blocking: the run's own race kept step by step ({raced[0].get('why', '')})"
+        who = "the table of measured choices" if raced[0].get("how") == "table" else "the run's own race"
+        verdict += f"; temporal blocking: {who} kept step by step ({raced[0].get('why', '')})"
     elif proj:
         verdict += f"; temporal blocking: {proj['why']}"
     # below the flag beyond noise, not by the median alone (low, above): a figure hovering at the flag
