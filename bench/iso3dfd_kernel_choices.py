@@ -26,7 +26,8 @@ at the depth the model proposes, the teams slabs and shared race the model's cho
 same way; the entry's teams keep a team only when it beat the model's beyond noise twice. With the
 knob `sweeps`, at the row's variant and with every other knob as the defaults take it (the table
 as it stands), the depth the model proposes for the grid (--time-block D) races single steps
-(--time-block 1) over --sweep-steps steps a run; the entry's sweeps keep that depth when the sweeps
+(--time-block 1) over --sweep-steps steps a run (twice the rounds when the first leave the race
+unsettled); the entry's sweeps keep that depth when the sweeps
 were faster beyond noise twice (a run whose model proposes it then sweeps from its first step), and
 say `slower` when they were slower beyond noise twice (a run there then does not race them: a race
 costs the run what its slower side takes); within noise runs race as before. So a row never names a coin toss. The runs see an empty table
@@ -492,8 +493,9 @@ def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> d
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, an empty cache folder), the depth the model proposes for this grid against single steps
-    by the decision rule, a.sweep_steps steps a run. Sweeps faster beyond noise, or slower beyond
-    noise, stand only when a second race of the two says so too (`slower`: both races showed the
+    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled.
+    Sweeps faster beyond noise, or slower beyond noise, stand only when a second race of the two says
+    so too (`slower`: both races showed the
     sweeps slower); within noise the entry says depth 1, and runs race as before."""
     from bandwall.core import decide
 
@@ -521,11 +523,20 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         d = decide.choose_best(names, [rates[k] for k in names], 0)
         return d, d.comparisons[0]["verdict"]
 
-    rates = race(a, names, run)
+    def measured() -> dict:
+        """a.rounds rounds, twice as many when they leave the race unsettled (the median beyond the
+        margin, the interval not: the host's bandwidth moves within minutes)."""
+        rates = race(a, names, run)
+        if decide.unsettled(decide.ratio_interval(rates[names[1]], rates[names[0]])):
+            more = race(a, names, run)
+            rates = {k: rates[k] + more[k] for k in names}
+        return rates
+
+    rates = measured()
     d, v = verdict(rates)
     confirm, slower = None, False
     if v != decide.NOISE:  # beyond noise either way: a second race of the two must say so too
-        rerun = race(a, names, run)
+        rerun = measured()
         c, w = verdict(rerun)
         confirm = {
             "verdict": w,

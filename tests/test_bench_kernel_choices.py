@@ -1,6 +1,6 @@
 """bench/iso3dfd_kernel_choices.py's entries: racing the step shapes again keeps the knobs measured at
 a variant's shape (prefetch, the sweeps' shape, the share of L2, the team) while that shape stands,
-and drops them where it changed."""
+and drops them where it changed; the sweeps' entry keeps a verdict only when two races say so."""
 
 from __future__ import annotations
 
@@ -34,3 +34,36 @@ def test_knobs_measured_at_a_shape_stay_while_it_stands():
     assert "blocks" not in out  # only avx2's, whose shape changed
     assert out["shapes"] == raced["shapes"] and out["isa"] == "avx512"
     assert kc.keep_measured_at(before, kc.shapes_of(before)) == before
+
+
+def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch):
+    """The sweeps knob: the model's proposal against single steps; sweeps faster (or slower) beyond
+    noise stand only when a second race says so too; rounds left unsettled are doubled."""
+    import types
+
+    def entry(*races: list[float]) -> dict:
+        left = list(races)
+        calls = []
+
+        def fake_race(a, names, run):
+            calls.append(names)
+            return {"1": [100.0] * 5, names[1]: left.pop(0)}
+
+        monkeypatch.setattr(kc, "race", fake_race)
+        monkeypatch.setattr(kc.common, "tool", lambda bindir, name: name)
+        monkeypatch.setattr(
+            kc.common, "record", lambda *x, **k: {"config": {"time_block": {"proposal": {"depth": 4}}}}
+        )
+        a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+        out = kc.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 1, 258, {"BANDWALL_CACHE_DIR": "/nonexistent"})
+        assert not left  # every race offered was run
+        return out["avx512"]
+
+    fast, slow, level = [150.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
+    mixed = [150.0, 150.0, 150.0, 60.0, 150.0]  # median beyond the margin, interval not: unsettled
+    assert (entry(fast, fast)["depth"], entry(fast, fast)["slower"]) == (4, False)
+    assert (entry(slow, slow)["depth"], entry(slow, slow)["slower"]) == (1, True)
+    assert (entry(fast, level)["depth"], entry(slow, level)["slower"]) == (1, False)
+    assert entry(level)["depth"] == 1 and "second_race" not in entry(level)
+    doubled = entry(mixed, fast, fast)  # ten rounds, then a second race
+    assert doubled["depth"] == 4 and doubled["proposed"] == 4
