@@ -233,7 +233,12 @@ def test_the_manifest_names_the_words_of_every_native_option(doc):
     assert [w["name"] for w in words["init"]] == ["first-touch", "serial"]
     assert [w["name"] for w in words["schedule"]] == ["static", "dynamic"]
     assert [w["name"] for w in words["sweep_team"]] == ["auto", "slabs", "shared"]
-    assert [h["name"] for h in words["depth_how"] if h["raced"]] == ["race", "race and model", "cached", "table"]
+    assert [h["name"] for h in words["depth_how"] if h["raced"]] == [
+        "race",
+        "race and model",
+        "cached",
+        "table",
+    ]
     assert {w["name"] for w in doc["mpi"]["rank_bindings"]} == {"numa", "core", "none"}
     assert doc["mpi"]["rank_binding_defaults"] == {
         "bandwall-mpi-stream": "core",
