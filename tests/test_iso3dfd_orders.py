@@ -514,9 +514,17 @@ def test_the_table_says_whether_sweeps_pay_and_then_no_race_runs(entry, monkeypa
             ("--row-pitch", "lines"),
             "--row-pitch 'lines' must be auto, packed or a number of floats from n1 (20) up",
         ),
+        (
+            ("--row-pitch", "packed", "--plane-pitch", "399"),
+            "--plane-pitch 399 is below the row pitch x n2 (400): a plane must hold its rows",
+        ),
+        (
+            ("--row-pitch", "packed", "--plane-pitch", "-4"),
+            "--plane-pitch '-4' must be auto, packed or a number of floats from the row pitch x n2 (400) up",
+        ),
     ],
 )
-def test_a_bad_swept_shape_or_row_pitch_is_refused_in_one_line(args, fragment):
+def test_a_bad_swept_shape_or_pitch_is_refused_in_one_line(args, fragment):
     proc = tool(20, 20, 20, 2, "auto", "auto", "auto", "compact", 1, *args)
     assert proc.returncode == 2, proc.stderr
     assert fragment in proc.stderr and "Traceback" not in proc.stderr
@@ -524,17 +532,23 @@ def test_a_bad_swept_shape_or_row_pitch_is_refused_in_one_line(args, fragment):
 
 
 @pytest.mark.parametrize("radius", [1, 3, 8])
-def test_rows_padded_to_a_line_leave_the_wavefield_as_packed_rows_do(radius):
-    """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch); packed
-    rows and a pitch given run the same wavefield, exact against the reference."""
+def test_rows_and_planes_padded_leave_the_wavefield_as_packed_ones_do(radius):
+    """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch) and each
+    plane spans an odd count of lines (config.plane_pitch); packed rows and planes, and pitches given
+    (a plane's off a line), run the same wavefield, exact against the reference."""
     n = 30 + 2 * radius
     args = (n, n, n, 6, "auto", "auto", "auto", "compact", THREADS, "--radius", radius, "--verify")
     default = record(*args)
-    packed = record(*args, "--row-pitch", "packed")
-    wide = record(*args, "--row-pitch", 3 * 16 * 5)
-    pitch = default["config"]["row_pitch"]
+    packed = record(*args, "--row-pitch", "packed", "--plane-pitch", "packed")
+    wide = record(*args, "--row-pitch", 3 * 16 * 5, "--plane-pitch", 240 * n + 7)
+    pitch, plane = default["config"]["row_pitch"], default["config"]["plane_pitch"]
     assert pitch["requested"] == "auto" and pitch["floats"] >= n and pitch["floats"] % 32 == 16
+    # planes padded to an odd count of lines too, past the rows they hold
+    assert plane["requested"] == "auto" and plane["floats"] % 32 == 16
+    assert pitch["floats"] * n <= plane["floats"] < pitch["floats"] * n + 32
     assert packed["config"]["row_pitch"]["floats"] == n and wide["config"]["row_pitch"]["floats"] == 240
+    assert packed["config"]["plane_pitch"]["floats"] == n * n
+    assert wide["config"]["plane_pitch"]["floats"] == 240 * n + 7
     for rec in (default, packed, wide):
         assert rec["validation"]["passed"] is True
         assert rec["result"]["norm"] == pytest.approx(packed["result"]["norm"], rel=1e-6)

@@ -54,6 +54,31 @@ std::size_t parse_row_pitch(const std::string& text, std::size_t n1) {
   return static_cast<std::size_t>(v);
 }
 
+std::size_t padded_plane(std::size_t pitch, std::size_t n2) {
+  constexpr std::size_t kLine = 16;  // floats a 64-byte line holds
+  std::size_t lines = (pitch * n2 + kLine - 1) / kLine;
+  if (lines % 2 == 0) ++lines;
+  return lines * kLine;
+}
+
+std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::size_t n2) {
+  if (text == "auto") return padded_plane(pitch, n2);
+  const std::size_t packed = pitch * n2;
+  if (text == "packed") return packed;
+  long v = 0;
+  try {
+    v = parse_int(text, "--plane-pitch", 1, static_cast<long>(packed) + 1024 * 1024);
+  } catch (const UsageError&) {
+    throw UsageError("--plane-pitch '" + text +
+                     "' must be auto, packed or a number of floats from the row pitch x n2 (" + std::to_string(packed) +
+                     ") up");
+  }
+  if (static_cast<std::size_t>(v) < packed)
+    throw UsageError("--plane-pitch " + text + " is below the row pitch x n2 (" + std::to_string(packed) +
+                     "): a plane must hold its rows");
+  return static_cast<std::size_t>(v);
+}
+
 int parse_radius(const std::string& text) {
   try {
     return static_cast<int>(parse_int(text, "--radius", 1, kMaxRadius));

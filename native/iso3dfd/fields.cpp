@@ -128,7 +128,7 @@ bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool s
     const auto s = slabs(g, threads);
     // Thread t touches planes [s[t], s[t+1]), the first and last thread the halo planes too.
     std::vector<std::size_t> cuts;
-    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back(s[t] * g.pitch() * g.n2 * sizeof(float));
+    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back(s[t] * g.plane() * sizeof(float));
     const std::size_t bytes = g.points() * sizeof(float);
     for (float* a : {f.prev, f.next, f.vel}) split = bw::split_pages_at(a, bytes, cuts);
 #pragma omp parallel num_threads(threads)

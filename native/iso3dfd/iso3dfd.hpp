@@ -75,11 +75,15 @@ struct Grid {
   // every row on a 64-byte line; the floats past n1 stay zero and are never computed.
   std::size_t p1 = 0;
   std::size_t pitch() const { return p1 ? p1 : n1; }
+  // Floats from one plane's start to the next's (0: pitch() n2, planes packed): a padded plane
+  // (plane_pitch) keeps planes off one another's cache sets; the floats past the last row stay zero.
+  std::size_t p2 = 0;
+  std::size_t plane() const { return p2 ? p2 : pitch() * n2; }
   std::size_t halo() const { return static_cast<std::size_t>(radius); }
-  // Floats each array holds, every row's padding included.
-  std::size_t points() const { return pitch() * n2 * n3; }
+  // Floats each array holds, every row's and plane's padding included.
+  std::size_t points() const { return plane() * n3; }
   std::size_t interior() const { return (n1 - 2 * halo()) * (n2 - 2 * halo()) * (n3 - 2 * halo()); }
-  std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return (z * n2 + y) * pitch() + x; }
+  std::size_t index(std::size_t x, std::size_t y, std::size_t z) const { return z * plane() + y * pitch() + x; }
 };
 
 // The row pitch --row-pitch auto gives n1 floats: the smallest odd multiple of 16 floats (64-byte
@@ -91,6 +95,14 @@ std::size_t padded_pitch(std::size_t n1);
 // --row-pitch: auto (padded_pitch), packed (n1) or a number of floats not below n1; UsageError in one
 // line otherwise.
 std::size_t parse_row_pitch(const std::string& text, std::size_t n1);
+// The plane pitch --plane-pitch auto gives rows of pitch floats, n2 of them: pitch n2 rounded up to
+// an odd number of 64-byte lines. An odd count of lines puts the 2R + 1 planes a z window reads at
+// one (x, y) in as many different sets of L1 and L2 (a multiple of 64 lines put all of them in one
+// set of L1's 64); padded rows alone cannot, since n2 is even on most grids.
+std::size_t padded_plane(std::size_t pitch, std::size_t n2);
+// --plane-pitch: auto (padded_plane), packed (pitch n2) or a number of floats not below pitch n2;
+// UsageError in one line otherwise.
+std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::size_t n2);
 
 struct Blocks {
   std::size_t b1 = 0, b2 = 0, b3 = 0;

@@ -56,6 +56,7 @@ std::string shape_name(const RowShape& s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%dx%d%s", s.planes, s.vectors, s.ring ? "-ring" : s.split ? "-split" : "");
   std::string name = buf;
+  if (s.rows > 1) name += "-y" + std::to_string(s.rows);
   if (s.x_loads) {
     std::snprintf(buf, sizeof buf, "-x%x", s.x_loads);
     name += buf;

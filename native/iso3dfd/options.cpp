@@ -51,6 +51,10 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--row-pitch", o.row_pitch,
                  "floats from one row of the arrays to the next: auto (default: n1 rounded up to an odd number of "
                  "64-byte lines, so that every row starts on a line), packed (n1) or a number of floats from n1 up");
+  app.add_option("--plane-pitch", o.plane_pitch,
+                 "floats from one plane of the arrays to the next: auto (default: its rows rounded up to an odd "
+                 "number of 64-byte lines, so that the planes of a z window fall in different cache sets), packed "
+                 "(row pitch x n2) or a number of floats from that up");
   app.add_option("--init", init, "who first touches the arrays: " + words_help(inits()));
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: " + words_help(schedules()));
   app.add_option("--placement", placement, placement_syntax());
@@ -92,6 +96,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   o.grid =
       Grid{parse_dimension(pos[0], "n1", r), parse_dimension(pos[1], "n2", r), parse_dimension(pos[2], "n3", r), r};
   o.grid.p1 = parse_row_pitch(o.row_pitch, o.grid.n1);
+  o.grid.p2 = parse_plane_pitch(o.plane_pitch, o.grid.pitch(), o.grid.n2);
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
                     block(pos[6], "n3_block", "n3", o.grid.n3)};

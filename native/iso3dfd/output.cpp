@@ -139,6 +139,14 @@ json iso_config(const Options& o) {
                                                    "on a line, and rows 4 KiB apart do not share addresses"
                            : o.row_pitch == "packed" ? "rows packed, n1 floats apart"
                                                      : "given"}}},
+                 {"plane_pitch",
+                  {{"floats", o.grid.plane()},
+                   {"requested", o.plane_pitch},
+                   {"why", o.plane_pitch == "auto"
+                               ? "the rows of a plane rounded up to an odd number of 64-byte lines: the planes a z "
+                                 "window reads at one point fall in different cache sets"
+                           : o.plane_pitch == "packed" ? "planes packed, n2 rows apart"
+                                                       : "given"}}},
                  {"n1", o.grid.n1},
                  {"n2", o.grid.n2},
                  {"n3", o.grid.n3},

@@ -9,7 +9,7 @@ namespace bw::iso3dfd {
 
 void run_reference(Fields& f, const Grid& g, int steps, const Coefficients& c) {
   flush_denormals();
-  const std::size_t sy = g.pitch(), sz = g.pitch() * g.n2, h = g.halo();
+  const std::size_t sy = g.pitch(), sz = g.plane(), h = g.halo();
   for (int t = 0; t < steps; ++t) {
     for (std::size_t z = h; z < g.n3 - h; ++z)
       for (std::size_t y = h; y < g.n2 - h; ++y)

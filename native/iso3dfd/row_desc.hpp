@@ -19,6 +19,10 @@ struct RowDesc {
   // 17 planes a point's z neighbours span held in registers as a ring (one load of prev a point,
   // the centre included, plus the 16 planes about the chunk); planes is then the chunk's planes.
   bool ring = false;
+  // rows: the rows of one plane a split shape's first pass computes together, a window sliding
+  // along y over their y neighbours as the z window does over planes ((2 Q + 2R - 2) / Q loads a
+  // vector instead of 2R).
+  int rows = 1;
   constexpr bool x_loaded(int k) const { return (x_loads >> (k - 1)) & 1u; }
 };
 
@@ -42,7 +46,8 @@ constexpr RowCounts row_counts(RowDesc d, int R) {
     }
   if (prepared) shuffles += (V + 1) / V;
   const double x = (V + 2) / V + 2.0 * loaded;  // aligned vectors of the row, unaligned pairs
-  const double y = 2.0 * R;                     // 2R rows
+  // 2R rows, or for a split shape's first pass a window over rows
+  const double y = d.split ? (2.0 * d.rows + 2 * (R - 1)) / d.rows : 2.0 * R;
   // the z window: 2 P + 2R - 2 planes for P planes, or for a ring one plane a point and the 2R
   // about the chunk (which also gives the centre)
   const double z = d.ring ? (P + 2 * R) / P : (2 * P + 2 * (R - 1)) / P;

@@ -48,6 +48,7 @@ struct RowShape {
   std::array<RowCounts, kKernelRadii.size()> counts{};
   bool split = false;  // two passes per block (iso3dfd/rows_kernel.hpp)
   bool ring = false;   // the second pass marches along z with a ring of 2R+1 planes
+  int rows = 1;        // a split shape's first pass: rows of a plane computed together (a y window)
   // mixes[i]: the operation mix of counts[i] as this core runs it (iso3dfd/rows_mix.hpp)
   std::array<MixFn, kKernelRadii.size()> mixes{};
   // The block function at radius r, or nullptr when this shape is not compiled for it.

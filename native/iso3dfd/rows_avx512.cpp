@@ -20,6 +20,9 @@ namespace bw::iso3dfd {
 // at 2 and the 8x2 ring at 4 ran 1.05-1.2x faster there but 0.85x and 0.73x step by step on a grid in
 // memory, and level swept (bench/results/2026-11-28-orders-zen4.md).
 constexpr RowShape kAvx512Shapes[] = {row_shape<Avx512, RowDesc{4, 2, 0, true}>(),
+                                      row_shape<Avx512, RowDesc{4, 2, 0, true, false, 4}>(),
+                                      row_shape<Avx512, RowDesc{8, 2, 0, true, true, 4}>(),
+                                      row_shape<Avx512, RowDesc{16, 2, 0, true, true, 4}>(),
                                       row_shape<Avx512, RowDesc{4, 2, 0}>(),
                                       row_shape<Avx512, RowDesc{8, 2, 0, true, true}>(),
                                       row_shape<Avx512, RowDesc{16, 2, 0, true, true}>(),

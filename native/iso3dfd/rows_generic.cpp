@@ -12,7 +12,7 @@ namespace {
 
 template <int R>
 void box_at(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g, const Box& b) {
-  const std::size_t sy = g.pitch(), sz = g.pitch() * g.n2, r = R;
+  const std::size_t sy = g.pitch(), sz = g.plane(), r = R;
   for (std::size_t z = b.z0; z < b.z1; ++z)
     for (std::size_t y = b.y0; y < b.y1; ++y) {
       const std::size_t base = g.index(0, y, z);

@@ -117,16 +117,32 @@ class RowKernel {
   template <RowDesc D>
   void partial_sums(const float* prev, float* next, const float* vel, const Grid& g, const Box& b, std::size_t z, int n,
                     float* t, std::size_t tp) const {
-    constexpr RowDesc xy{1, D.vectors, D.x_loads};
-    for (int o = 0; o < n; ++o)
-      for (std::size_t y = b.y0; y < b.y1; ++y) {
-        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, t + o * tp + (y - b.y0) * g.n1,
-                                   0);
-        // the rows this pass reads first from beyond L2: the leading row of the next y, and the
-        // next plane's rows below the block (one per row of this plane)
-        if (y + 1 < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, y + R + 1, z + o), b.x0, b.x1);
-        if (y - b.y0 < R) prefetch_row<_MM_HINT_T1>(prev + g.index(0, y - R, z + o + 1), b.x0, b.x1);
+    constexpr int Q = D.rows;
+    constexpr RowDesc xy{Q, D.vectors, D.x_loads};
+    constexpr RowDesc one{1, D.vectors, D.x_loads};
+    const long ts = static_cast<long>(g.n1);
+    for (int o = 0; o < n; ++o) {
+      float* to = t + o * tp;
+      std::size_t y = b.y0;
+      for (; y + Q <= b.y1; y += Q) {
+        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
+        ahead_of_sums<Q>(prev, g, b, y, z + o);
       }
+      for (; y < b.y1; ++y) {
+        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
+        ahead_of_sums<1>(prev, g, b, y, z + o);
+      }
+    }
+  }
+
+  // The rows the first pass reads first from beyond L2 after Q rows from y of plane z: the leading
+  // rows of the next Q, and the next plane's rows below the block (one per row of this plane).
+  template <int Q>
+  static void ahead_of_sums(const float* prev, const Grid& g, const Box& b, std::size_t y, std::size_t z) {
+    for (std::size_t yy = y; yy < y + Q; ++yy) {
+      if (yy + Q < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, yy + Q + R, z), b.x0, b.x1);
+      if (yy - b.y0 < R) prefetch_row<_MM_HINT_T1>(prev + g.index(0, yy - R, z + 1), b.x0, b.x1);
+    }
   }
 
   // Every 64-byte line of row[x0, x1) into the cache level Hint names.
@@ -254,6 +270,10 @@ class RowKernel {
                                              long pf, float* t = nullptr, long tp = 0) const {
     constexpr int P = D.planes, V = D.vectors;
     const long sy = sy_, sz = sz_;
+    // The P outputs and the window that slides over their neighbours lie along z, or along y for
+    // the first pass of a split shape (P rows of one plane: its partial sums, row stride tp).
+    constexpr bool kAlongY = Part == Pass::PartialSums;
+    const long ws = kAlongY ? sy : sz;
     const float* p = prev + i;
     Vec acc[P][V];
     if constexpr (Part == Pass::FromPartialSums) {
@@ -262,7 +282,7 @@ class RowKernel {
       // Centre and x neighbours, from the aligned vectors of the segment and one on either side.
 #pragma GCC unroll 8
       for (int o = 0; o < P; ++o) {
-        const float* q = p + o * sz;
+        const float* q = p + o * ws;
         typename Isa::Row w[V + 2];
 #pragma GCC unroll 16
         for (int v = 0; v < V + 2; ++v) w[v].m = Isa::load(q + L * (v - 1));
@@ -276,7 +296,7 @@ class RowKernel {
     }
     // y neighbours: distance k outermost so that all P * V sums advance together (their FMA
     // chains overlap); plane o's rows are plane 0's plus o * sz.
-    if constexpr (Part != Pass::FromPartialSums) {
+    if constexpr (Part == Pass::All) {
       const float* ya = p - sy;
       const float* yb = p + sy;
 #pragma GCC unroll 8
@@ -295,16 +315,6 @@ class RowKernel {
         opaque(yb);
       }
     }
-    if constexpr (Part == Pass::PartialSums) {
-#pragma GCC unroll 16
-      for (int v = 0; v < V; ++v) {
-        if constexpr (Masked)
-          Isa::maskstore(t + L * v, m, acc[0][v]);
-        else
-          Isa::store(t + L * v, acc[0][v]);
-      }
-      return;
-    }
     // z neighbours, vector by vector: output o pairs planes o - k and o + k. lo[j] holds plane
     // j - k and hi[j] plane j + k (j = 0 .. P-1); from k to k + 1 each window slides by one
     // plane, so every step loads two planes for all P outputs.
@@ -319,11 +329,11 @@ class RowKernel {
       Vec lo[P], hi[P];
 #pragma GCC unroll 8
       for (int j = 0; j < P; ++j) {
-        lo[j] = Isa::load(q + (j - 1) * sz);
-        hi[j] = Isa::load(q + (j + 1) * sz);
+        lo[j] = Isa::load(q + (j - 1) * ws);
+        hi[j] = Isa::load(q + (j + 1) * ws);
       }
-      const float* za = q - 2 * sz;        // the plane lo[0] takes next
-      const float* zb = q + (P + 1) * sz;  // the plane hi[P - 1] takes next
+      const float* za = q - 2 * ws;        // the plane lo[0] takes next
+      const float* zb = q + (P + 1) * ws;  // the plane hi[P - 1] takes next
 #pragma GCC unroll 8
       for (int k = 1; k <= R; ++k) {
         const Vec ck = coef(k);
@@ -336,12 +346,22 @@ class RowKernel {
         for (int j = 0; j + 1 < P; ++j) hi[j] = hi[j + 1];
         lo[0] = Isa::load(za);
         hi[P - 1] = Isa::load(zb);
-        za -= sz;
-        zb += sz;
+        za -= ws;
+        zb += ws;
         opaque(za);
         opaque(zb);
       }
+      if constexpr (kAlongY) {
+#pragma GCC unroll 8
+        for (int o = 0; o < P; ++o) {
+          if constexpr (Masked)
+            Isa::maskstore(t + o * tp + L * v, m, acc[o][v]);
+          else
+            Isa::store(t + o * tp + L * v, acc[o][v]);
+        }
+      }
     }
+    if constexpr (kAlongY) return;
     // next = 2 prev - next + vel * lap, and the prefetches for a later row (one per 64-byte line).
     const Vec two = Isa::set1(2.0f);
     const long ahead = pf;
@@ -401,7 +421,7 @@ class RowKernel {
 template <class Isa, RowDesc D, int R>
 [[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                               const Box& b) {
-  const RowKernel<Isa, R> k(c, g.pitch(), g.pitch() * g.n2, prefetch_rows(R));
+  const RowKernel<Isa, R> k(c, g.pitch(), g.plane(), prefetch_rows(R));
   k.template box<D>(prev, next, vel, g, b);
 }
 
@@ -409,9 +429,16 @@ template <class Isa, RowDesc D, int R>
 // operation mix at every radius of kKernelRadii.
 template <class Isa, RowDesc D, std::size_t... I>
 constexpr RowShape row_shape_at(std::index_sequence<I...>) {
-  return RowShape{D.planes, D.vectors, {&row_box<Isa, D, kKernelRadii[I]>...},
-                  nullptr,  D.x_loads, {row_counts<Isa>(D, kKernelRadii[I])...},
-                  D.split,  D.ring,    {&mix::time<Isa, D, kKernelRadii[I]>...}};
+  return RowShape{D.planes,
+                  D.vectors,
+                  {&row_box<Isa, D, kKernelRadii[I]>...},
+                  nullptr,
+                  D.x_loads,
+                  {row_counts<Isa>(D, kKernelRadii[I])...},
+                  D.split,
+                  D.ring,
+                  D.rows,
+                  {&mix::time<Isa, D, kKernelRadii[I]>...}};
 }
 template <class Isa, RowDesc D>
 constexpr RowShape row_shape() {
@@ -442,7 +469,7 @@ consteval std::array<int, kKernelRadii.size()> default_shapes(const RowShape (&s
     for (std::size_t k = 0; k < S && found < 0; ++k) {
       const RowShape& s = shapes[k];
       if (s.planes == r.shape.planes && s.vectors == r.shape.vectors && s.x_loads == r.shape.x_loads &&
-          s.split == r.shape.split && s.ring == r.shape.ring)
+          s.split == r.shape.split && s.ring == r.shape.ring && s.rows == r.shape.rows)
         found = static_cast<int>(k);
     }
     if (found < 0) throw "a default shape that is not in the variant's list of shapes";

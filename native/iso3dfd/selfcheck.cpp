@@ -64,7 +64,7 @@ bool SelfCheck::after_last_step(const Fields& f, const Coefficients& c) {
   if (!kept_) return true;
   checked_ = true;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::size_t sy = g_.pitch(), sz = g_.pitch() * g_.n2;
+  const std::size_t sy = g_.pitch(), sz = g_.plane();
   const float* p = f.next;  // the field of the step before: the last step read it and did not write it
   for (std::size_t s = 0; s < index_.size(); ++s) {
     const std::size_t i = index_[s];
@@ -110,7 +110,7 @@ json SelfCheck::to_json() const {
 
 std::string SelfCheck::failure_message() const {
   const std::size_t p = g_.pitch();
-  const std::size_t x = worst_ % p, y = worst_ / p % g_.n2, z = worst_ / (p * g_.n2);
+  const std::size_t x = worst_ % p, y = worst_ % g_.plane() / p, z = worst_ / g_.plane();
   char buf[240];
   std::snprintf(buf, sizeof buf,
                 "self-check failed: %zu of %zu sampled points of the last step differ from the scalar formula "

@@ -138,10 +138,12 @@ TEST_P(RadiusMatches, NormWithinTheReferences) {
   ASSERT_GT(want, 0);
   const Blocks b{16, 7, 9};
   const Coefficients c = coefficients(radius);
-  // rows packed, and padded to 48 floats (three 64-byte lines): the same norm
-  for (const std::size_t p1 : {std::size_t{0}, padded_pitch(packed.n1)}) {
+  // rows and planes packed, rows padded to 48 floats (three 64-byte lines), and planes padded too:
+  // the same norm
+  for (const int layout : {0, 1, 2}) {
     Grid g = packed;
-    g.p1 = p1;
+    if (layout > 0) g.p1 = padded_pitch(packed.n1);
+    if (layout > 1) g.p2 = padded_plane(g.pitch(), g.n2);
     auto norm_of = [&](auto&& advance) {
       Arrays a(g);
       Fields f = a.fields();
@@ -152,7 +154,8 @@ TEST_P(RadiusMatches, NormWithinTheReferences) {
     for (int threads : {1, 2}) {
       if (emulated && threads > 1) break;
       SCOPED_TRACE("radius " + std::to_string(radius) + ", " + std::to_string(threads) + " threads, " + kernel_isa() +
-                   " (" + radius_path(g) + "), row pitch " + std::to_string(g.pitch()));
+                   " (" + radius_path(g) + "), row pitch " + std::to_string(g.pitch()) + ", plane " +
+                   std::to_string(g.plane()));
       const double steps = norm_of([&](Fields& f) { run(f, g, b, Schedule::Static, threads, kSteps, c); });
       EXPECT_LT(std::fabs(steps - want) / want, kNormTolerance) << "step by step";
       if (emulated) continue;
@@ -186,6 +189,26 @@ TEST(Iso3dfdOrders, RowPitchIsAnOddCountOfLines) {
   EXPECT_EQ(g.points(), 192u);
   EXPECT_EQ(g.index(1, 2, 1), (1 * 4 + 2) * 16 + 1u);
   EXPECT_EQ(g.interior(), 8u * 2 * 1);
+}
+
+// --plane-pitch auto: the plane's rows rounded up to an odd count of 64-byte lines; packed, or a
+// count of floats from pitch x n2 up; anything else refused in one line. The index and the points
+// follow it.
+TEST(Iso3dfdOrders, PlanePitchIsAnOddCountOfLines) {
+  EXPECT_EQ(padded_plane(272, 272), 272u * 272 + 16);  // 4624 lines: 4625
+  EXPECT_EQ(padded_plane(272, 65), 272u * 65);         // 1105 lines already odd
+  EXPECT_EQ(padded_plane(45, 10), 464u);               // 450 floats: 29 lines
+  EXPECT_EQ(parse_plane_pitch("auto", 272, 64), 272u * 64 + 16);
+  EXPECT_EQ(parse_plane_pitch("packed", 272, 64), 272u * 64);
+  EXPECT_EQ(parse_plane_pitch("20000", 272, 64), 20000u);
+  for (const char* bad : {"17407", "0", "-3", "tall", ""})
+    EXPECT_THROW(parse_plane_pitch(bad, 272, 64), bw::UsageError) << bad;
+  Grid g{10, 4, 3, 1};
+  g.p1 = 16;
+  g.p2 = 80;
+  EXPECT_EQ(g.plane(), 80u);
+  EXPECT_EQ(g.points(), 240u);
+  EXPECT_EQ(g.index(1, 2, 1), 80u + 2 * 16 + 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Radii, RadiusMatches, ::testing::Range(1, kMaxRadius + 1),

@@ -105,6 +105,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "(config.row_pitch says which)",
 )
 @click.option(
+    "--plane-pitch",
+    callback=refuse_empty,
+    default=None,
+    help="floats from one plane of the arrays to the next: packed (row pitch x n2) or a number of floats from "
+    "that up; default auto: its rows rounded up to an odd number of 64-byte lines, so that the planes a z "
+    "window reads fall in different cache sets (config.plane_pitch says which)",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -169,6 +177,7 @@ def iso3dfd_cmd(
     swept_shape,
     prefetch,
     row_pitch,
+    plane_pitch,
     verify,
     counters,
     ablation,
@@ -214,6 +223,10 @@ def iso3dfd_cmd(
             )
         if row_pitch is not None:
             raise UsageError("--row-pitch lays out the arrays of one process; over --ranks rows are packed")
+        if plane_pitch is not None:
+            raise UsageError(
+                "--plane-pitch lays out the arrays of one process; over --ranks planes are packed"
+            )
         if sweep_team != "auto":
             raise UsageError(
                 f"--sweep-team {sweep_team}: over MPI ranks each rank's sweeps take the model's team (its threads' "
@@ -267,6 +280,7 @@ def iso3dfd_cmd(
         swept_shape=swept_shape,
         prefetch=prefetch,
         row_pitch=row_pitch,
+        plane_pitch=plane_pitch,
         radius=radius,
     )
     if ablation and counters:

@@ -121,6 +121,7 @@ def native_args(
     radius: int | None = None,
     swept_shape: str | None = None,
     row_pitch: str | None = None,
+    plane_pitch: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -152,8 +153,9 @@ def native_args(
         args += ["--prefetch", prefetch]
     if sweep_team is not None:
         args += ["--sweep-team", sweep_team]
-    if row_pitch is not None:
-        args += ["--row-pitch", row_pitch]
+    for flag, word in (("--row-pitch", row_pitch), ("--plane-pitch", plane_pitch)):
+        if word is not None:
+            args += [flag, word]
     if radius is not None:
         args += ["--radius", radius]
     return [str(a) for a in args]
