@@ -64,7 +64,7 @@ TABLE = ROOT / "native" / "common" / "isa_choices.json"
 sys.path.insert(0, str(ROOT / "python"))
 SEED_RADIUS = 8
 SHAPES = {
-    "avx512": "default,2x4,4x2,4x2-split,8x2-ring,1x4",
+    "avx512": "default,2x4,4x2,4x2-split,4x2-split-y4,8x2-ring,8x2-ring-y4,1x4",
     "avx2": "default,2x2,4x1,2x3,2x2-split,4x2",
 }
 
@@ -91,7 +91,7 @@ def parse():
     )
     p.add_argument(
         "--shapes-swept",
-        default="same,2x4,4x2,4x2-split,8x2-ring,16x2-ring,1x4,8x1",
+        default="same,2x4,4x2,4x2-split,4x2-split-y4,8x2-ring,8x2-ring-y4,16x2-ring,16x2-ring-y4,1x4,8x1",
         help="the sweeps' candidate shapes of the AVX-512 variant (same: the step shape, always raced "
         "first); AVX2 races its --shapes-avx2",
     )
@@ -214,7 +214,7 @@ def main() -> int:
 
 
 # The knobs an entry holds per variant that were measured at that variant's step shape.
-AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams")
+AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams", "sweeps")
 
 
 def shapes_of(entry: dict) -> dict[str, str | None]:

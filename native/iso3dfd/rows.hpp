@@ -131,7 +131,8 @@ BoxFn active_box(const Grid& g);
 std::string radius_path(const Grid& g);
 
 // A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
-// ring), then -x and the hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring, 3x2-x81.
+// ring), then -y and the rows its first pass computes together (more than one), then -x and the
+// hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring-y4, 3x2-x81.
 // How many rows ahead the row kernel prefetches next, vel and prev's leading plane (0: none), at
 // radius r unless selected otherwise: at radius 1 and 2 a vector issues few loads, and the three
 // prefetches cost more load slots than they save (without them 1.25x at radius 1 with the grid in

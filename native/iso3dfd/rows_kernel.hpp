@@ -21,7 +21,10 @@
 //  - split shapes run two passes over a block's P planes instead of one: the centre, x and y of
 //    one plane at a time (its 17 rows stay in L1) into a per-thread buffer of partial sums, then
 //    z and the update for the P planes together, starting from those sums (one load per vector
-//    instead of the 16 y rows from L2; iso3dfd/autoblocks.hpp's l1_fills counts both);
+//    instead of the 16 y rows from L2; iso3dfd/autoblocks.hpp's l1_fills counts both); the first
+//    pass computes Q rows of the plane together where the description says rows = Q, a window
+//    sliding along y over their neighbours as the z window does over planes ((2 Q + 14) / Q loads
+//    a vector instead of 16, and 2 Q V sums in flight instead of V);
 //  - ring shapes (AVX-512: 32 registers) make the second pass march along z one vector column at
 //    a time, the 17 planes an output's z neighbours span in a ring of registers: one load of prev
 //    per output (its centre included) and 16 per column of a chunk of P planes, instead of
