@@ -132,15 +132,16 @@ def test_auto_isa_is_offered_and_says_how():
     ],
 )
 def test_first_touch_page_split_is_recorded(grid, threads, mode):
-    # rows packed, so that the planes are the sizes above
-    rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--row-pitch", "packed")
+    # rows and planes packed, so that the planes are the sizes above
+    packed = ("--row-pitch", "packed", "--plane-pitch", "packed")
+    rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, *packed)
     split = rec["placement"]["page_split"]
     assert split["mode"] == mode
     assert split["huge_pages_split"] == (1 if mode.startswith("base pages in") else 0)
     assert (
-        tool_record(
-            *grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial", "--row-pitch", "packed"
-        )["placement"]["page_split"]["mode"]
+        tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial", *packed)["placement"][
+            "page_split"
+        ]["mode"]
         == "serial"
     )
 

@@ -436,64 +436,128 @@ def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_p
     assert none["team_how"] == "model" and "no team" in none["team_from"]
 
 
-@pytest.mark.parametrize("entry", ["slower", "the proposal", "within noise", "another depth"])
-def test_the_table_says_whether_sweeps_pay_and_then_no_race_runs(entry, monkeypatch, tmp_path):
-    """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
-    and --time-block auto runs step by step without a race; the depth the run's model proposes (it
-    paid there) and the run sweeps at it from the first step; both say table and whence. Depth 1
-    within noise, or another depth, leaves the race to run as before (config.time_block.table cites
-    the entry); --time-block measure races whatever the row says; a radius without an entry races
-    as before."""
+def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False) -> None:
+    """A table of one row (AMD Zen 4) whose entry at radius 1 says of sweeps for variant isa: depth
+    (None: no entry), slower."""
+    sweeps = {isa: {"depth": depth, "slower": slower, "measured": "2026-01-07", "decision": {"why": "w"}}}
+    kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t", "kernels": kernels}
+    table.write_text(json.dumps({"rows": [row]}))
+
+
+def sweeps_table_run(isa: str, radius: int = 1, *more) -> dict:
+    n = 2 * radius + 64
+    rec = record(
+        n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
+    )
+    assert rec["validation"]["passed"] is True
+    return rec["config"]["time_block"]
+
+
+@pytest.fixture
+def sweeps_table(monkeypatch, tmp_path):
+    """The variant to run (skips without a vector one) and the path of a table of measured choices
+    the runs read, on a Zen 4 model of caches."""
     topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
     offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
     if not offered:
         pytest.skip("no vector variant on this CPU")
-    isa = offered[0]
     table = tmp_path / "choices.json"
     monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
     monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
     monkeypatch.setenv("BANDWALL_CACHES", "L2=256K,L3=32M")
+    return offered[0], table
 
-    def time_block(depth: int | None, radius: int = 1, *more) -> dict:
-        sweeps = {
-            isa: {
-                "depth": depth,
-                "slower": entry == "slower",
-                "measured": "2026-01-07",
-                "decision": {"why": "w"},
-            }
-        }
-        kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
-        row = {
-            "microarch": "AMD Zen 4",
-            "cpu": "t",
-            "measured": "2026-01-01",
-            "command": "t",
-            "kernels": kernels,
-        }
-        table.write_text(json.dumps({"rows": [row]}))
-        n = 2 * radius + 64
-        rec = record(
-            n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
-        )
-        assert rec["validation"]["passed"] is True
-        return rec["config"]["time_block"]
 
-    measured = time_block(None, 1, "--time-block", "measure")
+@pytest.mark.parametrize("entry", ["slower", "the proposal", "within noise", "another depth"])
+def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
+    entry, sweeps_table, monkeypatch, tmp_path, run_bandwall
+):
+    """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
+    and --time-block auto runs step by step without a race; the depth the run's model proposes (it
+    paid there) and the run sweeps at it from the first step, spending one round of a race on its
+    own steps to check it (one round alone decides nothing: the depth stands); both say table and
+    whence. Depth 1 within noise, or another depth, leaves the race to run as before
+    (config.time_block.table cites the entry); --time-block measure races whatever the row says; a
+    radius without an entry races as before."""
+    isa, table = sweeps_table
+    write_sweeps_table(table, isa, None)
+    measured = sweeps_table_run(isa, 1, "--time-block", "measure")
     proposed = measured["proposal"]["depth"]
     assert proposed > 1 and measured["how"] != "table" and "race" in measured, measured  # a race would run
     depth = {"slower": 1, "the proposal": proposed, "within noise": 1, "another depth": proposed + 1}[entry]
-    tb = time_block(depth)
+    write_sweeps_table(table, isa, depth, slower=entry == "slower")
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))  # no earlier round to pool with
+    tb = sweeps_table_run(isa)
     if entry in ("within noise", "another depth"):
         assert tb["how"] != "table" and "race" in tb and tb["table"]["depth"] == depth, tb
         assert "iso3dfd.rows.r1" in tb["table"]["from"] and "2026-01-07" in tb["table"]["from"]
     else:
         assert (tb["depth"], tb["how"]) == (depth, "table") and "race" not in tb, tb
-        assert "iso3dfd.rows.r1" in tb["why"] and "2026-01-07" in tb["why"] and tb["why"].endswith(": w")
-    again = time_block(depth, 1, "--time-block", "measure")
-    assert again["how"] != "table" and "race" in again
-    other = time_block(depth, 2)
+        assert "iso3dfd.rows.r1" in tb["why"] and "2026-01-07" in tb["why"] and ": w" in tb["why"]
+        if entry == "slower":
+            assert "check" not in tb
+        else:
+            check = tb["check"]
+            assert check["ran"] and (check["rounds"], check["runs"], check["settled"]) == (1, 1, False), check
+            assert set(check["this_run"]) == {"1", str(depth)} and "undecided" in check["why"]
+            # the view says so, with this run's round
+            monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "view"))
+            n = 66
+            proc = run_bandwall(
+                "iso3dfd", "--grid", f"{n}x{n}x{n}", "--iters", 40, "--radius", 1, "--isa", isa,
+                "--threads", THREADS, "--no-roofline", "--db", tmp_path / "v.db",
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            assert "the table's depth checked: this run's round step by step " in proc.stdout
+            assert "1 round(s) of 1 run(s): undecided over 1 round(s)" in proc.stdout
+    again = sweeps_table_run(isa, 1, "--time-block", "measure")
+    assert again["how"] != "table" and "race" in again and "check" not in again
+    other = sweeps_table_run(isa, 2)
     assert other["how"] != "table" and "table" not in other
+
+
+@pytest.mark.parametrize("outcome", ["faster", "slower"])
+def test_the_checks_of_a_table_depth_keep_it_or_go_step_by_step(outcome, sweeps_table, monkeypatch, tmp_path):
+    """The rounds the checks of a table's depth kept under the run's key are decided on with this
+    run's own: sweeps faster beyond noise keep the depth as confirmed, and the next run takes it from
+    the cache; slower beyond noise send this run step by step from there, and the next run too. The
+    kept rounds (19, one short of the rounds that settle) are a billion times apart, so that one round
+    of this machine's cannot move the pooled verdict."""
+    isa, table = sweeps_table
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))
+    write_sweeps_table(table, isa, None)
+    measured = sweeps_table_run(isa, 1, "--time-block", "measure")
+    depth, key = measured["proposal"]["depth"], measured["cache_key"]
+    files = list((tmp_path / "checks").rglob("time-blocks-*.json"))
+    assert len(files) == 1
+    stored = json.loads(files[0].read_text())["choices"][key]
+    fast, slow = [1e9] * 19, [1.0] * 19
+    singles, sweeps = (slow, fast) if outcome == "faster" else (fast, slow)
+    entry = {
+        "depth": depth,
+        "team": stored["team"],
+        "raced": depth,
+        "decisive": False,
+        "runs": 3,
+        "cpu": stored["cpu"],
+        "why": "a test's checks",
+        "race": {"rates": {"1": singles, str(depth): sweeps}},
+    }
+    files[0].write_text(json.dumps({"choices": {key: entry}}))
+    write_sweeps_table(table, isa, depth)
+    tb = sweeps_table_run(isa)
+    assert tb["how"] == "table" and tb["check"]["runs"] == 4, tb
+    assert tb["check"]["settled"] is True and tb["check"]["rounds"] == 20
+    kept = json.loads(files[0].read_text())["choices"][key]
+    assert kept["decisive"] is True and kept["runs"] == 4
+    nxt = sweeps_table_run(isa)
+    if outcome == "faster":
+        assert tb["depth"] == depth and (kept["depth"], kept["races"]) == (depth, 2)
+        assert (nxt["how"], nxt["depth"]) == ("cached", depth)
+    else:
+        assert tb["depth"] == 1 and "depth 1 from here on" in tb["why"] and kept["depth"] == 1
+        assert (nxt["how"], nxt["depth"]) == ("cached", 1)
 
 
 @pytest.mark.parametrize(

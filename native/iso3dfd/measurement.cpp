@@ -57,11 +57,6 @@ Outcome verify(const Options& o, const Fields& result, int steps) {
 
 bool optimised(const Options& o) { return o.kernel == KernelChoice::Optimised; }
 
-constexpr const char* kTimeBlocksAbout =
-    "Time steps per sweep of bandwall iso3dfd --time-block auto that a race on this machine settled beyond noise, "
-    "per grid, threads, kernel, blocks and team (docs: guides/iso3dfd). Delete this file, or run with "
-    "--time-block measure, to race again.";
-
 }  // namespace
 
 driver::Facts facts() {
@@ -204,6 +199,7 @@ void Measurement::choose_time_block(int threads) {
          {"why", (sweeps ? "sweeps of the depth the model proposes measured faster than single steps here, by "
                          : "sweeps measured slower than single steps here, by ") +
                      table.from + (table.why.empty() ? "" : ": " + table.why)}});
+    if (sweeps && !cache.empty()) check_table_depth(cache, key, threads);
     return;
   }
   if (table.depth > 0) time_block_["table"] = {{"depth", table.depth}, {"slower", table.slower}, {"from", table.from}};
@@ -358,7 +354,9 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   const std::string swept = &swept_shape(g.radius) == &step_shape ? "" : " swept " + shape_name(swept_shape(g.radius));
   // a padded row pitch is another layout: another race (a packed one keeps the key it always had)
   const std::string pitch = g.pitch() == g.n1 ? "" : " pitch " + std::to_string(g.pitch());
-  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + pitch + radius + ", " + std::to_string(threads) + " threads " +
+  // and so is a padded plane (a packed one keeps the key)
+  const std::string plane = g.plane() == g.pitch() * g.n2 ? "" : " plane " + std::to_string(g.plane());
+  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + pitch + plane + radius + ", " + std::to_string(threads) + " threads " +
          (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
          shape_name(active_shape(g.radius)) + swept + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +

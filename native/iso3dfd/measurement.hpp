@@ -20,6 +20,12 @@
 
 namespace bw::iso3dfd {
 
+// What the cache file of settled races says of itself (common/choice_cache.hpp).
+inline constexpr const char* kTimeBlocksAbout =
+    "Time steps per sweep of bandwall iso3dfd --time-block auto that a race on this machine settled beyond noise, "
+    "per grid, threads, kernel, blocks and team (docs: guides/iso3dfd). Delete this file, or run with "
+    "--time-block measure, to race again.";
+
 driver::Facts facts();
 
 class Measurement : public driver::Measurement {
@@ -75,6 +81,16 @@ class Measurement : public driver::Measurement {
   // false (nothing changed) otherwise, also for any field of the wrong type.
   bool use_cached_time_block(const std::string& cache, const std::string& key, int threads, Teams teams,
                              int would_race);
+  // The table's depth, which the run sweeps at from its first step, checked on this machine: one
+  // round of a race per run (a warm-up step, then one sweep of the depth and as many single steps,
+  // which leg first alternating from run to run), decided on with the rounds earlier checks like it
+  // kept under the run's key (pool_race), by the decision rule. Sweeps faster beyond noise: the
+  // depth is kept as confirmed (later runs take it from the cache, and the kept depth's own check
+  // follows it). Slower beyond noise, or undecided over kPooledRoundsToSettle rounds: this run goes
+  // step by step from here, and later runs too (kept as settled; the cache comes before the table).
+  // Otherwise the rounds are kept for the next run like it. config.time_block.check says which; a
+  // run too short for a round (its steps count as the run's) checks nothing.
+  void check_table_depth(const std::string& cache, const std::string& key, int threads);
   // The blocks of the row kernel now active, unless the command line gave all three.
   void choose_blocks_for_variant(int threads, bool final);
   // The register shape of the variant now active: --row-shape's, else the one bandwall tune kept

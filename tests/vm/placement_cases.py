@@ -230,8 +230,10 @@ def builtin_cases(name: str) -> list[guest.Case]:
                         "scatter",
                         "2",
                         "--json",
-                        # rows packed: the planes and cuts the sizes above say
+                        # rows and planes packed: the planes and cuts the sizes above say
                         "--row-pitch",
+                        "packed",
+                        "--plane-pitch",
                         "packed",
                     ],
                     thp="always",

@@ -117,6 +117,16 @@ def render(con, recs: list[dict]) -> None:
         who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
         who = who if tb["depth"] > 1 and int(c.get("threads", 1)) > 1 else ""
         con.print(f"time steps per sweep: {tb['depth']}{who} ({tb['how']}: {tb['why']})")
+        check = tb.get("check", {})
+        if check.get("ran"):  # the table's depth, one round of a race a run until the rounds settle
+            mine = ", ".join(
+                f"{'step by step' if d == '1' else f'sweeps of {d}'} {v:.0f}"
+                for d, v in sorted(check["this_run"].items(), key=lambda kv: int(kv[0]))
+            )
+            con.print(
+                f"the table's depth checked: this run's round {mine} MPoints/s; {check['rounds']} round(s) "
+                f"of {check['runs']} run(s): {check['why']}"
+            )
         swept = r.get("traffic_model", {}).get("time_block", {})
         caches = tb.get("caches", {})
         if tb["depth"] > 1 and swept.get("why") and caches:
