@@ -15,29 +15,13 @@ import thp
 from bandwall.core import native, records
 from bandwall.core.store import Store
 from bandwall.kernels import iso3dfd
+from iso3dfd_tool import record as tool_record
+from iso3dfd_tool import tool
 
 SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
 # Two threads where the machine gives two (a team, not one thread), else one.
 THREADS = min(2, len(os.sched_getaffinity(0)))
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
-
-
-def tool(*args, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = dict(os.environ)
-    full.update(env or {})
-    return subprocess.run(
-        [native.executable(iso3dfd.TOOL), *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=full,
-        timeout=120,
-    )
-
-
-def tool_record(*args) -> dict:
-    proc = tool(*args, "--json")
-    assert proc.returncode == 0, proc.stderr
-    return records.validate(json.loads(proc.stdout))
 
 
 def cli_json(run_bandwall, *args) -> dict | list:

@@ -10,21 +10,11 @@ import subprocess
 
 import pytest
 
-from bandwall.core import native, records
+from bandwall.core import native
 from bandwall.kernels import iso3dfd
+from iso3dfd_tool import record as tool_record
 
 GRID = [37, 29, 41]
-
-
-def tool_record(*args) -> dict:
-    proc = subprocess.run(
-        [native.executable(iso3dfd.TOOL), *map(str, args), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return records.validate(json.loads(proc.stdout))
 
 
 def test_auto_takes_the_model_of_the_caches(microarch):

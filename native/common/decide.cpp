@@ -21,11 +21,11 @@ std::string fixed(double v, int digits) {
 
 std::string percent(double v) { return fixed(100 * v, v * 100 == std::round(v * 100) ? 0 : 1) + "%"; }
 
+}  // namespace
+
 std::string interval_text(const Interval& i) {
   return fixed(i.median, 3) + "x (" + fixed(i.lo, 3) + " to " + fixed(i.hi, 3) + ")";
 }
-
-}  // namespace
 
 json Rule::to_json() const {
   return {{"confidence", confidence},

@@ -48,6 +48,9 @@ struct Interval {
 // The interval of the median of a[i] / b[i] over the rounds i (rates, higher is better).
 Interval ratio_interval(const std::vector<double>& a, const std::vector<double>& b, const Rule& r = rule());
 
+// "1.104x (0.951 to 1.302)": the median ratio and its interval.
+std::string interval_text(const Interval& i);
+
 enum class Verdict { Faster, Slower, Same };
 const char* to_string(Verdict v);  // "faster", "slower", "no difference beyond noise"
 

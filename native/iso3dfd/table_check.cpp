@@ -66,8 +66,10 @@ void Measurement::check_table_depth(const std::string& cache, const std::string&
                   : "sweeps of the table's depth not told from single steps over ") +
           over + ": depth 1 from here on, and for later runs like this one";
   else
-    why = "undecided over " + over + " (" + ch.why + "): the table's depth stands, and the next run like this one " +
-          "checks again, until " + std::to_string(kPooledRoundsToSettle) + " rounds leave depth 1 standing";
+    why = "sweeps of the table's depth not told from single steps yet: " +
+          decide::interval_text(decide::ratio_interval(pooled.rates[1], pooled.rates[0])) + " over " + over +
+          "; the depth stands, and the next run like this one checks again, until " +
+          std::to_string(kPooledRoundsToSettle) + " rounds leave depth 1 standing";
   if (settled && !faster) {
     model_ = time_block_model(o_.grid, 1, 0, threads, caches_.caches);
     tiles_ = TimeTiles{};

@@ -123,10 +123,7 @@ def render(con, recs: list[dict]) -> None:
                 f"{'step by step' if d == '1' else f'sweeps of {d}'} {v:.0f}"
                 for d, v in sorted(check["this_run"].items(), key=lambda kv: int(kv[0]))
             )
-            con.print(
-                f"the table's depth checked: this run's round {mine} MPoints/s; {check['rounds']} round(s) "
-                f"of {check['runs']} run(s): {check['why']}"
-            )
+            con.print(f"the table's depth checked: this run's round {mine} MPoints/s; {check['why']}")
         swept = r.get("traffic_model", {}).get("time_block", {})
         caches = tb.get("caches", {})
         if tb["depth"] > 1 and swept.get("why") and caches:

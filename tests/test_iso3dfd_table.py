@@ -1,0 +1,368 @@
+"""ISO3DFD's table of measured choices per CPU and radius: the row shape, the swept shape, the blocks'
+share of L2, the sweep team and the sweeps' depth a row names run by default (forced to this machine's
+model, so any CPU runs them), the round a run spends checking a table's depth and what the pooled checks
+decide, and a shape bandwall tune kept winning over the table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from bandwall.core import native
+from bandwall.tune import targets
+from iso3dfd_tool import record
+
+THREADS = min(2, len(os.sched_getaffinity(0)))
+
+
+# A shape of each vector variant other than its compiled default at radius 3 (rows_avx512.cpp and
+# rows_avx2.cpp), which the table below names.
+TABLE_SHAPES = {"avx512": "4x2-split", "avx2": "4x1"}
+
+
+@pytest.mark.parametrize("radius", [3, 8])
+def test_the_table_of_measured_choices_names_the_shape_per_cpu_and_radius(radius, monkeypatch, tmp_path):
+    """A row of the table for this machine's model (forced: any CPU runs it) with a shape for the
+    variant at the run's radius: that shape runs, and the record says table and whence; a radius
+    the row has no shape for, or a shape the variant lacks, runs the compiled default and says
+    why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in TABLE_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa = offered[0]
+    key = "iso3dfd.rows" if radius == 8 else f"iso3dfd.rows.r{radius}"
+    entries = {
+        key: {
+            "isa": isa,
+            "shapes": {isa: {"shape": TABLE_SHAPES[isa], "measured": "2026-01-02", "command": "c"}},
+        },
+        "iso3dfd.rows.r5": {"isa": isa, "shapes": {isa: {"shape": "9x9"}}},
+    }
+    table = tmp_path / "choices.json"
+    row = {
+        "microarch": "AMD Zen 4",
+        "cpu": "test",
+        "measured": "2026-01-01",
+        "command": "t",
+        "kernels": entries,
+    }
+    table.write_text(json.dumps({"rows": [row]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    n = 2 * radius + 40
+    args = (n, n, n, 2, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--time-block", 1)
+    shape = record(*args, "--radius", radius)["config"]["row_shape"]
+    assert (shape["how"], shape["name"]) == ("table", TABLE_SHAPES[isa])
+    assert "AMD Zen 4" in shape["from"] and key in shape["from"] and "2026-01-02" in shape["from"]
+    for other in (5, 6):  # a shape the variant lacks; no entry at all
+        m = 2 * other + 40
+        shape = record(m, m, m, 2, *args[4:], "--radius", other)["config"]["row_shape"]
+        assert shape["how"] == "default" and "has no shape" in shape["from"]
+    given = record(*args, "--radius", radius, "--row-shape", "default")["config"]["row_shape"]
+    assert given["how"] == "table"  # "default" asks for the default choice, which the table makes
+
+
+# A shape of each vector variant for the sweeps, other than its step shape at radius 3.
+SWEPT_SHAPES = {"avx512": "8x2-ring", "avx2": "2x2-split"}
+
+
+def test_the_sweeps_run_the_swept_shape_the_table_names(monkeypatch, tmp_path):
+    """A row with swept_shapes for the variant at the run's radius: a run that sweeps runs that shape
+    in its sweeps (the record says table and whence, and its in-core model is that shape's) and
+    checks its answer; --swept-shape same and a name given win over the table; a row without one
+    keeps the step shape and says why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa, radius = offered[0], 3
+    swept = {"shape": SWEPT_SHAPES[isa], "measured": "2026-01-03", "command": "c"}
+    row = {
+        "microarch": "AMD Zen 4",
+        "cpu": "test",
+        "measured": "2026-01-01",
+        "command": "t",
+        "kernels": {"iso3dfd.rows.r3": {"isa": isa, "swept_shapes": {isa: swept}}},
+    }
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [row]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    n = 2 * radius + 40
+    args = (n, n, n, 6, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--radius", radius)
+    rec = record(*args, "--time-block", 3, "--verify")
+    shape = rec["config"]["row_shape"]
+    assert (shape["swept"]["how"], shape["swept"]["name"]) == ("table", SWEPT_SHAPES[isa])
+    assert "iso3dfd.rows.r3" in shape["swept"]["from"] and "2026-01-03" in shape["swept"]["from"]
+    assert shape["name"] != SWEPT_SHAPES[isa]
+    assert rec["result"]["time_block"] == 3 and rec["validation"]["passed"] is True
+    assert rec["result"]["incore_model"].get("shape", SWEPT_SHAPES[isa]) == SWEPT_SHAPES[isa]
+    same = record(*args, "--time-block", 3, "--swept-shape", "same")["config"]["row_shape"]
+    assert (same["swept"]["how"], same["swept"]["name"]) == ("same", same["name"])
+    given = record(*args, "--time-block", 3, "--swept-shape", shape["name"])["config"]["row_shape"]
+    assert given["swept"]["how"] == "given"
+    m = 2 * 5 + 40
+    other = record(m, m, m, *args[3:-1], 5, "--time-block", 1)["config"]["row_shape"]["swept"]
+    assert other["how"] == "same" and "no swept shape" in other["from"]
+
+
+def test_the_blocks_follow_the_share_of_l2_the_table_names(monkeypatch, tmp_path):
+    """A row with blocks for the variant at the run's radius: the model's window of prev may fill the
+    share of L2 it names, so the y block grows with it, and config.blocks_choice.model says table
+    and whence; a share out of range, or no entry, keeps the model's default and says why."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa = offered[0]
+
+    def model(share) -> dict:
+        row = {
+            "microarch": "AMD Zen 4",
+            "cpu": "test",
+            "measured": "2026-01-01",
+            "command": "t",
+            "kernels": {
+                "iso3dfd.rows.r3": {
+                    "isa": isa,
+                    "blocks": {isa: {"l2_share": share, "measured": "2026-01-04"}},
+                }
+            },
+        }
+        table = tmp_path / "choices.json"
+        table.write_text(json.dumps({"rows": [row]}))
+        monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+        monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+        monkeypatch.setenv("BANDWALL_CACHES", "L2=1M,L3=32M")
+        rec = record(262, 134, 46, 2, "auto", "auto", "auto", "compact", 1, "--isa", isa, "--radius", 3)
+        return rec["config"]["blocks_choice"]["model"]
+
+    default, wide = model("none"), model(2.0)
+    assert (default["l2_share"], default["l2_share_how"]) == (0.5, "default")
+    assert "no L2 share" in default["l2_share_from"]
+    assert (wide["l2_share"], wide["l2_share_how"]) == (2.0, "table")
+    assert "iso3dfd.rows.r3" in wide["l2_share_from"] and "2026-01-04" in wide["l2_share_from"]
+    assert wide["blocks"][1] > default["blocks"][1] and "200% of the" in wide["why"]
+    assert model(9.0)["l2_share_how"] == "default"
+
+
+@pytest.mark.parametrize("team", ["slabs", "shared"])
+def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_path):
+    """A row with teams for the variant at the run's radius: --sweep-team auto on one NUMA node takes
+    that team (config.time_block says table and whence) and checks its answer; --sweep-team given
+    wins; a row without one leaves the choice to the model and says so."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa = offered[0]
+    entry = {"isa": isa, "teams": {isa: {"team": team, "measured": "2026-01-06"}}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r1": entry}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=1M,L3=32M")
+    threads = min(2, len(os.sched_getaffinity(0)))  # a user given one CPU runs the suite too
+    grid = (66, 66, 66, 8, "auto", "auto", "auto", "compact", threads)
+    args = (*grid, "--isa", isa, "--radius", 1, "--time-block", 4)
+    rec = record(*args, "--verify")
+    tb = rec["config"]["time_block"]
+    if "several NUMA nodes" in tb.get("team_why", ""):
+        pytest.skip("the table's team applies on one NUMA node")
+    assert (tb["team_how"], tb["teams_considered"]) == ("table", team), tb
+    assert "iso3dfd.rows.r1" in tb["team_from"] and "2026-01-06" in tb["team_from"]
+    assert rec["validation"]["passed"] is True
+    other = "shared" if team == "slabs" else "slabs"
+    given = record(*args, "--sweep-team", other)["config"]["time_block"]
+    assert given["teams_considered"] == other and "team_how" not in given
+    m = 2 * 2 + 62
+    none = record(m, m, m, *grid[3:], "--isa", isa, "--radius", 2, "--time-block", 4)["config"]["time_block"]
+    assert none["team_how"] == "model" and "no team" in none["team_from"]
+
+
+def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False) -> None:
+    """A table of one row (AMD Zen 4) whose entry at radius 1 says of sweeps for variant isa: depth
+    (None: no entry), slower."""
+    sweeps = {isa: {"depth": depth, "slower": slower, "measured": "2026-01-07", "decision": {"why": "w"}}}
+    kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t", "kernels": kernels}
+    table.write_text(json.dumps({"rows": [row]}))
+
+
+def sweeps_table_run(isa: str, radius: int = 1, *more) -> dict:
+    n = 2 * radius + 64
+    rec = record(
+        n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
+    )
+    assert rec["validation"]["passed"] is True
+    return rec["config"]["time_block"]
+
+
+@pytest.fixture
+def sweeps_table(monkeypatch, tmp_path):
+    """The variant to run (skips without a vector one) and the path of a table of measured choices
+    the runs read, on a Zen 4 model of caches."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in SWEPT_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    table = tmp_path / "choices.json"
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=256K,L3=32M")
+    return offered[0], table
+
+
+@pytest.mark.parametrize("entry", ["slower", "the proposal", "within noise", "another depth"])
+def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
+    entry, sweeps_table, monkeypatch, tmp_path, run_bandwall
+):
+    """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
+    and --time-block auto runs step by step without a race; the depth the run's model proposes (it
+    paid there) and the run sweeps at it from the first step, spending one round of a race on its
+    own steps to check it (one round alone decides nothing: the depth stands); both say table and
+    whence. Depth 1 within noise, or another depth, leaves the race to run as before
+    (config.time_block.table cites the entry); --time-block measure races whatever the row says; a
+    radius without an entry races as before."""
+    isa, table = sweeps_table
+    write_sweeps_table(table, isa, None)
+    measured = sweeps_table_run(isa, 1, "--time-block", "measure")
+    proposed = measured["proposal"]["depth"]
+    assert proposed > 1 and measured["how"] != "table" and "race" in measured, measured  # a race would run
+    depth = {"slower": 1, "the proposal": proposed, "within noise": 1, "another depth": proposed + 1}[entry]
+    write_sweeps_table(table, isa, depth, slower=entry == "slower")
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))  # no earlier round to pool with
+    tb = sweeps_table_run(isa)
+    if entry in ("within noise", "another depth"):
+        assert tb["how"] != "table" and "race" in tb and tb["table"]["depth"] == depth, tb
+        assert "iso3dfd.rows.r1" in tb["table"]["from"] and "2026-01-07" in tb["table"]["from"]
+    else:
+        assert (tb["depth"], tb["how"]) == (depth, "table") and "race" not in tb, tb
+        assert "iso3dfd.rows.r1" in tb["why"] and "2026-01-07" in tb["why"] and ": w" in tb["why"]
+        if entry == "slower":
+            assert "check" not in tb
+        else:
+            check = tb["check"]
+            assert check["ran"] and (check["rounds"], check["runs"], check["settled"]) == (1, 1, False), check
+            assert set(check["this_run"]) == {"1", str(depth)} and "not told from single steps yet" in check["why"]
+            # the view says so, with this run's round
+            monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "view"))
+            n = 66
+            proc = run_bandwall(
+                "iso3dfd", "--grid", f"{n}x{n}x{n}", "--iters", 40, "--radius", 1, "--isa", isa,
+                "--threads", THREADS, "--no-roofline", "--db", tmp_path / "v.db",
+            )  # fmt: skip
+            assert proc.returncode == 0, proc.stderr
+            assert "the table's depth checked: this run's round step by step " in proc.stdout
+            assert "not told from single steps yet: " in proc.stdout and "over 1 round(s) of 1 run(s)" in proc.stdout
+    again = sweeps_table_run(isa, 1, "--time-block", "measure")
+    assert again["how"] != "table" and "race" in again and "check" not in again
+    other = sweeps_table_run(isa, 2)
+    assert other["how"] != "table" and "table" not in other
+
+
+@pytest.mark.parametrize("outcome", ["faster", "slower"])
+def test_the_checks_of_a_table_depth_keep_it_or_go_step_by_step(outcome, sweeps_table, monkeypatch, tmp_path):
+    """The rounds the checks of a table's depth kept under the run's key are decided on with this
+    run's own: sweeps faster beyond noise keep the depth as confirmed, and the next run takes it from
+    the cache; slower beyond noise send this run step by step from there, and the next run too. The
+    kept rounds (19, one short of the rounds that settle) are a billion times apart, so that one round
+    of this machine's cannot move the pooled verdict."""
+    isa, table = sweeps_table
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))
+    write_sweeps_table(table, isa, None)
+    measured = sweeps_table_run(isa, 1, "--time-block", "measure")
+    depth, key = measured["proposal"]["depth"], measured["cache_key"]
+    files = list((tmp_path / "checks").rglob("time-blocks-*.json"))
+    assert len(files) == 1
+    stored = json.loads(files[0].read_text())["choices"][key]
+    fast, slow = [1e9] * 19, [1.0] * 19
+    singles, sweeps = (slow, fast) if outcome == "faster" else (fast, slow)
+    entry = {
+        "depth": depth,
+        "team": stored["team"],
+        "raced": depth,
+        "decisive": False,
+        "runs": 3,
+        "cpu": stored["cpu"],
+        "why": "a test's checks",
+        "race": {"rates": {"1": singles, str(depth): sweeps}},
+    }
+    files[0].write_text(json.dumps({"choices": {key: entry}}))
+    write_sweeps_table(table, isa, depth)
+    tb = sweeps_table_run(isa)
+    assert tb["how"] == "table" and tb["check"]["runs"] == 4, tb
+    assert tb["check"]["settled"] is True and tb["check"]["rounds"] == 20
+    kept = json.loads(files[0].read_text())["choices"][key]
+    assert kept["decisive"] is True and kept["runs"] == 4
+    nxt = sweeps_table_run(isa)
+    if outcome == "faster":
+        assert tb["depth"] == depth and (kept["depth"], kept["races"]) == (depth, 2)
+        assert (nxt["how"], nxt["depth"]) == ("cached", depth)
+    else:
+        assert tb["depth"] == 1 and "depth 1 from here on" in tb["why"] and kept["depth"] == 1
+        assert (nxt["how"], nxt["depth"]) == ("cached", 1)
+
+
+def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():
+    """A shape bandwall tune settled beyond noise is kept in the cache folder for its radius and
+    variant: later runs take it (how: tuned) before the table's or the compiled default; a tie keeps
+    nothing; the default winning keeps nothing either."""
+    from bandwall.core import choices
+    from bandwall.tune.targets import Iso3dfdTarget
+
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in TABLE_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU")
+    isa, radius = offered[0], 3
+    target = Iso3dfdTarget("iso3dfd", "MPoints/s")
+    row = {"median": 1000.0, "rounds": 5, "summary": {"variant_key": "iso3dfd.rows.r3", "isa": isa}}
+    best = {"shape": TABLE_SHAPES[isa], "isa": isa}
+    assert "not kept" in target.settled(best, row, decided=False)
+    assert not choices.shapes_path().exists()
+    assert target.settled({**best, "shape": targets.DEFAULT_SHAPE}, row, decided=True) is None
+    assert "later runs" in target.settled(best, row, decided=True)
+    (kept,) = choices.shape_rows()
+    assert (kept["kernel"], kept["isa"], kept["shape"]) == ("iso3dfd.rows.r3", isa, TABLE_SHAPES[isa])
+    assert "1000 MPoints/s" in kept["why"] and kept["measured"]
+    n = 2 * radius + 40
+    args = (
+        n,
+        n,
+        n,
+        2,
+        "auto",
+        "auto",
+        "auto",
+        "compact",
+        1,
+        "--isa",
+        isa,
+        "--time-block",
+        1,
+        "--radius",
+        radius,
+    )
+    shape = record(*args)["config"]["row_shape"]
+    assert (shape["how"], shape["name"]) == ("tuned", TABLE_SHAPES[isa])
+    assert "bandwall tune" in shape["from"]
+    other = record(n + 2, n, n, *args[3:-1], 5)["config"]["row_shape"]  # another radius: not kept there
+    assert other["how"] in ("table", "default")
+    choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")
+    assert record(*args)["config"]["row_shape"]["how"] in ("table", "default")
+    # a prefetch distance alone: kept beside the shape the run takes anyway
+    best = {"shape": targets.DEFAULT_SHAPE, "prefetch": "2", "isa": isa}
+    assert "a prefetch of 2 rows ahead not kept" in target.settled(best, row, decided=False)
+    assert "later runs" in target.settled(best, row, decided=True)
+    (kept,) = choices.shape_rows()
+    assert (kept["prefetch"], kept["shape"]) == (2, "")
+    c = record(*args)["config"]
+    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"]) == ("tuned", 2)
+    assert c["row_shape"]["how"] in ("table", "default")
+    choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")
