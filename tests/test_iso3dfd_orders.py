@@ -296,7 +296,8 @@ def test_a_bad_swept_shape_or_pitch_is_refused_in_one_line(args, fragment):
 @pytest.mark.parametrize("radius", [1, 3, 8])
 def test_rows_and_planes_padded_leave_the_wavefield_as_packed_ones_do(radius):
     """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch) and each
-    plane spans an odd count of lines (config.plane_pitch); packed rows and planes, and pitches given
+    plane spans an odd count of lines (config.plane_pitch), the arrays led so that each row's interior
+    starts a line (config.row_pitch.lead); packed rows and planes, and pitches given
     (a plane's off a line), run the same wavefield, exact against the reference."""
     n = 30 + 2 * radius
     args = (n, n, n, 6, "auto", "auto", "auto", "compact", THREADS, "--radius", radius, "--verify")
@@ -305,6 +306,9 @@ def test_rows_and_planes_padded_leave_the_wavefield_as_packed_ones_do(radius):
     wide = record(*args, "--row-pitch", 3 * 16 * 5, "--plane-pitch", 240 * n + 7)
     pitch, plane = default["config"]["row_pitch"], default["config"]["plane_pitch"]
     assert pitch["requested"] == "auto" and pitch["floats"] >= n and pitch["floats"] % 32 == 16
+    # led by as many floats as start each row's interior (x = radius) on a line; none otherwise
+    assert pitch["lead"] == (16 - radius) % 16
+    assert packed["config"]["row_pitch"]["lead"] == 0 and wide["config"]["row_pitch"]["lead"] == 0
     # planes padded to an odd count of lines too, past the rows they hold
     assert plane["requested"] == "auto" and plane["floats"] % 32 == 16
     assert pitch["floats"] * n <= plane["floats"] < pitch["floats"] * n + 32

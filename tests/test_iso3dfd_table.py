@@ -249,7 +249,10 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
         else:
             check = tb["check"]
             assert check["ran"] and (check["rounds"], check["runs"], check["settled"]) == (1, 1, False), check
-            assert set(check["this_run"]) == {"1", str(depth)} and "not told from single steps yet" in check["why"]
+            assert (
+                set(check["this_run"]) == {"1", str(depth)}
+                and "not told from single steps yet" in check["why"]
+            )
             # the view says so, with this run's round
             monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "view"))
             n = 66
@@ -259,7 +262,10 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
             )  # fmt: skip
             assert proc.returncode == 0, proc.stderr
             assert "the table's depth checked: this run's round step by step " in proc.stdout
-            assert "not told from single steps yet: " in proc.stdout and "over 1 round(s) of 1 run(s)" in proc.stdout
+            assert (
+                "not told from single steps yet: " in proc.stdout
+                and "over 1 round(s) of 1 run(s)" in proc.stdout
+            )
     again = sweeps_table_run(isa, 1, "--time-block", "measure")
     assert again["how"] != "table" and "race" in again and "check" not in again
     other = sweeps_table_run(isa, 2)

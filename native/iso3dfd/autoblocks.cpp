@@ -115,6 +115,7 @@ std::vector<std::size_t> y_candidates(const Grid& g, std::size_t model_y) {
 Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
   Grid s{g.n1, 2 * g.halo() + std::min<std::size_t>(interior(g, g.n2), 2 * largest_y), 0, g.radius, g.p1};
   if (g.p2) s.p2 = padded_plane(s.pitch(), s.n2);  // planes laid out as the run's are
+  s.lead = g.lead;
   const double per_thread = kSearchPointsPerThread / static_cast<double>(s.n1 * s.n2);
   const std::size_t planes = std::clamp<std::size_t>(static_cast<std::size_t>(per_thread), 2 * g.halo(), 32);
   s.n3 = 2 * g.halo() + std::min(interior(g, g.n3), planes * static_cast<std::size_t>(std::max(threads, 1)));
@@ -156,9 +157,9 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
 
   const std::vector<std::size_t> ys = y_candidates(g, m.blocks.b2);
   const Grid sg = search_grid(g, ys.back(), threads);
-  const std::size_t bytes = sg.points() * sizeof(float);
+  const std::size_t bytes = array_bytes(sg);
   Buffer prev(bytes, placement), next(bytes, placement), vel(bytes, placement);
-  Fields f{prev.as<float>(), next.as<float>(), vel.as<float>()};
+  Fields f = fields_in(prev, next, vel, sg);
   initialise(f, sg, m.blocks, placement.serial_init(), threads);
   const Coefficients c = coefficients(g.radius);
   // rate[i][r]: MPoints per CPU second of candidate i in round r.

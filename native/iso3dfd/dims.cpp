@@ -54,6 +54,12 @@ std::size_t parse_row_pitch(const std::string& text, std::size_t n1) {
   return static_cast<std::size_t>(v);
 }
 
+std::size_t line_lead(std::size_t pitch, int radius) {
+  constexpr std::size_t kLine = 16;  // floats a 64-byte line holds
+  const std::size_t r = static_cast<std::size_t>(radius) % kLine;
+  return pitch % kLine == 0 ? (kLine - r) % kLine : 0;
+}
+
 std::size_t padded_plane(std::size_t pitch, std::size_t n2) {
   constexpr std::size_t kLine = 16;  // floats a 64-byte line holds
   std::size_t lines = (pitch * n2 + kLine - 1) / kLine;

@@ -37,14 +37,22 @@ Coefficients coefficients(int radius) {
   return out;
 }
 
+std::size_t array_bytes(const Grid& g) { return (g.lead + g.points()) * sizeof(float); }
+
+Fields fields_in(const Buffer& prev, const Buffer& next, const Buffer& vel, const Grid& g) {
+  return Fields{prev.as<float>() + g.lead, next.as<float>() + g.lead, vel.as<float>() + g.lead};
+}
+
 std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1) {
   // Cuts at multiples of b1 from the row's start (the first block is the shorter): with a row
   // length and b1 that are multiples of the vector width, every block but the first and last
   // starts and ends on a vector boundary of the row kernel, so no vector is computed twice. A last
   // piece shorter than half a block joins the block before it.
-  const std::size_t h = g.halo();
+  // Counted from the start of the 64-byte line at or before the interior's first point, where rows
+  // start on lines (x = 0 on one, or the interior's first point with a lead).
+  const std::size_t h = g.halo(), o = h - std::min(h, (g.lead + h) % 16);
   std::vector<std::size_t> xs{h};
-  for (std::size_t x = (h / b1 + 1) * b1; x < g.n1 - h; x += b1) xs.push_back(x);
+  for (std::size_t x = o + ((h - o) / b1 + 1) * b1; x < g.n1 - h; x += b1) xs.push_back(x);
   if (xs.size() > 1 && 2 * (g.n1 - h - xs.back()) < b1) xs.pop_back();
   xs.push_back(g.n1 - h);
   return xs;
@@ -128,9 +136,9 @@ bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool s
     const auto s = slabs(g, threads);
     // Thread t touches planes [s[t], s[t+1]), the first and last thread the halo planes too.
     std::vector<std::size_t> cuts;
-    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back(s[t] * g.plane() * sizeof(float));
-    const std::size_t bytes = g.points() * sizeof(float);
-    for (float* a : {f.prev, f.next, f.vel}) split = bw::split_pages_at(a, bytes, cuts);
+    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back((g.lead + s[t] * g.plane()) * sizeof(float));
+    // from each buffer's start (page-aligned), before the lead
+    for (float* a : {f.prev, f.next, f.vel}) split = bw::split_pages_at(a - g.lead, array_bytes(g), cuts);
 #pragma omp parallel num_threads(threads)
     {
       // By the team's real size (as run() does), which OMP_THREAD_LIMIT may make smaller.

@@ -421,9 +421,9 @@ void Measurement::advance(int n, int threads) {
 }
 
 void Measurement::allocate(const Placement& p, int) {
-  const std::size_t bytes = o_.grid.points() * sizeof(float);
+  const std::size_t bytes = array_bytes(o_.grid);
   prev_ = Buffer(bytes, p), next_ = Buffer(bytes, p), vel_ = Buffer(bytes, p);
-  f_ = Fields{prev_.as<float>(), next_.as<float>(), vel_.as<float>()};
+  f_ = fields_in(prev_, next_, vel_, o_.grid);
   // Blocks before the first touch: those of the variant active at start (the widest), which the
   // choice of the variant may change.
   if (!o_.blocks.b1 || !o_.blocks.b2 || !o_.blocks.b3) variant_changed(0, false);
@@ -439,7 +439,7 @@ std::vector<std::pair<std::string, const Buffer*>> Measurement::buffers() const 
 
 void Measurement::ready(int threads) {
   check_ = std::make_unique<SelfCheck>(o_.grid, o_.blocks);
-  if (!o_.json) print_header(o_, threads, 3 * o_.grid.points() * sizeof(float));
+  if (!o_.json) print_header(o_, threads, 3 * array_bytes(o_.grid));
 }
 
 driver::Done Measurement::step(const driver::Step& s) {

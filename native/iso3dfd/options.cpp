@@ -32,7 +32,7 @@ std::size_t block(const std::string& text, const char* name, const char* dim_nam
 
 std::uint64_t Options::bytes_needed() const {
   std::uint64_t arrays = verify ? 5 : 3;
-  return arrays * grid.points() * sizeof(float);
+  return arrays * array_bytes(grid);
 }
 
 bool parse_options(int argc, char** argv, Options& o) {
@@ -50,7 +50,8 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--radius", radius, radius_help());
   app.add_option("--row-pitch", o.row_pitch,
                  "floats from one row of the arrays to the next: auto (default: n1 rounded up to an odd number of "
-                 "64-byte lines, so that every row starts on a line), packed (n1) or a number of floats from n1 up");
+                 "64-byte lines, and the arrays led by as many floats as start every row's interior on a line), packed "
+                 "(n1) or a number of floats from n1 up (no lead: x = 0 at the arrays' start)");
   app.add_option("--plane-pitch", o.plane_pitch,
                  "floats from one plane of the arrays to the next: auto (default: its rows rounded up to an odd "
                  "number of 64-byte lines, so that the planes of a z window fall in different cache sets), packed "
@@ -97,6 +98,7 @@ bool parse_options(int argc, char** argv, Options& o) {
       Grid{parse_dimension(pos[0], "n1", r), parse_dimension(pos[1], "n2", r), parse_dimension(pos[2], "n3", r), r};
   o.grid.p1 = parse_row_pitch(o.row_pitch, o.grid.n1);
   o.grid.p2 = parse_plane_pitch(o.plane_pitch, o.grid.pitch(), o.grid.n2);
+  o.grid.lead = o.row_pitch == "auto" ? line_lead(o.grid.pitch(), r) : 0;
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
                     block(pos[6], "n3_block", "n3", o.grid.n3)};

@@ -135,10 +135,12 @@ json iso_config(const Options& o) {
   json config = {{"row_pitch",
                   {{"floats", o.grid.pitch()},
                    {"requested", o.row_pitch},
+                   {"lead", o.grid.lead},
                    {"why", o.row_pitch == "auto" ? "n1 rounded up to an odd number of 64-byte lines: every row starts "
-                                                   "on a line, and rows 4 KiB apart do not share addresses"
+                                                   "on a line, and rows 4 KiB apart do not share addresses; the lead "
+                                                   "starts every row's interior on a line"
                            : o.row_pitch == "packed" ? "rows packed, n1 floats apart"
-                                                     : "given"}}},
+                                                     : "given (no lead)"}}},
                  {"plane_pitch",
                   {{"floats", o.grid.plane()},
                    {"requested", o.plane_pitch},
@@ -202,7 +204,7 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  // the cores of the node (hwloc), for the front end's projection to a full node
                  {"node_cores", Topology::instance().cores()},
                  {"steps", steps},
-                 {"allocated_bytes", 3 * o.grid.points() * sizeof(float)},
+                 {"allocated_bytes", 3 * array_bytes(o.grid)},
                  {"bytes_per_point", t.depth > 1 ? t.memory_bytes_per_point : kBytesPerPoint},
                  {"time_block", t.depth},
                  {"flops_per_point", flops_per_point(o.grid.radius)},

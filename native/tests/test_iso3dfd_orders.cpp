@@ -138,12 +138,13 @@ TEST_P(RadiusMatches, NormWithinTheReferences) {
   ASSERT_GT(want, 0);
   const Blocks b{16, 7, 9};
   const Coefficients c = coefficients(radius);
-  // rows and planes packed, rows padded to 48 floats (three 64-byte lines), and planes padded too:
-  // the same norm
-  for (const int layout : {0, 1, 2}) {
+  // rows and planes packed, rows padded to 48 floats (three 64-byte lines), planes padded too, and
+  // the arrays led to start the rows' interior on a line: the same norm
+  for (const int layout : {0, 1, 2, 3}) {
     Grid g = packed;
     if (layout > 0) g.p1 = padded_pitch(packed.n1);
     if (layout > 1) g.p2 = padded_plane(g.pitch(), g.n2);
+    if (layout > 2) g.lead = line_lead(g.pitch(), radius);
     auto norm_of = [&](auto&& advance) {
       Arrays a(g);
       Fields f = a.fields();
@@ -155,7 +156,7 @@ TEST_P(RadiusMatches, NormWithinTheReferences) {
       if (emulated && threads > 1) break;
       SCOPED_TRACE("radius " + std::to_string(radius) + ", " + std::to_string(threads) + " threads, " + kernel_isa() +
                    " (" + radius_path(g) + "), row pitch " + std::to_string(g.pitch()) + ", plane " +
-                   std::to_string(g.plane()));
+                   std::to_string(g.plane()) + ", lead " + std::to_string(g.lead));
       const double steps = norm_of([&](Fields& f) { run(f, g, b, Schedule::Static, threads, kSteps, c); });
       EXPECT_LT(std::fabs(steps - want) / want, kNormTolerance) << "step by step";
       if (emulated) continue;
@@ -189,6 +190,24 @@ TEST(Iso3dfdOrders, RowPitchIsAnOddCountOfLines) {
   EXPECT_EQ(g.points(), 192u);
   EXPECT_EQ(g.index(1, 2, 1), (1 * 4 + 2) * 16 + 1u);
   EXPECT_EQ(g.interior(), 8u * 2 * 1);
+}
+
+// The lead of a padded layout starts x = R on a 64-byte line where rows are whole lines; the blocks
+// along x are then cut at multiples of the block from the interior's first point, on vector
+// boundaries, as they are from x = 0 without a lead.
+TEST(Iso3dfdOrders, TheLeadStartsTheInteriorOnALine) {
+  EXPECT_EQ(line_lead(272, 8), 8u);
+  EXPECT_EQ(line_lead(272, 4), 12u);
+  EXPECT_EQ(line_lead(272, 1), 15u);
+  EXPECT_EQ(line_lead(48, 16), 0u);
+  EXPECT_EQ(line_lead(264, 4), 0u);  // rows not whole lines: no line to start on
+  Grid g{264, 20, 20, 4};
+  EXPECT_EQ(x_cuts(g, 64), (std::vector<std::size_t>{4, 64, 128, 192, 260}));
+  g.p1 = 272;
+  g.lead = line_lead(g.pitch(), 4);
+  EXPECT_EQ(x_cuts(g, 64), (std::vector<std::size_t>{4, 68, 132, 196, 260}));
+  for (std::size_t x : x_cuts(g, 64)) EXPECT_EQ((g.lead + x) % 16, 0u) << x;
+  EXPECT_EQ(x_cuts(g, 512), (std::vector<std::size_t>{4, 260}));
 }
 
 // --plane-pitch auto: the plane's rows rounded up to an odd count of 64-byte lines; packed, or a

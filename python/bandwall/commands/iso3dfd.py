@@ -100,9 +100,10 @@ from bandwall.views.iso3dfd import csv_rows, render
     "--row-pitch",
     callback=refuse_empty,
     default=None,
-    help="floats from one row of the arrays to the next: packed (n1) or a number of floats from n1 up; default "
-    "auto: n1 rounded up to an odd number of 64-byte lines, so that every row starts on a line "
-    "(config.row_pitch says which)",
+    help="floats from one row of the arrays to the next: packed (n1) or a number of floats from n1 up (no lead); "
+    "default "
+    "auto: n1 rounded up to an odd number of 64-byte lines, and every row's interior starting on a line "
+    "(config.row_pitch says which, and the lead of floats before the arrays' first point)",
 )
 @click.option(
     "--plane-pitch",
