@@ -204,6 +204,21 @@ def compile_c(src: Path, flags: Sequence[str], libs: Sequence[str] = (), out: Pa
     return exe
 
 
+# A cache line's round trip between two CPUs below this many ns: they share a last-level cache
+# (50-150 ns there; 200-400 ns between two AMD CCDs or two sockets).
+ONE_LLC_NS = 200.0
+
+
+def line_round_trip(cpus: Sequence[int], samples: int = 3) -> float:
+    """The median of `samples` samples of a cache line's round trip between the first two of cpus, in
+    ns (line_round_trip.c): a virtual machine's host may move two vCPUs the guest sees sharing an L3
+    onto two L3s and back from second to second, which moves what a team of threads sharing a
+    cache gets."""
+    exe = compile_c(ROOT / "bench" / "line_round_trip.c", ["-O2"], ["-lpthread"])
+    rec = record([exe, cpus[0], cpus[1], samples])
+    return statistics.median(rec["round_trip_ns"])
+
+
 def cpu_fields(path: Path | str = "/proc/cpuinfo") -> dict[str, str]:
     """The first CPU's fields of /proc/cpuinfo (empty where it cannot be read)."""
     fields: dict[str, str] = {}

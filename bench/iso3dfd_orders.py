@@ -12,7 +12,11 @@ same way:
   - Devito: its default operator (no autotuning) at space_order=2R;
   - the memory wall: bandwall-stream triad on the same threads, over the 16 bytes a point a step by
     step moves (prev, vel and next read, next written): the rate no step-by-step run exceeds with its
-    grid in memory.
+    grid in memory;
+  - before each bandwall run, a cache line's round trip between the first two threads' CPUs
+    (line_round_trip.c): the "one L3" column counts the probes under 200 ns, where the two share a
+    last-level cache (a virtual machine's host may move its vCPUs onto two L3s and back, which moves
+    what sweeps by the team together get).
 Every round runs them all, every other round in the reverse order, with a rest before each; the
 median of the rounds is kept, and the ratios are given as the ratio of the medians and as the
 median and range of the ratios within each round (a pair sees the same state of a noisy host).
@@ -27,6 +31,7 @@ Run with the Python that has Devito (bench/setup makes it); --no-devito runs wit
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 
@@ -60,6 +65,8 @@ def parse() -> argparse.Namespace:
 
 
 def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
+    cpus = sorted(os.sched_getaffinity(0))[:threads]
+    trip = common.line_round_trip(cpus) if len(cpus) > 1 else None
     rec = run_bandwall(
         [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
         + ["--radius", str(r), "--time-block", time_block, "--json"]
@@ -71,6 +78,7 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
         "isa": f"{rec['config']['isa']} {rec['config']['row_shape']['name']} ({rec['config']['radius_path']})",
         "depth": tb.get("depth", 1),
         "depth_how": tb.get("how", ""),
+        "round_trip_ns": trip,
     }
 
 
@@ -127,8 +135,8 @@ def main() -> None:
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
-        + "| depths | kernel | norm vs Devito |",
-        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|",
+        + "| depths | kernel | norm vs Devito | one L3 |",
+        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|",
     ]
     for r in a.radii:
         s = samples[r]
@@ -146,13 +154,20 @@ def main() -> None:
             row += [f"{median(s['devito']):.0f}", paired(s["bandwall"], s["devito"])]
             bw, dv = s["bandwall"][-1]["norm"], s["devito"][-1]["norm"]
             agree = f"{abs(bw - dv) / dv:.1e}"
-        row += [depths, s["bandwall"][-1]["isa"], agree]
+        trips = [
+            x["round_trip_ns"] for x in s["bandwall"] + s["step by step"] if x["round_trip_ns"] is not None
+        ]
+        one = f"{sum(t < common.ONE_LLC_NS for t in trips)}/{len(trips)}" if trips else "-"
+        row += [depths, s["bandwall"][-1]["isa"], agree, one]
         lines.append("| " + " | ".join(row) + " |")
     if not a.no_devito:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
     lines += [
         "",
         "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race)",
+        f"one L3: of the probes run just before each bandwall run, those in which a cache line went from the "
+        f"first thread's CPU to the second's and back in under {common.ONE_LLC_NS:.0f} ns (the two share a "
+        "last-level cache; a virtual machine's host may move its vCPUs onto two L3s and back)",
     ]
     common.publish("\n".join(lines), a.results)
 

@@ -148,3 +148,36 @@ def test_every_bench_script_uses_the_helper_and_answers_help(script):
     r = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("usage: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "fragment"),
+    [
+        ((), 2, "usage: line_round_trip CPU_A CPU_B"),
+        (("{cpu}", "{cpu}", "0"), 2, "SAMPLES must lie in 1..1000"),
+        (("{cpu}", "{cpu}", "1", "0"), 2, "TRIPS be at least 1"),
+        (("{cpu}", "{absent}", "1", "10"), 1, "cannot run on CPU {absent}"),
+        (("{absent}", "{cpu}", "1", "10"), 1, "cannot run on CPU {absent}"),
+    ],
+)
+def test_the_line_round_trip_refuses_bad_input_in_one_line(args, code, fragment, tmp_path):
+    exe = common.compile_c(BENCH / "line_round_trip.c", ["-O2"], ["-lpthread"], out=tmp_path)
+    cpu, absent = min(os.sched_getaffinity(0)), os.cpu_count() + 64
+    proc = subprocess.run(
+        [str(exe), *(a.format(cpu=cpu, absent=absent) for a in args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == code
+    assert proc.stderr.count("\n") == 1 and fragment.format(absent=absent) in proc.stderr
+
+
+def test_the_line_round_trip_gives_a_sample_each(tmp_path):
+    """Both threads on the first CPU this process may use (any machine runs it), a few trips a
+    sample: one positive figure a sample, in a JSON record."""
+    exe = common.compile_c(BENCH / "line_round_trip.c", ["-O2"], ["-lpthread"], out=tmp_path)
+    cpu = min(os.sched_getaffinity(0))
+    rec = common.record([exe, cpu, cpu, 3, 4], timeout=60)
+    assert rec["cpus"] == [cpu, cpu] and len(rec["round_trip_ns"]) == 3
+    assert all(t > 0 for t in rec["round_trip_ns"])
