@@ -31,12 +31,11 @@ Run with the Python that has Devito (bench/setup makes it); --no-devito runs wit
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 
 import common
-from iso3dfd_vs_devito import DevitoRun, pin_openmp, rates, run_bandwall
+from iso3dfd_vs_devito import ALL_CPUS, DevitoRun, pin_openmp, rates, run_bandwall
 
 SEED_RADIUS = 8
 STEP_BYTES = 16  # a point's compulsory bytes step by step
@@ -65,7 +64,7 @@ def parse() -> argparse.Namespace:
 
 
 def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
-    cpus = sorted(os.sched_getaffinity(0))[:threads]
+    cpus = sorted(ALL_CPUS)[:threads]  # this process's own mask narrows once Devito has run
     trip = common.line_round_trip(cpus) if len(cpus) > 1 else None
     rec = run_bandwall(
         [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
