@@ -129,6 +129,9 @@ def test_bandwall_iso3dfd_takes_the_radius(run_bandwall):
         "iso3dfd", "--grid", "20x18x22", "--radius", "1", "--iters", "2", "--no-roofline", "--no-store"
     )
     assert view.returncode == 0 and "radius 1 (2nd order" in view.stdout
+    # the arrays' layout: padded rows (32 floats for 20) led by 15 floats at radius 1
+    assert "arrays: rows 48 floats apart (auto), planes " in view.stdout
+    assert "led by 15 floats" in view.stdout
 
 
 @pytest.mark.parametrize("radius,depth", [(1, 1), (2, 1), (2, 3), (3, 1)])

@@ -93,6 +93,17 @@ def _kernel(c: dict) -> str:
     return ", ".join(words)
 
 
+def _layout(c: dict) -> str | None:
+    """'rows 272 floats apart, planes 17424, led by 12 floats (every row's interior on a 64-byte
+    line)': the arrays' layout (config.row_pitch and plane_pitch); None for records without it."""
+    rows, planes = c.get("row_pitch"), c.get("plane_pitch")
+    if not rows or not planes:
+        return None
+    lead = rows.get("lead", 0)
+    led = f", led by {lead} floats (every row's interior on a 64-byte line)" if lead else ""
+    return f"rows {rows['floats']} floats apart ({rows['requested']}), planes {planes['floats']} ({planes['requested']}){led}"
+
+
 def _order(c: dict) -> str:
     """'radius 8 (16th order)', and how a radius the vector kernels lack runs."""
     radius = int(c.get("radius", c["half_length"]))  # records before --radius give half_length only
@@ -108,6 +119,9 @@ def render(con, recs: list[dict]) -> None:
         f"{c['n1_block']}x{c['n2_block']}x{c['n3_block']}, {c['threads']} threads ({c['affinity']}, CPUs "
         f"{first['provenance']['cpus']}), placement {c['placement']}, {_pages(first)}, kernel {c['kernel']} ({_kernel(c)})"
     )
+    layout = _layout(c)
+    if layout:
+        con.print(f"arrays: {layout}")
     choice = c.get("blocks_choice", {})
     if choice.get("how") in ("auto", "search"):
         con.print(f"blocks chosen for this CPU: {choice['why']}")
