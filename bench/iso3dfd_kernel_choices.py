@@ -12,7 +12,8 @@ faster beyond noise); the variant then by the same rule, each at its chosen shap
 the machine model's default. Then, at each variant's chosen shape, the prefetch distances
 (--prefetch-rows) race the same way from the compiled default (none at radius 1 and 2, one row
 beyond), a distance replacing it only when faster beyond noise (ring shapes prefetch along their
-column and are not raced). With the knob `swept`, at the variant the row names, the shapes race
+column at any distance, and their first pass brings the second's rows at any but none: only none
+and one row race). With the knob `swept`, at the variant the row names, the shapes race
 again inside sweeps (--swept-shape, at the depth the model proposes for the grid, --time-block D,
 2 D steps): tiles held in cache meet the row kernel's in-core speed, where another shape may beat
 the one step by step from memory runs best with; the winner goes to the entry's swept_shapes (the
@@ -285,14 +286,11 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
     out = {}
     for isa in offered:
         shape = shapes.get(isa, {}).get("shape", "default")
-        if "-ring" in shape:
-            out[isa] = {
-                "prefetch": default_prefetch(radius),
-                "shape": shape,
-                "why": "a ring shape prefetches along its column: not raced",
-            }
-            continue
         rows = sorted(set(a.prefetch_rows) | {default_prefetch(radius)})
+        if "-ring" in shape:
+            # a ring prefetches along its column whatever the distance; its first pass brings the
+            # second's rows to L2 at any distance but none: only none and one row differ
+            rows = sorted({0, 1} | {default_prefetch(radius)})
         recs = common.alternate(
             {p: (lambda p=p, isa=isa, shape=shape: run(isa, shape, str(p))) for p in rows},
             a.rounds,

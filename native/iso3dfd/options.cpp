@@ -79,7 +79,9 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
                  "bandwall tune, else the table of measured choices for this CPU and radius, else none at radius 1 "
                  "and 2 and one row beyond), none, or a number of rows 1-" +
-                     std::to_string(kMaxPrefetchRows) + " (ring shapes prefetch along their column instead)");
+                     std::to_string(kMaxPrefetchRows) +
+                     " (ring shapes prefetch along their column instead; a split shape's first pass, at any "
+                     "number but none, also brings its second pass's rows from memory)");
   app.add_option(
       "--time-block", time_block,
       "time steps per sweep while a tile stays in cache: a number (1: step by step), auto (default): the depth "

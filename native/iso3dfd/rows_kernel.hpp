@@ -58,7 +58,8 @@ class RowKernel {
 
  public:
   // How far ahead of row y (of the P planes from z on) next, vel and the leading z plane of prev are
-  // prefetched (0: not at all): the data that comes from DRAM. rows_ahead_ rows on in the block's
+  // prefetched (0: not at all, and neither does a split shape's first pass for its second): the data
+  // that comes from DRAM. rows_ahead_ rows on in the block's
   // order: further rows of the same planes, or past the block's last row the block's first rows of
   // the next P planes (rows of the same planes for the last P planes, whose successors are not in
   // the box). Following the block's order measured 2-6% more than plain rows ahead
@@ -130,10 +131,12 @@ class RowKernel {
       for (; y + Q <= b.y1; y += Q) {
         row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
         ahead_of_sums<Q>(prev, g, b, y, z + o);
+        for (std::size_t yy = y; yy < y + Q; ++yy) for_second_pass(prev, next, vel, g, b, yy, z + o);
       }
       for (; y < b.y1; ++y) {
         row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
         ahead_of_sums<1>(prev, g, b, y, z + o);
+        for_second_pass(prev, next, vel, g, b, y, z + o);
       }
     }
   }
@@ -148,11 +151,34 @@ class RowKernel {
     }
   }
 
-  // Every 64-byte line of row[x0, x1) into the cache level Hint names.
+  // What the second pass reads first from memory, brought to L2 by the first as it goes (unless
+  // prefetching is off): row y of plane z of next and vel, and of prev's plane z + R (the z window's
+  // leading planes). The second pass reads them across P planes at once (a ring: column by column),
+  // too many streams at once for the prefetchers to follow; the first walks row by row, plane by
+  // plane. On Zen 4 from memory (256^3, two threads, step by step) the first pass's prefetches ran
+  // 1.28x at radius 8 with 4x2-split, 1.47x at 6, 1.45x and 1.58x with the 8x2 ring at 8 and 4; on
+  // one thread with the grid in L3, 0.89x-0.91x (bench/results/2026-12-03-first-pass-zen4.md).
+  void for_second_pass(const float* prev, const float* next, const float* vel, const Grid& g, const Box& b,
+                       std::size_t y, std::size_t z) const {
+    if (rows_ahead_ == 0) return;
+    prefetch_row<_MM_HINT_T1>(next + g.index(0, y, z), b.x0, b.x1);
+    prefetch_row<_MM_HINT_T1>(vel + g.index(0, y, z), b.x0, b.x1);
+    prefetch_row<_MM_HINT_T1>(prev + g.index(0, y, z + R), b.x0, b.x1);
+  }
+
+  // Every 64-byte line of row[x0, x1) into the cache level Hint names (_MM_HINT_T0 or _T1). As
+  // inline asm: GCC deletes a loop whose only statements are _mm_prefetch calls (they have no
+  // effect it must keep), and did so here: before 2026-12-03 these rows were never prefetched.
   template <int Hint>
   static void prefetch_row(const float* row, std::size_t x0, std::size_t x1) {
-    for (std::size_t x = x0 & ~std::size_t{15}; x < x1; x += 16)
-      _mm_prefetch(reinterpret_cast<const char*>(row + x), static_cast<_mm_hint>(Hint));
+    static_assert(Hint == _MM_HINT_T0 || Hint == _MM_HINT_T1);
+    for (std::size_t x = x0 & ~std::size_t{15}; x < x1; x += 16) {
+      const char& line = *reinterpret_cast<const char*>(row + x);
+      if constexpr (Hint == _MM_HINT_T0)
+        asm volatile("prefetcht0 %0" : : "m"(line));
+      else
+        asm volatile("prefetcht1 %0" : : "m"(line));
+    }
   }
 
   // The split shapes' partial sums (centre, x and y) of a block's P planes, laid out as the block's
