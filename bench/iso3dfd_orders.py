@@ -16,7 +16,9 @@ same way:
   - before each bandwall run, a cache line's round trip between the first two threads' CPUs
     (line_round_trip.c): the "one L3" column counts the probes under 200 ns, where the two share a
     last-level cache (a virtual machine's host may move its vCPUs onto two L3s and back, which moves
-    what sweeps by the team together get).
+    what sweeps by the team together get);
+  - step by step against the row kernel's in-core roof: its operation mix as this core ran it, from
+    registers and L1, times the threads (each record's incore_model; bandwall.kernels.roofs.mix_bound).
 Every round runs them all, every other round in the reverse order, with a rest before each; the
 median of the rounds is kept, and the ratios are given as the ratio of the medians and as the
 median and range of the ratios within each round (a pair sees the same state of a noisy host).
@@ -33,9 +35,13 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+from pathlib import Path
 
 import common
 from iso3dfd_vs_devito import ALL_CPUS, DevitoRun, pin_openmp, rates, run_bandwall
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+from bandwall.kernels import roofs  # noqa: E402
 
 SEED_RADIUS = 8
 STEP_BYTES = 16  # a point's compulsory bytes step by step
@@ -71,13 +77,16 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
         + ["--radius", str(r), "--time-block", time_block, "--json"]
     )
     tb = rec["config"].get("time_block", {})
+    mp = rec["result"]["mpoints_per_s"]
+    mix = roofs.mix_bound(rec["result"].get("incore_model", {}), threads, mp)
     return {
-        "mpoints_per_s": rec["result"]["mpoints_per_s"],
+        "mpoints_per_s": mp,
         "norm": rec["result"]["norm"],
         "isa": f"{rec['config']['isa']} {rec['config']['row_shape']['name']} ({rec['config']['radius_path']})",
         "depth": tb.get("depth", 1),
         "depth_how": tb.get("how", ""),
         "round_trip_ns": trip,
+        "mix_bound": mix.get("mix_bound_mpoints_per_s"),  # the row kernel's in-core roof
     }
 
 
@@ -89,6 +98,15 @@ def wall(exe: str, threads: int) -> dict:
 
 def paired(a: list[dict], b: list[dict]) -> str:
     return common.spread(common.ratios(rates(a), rates(b)), "{:.2f}", "x")
+
+
+def incore(samples: list[dict]) -> str:
+    """The step-by-step runs' median rate against the median of their records' in-core roof."""
+    roofs = [x["mix_bound"] for x in samples if x.get("mix_bound")]
+    if not roofs:
+        return "-"
+    roof = statistics.median(roofs)
+    return f"{100 * median(samples) / roof:.0f}% of {roof:.0f}"
 
 
 def median(samples: list[dict]) -> float:
@@ -134,8 +152,8 @@ def main() -> None:
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
-        + "| depths | kernel | norm vs Devito | one L3 |",
-        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|",
+        + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core |",
+        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|---|",
     ]
     for r in a.radii:
         s = samples[r]
@@ -157,7 +175,7 @@ def main() -> None:
             x["round_trip_ns"] for x in s["bandwall"] + s["step by step"] if x["round_trip_ns"] is not None
         ]
         one = f"{sum(t < common.ONE_LLC_NS for t in trips)}/{len(trips)}" if trips else "-"
-        row += [depths, s["bandwall"][-1]["isa"], agree, one]
+        row += [depths, s["bandwall"][-1]["isa"], agree, one, incore(s["step by step"])]
         lines.append("| " + " | ".join(row) + " |")
     if not a.no_devito:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
@@ -167,6 +185,9 @@ def main() -> None:
         f"one L3: of the probes run just before each bandwall run, those in which a cache line went from the "
         f"first thread's CPU to the second's and back in under {common.ONE_LLC_NS:.0f} ns (the two share a "
         "last-level cache; a virtual machine's host may move its vCPUs onto two L3s and back)",
+        "step by step / in-core: the step-by-step runs' median against the median of their records' in-core "
+        "roof (the row kernel's operation mix as this core ran it, from registers and L1, times the threads), "
+        "with that roof in MPoints/s",
     ]
     common.publish("\n".join(lines), a.results)
 
