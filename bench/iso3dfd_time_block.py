@@ -28,6 +28,7 @@ the model then sizes blocks and tiles for another CPU's caches, while the timing
 (its real caches still hold what they hold).
 
     python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
+    python3 bench/iso3dfd_time_block.py --bindir build/py/bin --radius 1 --grid 514x514x514 --depths 1,4,5,8,auto
     .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
 """
 
@@ -59,6 +60,9 @@ def parse() -> argparse.Namespace:
     p.add_argument("--grid", default="272x272x272", help="n1xn2xn3, halo included")
     p.add_argument("--steps", type=int, default=40)
     p.add_argument(
+        "--radius", type=int, default=8, help="the stencil's radius, 1-8 (default 8, the article's)"
+    )
+    p.add_argument(
         "--depths",
         default="1,2,4,8,auto",
         help="each N, N:slabs, N:shared, auto (a race settled beyond noise is kept for the later rounds, as for a "
@@ -72,6 +76,8 @@ def parse() -> argparse.Namespace:
         "--roofline", action="store_true", help="measure the ceilings once; print each depth's estimate"
     )
     a = common.parse(p)
+    if not 1 <= a.radius <= 8:
+        p.error("--radius must lie in 1..8")
     a.exe = common.tool(a.bindir, "bandwall-iso3dfd")
     # the races auto settles are kept in a folder of this run's own, not the user's
     a.cache = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
@@ -106,6 +112,8 @@ def run(a: argparse.Namespace, dims: list[int], depth: str, blocks: list[str] | 
         *blk,
         "--threads",
         str(a.threads),
+        "--radius",
+        str(a.radius),
         "--time-block",
         steps,
         *(["--sweep-team", team] if team else []),
@@ -183,7 +191,9 @@ def main() -> None:
                 chosen.setdefault(d, []).append(pick + (" (kept)" if tb["how"] == "cached" else ""))
     roof = ceilings(a, next(iter(last.values()))) if a.roofline else None
     cpu = next(iter(last.values()))["provenance"].get("cpu_model", "")
-    print(f"ISO3DFD {a.grid}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}")
+    print(
+        f"ISO3DFD {a.grid}, radius {a.radius}, {a.steps} steps, {a.threads} threads, {a.rounds} rounds; {cpu}"
+    )
     print(
         f"{'depth':>8} {'MPoints/s median [range]':>28} {'/ depth 1 per round':>26} {'B/pt mem':>9} "
         f"{'tile in':>8} {'model MPoints/s':>16} {'calibrated':>16} {'by auto race':>16}"
