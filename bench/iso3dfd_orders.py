@@ -102,10 +102,10 @@ def paired(a: list[dict], b: list[dict]) -> str:
 
 def incore(samples: list[dict]) -> str:
     """The step-by-step runs' median rate against the median of their records' in-core roof."""
-    roofs = [x["mix_bound"] for x in samples if x.get("mix_bound")]
-    if not roofs:
+    found = [x["mix_bound"] for x in samples if x.get("mix_bound")]
+    if not found:
         return "-"
-    roof = statistics.median(roofs)
+    roof = statistics.median(found)
     return f"{100 * median(samples) / roof:.0f}% of {roof:.0f}"
 
 

@@ -28,7 +28,7 @@ the model then sizes blocks and tiles for another CPU's caches, while the timing
 (its real caches still hold what they hold).
 
     python3 bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7
-    python3 bench/iso3dfd_time_block.py --bindir build/py/bin --radius 1 --grid 514x514x514 --depths 1,4,5,8,auto
+    python3 bench/iso3dfd_time_block.py --bindir build/py/bin --radius 1 --grid 514x514x514 --depths 1,5,7,8,auto
     .venv/bin/python bench/iso3dfd_time_block.py --bindir build/py/bin --rounds 7 --oracle --roofline
 """
 
