@@ -187,7 +187,7 @@ def test_row_kernel_knobs_the_tune_kept_are_listed_then_forgotten(run_bandwall):
         ("iso3dfd.rows.r3", "avx512", "", "", "8x2-ring"),
     ]
     proc = run_bandwall("db", "row-kernels")
-    assert proc.returncode == 0 and "2 kept row kernel choice(s)" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "2 row kernel choice(s) kept" in proc.stdout, proc.stderr
     proc = run_bandwall("db", "row-kernels", "--forget")
     assert proc.returncode == 0 and "forgot 2" in proc.stdout, proc.stderr
     assert choices.shape_rows() == []

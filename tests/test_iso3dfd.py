@@ -338,7 +338,7 @@ BAD_CLI = [
     (["--plane-pitch", ""], "'--plane-pitch': is empty"),
     (["--plane-pitch", "tall"], "--plane-pitch 'tall' must be auto, packed or a number of floats"),
     (["--plane-pitch", "16"], "--plane-pitch 16 is below the row pitch x n2"),
-    (["--prefetch", "far"], "--prefetch far: expected auto, none or a number of rows 0-8"),
+    (["--prefetch", "far"], "--prefetch far: expected auto, measure, compiled, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
     (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),
     pytest.param(
@@ -410,13 +410,21 @@ BAD_NATIVE = [
     ),
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "9"],
-        "--prefetch 9: expected auto, none or a number of rows 0-8",
+        "--prefetch 9: expected auto, measure, compiled, none or a number of rows 0-8",
     ),
-    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "-1"], "--prefetch -1: expected auto, none"),
-    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "far"], "--prefetch far: expected auto, none"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "-1"], "--prefetch -1: expected auto, measure"),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "far"], "--prefetch far: expected auto, measure"),
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--prefetch", "1"],
         "--prefetch 1: the reference kernel does not prefetch",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--prefetch", "measure"],
+        "--prefetch measure: the reference kernel does not prefetch",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--row-shape", "compiled"],
+        "--row-shape compiled: the reference kernel has no register shape",
     ),
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "9x9"],

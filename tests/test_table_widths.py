@@ -193,7 +193,15 @@ def stored(tmp_path_factory):
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize(
     "args",
-    [["list"], ["show", "1"], ["export", "--format", "table"], ["choices"], ["time-blocks"], ["row-kernels"]],
+    [
+        ["list"],
+        ["show", "1"],
+        ["export", "--format", "table"],
+        ["choices"],
+        ["time-blocks"],
+        ["row-kernels"],
+        ["knob-races"],
+    ],
 )
 def test_db_listings(stored, args, width):
     db, recs = stored

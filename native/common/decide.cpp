@@ -124,6 +124,17 @@ std::size_t rounds_of(const std::vector<std::vector<double>>& rates) {
 
 }  // namespace
 
+std::vector<std::vector<double>> interleaved_rounds(std::size_t n, int rounds,
+                                                    const std::function<double(std::size_t)>& time) {
+  std::vector<std::vector<double>> rates(n);
+  for (int r = 0; r < rounds; ++r)
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
+      rates[i].push_back(time(i));
+    }
+  return rates;
+}
+
 Choice choose_best(const std::vector<std::string>& names, const std::vector<std::vector<double>>& rates,
                    std::size_t default_index, const std::string& unit, const Rule& r) {
   if (names.empty() || names.size() != rates.size() || default_index >= names.size())

@@ -11,6 +11,7 @@
 // beyond the margin, its interval not) may be given rounds_when_unsettled rounds in
 // all, by a caller whose budget allows: then one disturbed round no longer decides.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ struct Choice {
 // Whether d has the shape of a Choice's record (its required fields, of their types): what a
 // decision read back from a file must have before a record carries it again.
 bool is_choice_record(const json& d);
+
+// rounds interleaved rounds of n candidates, the first rotating from round to round: rates[c] holds
+// time(c), the candidate's rate (higher is better), for every round.
+std::vector<std::vector<double>> interleaved_rounds(std::size_t n, int rounds,
+                                                    const std::function<double(std::size_t)>& time);
 
 // The candidate to run, default first: starting from the default, each other candidate in the
 // given order replaces the current one when it is faster beyond noise. rates[c] holds candidate c's

@@ -59,18 +59,6 @@ const json* cached_entry(const json& cache, const VariantRequest& r, const Choic
   return &e;
 }
 
-// Every candidate in rule().rounds interleaved rounds, the first rotating from round to round.
-std::vector<std::vector<double>> measure_rounds(const IsaMeasure& measure, const std::vector<std::string>& candidates) {
-  const std::size_t n = candidates.size();
-  std::vector<std::vector<double>> rates(n);
-  for (int r = 0; r < decide::rule().rounds; ++r)
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::size_t i = (j + static_cast<std::size_t>(r)) % n;
-      rates[i].push_back(measure(candidates[i]));
-    }
-  return rates;
-}
-
 json medians(const std::vector<std::string>& names, std::vector<std::vector<double>> rates) {
   json out = json::object();
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -232,7 +220,8 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
     }
   }
   if (!measure) throw UsageError("--isa measure: this kernel cannot time its variants here");
-  const auto rates = measure_rounds(measure, candidates);
+  const auto rates = decide::interleaved_rounds(candidates.size(), decide::rule().rounds,
+                                                [&](std::size_t i) { return measure(candidates[i]); });
   const std::size_t def =
       static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), fallback) - candidates.begin());
   const decide::Choice d = decide::choose_best(candidates, rates, def, r.unit);

@@ -61,7 +61,7 @@ std::string tuned_words(const json& e, const std::string& cache, bool why) {
 
 void Measurement::choose_shape() {
   // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
-  if (o_.shape != "default") {
+  if (names_a_shape(o_.shape)) {
     select_shape(o_.shape);
     o_.shape_how = "given";
     o_.shape_from = "--row-shape " + o_.shape;
@@ -69,6 +69,12 @@ void Measurement::choose_shape() {
   }
   select_shape("default");
   const std::string isa = kernel_isa(), key = variant_key();
+  o_.shape_how = "default";
+  o_.shape_from = "the " + isa + " variant's default at radius " + std::to_string(o_.grid.radius);
+  if (o_.shape != "default") {  // compiled, or measure (raced in race_knobs)
+    o_.shape_from = "--row-shape " + o_.shape + ": " + o_.shape_from;
+    return;
+  }
   const RowVariant* v = find_row_variant(isa);
   auto usable = [&](const json& e) {
     const std::string name = text_field(e, "shape");
@@ -80,8 +86,6 @@ void Measurement::choose_shape() {
     o_.shape_from = tuned_words(e, cache, true);
     return;
   }
-  o_.shape_how = "default";
-  o_.shape_from = "the " + isa + " variant's default at radius " + std::to_string(o_.grid.radius);
   const TableRow t = table_row(key, isa, "shapes", "shape", "");
   if (!t.row || usable(*t.row).empty()) {
     o_.shape_from += t.missing;
@@ -108,7 +112,7 @@ void Measurement::choose_swept_shape() {
   select_swept_shape("same");
   o_.swept_shape_how = "same";
   // A shape given for the steps runs the sweeps too, unless --swept-shape names another.
-  if (o_.shape != "default") {
+  if (names_a_shape(o_.shape)) {
     o_.swept_shape_from = "--row-shape " + o_.shape + " runs the sweeps too";
     return;
   }
@@ -144,6 +148,12 @@ void Measurement::choose_prefetch() {
   }
   select_prefetch(-1);
   const std::string isa = kernel_isa(), key = variant_key();
+  o_.prefetch_how = "default";
+  o_.prefetch_from = "the compiled default at radius " + std::to_string(o_.grid.radius);
+  if (o_.prefetch_request != "auto") {  // compiled, or measure (raced in race_knobs)
+    o_.prefetch_from = "--prefetch " + o_.prefetch_request + ": " + o_.prefetch_from;
+    return;
+  }
   auto rows_of = [](const json& e) {
     const auto it = e.find("prefetch");
     return it != e.end() && it->is_number_integer() && it->get<int>() >= 0 && it->get<int>() <= kMaxPrefetchRows
@@ -157,8 +167,6 @@ void Measurement::choose_prefetch() {
     o_.prefetch_from = tuned_words(e, cache, false);
     return;
   }
-  o_.prefetch_how = "default";
-  o_.prefetch_from = "the compiled default at radius " + std::to_string(o_.grid.radius);
   const TableRow t = table_row(key, isa, "prefetch", "prefetch", "");
   if (!t.row || rows_of(*t.row) < 0) {
     o_.prefetch_from += t.missing;

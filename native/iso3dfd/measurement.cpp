@@ -94,6 +94,7 @@ std::string Measurement::variant_key() const {
 
 std::string Measurement::choose_variant(const VariantRequest& r,
                                         const std::function<double(const std::string&)>& trial) {
+  size_class_ = r.size_class;
   return driver::choose_with(row_dispatch(), r, trial);
 }
 
@@ -103,6 +104,7 @@ void Measurement::variant_changed(int threads, bool final) {
     choose_swept_shape();
     choose_prefetch();
   }
+  if (final) race_knobs(threads);
   choose_blocks_for_variant(threads, final);
   if (final) choose_time_block(threads);
 }
@@ -170,7 +172,7 @@ void Measurement::choose_time_block(int threads) {
   }
   time_block_["proposal"] = model_.to_json();
   const int rounds = decide::rule().rounds;
-  const RacePlan plan = plan_race(model_.depth, o_.iterations, rounds, decide::rule().rounds_when_unsettled);
+  const RacePlan plan = plan_race(model_.depth, steps_left(), rounds, decide::rule().rounds_when_unsettled);
   // An earlier run's race on this machine, for a run like this one, that chose beyond noise: its
   // depth, without racing again (--time-block measure races whatever; with --threads auto the
   // threads are not known yet, and nothing is raced or kept).

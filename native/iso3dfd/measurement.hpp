@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/driver.hpp"
 #include "iso3dfd/autoblocks.hpp"
@@ -45,7 +46,7 @@ class Measurement : public driver::Measurement {
   void initialise(int threads) override;
   std::vector<std::pair<std::string, const Buffer*>> buffers() const override;
   int steps_per_call() const override { return tiles_.depth; }
-  int settling_steps() const override { return race_steps_; }
+  int settling_steps() const override { return knob_steps_ + race_steps_; }
   void ready(int threads) override;
   driver::Done step(const driver::Step& s) override;
   json validate(int steps, int threads) override;
@@ -65,6 +66,8 @@ class Measurement : public driver::Measurement {
   json blocks_choice_, time_block_;
   TimeTiles tiles_;
   int race_steps_ = 0;
+  int knob_steps_ = 0;      // the steps race_knobs ran
+  std::string size_class_;  // where the run's data live (common/size_class.hpp), from the variant's choice
   TimeBlockModel model_;
   MachineCaches caches_;  // what the model plans with (iso3dfd/caches.hpp)
 
@@ -98,6 +101,18 @@ class Measurement : public driver::Measurement {
   // iso3dfd-shapes file), else the table of measured choices' for this CPU's micro-architecture,
   // else the variant's default at the radius.
   void choose_shape();
+  // The shape and the prefetch distance that choose_shape and choose_prefetch left to the compiled
+  // default (nothing tuned, no row of the table), or that --row-shape or --prefetch measure: raced on
+  // the run's first steps, at most half of them (they count as the run's), against the candidates
+  // below, and kept (common/knob_race.hpp); config.row_shape.race and config.prefetch.race say how.
+  void race_knobs(int threads);
+  // The variant's compiled default at the radius, then the shapes the other CPUs' rows of the table
+  // of measured choices chose for the radius and variant (that this variant has).
+  std::vector<std::string> shape_candidates() const;
+  // The compiled default's rows ahead, then the other rows' distances for the radius and variant.
+  std::vector<std::string> prefetch_candidates() const;
+  // The steps the depth's race and check may plan on: the run's, less race_knobs'.
+  int steps_left() const { return o_.iterations - knob_steps_; }
   // The shape of the sweeps (--swept-shape; rows.hpp's select_swept_shape), as choose_shape.
   void choose_swept_shape();
   // The share of L2 the blocks' window may fill: the table's for this CPU, radius and variant, else

@@ -35,6 +35,10 @@ std::uint64_t Options::bytes_needed() const {
   return arrays * array_bytes(grid);
 }
 
+bool names_a_shape(const std::string& shape) {
+  return shape != "default" && shape != "measure" && shape != "compiled" && shape != "auto" && shape != "same";
+}
+
 bool parse_options(int argc, char** argv, Options& o) {
   CLI::App app{
       "bandwall-iso3dfd: the isotropic 3D finite-difference stencil of Intel's NUMA 3DFD article, 16th order in "
@@ -66,9 +70,12 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_flag("--json", o.json, "print the JSON record instead of the article's output lines");
   app.add_option("--isa", isa, isa_syntax());
   app.add_option("--row-shape", o.shape,
-                 "register shape of the row kernel: default (the variant's first) or a name of the chosen variant's "
-                 "shapes, planes x vectors with -split (two passes) or -ring (the second pass marching along z), "
-                 "e.g. 4x2-split or 8x2-ring; a name the variant lacks is refused with the list");
+                 "register shape of the row kernel: default (kept by bandwall tune, else the table of measured "
+                 "choices for this CPU and radius, else a race on this run's data against the shapes other CPUs' "
+                 "rows chose, kept for later runs, else the variant's compiled default), measure (race now), "
+                 "compiled (the variant's compiled default), or a name of the chosen variant's shapes, planes x "
+                 "vectors with -split (two passes) or -ring (the second pass marching along z), e.g. 4x2-split or "
+                 "8x2-ring; a name the variant lacks is refused with the list");
   app.add_option("--swept-shape", o.swept_shape,
                  "register shape of the row kernel in the sweeps of temporal blocking (--time-block above 1), whose "
                  "tiles stay in cache: auto (default: kept by bandwall tune, else the table of measured choices for "
@@ -77,8 +84,10 @@ bool parse_options(int argc, char** argv, Options& o) {
   std::string prefetch = "auto";
   app.add_option("--prefetch", prefetch,
                  "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
-                 "bandwall tune, else the table of measured choices for this CPU and radius, else none at radius 1 "
-                 "and 2 and one row beyond), none, or a number of rows 1-" +
+                 "bandwall tune, else the table of measured choices for this CPU and radius, else a race on this "
+                 "run's data against the distances other CPUs' rows chose, kept for later runs, else the compiled "
+                 "default: none at radius 1 and 2 and one row beyond), measure (race now), compiled (the compiled "
+                 "default), none, or a number of rows 1-" +
                      std::to_string(kMaxPrefetchRows) +
                      " (ring shapes prefetch along their column instead; a split shape's first pass, at any "
                      "number but none, also brings its second pass's rows from memory)");
@@ -143,14 +152,15 @@ bool parse_options(int argc, char** argv, Options& o) {
   // A shape belongs to one variant: with auto or measure, the widest this CPU runs that has every
   // shape named (no race, no cached choice: the shapes decide); a variant named must have them.
   const bool swept_named = o.swept_shape != "auto" && o.swept_shape != "same";
-  if (o.shape != "default" || swept_named) {
-    const std::string flag = o.shape != "default" ? "--row-shape " + o.shape : "--swept-shape " + o.swept_shape;
+  const bool shape_named = names_a_shape(o.shape);
+  if (shape_named || swept_named) {
+    const std::string flag = shape_named ? "--row-shape " + o.shape : "--swept-shape " + o.swept_shape;
     if (o.kernel == KernelChoice::Reference) throw UsageError(flag + ": the reference kernel has no register shape");
     auto has = [&](const RowVariant& c) {
-      return (o.shape == "default" || find_shape(c, o.shape, o.grid.radius)) &&
+      return (!shape_named || find_shape(c, o.shape, o.grid.radius)) &&
              (!swept_named || find_shape(c, o.swept_shape, o.grid.radius));
     };
-    const bool both = o.shape != "default" && swept_named;
+    const bool both = shape_named && swept_named;
     const std::string named = both ? "--row-shape " + o.shape + " and --swept-shape " + o.swept_shape : flag;
     const RowVariant* v = find_row_variant(isa);
     if (isa == "auto" || isa == "measure") {
@@ -175,9 +185,12 @@ bool parse_options(int argc, char** argv, Options& o) {
     }
   }
 
+  if ((o.shape == "measure" || o.shape == "compiled") && o.kernel == KernelChoice::Reference)
+    throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
+  o.prefetch_request = prefetch == "auto" || prefetch == "measure" || prefetch == "compiled" ? prefetch : "given";
   if (prefetch == "none") {
     o.prefetch = 0;
-  } else if (prefetch != "auto") {
+  } else if (o.prefetch_request == "given") {
     std::size_t used = 0;
     int rows = -1;
     try {
@@ -186,11 +199,11 @@ bool parse_options(int argc, char** argv, Options& o) {
       used = 0;
     }
     if (used != prefetch.size() || rows < 0 || rows > kMaxPrefetchRows)
-      throw UsageError("--prefetch " + prefetch + ": expected auto, none or a number of rows 0-" +
+      throw UsageError("--prefetch " + prefetch + ": expected auto, measure, compiled, none or a number of rows 0-" +
                        std::to_string(kMaxPrefetchRows));
     o.prefetch = rows;
   }
-  if (o.prefetch >= 0 && o.kernel == KernelChoice::Reference)
+  if ((o.prefetch >= 0 || o.prefetch_request != "auto") && o.kernel == KernelChoice::Reference)
     throw UsageError("--prefetch " + prefetch + ": the reference kernel does not prefetch");
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");

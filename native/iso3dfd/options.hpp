@@ -6,6 +6,7 @@
 
 #include "common/harness.hpp"
 #include "common/placement.hpp"
+#include "common/record.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 
 namespace bw::iso3dfd {
@@ -42,15 +43,19 @@ struct Options {
   // thread), shared (the team on one wavefront) or auto (the model's choice, on one NUMA node).
   std::string sweep_team = "auto";
   std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
-  // --row-shape: the row kernel's register shape (rows.hpp's shape_name; default: the variant's first),
-  // checked against the variant chosen
+  // --row-shape: default (bandwall's choice: kept by bandwall tune, else the table of measured
+  // choices' row for this CPU, else a race kept on this machine (common/knob_race.hpp), else the
+  // variant's compiled default), measure (race now), compiled (the variant's compiled default at the
+  // radius) or the name of a register shape (rows.hpp's shape_name), checked against the variant chosen
   std::string shape = "default";
   std::string shape_why;  // why the variant was chosen for the shape (--isa auto or measure), or empty
   // How the shape that ran was chosen: "given" (--row-shape), "tuned" (kept by bandwall tune on this
-  // machine), "table" (the table of measured choices' row for this CPU, radius and variant) or
-  // "default" (the variant's default at the radius), and whence.
+  // machine), "table" (the table of measured choices' row for this CPU, radius and variant), "raced"
+  // (this run's race), "kept" (an earlier run's race on this machine) or "default" (the variant's
+  // default at the radius), and whence; shape_race: the race's record (null: none considered).
   std::string shape_how = "default";
   std::string shape_from;
+  nlohmann::json shape_race;
   // --swept-shape: the register shape the sweeps of temporal blocking run: auto (kept by bandwall
   // tune, else the table of measured choices' swept_shapes for this CPU, radius and variant, else the
   // step shape), same (the step shape) or a shape's name; swept_shape_how and swept_shape_from say
@@ -58,17 +63,23 @@ struct Options {
   std::string swept_shape = "auto";
   std::string swept_shape_how = "same";
   std::string swept_shape_from;
-  // --prefetch: rows ahead the row kernel prefetches (0: none), or -1 (auto): the one bandwall tune
-  // kept, else the table of measured choices' for this CPU and radius, else rows.hpp's default;
-  // prefetch_how and prefetch_from say which, as for the shape.
+  // --prefetch: rows ahead the row kernel prefetches (0: none), or -1 with prefetch_request auto (the
+  // one bandwall tune kept, else the table of measured choices' for this CPU and radius, else a race
+  // kept on this machine, else rows.hpp's default), measure (race now) or compiled (rows.hpp's
+  // default); prefetch_how, prefetch_from and prefetch_race say which, as for the shape.
   int prefetch = -1;
+  std::string prefetch_request = "auto";
   std::string prefetch_how = "default";
   std::string prefetch_from;
+  nlohmann::json prefetch_race;
   bool fault = false;  // BANDWALL_ISO3DFD_FAULT=1: perturb the optimised kernel (tests of --verify)
 
   // Bytes the run allocates: prev, next and vel, plus the reference's prev and next with --verify.
   std::uint64_t bytes_needed() const;
 };
+
+// Whether --row-shape (or --swept-shape) names a register shape rather than a way to choose one.
+bool names_a_shape(const std::string& shape);
 
 // Parses argv; throws UsageError with one line for any bad input. Returns false when help was
 // printed (exit 0).

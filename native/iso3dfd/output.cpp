@@ -173,6 +173,7 @@ json iso_config(const Options& o) {
     if (!o.shape_why.empty()) config["row_shape"]["why"] = o.shape_why;
     config["row_shape"]["how"] = o.shape_how;
     config["row_shape"]["from"] = o.shape_from;
+    if (!o.shape_race.is_null()) config["row_shape"]["race"] = o.shape_race;
     // the shape the sweeps run (when the run sweeps: result.time_block above 1)
     config["row_shape"]["swept"] = {{"name", shape_name(swept_shape(o.grid.radius))},
                                     {"requested", o.swept_shape},
@@ -180,11 +181,12 @@ json iso_config(const Options& o) {
                                     {"from", o.swept_shape_from}};
     // ring shapes prefetch along their column whatever this says
     config["prefetch"] = {{"rows_ahead", prefetch_rows(o.grid.radius)},
-                          {"requested", o.prefetch < 0 ? json("auto") : json(o.prefetch)},
+                          {"requested", o.prefetch < 0 ? json(o.prefetch_request) : json(o.prefetch)},
                           {"how", o.prefetch_how},
                           {"from", o.prefetch_from},
                           // the generic loops do not prefetch, and a ring prefetches along its column
                           {"used", radius_path(o.grid) == "templated" && !active_shape(o.grid.radius).ring}};
+    if (!o.prefetch_race.is_null()) config["prefetch"]["race"] = o.prefetch_race;
     // templated: the chosen variant's kernel compiled for this radius; generic: the generic loops
     config["radius_path"] = radius_path(o.grid);
   }

@@ -18,7 +18,7 @@ namespace bw::iso3dfd {
 void Measurement::check_table_depth(const std::string& cache, const std::string& key, int threads) {
   const int depth = tiles_.depth;
   // one round: a sweep and as many single steps, within the steps a race may take of the run
-  const RacePlan plan = plan_race(depth, o_.iterations, 1, 1);
+  const RacePlan plan = plan_race(depth, steps_left(), 1, 1);
   if (plan.depth != depth || plan.singles != depth) {
     time_block_["check"] = {
         {"ran", false},

@@ -200,7 +200,8 @@ int main(int argc, char** argv) {
               {"caches",
                {{"isa_choices", bw::isa_cache_path()},
                 {"time_blocks", bw::choice_cache_path("time-blocks")},
-                {"iso3dfd_shapes", bw::choice_cache_path("iso3dfd-shapes")}}}});
+                {"iso3dfd_shapes", bw::choice_cache_path("iso3dfd-shapes")},
+                {"knob_races", bw::choice_cache_path("knob-races")}}}});
     return 0;
   });
 }

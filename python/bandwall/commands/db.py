@@ -153,6 +153,24 @@ def choices_cmd(forget_kernel, fmt):
     emit(rows, fmt, render, lambda: (CHOICE_COLUMNS, [[r[c] for c in CHOICE_COLUMNS] for r in rows]))
 
 
+def _kept(fmt, forget, what: str, path, rows, forget_all, columns: list[str]) -> None:
+    """A kind of kept choice: forgets them all (--forget), or lists them (rows()) as a table of columns
+    titled with how many `what` the file at path() holds, or in fmt."""
+    if forget:
+        n = forget_all()
+        console().print(f"forgot {n} {what} in {path()}")
+        return
+    found = rows()
+
+    def cells():
+        return [[r[c] for c in columns] for r in found]
+
+    def render(con):
+        con.print(table(f"{len(found)} {what} kept in {path()}", columns, cells()))
+
+    emit(found, fmt, render, lambda: (columns, cells()))
+
+
 TIME_BLOCK_COLUMNS = ["run", "depth", "team", "settled", "races", "cpu", "measured", "why"]
 
 
@@ -167,21 +185,15 @@ def time_blocks_cmd(forget, fmt):
     next run like it takes depth 1, or sweeps settled by two races in a row, without racing;
     --time-block measure, or --forget, races again. A race that could not decide is listed unsettled:
     the next race like it decides on its rounds and its own, until enough rounds leave depth 1."""
-    if forget:
-        n = choices.forget_time_blocks()
-        console().print(f"forgot {n} race(s) in {choices.time_blocks_path()}")
-        return
-    rows = choices.time_block_rows()
-
-    def cells():
-        return [[r[c] for c in TIME_BLOCK_COLUMNS] for r in rows]
-
-    def render(con):
-        con.print(
-            table(f"{len(rows)} race(s) kept in {choices.time_blocks_path()}", TIME_BLOCK_COLUMNS, cells())
-        )
-
-    emit(rows, fmt, render, lambda: (TIME_BLOCK_COLUMNS, cells()))
+    _kept(
+        fmt,
+        forget,
+        "race(s)",
+        choices.time_blocks_path,
+        choices.time_block_rows,
+        choices.forget_time_blocks,
+        TIME_BLOCK_COLUMNS,
+    )
 
 
 ROW_KERNEL_COLUMNS = ["kernel", "isa", *choices.ROW_KNOBS, "measured", "why"]
@@ -199,25 +211,39 @@ def row_kernels_cmd(forget, fmt):
     (the table's key) and variant: the register shape, the prefetch distance and the sweeps' shape
     (empty: not kept, the table's or the compiled default runs); bandwall-iso3dfd takes them by default
     (config.row_shape.how, config.prefetch.how, config.row_shape.swept.how: tuned)."""
-    if forget:
-        n = choices.forget_row_kernels()
-        console().print(f"forgot {n} kept row kernel choice(s) in {choices.shapes_path()}")
-        return
-    rows = choices.shape_rows()
+    _kept(
+        fmt,
+        forget,
+        "row kernel choice(s)",
+        choices.shapes_path,
+        choices.shape_rows,
+        choices.forget_row_kernels,
+        ROW_KERNEL_COLUMNS,
+    )
 
-    def cells():
-        return [[r[c] for c in ROW_KERNEL_COLUMNS] for r in rows]
 
-    def render(con):
-        con.print(
-            table(
-                f"{len(rows)} kept row kernel choice(s) in {choices.shapes_path()}",
-                ROW_KERNEL_COLUMNS,
-                cells(),
-            )
-        )
+KNOB_RACE_COLUMNS = ["run", "chosen", "default", "settled", "candidates", "cpu", "measured", "why"]
 
-    emit(rows, fmt, render, lambda: (ROW_KERNEL_COLUMNS, cells()))
+
+@db.command("knob-races")
+@click.option("--forget", is_flag=True, help="forget them all: the next run like each races again")
+@format_option
+def knob_races_cmd(forget, fmt):
+    """ISO3DFD's register shapes and prefetch distances that runs on this machine raced on their own data,
+    where the table of measured choices has no row for this CPU (nor bandwall tune kept one): per radius,
+    variant, knob, size class and threads, the knob chosen against the compiled default. A first race's
+    winner is listed unsettled: the next run like it races it against the default again, and keeps it
+    only when that race agrees; a settled one runs without a race (config.row_shape.how,
+    config.prefetch.how: kept). --row-shape measure, --prefetch measure or --forget race again."""
+    _kept(
+        fmt,
+        forget,
+        "knob race(s)",
+        choices.knob_races_path,
+        choices.knob_race_rows,
+        choices.forget_knob_races,
+        KNOB_RACE_COLUMNS,
+    )
 
 
 def compare(a: dict, b: dict) -> list[dict]:

@@ -1,8 +1,9 @@
 """The choices measured on this machine and kept because a race settled them beyond noise, one JSON
 file per kind and machine under the user's cache folder (native/common/choice_cache.hpp writes
 them; the manifest names the files): the instruction-set variants faster than the default
-(native/common/isa_choice.hpp), and ISO3DFD's time steps per sweep (--time-block auto). Read them,
-and forget them so the next run measures again."""
+(native/common/isa_choice.hpp), ISO3DFD's time steps per sweep (--time-block auto), and the row
+kernel knobs a CPU without its own row in the table of measured choices raced on a run's data
+(native/common/knob_race.hpp). Read them, and forget them so the next run measures again."""
 
 from __future__ import annotations
 
@@ -81,13 +82,18 @@ def forget(kernel: str | None = None) -> int:
     return len(keys)
 
 
-def time_blocks_path() -> Path:
-    """The cache file of ISO3DFD's settled time-block races on this machine, asked afresh. RunFailed
-    when there is no cache folder (neither BANDWALL_CACHE_DIR, XDG_CACHE_HOME nor HOME)."""
-    where = native.table(manifest.EXECUTABLE)["caches"]["time_blocks"]
+def _cache_file(kind: str) -> Path:
+    """The cache file of a kind of choice (the manifest's caches) on this machine, asked afresh.
+    RunFailed when there is no cache folder (neither BANDWALL_CACHE_DIR, XDG_CACHE_HOME nor HOME)."""
+    where = native.table(manifest.EXECUTABLE)["caches"][kind]
     if not where:
         raise RunFailed("no cache folder: set BANDWALL_CACHE_DIR (or XDG_CACHE_HOME, or HOME)")
     return Path(where)
+
+
+def time_blocks_path() -> Path:
+    """The cache file of ISO3DFD's settled time-block races on this machine."""
+    return _cache_file("time_blocks")
 
 
 def time_block_rows() -> list[dict]:
@@ -140,12 +146,8 @@ SHAPES_ABOUT = (
 
 
 def shapes_path() -> Path:
-    """The cache file of the ISO3DFD register shapes bandwall tune kept on this machine, asked afresh.
-    RunFailed when there is no cache folder."""
-    where = native.table(manifest.EXECUTABLE)["caches"]["iso3dfd_shapes"]
-    if not where:
-        raise RunFailed("no cache folder: set BANDWALL_CACHE_DIR (or XDG_CACHE_HOME, or HOME)")
-    return Path(where)
+    """The cache file of the ISO3DFD register shapes bandwall tune kept on this machine."""
+    return _cache_file("iso3dfd_shapes")
 
 
 # what bandwall-iso3dfd reads from a kept entry (Measurement::choose_*): the step shape, the prefetch
@@ -186,3 +188,39 @@ def shape_rows() -> list[dict]:
         for _, e in sorted(_load(shapes_path())["choices"].items())
         if isinstance(e, dict)
     ]
+
+
+def knob_races_path() -> Path:
+    """The cache file of the row kernel knobs raced on runs' data on this machine."""
+    return _cache_file("knob_races")
+
+
+def knob_race_rows() -> list[dict]:
+    """One row per knob race kept: the run it holds for (kernel key, variant, knob, size class,
+    threads), the knob chosen and the default, whether it settled (a first race's winner awaits a
+    second race that confirms it), the candidates, the CPU, the date, why."""
+    p = knob_races_path()
+    out = []
+    for key, e in sorted(_load(p)["choices"].items()):
+        if not isinstance(e, dict):
+            raise RunFailed(
+                f"the cache of knob races {str(p)!r} holds an entry that is not one bandwall wrote: {key!r}"
+            )
+        out.append(
+            {
+                "run": key,
+                "chosen": e.get("chosen", ""),
+                "default": e.get("default", ""),
+                "settled": bool(e.get("settled", False)),
+                "candidates": ", ".join(map(str, e.get("candidates", []))),
+                "cpu": e.get("cpu", ""),
+                "measured": e.get("measured", ""),
+                "why": e.get("why", ""),
+            }
+        )
+    return out
+
+
+def forget_knob_races() -> int:
+    """Removes every knob race kept on this machine; returns how many."""
+    return _forget_all(knob_races_path())

@@ -75,12 +75,14 @@ def _pages(rec: dict) -> str:
 
 
 def _kernel(c: dict) -> str:
-    """The instruction set, the register shape when one was asked for (--row-shape), the sweeps'
-    shape when it is another (from --swept-shape, the tune or the table; shown whether or not the
-    run swept), and the prefetch distance when it was not the default's."""
+    """The instruction set, the register shape when one was asked for (--row-shape) or a race chose
+    it, the sweeps' shape when it is another (from --swept-shape, the tune or the table; shown whether
+    or not the run swept), and the prefetch distance when it was not the default's."""
     shape, pf = c.get("row_shape", {}), c.get("prefetch", {})
     words = [c["isa"]]
-    if shape.get("requested", "default") != "default":
+    if shape.get("how") in ("raced", "kept"):
+        words.append(f"register shape {shape['name']} ({shape['how']})")
+    elif shape.get("requested", "default") != "default":
         words.append(f"register shape {shape['name']}")
     swept = shape.get("swept", {})
     if swept.get("how", "same") != "same" and swept.get("name") != shape.get("name"):

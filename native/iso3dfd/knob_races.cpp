@@ -1,0 +1,160 @@
+// The row kernel's shape and prefetch distance on a CPU whose row of the table of measured choices
+// has none for the radius and variant (nor bandwall tune kept one): raced on the run's own steps
+// against the choices the other CPUs' rows made there (common/knob_race.hpp), and kept.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/choice_cache.hpp"
+#include "common/decide.hpp"
+#include "common/isa_choice.hpp"
+#include "common/knob_race.hpp"
+#include "iso3dfd/measurement.hpp"
+#include "iso3dfd/rows.hpp"
+
+namespace bw::iso3dfd {
+
+namespace {
+
+// The least time a trial of the race runs: shorter ones measure the team's start and end.
+constexpr double kKnobTrialSeconds = 0.005;
+
+// What every row of the table but this CPU's holds under key for variant isa: its field's `value`.
+std::vector<json> other_rows(const std::string& key, const std::string& isa, const char* field, const char* value) {
+  const Microarch* m = this_microarch();
+  const std::string mine = m ? std::string(m->name) : "";
+  std::vector<json> out;
+  for (const json& row : isa_choice_table()["rows"]) {
+    if (!row.is_object() || row.value("microarch", "") == mine) continue;
+    const json* e = table_entry(isa_choice_table(), row.value("microarch", ""), key);
+    if (!e || !e->contains(field) || !(*e)[field].is_object() || !(*e)[field].contains(isa)) continue;
+    const json& sub = (*e)[field][isa];
+    if (sub.is_object() && sub.contains(value)) out.push_back(sub[value]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Measurement::shape_candidates() const {
+  const int r = o_.grid.radius;
+  const RowVariant* v = find_row_variant(kernel_isa());
+  if (!v) return {};
+  std::vector<std::string> out{shape_name(v->default_shape(r))};
+  std::set<std::string> others;
+  for (const json& s : other_rows(variant_key(), v->isa, "shapes", "shape"))
+    if (const RowShape* shape = s.is_string() ? find_shape(*v, s.get<std::string>(), r) : nullptr)
+      others.insert(shape_name(*shape));
+  for (const std::string& s : others)
+    if (s != out[0]) out.push_back(s);
+  return out;
+}
+
+std::vector<std::string> Measurement::prefetch_candidates() const {
+  const int def = default_prefetch_rows(o_.grid.radius);
+  std::set<int> others;
+  for (const json& p : other_rows(variant_key(), kernel_isa(), "prefetch", "prefetch"))
+    if (p.is_number_integer() && p.get<int>() >= 0 && p.get<int>() <= kMaxPrefetchRows) others.insert(p.get<int>());
+  std::vector<std::string> out{std::to_string(def)};
+  for (int p : others)
+    if (p != def) out.push_back(std::to_string(p));
+  return out;
+}
+
+void Measurement::race_knobs(int threads) {
+  if (o_.kernel != KernelChoice::Optimised || o_.iterations <= 0) return;
+  const bool shape_open = o_.shape == "measure" || (o_.shape == "default" && o_.shape_how == "default");
+  const bool prefetch_open =
+      o_.prefetch_request == "measure" || (o_.prefetch_request == "auto" && o_.prefetch_how == "default");
+  if (!shape_open && !prefetch_open) return;
+  auto none = [](const std::string& why) { return json{{"how", "default"}, {"why", why}}; };
+  std::string skip;
+  if (radius_path(o_.grid) != "templated")
+    skip = "the generic loops run this radius: they have one shape and do not prefetch";
+  else if (o_.thread_options.automatic())
+    skip = "--threads auto: the threads are chosen step by step, so nothing is raced before";
+  if (!skip.empty()) {
+    if (shape_open) o_.shape_race = none(skip);
+    if (prefetch_open) o_.prefetch_race = none(skip);
+    return;
+  }
+  const std::string isa = kernel_isa(), cpu = ChoiceContext::here().cpu_key;
+  const std::string cache = choice_cache_path("knob-races");
+  const std::string where = ", " + size_class_ + " data, " + std::to_string(threads) + " threads";
+  // Half the run's steps at most. The first, asked for when a race is due, warms up (the first step
+  // after the first touch runs slower) and sizes the trials: each runs the steps of at least
+  // kKnobTrialSeconds by the warm-up's time. The race's steps advance the run's wavefield and count
+  // among its steps.
+  const int budget = o_.iterations / 2;
+  int per_trial = 0;  // 0: not warmed up yet
+  auto trials_left = [&] {
+    // no warm-up for a budget that cannot hold the smallest race (two candidates a step each)
+    if (per_trial == 0 && budget - knob_steps_ - 1 >= 2 * decide::rule().rounds) {
+      const double t0 = omp_get_wtime();
+      run(f_, o_.grid, o_.blocks, o_.schedule, threads, 1, c_);
+      ++knob_steps_;
+      per_trial = std::clamp(static_cast<int>(std::ceil(kKnobTrialSeconds / (omp_get_wtime() - t0))), 1, budget);
+    }
+    return per_trial ? (budget - knob_steps_) / per_trial : 0;
+  };
+  auto trial_rate = [&] {
+    const double t0 = omp_get_wtime();
+    run(f_, o_.grid, o_.blocks, o_.schedule, threads, per_trial, c_);
+    knob_steps_ += per_trial;
+    return static_cast<double>(o_.grid.interior()) * per_trial / (omp_get_wtime() - t0) / 1e6;
+  };
+  if (shape_open) {
+    const KnobRace r{"register shape",
+                     variant_key() + " " + isa + " shape" + where,
+                     shape_candidates(),
+                     cpu,
+                     cache,
+                     o_.shape == "measure",
+                     trials_left};
+    const KnobOutcome out = race_knob(r, [&](const std::string& name) {
+      select_shape(name);
+      choose_blocks_for_variant(threads, false);
+      return trial_rate();
+    });
+    select_shape(out.chosen);
+    choose_blocks_for_variant(threads, false);
+    o_.shape_race = out.record;
+    if (out.how != "default") {
+      o_.shape_how = out.how;
+      o_.shape_from =
+          (out.how == "kept" ? "an earlier run's race on this machine among " : "a race on this run's data among ") +
+          std::to_string(r.candidates.size()) + " shapes (" + cache + ")";
+    }
+  }
+  if (prefetch_open && active_shape(o_.grid.radius).ring) {
+    o_.prefetch_race = none("a ring shape prefetches along its column whatever the distance");
+  } else if (prefetch_open) {
+    const KnobRace r{"prefetch distance",
+                     variant_key() + " " + isa + " prefetch at " + shape_name(active_shape(o_.grid.radius)) + where,
+                     prefetch_candidates(),
+                     cpu,
+                     cache,
+                     o_.prefetch_request == "measure",
+                     trials_left};
+    const KnobOutcome out = race_knob(r, [&](const std::string& rows) {
+      select_prefetch(std::stoi(rows));
+      return trial_rate();
+    });
+    o_.prefetch_race = out.record;
+    if (out.how != "default") {
+      select_prefetch(std::stoi(out.chosen));
+      o_.prefetch_how = out.how;
+      o_.prefetch_from =
+          (out.how == "kept" ? "an earlier run's race on this machine among " : "a race on this run's data among ") +
+          std::to_string(r.candidates.size()) + " distances (" + cache + ")";
+    } else {
+      select_prefetch(-1);
+    }
+  }
+}
+
+}  // namespace bw::iso3dfd

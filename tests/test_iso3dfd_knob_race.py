@@ -1,0 +1,160 @@
+"""ISO3DFD's row kernel knobs on a CPU whose row of the table of measured choices names none (nor
+bandwall tune kept one): the register shape and the prefetch distance race on the run's own steps
+against those the other CPUs' rows chose, and what a race settles is kept for later runs
+(native/common/knob_race.hpp). A race's outcome is this machine's: the tests assert what any outcome
+has, and drive the kept paths with entries they write."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from bandwall.core import choices, native
+from iso3dfd_tool import record, tool
+
+# Another CPU's choice at radius 3 for each vector variant: a shape other than the compiled default
+# (rows_avx512.cpp, rows_avx2.cpp) and two rows of prefetch (the compiled default is one).
+OTHER_SHAPES = {"avx512": "4x2-split", "avx2": "4x1"}
+N = 64 + 6  # 64³ interior at radius 3
+
+
+@pytest.fixture
+def isa(monkeypatch, tmp_path) -> str:
+    """A table whose one row is another CPU's, a forced model of this one without a row, and the
+    widest vector variant this CPU runs."""
+    topo = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo["result"]["isa"]["offered"] if i in OTHER_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa = offered[0]
+    entry = {"isa": isa, "shapes": {isa: {"shape": OTHER_SHAPES[isa]}}, "prefetch": {isa: {"prefetch": 2}}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r3": entry}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "Intel Sapphire Rapids")
+    return isa
+
+
+def run(isa: str, steps: int = 40, *more) -> dict:
+    return record(N, N, N, steps, "auto", "auto", "auto", "compact", 1, "--radius", 3, "--isa", isa, *more)
+
+
+def keep(key: str, candidates: list, chosen: str, settled: bool) -> None:
+    """An entry of the file of knob races, as a race on this CPU would have left it."""
+    p = choices.knob_races_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    doc = json.loads(p.read_text()) if p.exists() else {"choices": {}}
+    doc["choices"][key] = {
+        "chosen": chosen,
+        "default": candidates[0],
+        "settled": settled,
+        "candidates": candidates,
+        "cpu": "Intel Sapphire Rapids",
+        "why": "written by the test",
+        "measured": "2026-01-03",
+    }
+    p.write_text(json.dumps(doc))
+
+
+def test_a_cpu_without_a_row_races_the_shapes_other_rows_chose_on_its_own_steps(isa):
+    """The compiled default and the other row's shape are the candidates; whatever the race decides
+    (or a run too short for it), the steps it ran are the run's, so the answer still matches the
+    plain reference; a race's outcome is kept and listed by bandwall db knob-races."""
+    compiled = run(isa, 2, "--row-shape", "compiled", "--prefetch", "compiled")["config"]
+    assert "race" not in compiled["row_shape"] and "race" not in compiled["prefetch"]
+    big = 136 + 6  # steps of a few milliseconds: short trials, so the race fits the run's steps
+    grid = (big, big, big, 100, "auto", "auto", "auto", "compact", 1)
+    rec = record(*grid, "--radius", 3, "--isa", isa, "--time-block", 1, "--verify")
+    assert rec["validation"]["passed"] and rec["validation"]["checked"]
+    shape = rec["config"]["row_shape"]
+    race = shape["race"]
+    assert race["candidates"] == [compiled["row_shape"]["name"], OTHER_SHAPES[isa]]
+    assert shape["name"] in race["candidates"] and shape["how"] in ("raced", "default")
+    assert race["how"] == shape["how"]
+    pf = rec["config"]["prefetch"]
+    assert pf["race"]["candidates"] == ["1", "2"] and pf["how"] in ("raced", "default")
+    if shape["how"] == "raced":
+        assert race["race"]["comparisons"][0]["ratio"]["rounds"] >= 5 and race["kept"]["file"] == str(
+            choices.knob_races_path()
+        )
+        (kept,) = [r for r in choices.knob_race_rows() if r["run"] == race["key"]]
+        assert kept["chosen"] == shape["name"] and kept["settled"] is (shape["name"] == race["candidates"][0])
+    else:
+        assert "too short" in race["why"]
+
+
+def test_a_settled_race_is_taken_without_racing_and_measure_races_again(isa):
+    key = run(isa, 2, "--time-block", 1)["config"]["row_shape"]["race"]["key"]
+    candidates = run(isa, 2, "--time-block", 1)["config"]["row_shape"]["race"]["candidates"]
+    keep(key, candidates, OTHER_SHAPES[isa], settled=True)
+    shape = run(isa, 2, "--time-block", 1)["config"]["row_shape"]
+    assert (shape["how"], shape["name"], shape["race"]["how"]) == ("kept", OTHER_SHAPES[isa], "kept")
+    assert "2026-01-03" in shape["race"]["why"] and "written by the test" in shape["race"]["why"]
+    again = run(isa, 2, "--time-block", 1, "--row-shape", "measure")["config"]["row_shape"]
+    assert again["race"]["how"] != "kept" and again["requested"] == "measure"
+    compiled = run(isa, 2, "--time-block", 1, "--row-shape", "compiled")["config"]["row_shape"]
+    assert (compiled["how"], compiled["name"]) == ("default", candidates[0]) and "race" not in compiled
+
+
+def test_a_first_race_winner_waits_for_a_second_race(isa):
+    """Kept unsettled, a winner does not run before a second race confirms it; a run too short for
+    that race takes the default and says so."""
+    first = run(isa, 2, "--time-block", 1)["config"]["row_shape"]["race"]
+    keep(first["key"], first["candidates"], OTHER_SHAPES[isa], settled=False)
+    shape = run(isa, 2, "--time-block", 1)["config"]["row_shape"]
+    assert (shape["how"], shape["name"]) == ("default", first["candidates"][0])
+    assert "awaits a second" in shape["race"]["why"] and "too short" in shape["race"]["why"]
+
+
+def test_a_kept_prefetch_distance_holds_for_its_shape_only(isa):
+    pf = run(isa, 2, "--time-block", 1)["config"]["prefetch"]["race"]
+    keep(pf["key"], pf["candidates"], "2", settled=True)
+    c = run(isa, 2, "--time-block", 1)["config"]
+    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"]) == ("kept", 2)
+    other = run(isa, 2, "--time-block", 1, "--row-shape", OTHER_SHAPES[isa])["config"]["prefetch"]
+    assert other["how"] == "default" and other["race"]["key"] != pf["key"]
+
+
+def test_a_cpu_with_a_row_or_a_choice_given_races_nothing(isa, monkeypatch):
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")  # the table's row: its shape
+    c = run(isa, 40, "--time-block", 1)["config"]
+    assert c["row_shape"]["how"] == "table" and "race" not in c["row_shape"]
+    assert c["prefetch"]["how"] == "table" and "race" not in c["prefetch"]
+    monkeypatch.setenv("BANDWALL_MICROARCH", "Intel Sapphire Rapids")
+    c = run(isa, 40, "--time-block", 1, "--row-shape", OTHER_SHAPES[isa], "--prefetch", "none")["config"]
+    assert c["row_shape"]["how"] == "given" and "race" not in c["row_shape"] and "race" not in c["prefetch"]
+    generic = run("generic", 40, "--time-block", 1)["config"]
+    assert (
+        generic["row_shape"]["race"]["how"] == "default" and "generic" in generic["row_shape"]["race"]["why"]
+    )
+
+
+def test_the_kept_knob_races_are_listed_then_forgotten(isa, run_bandwall):
+    assert json.loads(run_bandwall("db", "knob-races", "--format", "json").stdout) == []
+    keep("iso3dfd.rows.r3 avx512 shape, l2 data, 1 threads", ["2x4", "4x2-split"], "4x2-split", settled=False)
+    keep("iso3dfd.rows.r3 avx512 prefetch at 2x4, l2 data, 1 threads", ["1", "2"], "1", settled=True)
+    proc = run_bandwall("db", "knob-races", "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert [(r["chosen"], r["settled"], r["candidates"]) for r in json.loads(proc.stdout)] == [
+        ("1", True, "1, 2"),
+        ("4x2-split", False, "2x4, 4x2-split"),
+    ]
+    proc = run_bandwall("db", "knob-races", "--forget")
+    assert proc.returncode == 0 and "forgot 2 knob race(s)" in proc.stdout, proc.stderr
+    assert choices.knob_race_rows() == []
+
+
+@pytest.mark.parametrize("text", ["not json", "[1, 2]", '{"choices": {"iso3dfd.rows.r3 avx2 shape": 1}}'])
+def test_a_bad_file_of_knob_races_is_one_line_for_db_and_a_race_for_a_run(isa, run_bandwall, text):
+    p = choices.knob_races_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text)
+    proc = run_bandwall("db", "knob-races")
+    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert str(p) in proc.stderr
+    proc = tool(N, N, N, 2, "auto", "auto", "auto", "compact", 1, "--radius", 3, "--isa", isa, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["config"]["row_shape"]["race"]["how"] == "default"
