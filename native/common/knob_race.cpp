@@ -35,7 +35,7 @@ KnobOutcome with(const KnobRace& r, const std::string& chosen, const std::string
 KnobOutcome race_knob(const KnobRace& r, const KnobTrial& trial) {
   const std::string def = r.candidates.empty() ? "" : r.candidates[0];
   if (r.candidates.size() < 2)
-    return with(r, def, "default", "no other CPU's row of the table of measured choices names another " + r.knob);
+    return with(r, def, "default", "no row of the table of measured choices names another " + r.knob);
   const json file = r.cache_path.empty() ? json() : read_json_file(r.cache_path);
   const json* kept = r.measure ? nullptr : kept_entry(file, r);
   const bool settled = kept && flag_field(*kept, "settled");

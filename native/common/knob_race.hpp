@@ -1,6 +1,6 @@
 // A knob of a kernel (a register shape, a prefetch distance) that a CPU without its own row in the
 // table of measured choices (common/isa_choice.hpp) races on the run's own data: the default against
-// the candidates the other CPUs' rows chose, in interleaved rounds under the decision rule
+// the candidates the table's rows chose, in interleaved rounds under the decision rule
 // (common/decide.hpp). What a race settles is kept for the next runs on this machine
 // (common/choice_cache.hpp, knob-races-<digest>.json), per kernel key, knob, variant, data size
 // class and threads.

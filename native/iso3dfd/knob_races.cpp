@@ -1,6 +1,6 @@
 // The row kernel's shape and prefetch distance on a CPU whose row of the table of measured choices
 // has none for the radius and variant (nor bandwall tune kept one): raced on the run's own steps
-// against the choices the other CPUs' rows made there (common/knob_race.hpp), and kept.
+// against the choices the table's rows made for the variant (common/knob_race.hpp), and kept.
 #include <omp.h>
 
 #include <algorithm>
@@ -21,19 +21,23 @@ namespace bw::iso3dfd {
 namespace {
 
 // The least time a trial of the race runs: shorter ones measure the team's start and end.
-constexpr double kKnobTrialSeconds = 0.005;
+constexpr double kKnobTrialSeconds = 0.003;
 
-// What every row of the table but this CPU's holds under key for variant isa: its field's `value`.
-std::vector<json> other_rows(const std::string& key, const std::string& isa, const char* field, const char* value) {
-  const Microarch* m = this_microarch();
-  const std::string mine = m ? std::string(m->name) : "";
+// What any row of the table chose for variant isa at any radius (every key of the row kernel, key
+// and its ".rR" siblings): the `value` of each entry's field. A shape that won on some CPU at some
+// radius is a candidate at every radius: which one pays moves with the CPU's L1 as with the radius.
+std::vector<json> chosen_anywhere(const std::string& key, const std::string& isa, const char* field,
+                                  const char* value) {
+  const std::string stem = key.substr(0, key.find(".r"));  // iso3dfd.rows
   std::vector<json> out;
   for (const json& row : isa_choice_table()["rows"]) {
-    if (!row.is_object() || row.value("microarch", "") == mine) continue;
-    const json* e = table_entry(isa_choice_table(), row.value("microarch", ""), key);
-    if (!e || !e->contains(field) || !(*e)[field].is_object() || !(*e)[field].contains(isa)) continue;
-    const json& sub = (*e)[field][isa];
-    if (sub.is_object() && sub.contains(value)) out.push_back(sub[value]);
+    if (!row.is_object() || !row.contains("kernels") || !row["kernels"].is_object()) continue;
+    for (const auto& [k, e] : row["kernels"].items()) {
+      if (k != stem && k.rfind(stem + ".r", 0) != 0) continue;
+      if (!e.is_object() || !e.contains(field) || !e[field].is_object() || !e[field].contains(isa)) continue;
+      const json& sub = e[field][isa];
+      if (sub.is_object() && sub.contains(value)) out.push_back(sub[value]);
+    }
   }
   return out;
 }
@@ -46,7 +50,7 @@ std::vector<std::string> Measurement::shape_candidates() const {
   if (!v) return {};
   std::vector<std::string> out{shape_name(v->default_shape(r))};
   std::set<std::string> others;
-  for (const json& s : other_rows(variant_key(), v->isa, "shapes", "shape"))
+  for (const json& s : chosen_anywhere(variant_key(), v->isa, "shapes", "shape"))
     if (const RowShape* shape = s.is_string() ? find_shape(*v, s.get<std::string>(), r) : nullptr)
       others.insert(shape_name(*shape));
   for (const std::string& s : others)
@@ -57,7 +61,7 @@ std::vector<std::string> Measurement::shape_candidates() const {
 std::vector<std::string> Measurement::prefetch_candidates() const {
   const int def = default_prefetch_rows(o_.grid.radius);
   std::set<int> others;
-  for (const json& p : other_rows(variant_key(), kernel_isa(), "prefetch", "prefetch"))
+  for (const json& p : chosen_anywhere(variant_key(), kernel_isa(), "prefetch", "prefetch"))
     if (p.is_number_integer() && p.get<int>() >= 0 && p.get<int>() <= kMaxPrefetchRows) others.insert(p.get<int>());
   std::vector<std::string> out{std::to_string(def)};
   for (int p : others)

@@ -106,10 +106,10 @@ class Measurement : public driver::Measurement {
   // the run's first steps, at most half of them (they count as the run's), against the candidates
   // below, and kept (common/knob_race.hpp); config.row_shape.race and config.prefetch.race say how.
   void race_knobs(int threads);
-  // The variant's compiled default at the radius, then the shapes the other CPUs' rows of the table
-  // of measured choices chose for the radius and variant (that this variant has).
+  // The variant's compiled default at the radius, then the shapes the rows of the table of measured
+  // choices chose for the variant at any radius (that this variant has at the run's).
   std::vector<std::string> shape_candidates() const;
-  // The compiled default's rows ahead, then the other rows' distances for the radius and variant.
+  // The compiled default's rows ahead, then the rows' distances for the variant at any radius.
   std::vector<std::string> prefetch_candidates() const;
   // The steps the depth's race and check may plan on: the run's, less race_knobs'.
   int steps_left() const { return o_.iterations - knob_steps_; }

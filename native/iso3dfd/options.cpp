@@ -71,8 +71,8 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--isa", isa, isa_syntax());
   app.add_option("--row-shape", o.shape,
                  "register shape of the row kernel: default (kept by bandwall tune, else the table of measured "
-                 "choices for this CPU and radius, else a race on this run's data against the shapes other CPUs' "
-                 "rows chose, kept for later runs, else the variant's compiled default), measure (race now), "
+                 "choices for this CPU and radius, else a race on this run's data against the shapes the "
+                 "table's rows chose, kept for later runs, else the variant's compiled default), measure (race now), "
                  "compiled (the variant's compiled default), or a name of the chosen variant's shapes, planes x "
                  "vectors with -split (two passes) or -ring (the second pass marching along z), e.g. 4x2-split or "
                  "8x2-ring; a name the variant lacks is refused with the list");
@@ -85,7 +85,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--prefetch", prefetch,
                  "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
                  "bandwall tune, else the table of measured choices for this CPU and radius, else a race on this "
-                 "run's data against the distances other CPUs' rows chose, kept for later runs, else the compiled "
+                 "run's data against the distances the table's rows chose, kept for later runs, else the compiled "
                  "default: none at radius 1 and 2 and one row beyond), measure (race now), compiled (the compiled "
                  "default), none, or a number of rows 1-" +
                      std::to_string(kMaxPrefetchRows) +

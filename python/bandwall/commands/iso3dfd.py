@@ -79,8 +79,8 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="register shape of the row kernel: planes x vectors with -split or -ring (e.g. 8x2-ring: fewer bytes "
     "from L2), a name of the chosen instruction set's shapes (a wrong one is refused with the list), measure "
     "(race now) or compiled (the variant's compiled default); default: kept by bandwall tune, else the table of "
-    "measured choices for this CPU and radius, else a race on the run's steps against the shapes other CPUs' "
-    "rows chose, kept for later runs (bandwall db knob-races; config.row_shape says which)",
+    "measured choices for this CPU and radius, else a race on the run's steps against the shapes the "
+    "table's rows chose, kept for later runs (bandwall db knob-races; config.row_shape says which)",
 )
 @click.option(
     "--swept-shape",
@@ -97,7 +97,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     help="rows ahead the row kernel prefetches next, vel and prev's leading plane: none, a number of rows, "
     "measure (race now) or compiled (none at radius 1 and 2, one row beyond); default: kept by bandwall tune, "
     "else the table of measured choices for this CPU and radius, else a race on the run's steps against the "
-    "distances other CPUs' rows chose, kept for later runs, else compiled (config.prefetch says which)",
+    "distances the table's rows chose, kept for later runs, else compiled (config.prefetch says which)",
 )
 @click.option(
     "--row-pitch",
