@@ -5,7 +5,10 @@
 // (common/choice_cache.hpp, knob-races-<digest>.json), per kernel key, knob, variant, data size
 // class and threads.
 //
-// - The default faster, or no difference beyond noise: the default stands, kept.
+// - The default faster, or no difference beyond noise: the default stands, kept. A comparison left
+//   unsettled (its median beyond the margin, its interval not) runs the rounds the rule allows when
+//   unsettled, if the budget holds them; still unsettled, its rounds are kept and the next race like
+//   it decides on them and its own, until kKnobPooledRounds rounds leave the default standing.
 // - Another candidate faster beyond noise: it runs at once, kept unconfirmed. The next run like this
 //   one races the default against it alone; it stands (kept, taken without a race from then on) only
 //   when that race settles on it too, else the default stands, kept. Among several candidates one may
@@ -46,6 +49,9 @@ struct KnobOutcome {
 
 // One trial of a candidate on the run's data: its rate, higher is better.
 using KnobTrial = std::function<double(const std::string&)>;
+
+// Rounds of undecided races after which the default stands, settled.
+inline constexpr int kKnobPooledRounds = 20;
 
 // What the file of kept knob races says of itself.
 extern const char* const kKnobRacesAbout;
