@@ -126,6 +126,10 @@ def test_a_cpu_with_a_row_or_a_choice_given_races_nothing(isa, monkeypatch):
     monkeypatch.setenv("BANDWALL_MICROARCH", "Intel Sapphire Rapids")
     c = run(isa, 40, "--time-block", 1, "--row-shape", OTHER_SHAPES[isa], "--prefetch", "none")["config"]
     assert c["row_shape"]["how"] == "given" and "race" not in c["row_shape"] and "race" not in c["prefetch"]
+    auto = record(
+        N, N, N, 40, "auto", "auto", "auto", "compact", "--threads", "auto", "--radius", 3, "--isa", isa
+    )
+    assert "--threads auto" in auto["config"]["row_shape"]["race"]["why"]
     generic = run("generic", 40, "--time-block", 1)["config"]
     assert (
         generic["row_shape"]["race"]["how"] == "default" and "generic" in generic["row_shape"]["race"]["why"]
