@@ -106,6 +106,17 @@ def parse(p: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> argp
     return a
 
 
+def radii(p: argparse.ArgumentParser, text: str, most: int = 8) -> list[int]:
+    """--radii as given ("1,2,4,8"): whole numbers within 1..most, else p.error (one line, exit 2)."""
+    try:
+        out = [int(r) for r in text.split(",")]
+    except ValueError:
+        p.error(f"--radii {text!r} is not whole numbers like 1,2,4,8")
+    if not all(1 <= r <= most for r in out):
+        p.error(f"--radii must lie in 1..{most}")
+    return out
+
+
 def tool(bindir: Path | str, name: str) -> str:
     """bindir/name when it is an executable file; else one line on stderr and exit 2."""
     path = Path(bindir) / name

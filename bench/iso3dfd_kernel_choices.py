@@ -103,14 +103,12 @@ def parse():
     p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
     p.add_argument("--write", action="store_true", help="write the entries into this CPU's row of the table")
     a = common.parse(p)
-    a.radii = [int(r) for r in a.radii.split(",")]
+    a.radii = common.radii(p, a.radii, SEED_RADIUS)
     a.knobs = set(a.knobs.split(","))
     if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks", "team", "sweeps"}:
         p.error("--knobs takes shapes, prefetch, swept, blocks, team and sweeps, comma-separated")
     a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
-    if not all(1 <= r <= SEED_RADIUS for r in a.radii):
-        p.error(f"--radii must lie in 1..{SEED_RADIUS}")
     return a
 
 

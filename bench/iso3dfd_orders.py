@@ -58,12 +58,7 @@ def parse() -> argparse.Namespace:
     p.add_argument("--pause", type=float, default=2.0, help="seconds of rest before each program (default 2)")
     p.add_argument("--no-devito", action="store_true", help="leave Devito out")
     a = common.parse(p)
-    try:
-        a.radii = [int(r) for r in a.radii.split(",")]
-    except ValueError:
-        p.error(f"--radii {a.radii!r} is not whole numbers like 1,2,4,8")
-    if not all(1 <= r <= SEED_RADIUS for r in a.radii):
-        p.error(f"--radii must lie in 1..{SEED_RADIUS}")
+    a.radii = common.radii(p, a.radii, SEED_RADIUS)
     if a.interior < 1 or a.steps < 1 or a.threads < 1:
         p.error("--interior, --steps and --threads must be at least 1")
     return a

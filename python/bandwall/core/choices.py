@@ -102,12 +102,7 @@ def time_block_rows() -> list[dict]:
     race like it to decide on with its own), how many races in a row settled on it (sweeps are taken
     without racing from the second on), the CPU, the date, why."""
     out = []
-    p = time_blocks_path()
-    for key, e in sorted(_load(p)["choices"].items()):
-        if not isinstance(e, dict):
-            raise RunFailed(
-                f"the cache of settled races {str(p)!r} holds an entry that is not one bandwall wrote: {key!r}"
-            )
+    for key, e in _entries(time_blocks_path(), "settled races"):
         out.append(
             {
                 "run": key,
@@ -120,6 +115,17 @@ def time_block_rows() -> list[dict]:
                 "why": e.get("why", ""),
             }
         )
+    return out
+
+
+def _entries(p: Path, what: str) -> list[tuple[str, dict]]:
+    """The cache file's entries by key; RunFailed naming the file for one that is not an object."""
+    out = sorted(_load(p)["choices"].items())
+    for key, e in out:
+        if not isinstance(e, dict):
+            raise RunFailed(
+                f"the cache of {what} {str(p)!r} holds an entry that is not one bandwall wrote: {key!r}"
+            )
     return out
 
 
@@ -199,13 +205,8 @@ def knob_race_rows() -> list[dict]:
     """One row per knob race kept: the run it holds for (kernel key, variant, knob, size class,
     threads), the knob chosen and the default, whether it settled (a first race's winner awaits a
     second race that confirms it), the candidates, the CPU, the date, why."""
-    p = knob_races_path()
     out = []
-    for key, e in sorted(_load(p)["choices"].items()):
-        if not isinstance(e, dict):
-            raise RunFailed(
-                f"the cache of knob races {str(p)!r} holds an entry that is not one bandwall wrote: {key!r}"
-            )
+    for key, e in _entries(knob_races_path(), "knob races"):
         out.append(
             {
                 "run": key,
