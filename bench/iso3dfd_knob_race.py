@@ -5,8 +5,8 @@ against the CPU's own row, round by round.
 
 This CPU is made one without a row by a copy of the table that leaves its row out
 (BANDWALL_ISA_CHOICES), so that its runs meet the other CPUs' rows' choices as a new CPU's would.
-Per radius, every round runs on the same grid, threads and variant (the row's, else auto), step by
-step (--time-block 1: the race of sweeps stays out), each program once, in rotated order:
+Per radius, every round runs on the same grid, threads and variant (--isa, else the row's, else
+auto), step by step (--time-block 1: the race of sweeps stays out), each program once, in rotated order:
   - compiled: --row-shape compiled --prefetch compiled, the knobs compiled in;
   - raced: the defaults without this CPU's row, with a cache folder of their own: the first runs
     race on their own steps and keep what the race settles, later runs take it (config.row_shape
@@ -39,6 +39,7 @@ def parse():
     p.add_argument("--steps", type=int, default=40, help="time steps (default 40)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--pause", type=float, default=1.0, help="seconds of rest before each run (default 1)")
+    p.add_argument("--isa", default=None, help="the variant every run takes (default: the row's, else auto)")
     a = common.parse(p)
     a.radii = common.radii(p, a.radii, SEED_RADIUS)
     if a.interior < 1 or a.steps < 1 or a.threads < 1:
@@ -75,7 +76,7 @@ def main() -> int:
     ]
     for r in a.radii:
         n = a.interior + 2 * r
-        row_isa = (mine or {}).get("kernels", {}).get(key_of(r), {}).get("isa", "auto")
+        row_isa = a.isa or (mine or {}).get("kernels", {}).get(key_of(r), {}).get("isa", "auto")
         base = [exe, n, n, n, a.steps, "auto", "auto", "auto", "compact", a.threads]
         base += ["--radius", r, "--isa", row_isa, "--time-block", 1, "--json"]
         cache = work / f"cache-r{r}"
