@@ -23,11 +23,15 @@ const json* kept_entry(const json& file, const KnobRace& r) {
   return std::find(r.candidates.begin(), r.candidates.end(), chosen) == r.candidates.end() ? nullptr : e;
 }
 
-// Some candidate against the default (rates[0]) has a median beyond the margin and an interval that
-// is not.
+// Some candidate against the default (rates[0]) has a median beyond the margin above it and an
+// interval that is not: more rounds may make it the choice. (One unsettled below the default could
+// only leave the default standing, as it stands already.)
 bool any_unsettled(const std::vector<std::vector<double>>& rates) {
-  for (std::size_t i = 1; i < rates.size(); ++i)
-    if (decide::unsettled(decide::ratio_interval(rates[i], rates[0]))) return true;
+  const decide::Rule& rule = decide::rule();
+  for (std::size_t i = 1; i < rates.size(); ++i) {
+    const decide::Interval v = decide::ratio_interval(rates[i], rates[0]);
+    if (decide::unsettled(v) && v.median > 1 + rule.margin) return true;
+  }
   return false;
 }
 

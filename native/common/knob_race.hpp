@@ -5,10 +5,11 @@
 // (common/choice_cache.hpp, knob-races-<digest>.json), per kernel key, knob, variant, data size
 // class and threads.
 //
-// - The default faster, or no difference beyond noise: the default stands, kept. A comparison left
-//   unsettled (its median beyond the margin, its interval not) runs the rounds the rule allows when
-//   unsettled, if the budget holds them; still unsettled, its rounds are kept and the next race like
-//   it decides on them and its own, until kKnobPooledRounds rounds leave the default standing.
+// - The default faster, or no difference beyond noise: the default stands, kept. A candidate left
+//   unsettled above the default (its median beyond the margin, its interval not) runs the rounds the
+//   rule allows when unsettled, if the budget holds them; still unsettled, the rounds are kept and
+//   the next race like it decides on them and its own, until kKnobPooledRounds rounds leave the
+//   default standing.
 // - Another candidate faster beyond noise: it runs at once, kept unconfirmed. The next run like this
 //   one races the default against it alone; it stands (kept, taken without a race from then on) only
 //   when that race settles on it too, else the default stands, kept. Among several candidates one may

@@ -173,6 +173,18 @@ TEST_F(KnobRaceTest, AnUnsettledRaceRunsMoreRoundsAndKeepsThemForTheNext) {
   EXPECT_EQ(bw::race_knob(k, unsettled_4x2()).how, "kept");
 }
 
+TEST_F(KnobRaceTest, ACandidateUnsettledBelowTheDefaultLeavesItSettled) {
+  const auto k = race({"2x4", "4x2"});
+  auto calls = std::make_shared<int>(0);
+  const auto out = bw::race_knob(k, [calls](const std::string& name) {
+    if (name != "4x2") return 100.0;
+    return (*calls)++ % 5 < 3 ? 70.0 : 110.0;  // a median of 0.7x, an interval reaching above 1
+  });
+  EXPECT_EQ(out.trials, 2 * kRounds);
+  EXPECT_EQ(out.chosen, "2x4");
+  EXPECT_TRUE(kept(k)["settled"].get<bool>());
+}
+
 TEST_F(KnobRaceTest, ABudgetForTheRuleRoundsOnlyKeepsThoseUnsettled) {
   const auto k = race({"2x4", "4x2"}, 2 * kRounds);
   const auto out = bw::race_knob(k, unsettled_4x2());
