@@ -132,7 +132,12 @@ def test_parse_checks_rounds_and_exports_the_bindir(tmp_path, monkeypatch, capsy
 
 @pytest.mark.parametrize(
     "text,fragment",
-    [("1,x", "is not whole numbers"), ("", "is not whole numbers"), ("0,2", "must lie in 1..8"), ("9", "1..8")],
+    [
+        ("1,x", "is not whole numbers"),
+        ("", "is not whole numbers"),
+        ("0,2", "must lie in 1..8"),
+        ("9", "1..8"),
+    ],
 )
 def test_radii_refuse_bad_input_in_one_line(text, fragment, capsys):
     p = common.parser("doc", rounds=None, bindir=False)
@@ -140,7 +145,9 @@ def test_radii_refuse_bad_input_in_one_line(text, fragment, capsys):
     with pytest.raises(SystemExit) as e:
         common.radii(p, text)
     err = capsys.readouterr().err
-    assert e.value.code == 2 and fragment in err and len(err.strip().splitlines()) == 2  # usage, then the line
+    assert (
+        e.value.code == 2 and fragment in err and len(err.strip().splitlines()) == 2
+    )  # usage, then the line
 
 
 def test_record_stops_on_a_failed_run_or_check():
