@@ -162,3 +162,52 @@ def test_a_bad_file_of_knob_races_is_one_line_for_db_and_a_race_for_a_run(isa, r
     proc = tool(N, N, N, 2, "auto", "auto", "auto", "compact", 1, "--radius", 3, "--isa", isa, "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["config"]["row_shape"]["race"]["how"] == "default"
+
+
+def test_another_variant_with_its_shape_replaces_one_chosen_at_its_compiled_shape(monkeypatch, tmp_path):
+    """Where the variant was chosen by speed (a decisive choice kept on this machine, written here),
+    each variant timed at its compiled shape, the shape race adds one shape of each other vector
+    variant (the one the table's rows chose most often at the radius); a race that settled on it
+    makes that variant run, and the record says which choice it replaced."""
+    topo = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in ("avx512", "avx2", "generic") if i in topo["result"]["isa"]["offered"]]
+    if not {"avx512", "avx2"} <= set(offered):
+        pytest.skip("needs two vector variants (AVX-512 and AVX2) on this CPU")
+    entry = {"shapes": {"avx512": {"shape": "4x2-split"}, "avx2": {"shape": "4x1"}}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r3": entry}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "Intel Sapphire Rapids")
+    grid = (N, N, N, 2, "auto", "auto", "auto", "compact", 1, "--radius", 3, "--time-block", 1)
+    size = record(*grid, "--isa", "avx2")["config"]["isa_choice"]["size_class"]
+    isa_cache = choices.path()
+    isa_cache.parent.mkdir(parents=True, exist_ok=True)
+    chosen = {
+        "isa": "avx2",
+        "kernel": "iso3dfd.rows.r3",
+        "ceiling": "",
+        "decisive": True,
+        "figures": {"avx512": 1.0, "avx2": 2.0},
+        "unit": "MPoints/s",
+        "candidates": offered,
+        "cpu": "Intel Sapphire Rapids",
+        "size_class": size,
+        "measured": "2026-01-03",
+    }
+    isa_cache.write_text(json.dumps({"choices": {f"iso3dfd.rows.r3@{size}": chosen}}))
+    c = record(*grid)["config"]
+    assert (c["isa"], c["isa_choice"]["how"]) == ("avx2", "cached")
+    race = c["row_shape"]["race"]
+    assert race["candidates"] == ["2x2", "4x1", "avx512 4x2-split"] and "other variants'" in race["key"]
+    keep(race["key"], race["candidates"], "avx512 4x2-split", settled=True)
+    rec = record(*grid, "--verify")
+    c = rec["config"]
+    assert rec["validation"]["passed"]
+    assert (c["isa"], c["row_shape"]["name"], c["row_shape"]["how"]) == ("avx512", "4x2-split", "kept")
+    assert c["isa_choice"]["how"] == "shape race" and c["isa_choice"]["source"]["replaced"]["isa"] == "avx2"
+    assert (
+        "prefetch at 4x2-split" in c["prefetch"]["race"]["key"] and " avx512 " in c["prefetch"]["race"]["key"]
+    )
+    forced = record(*grid, "--isa", "avx2")["config"]  # a variant named: no other variant races
+    assert forced["isa"] == "avx2" and not any(" " in x for x in forced["row_shape"]["race"]["candidates"])

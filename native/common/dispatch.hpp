@@ -103,6 +103,21 @@ class Dispatch {
     if (const Variant* v = named(name)) active_ = v;
   }
 
+  // Makes the variant named isa the active one for good, with how and why it replaced the one chosen
+  // (a later choice on the run's data, such as a shape race that timed it with its own shape): the
+  // record then says so, with the earlier choice under "replaced". False when no such variant is built.
+  bool revise(const std::string& isa, const std::string& how, const std::string& why, const json& decision) {
+    const Variant* v = named(isa);
+    if (!v) return false;
+    IsaChoice earlier = choice_;
+    active_ = v;
+    choice_ = {};
+    choice_.isa = v->isa, choice_.how = how, choice_.why = why, choice_.decision = decision;
+    choice_.size_class = earlier.size_class, choice_.unit = earlier.unit;
+    choice_.source = {{"replaced", earlier.to_json(key_)}};
+    return true;
+  }
+
   const Variant& active() const { return *active_; }
 
   // config.isa_choice of records: the variant, how it was chosen and on what figures.

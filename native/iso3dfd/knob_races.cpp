@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -69,10 +70,60 @@ std::vector<std::string> Measurement::prefetch_candidates() const {
   return out;
 }
 
+std::vector<std::string> Measurement::other_variant_candidates(const std::string& where) {
+  const std::string chosen = kernel_isa(), how = text_field(row_dispatch().choice_json(), "how");
+  if (how != "measured" && how != "cached" && how != "model") return {};
+  const int r = o_.grid.radius;
+  const json file = read_json_file(choice_cache_path("knob-races"));
+  const std::string cpu = ChoiceContext::here().cpu_key;
+  std::vector<std::string> out;
+  for (const RowVariant* w : row_variants()) {
+    if (w->isa == chosen || w->lanes <= 1 || !find_row_variant(w->isa)) continue;
+    row_dispatch().use(w->isa);
+    const bool vector_path = radius_path(o_.grid) == "templated";
+    row_dispatch().use(chosen);
+    if (!vector_path) continue;
+    // a settled race of its own shapes here, else the shape other than its compiled default that the
+    // table's rows chose most often for it at the radius, else at any radius (the first by name on a tie)
+    std::string shape;
+    const json* e = cached_choice(file, variant_key() + " " + w->isa + " shape" + where);
+    if (e && flag_field(*e, "settled") && text_field(*e, "cpu") == cpu) shape = text_field(*e, "chosen");
+    if (shape.find(' ') != std::string::npos) shape.clear();
+    const std::string compiled = shape_name(w->default_shape(r));
+    auto most_chosen = [&](const std::vector<json>& names) {
+      std::map<std::string, int> votes;
+      for (const json& n : names)
+        if (n.is_string() && find_shape(*w, n.get<std::string>(), r) &&
+            shape_name(*find_shape(*w, n.get<std::string>(), r)) != compiled)
+          ++votes[shape_name(*find_shape(*w, n.get<std::string>(), r))];
+      std::string best;
+      for (const auto& [name, n] : votes)
+        if (best.empty() || n > votes[best]) best = name;
+      return best;
+    };
+    if (shape.empty()) {
+      std::vector<json> here;
+      for (const json& row : isa_choice_table()["rows"]) {
+        const json* k =
+            row.is_object() ? table_entry(isa_choice_table(), row.value("microarch", ""), variant_key()) : nullptr;
+        if (k && k->contains("shapes") && (*k)["shapes"].is_object() && (*k)["shapes"].contains(w->isa) &&
+            (*k)["shapes"][w->isa].is_object())
+          here.push_back((*k)["shapes"][w->isa].value("shape", json()));
+      }
+      shape = most_chosen(here);
+    }
+    if (shape.empty()) shape = most_chosen(chosen_anywhere(variant_key(), w->isa, "shapes", "shape"));
+    const RowShape* s = shape.empty() ? nullptr : find_shape(*w, shape, r);
+    // its compiled default was timed by the variant's race already
+    if (s && s != &w->default_shape(r)) out.push_back(std::string(w->isa) + " " + shape_name(*s));
+  }
+  return out;
+}
+
 void Measurement::race_knobs(int threads) {
   if (o_.kernel != KernelChoice::Optimised || o_.iterations <= 0) return;
   const bool shape_open = o_.shape == "measure" || (o_.shape == "default" && o_.shape_how == "default");
-  const bool prefetch_open =
+  bool prefetch_open =
       o_.prefetch_request == "measure" || (o_.prefetch_request == "auto" && o_.prefetch_how == "default");
   if (!shape_open && !prefetch_open) return;
   auto none = [](const std::string& why) { return json{{"how", "default"}, {"why", why}}; };
@@ -112,20 +163,30 @@ void Measurement::race_knobs(int threads) {
     return static_cast<double>(o_.grid.interior()) * per_trial / (omp_get_wtime() - t0) / 1e6;
   };
   if (shape_open) {
+    // The variant's shapes, and where the variant was chosen by its speed at its compiled shape, one
+    // shape of each other vector variant ("avx512 2x4"): a variant's race never timed its other shapes.
+    std::vector<std::string> candidates = shape_candidates();
+    const std::vector<std::string> others = other_variant_candidates(where);
+    candidates.insert(candidates.end(), others.begin(), others.end());
+    const std::string with = others.empty() ? "" : " and other variants'";
     const KnobRace r{"register shape",
-                     variant_key() + " " + isa + " shape" + where,
-                     shape_candidates(),
+                     variant_key() + " " + isa + with + " shape" + where,
+                     candidates,
                      cpu,
                      cache,
                      o_.shape == "measure",
                      trials_left};
-    const KnobOutcome out = race_knob(r, [&](const std::string& name) {
-      select_shape(name);
+    auto pick = [&](const std::string& name) {
+      const std::size_t gap = name.find(' ');
+      row_dispatch().use(gap == std::string::npos ? isa : name.substr(0, gap));
+      select_shape(gap == std::string::npos ? name : name.substr(gap + 1));
       choose_blocks_for_variant(threads, false);
+    };
+    const KnobOutcome out = race_knob(r, [&](const std::string& name) {
+      pick(name);
       return trial_rate();
     });
-    select_shape(out.chosen);
-    choose_blocks_for_variant(threads, false);
+    pick(out.chosen);
     o_.shape_race = out.record;
     if (out.how != "default") {
       o_.shape_how = out.how;
@@ -133,12 +194,27 @@ void Measurement::race_knobs(int threads) {
           (out.how == "kept" ? "an earlier run's race on this machine among " : "a race on this run's data among ") +
           std::to_string(r.candidates.size()) + " shapes (" + cache + ")";
     }
+    if (const std::size_t gap = out.chosen.find(' '); gap != std::string::npos) {
+      // another variant won with its shape: it runs, the record says it replaced the one chosen
+      const std::string other = out.chosen.substr(0, gap), shape = out.chosen.substr(gap + 1);
+      row_dispatch().revise(other, "shape race",
+                            "the race of register shapes on the run's steps (" + out.how + ") found " + other +
+                                " with " + shape + " faster than the " + isa + " variant's shapes: " + out.why,
+                            out.record.value("race", json()));
+      select_shape(shape);
+      choose_swept_shape();
+      choose_prefetch();
+      choose_blocks_for_variant(threads, false);
+      prefetch_open = o_.prefetch_request == "measure" ||
+                      (o_.prefetch_request == "auto" && o_.prefetch_how == "default");  // of that variant
+    }
   }
+  const std::string run_isa = kernel_isa();
   if (prefetch_open && active_shape(o_.grid.radius).ring) {
     o_.prefetch_race = none("a ring shape prefetches along its column whatever the distance");
   } else if (prefetch_open) {
     const KnobRace r{"prefetch distance",
-                     variant_key() + " " + isa + " prefetch at " + shape_name(active_shape(o_.grid.radius)) + where,
+                     variant_key() + " " + run_isa + " prefetch at " + shape_name(active_shape(o_.grid.radius)) + where,
                      prefetch_candidates(),
                      cpu,
                      cache,
