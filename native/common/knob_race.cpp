@@ -78,7 +78,7 @@ KnobOutcome race_knob(const KnobRace& r, const KnobTrial& trial) {
   const std::vector<std::string> names =
       confirming ? std::vector<std::string>{def, text_field(*kept, "chosen")} : r.candidates;
   std::vector<std::vector<double>> pooled =
-      kept && !confirming ? earlier_rounds(*kept, names) : std::vector<std::vector<double>>(names.size());
+      kept ? earlier_rounds(*kept, names) : std::vector<std::vector<double>>(names.size());
   const decide::Rule& rule = decide::rule();
   const int n = static_cast<int>(names.size()), needed = rule.rounds * n, budget = r.budget ? r.budget() : 0;
   if (needed > budget) {
@@ -102,19 +102,22 @@ KnobOutcome race_knob(const KnobRace& r, const KnobTrial& trial) {
   const decide::Choice d = decide::choose_best(names, pooled, 0, r.unit);
   const std::string chosen = names[d.chosen];
   const std::size_t rounds = pooled[0].size();
-  // The default with a comparison still unsettled, over fewer than kKnobPooledRounds rounds: the
-  // rounds are kept for the next race like it. The default otherwise, or a confirmed winner:
-  // settled. Another the first time: kept to be confirmed.
-  const bool pooling =
-      !confirming && chosen == def && any_unsettled(pooled) && rounds < static_cast<std::size_t>(kKnobPooledRounds);
-  const bool settles = confirming || (chosen == def && !pooling);
+  // The default with a candidate still unsettled above it, over fewer than kKnobPooledRounds rounds:
+  // the rounds are kept for the next race like it (a confirming race's too: the winner still
+  // awaits). The default otherwise, or a confirmed winner: settled. Another the first time: kept to
+  // be confirmed.
+  const bool pooling = chosen == def && any_unsettled(pooled) && rounds < static_cast<std::size_t>(kKnobPooledRounds);
+  const bool settles = !pooling && (confirming || chosen == def);
   const std::string over =
       rounds > rates[0].size() ? " (" + std::to_string(rounds) + " rounds with earlier races')" : "";
   std::string why = d.why + over;
-  if (confirming && chosen == def)
-    why = "a second race did not confirm the " + r.knob + " " + names[1] + ": " + d.why + "; the default stands";
+  if (confirming && pooling)
+    why = "a second race could not yet confirm the " + r.knob + " " + names[1] + ": " + d.why + over +
+          "; the next run like this one races them again and decides on these rounds and its own";
+  else if (confirming && chosen == def)
+    why = "a second race did not confirm the " + r.knob + " " + names[1] + ": " + d.why + over + "; the default stands";
   else if (confirming)
-    why = "a second race confirmed it: " + d.why;
+    why = "a second race confirmed it: " + d.why + over;
   else if (chosen != def)
     why += "; the next run like this one races it against the default again before keeping it";
   else if (pooling)
@@ -123,8 +126,15 @@ KnobOutcome race_knob(const KnobRace& r, const KnobTrial& trial) {
   o.trials = trials;
   o.record["race"] = d.record;
   if (r.cache_path.empty()) return o;
-  json entry = {{"chosen", chosen},           {"default", def}, {"settled", settles}, {"knob", r.knob},
-                {"candidates", r.candidates}, {"cpu", r.cpu},   {"why", why},         {"race", d.record},
+  // a winner awaiting its confirmation stays the entry's choice while the rounds pool
+  json entry = {{"chosen", confirming && pooling ? names[1] : chosen},
+                {"default", def},
+                {"settled", settles},
+                {"knob", r.knob},
+                {"candidates", r.candidates},
+                {"cpu", r.cpu},
+                {"why", why},
+                {"race", d.record},
                 {"measured", today()}};
   if (pooling) {
     entry["rounds"] = json::object();

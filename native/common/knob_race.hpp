@@ -12,7 +12,8 @@
 //   default standing.
 // - Another candidate faster beyond noise: it runs at once, kept unconfirmed. The next run like this
 //   one races the default against it alone; it stands (kept, taken without a race from then on) only
-//   when that race settles on it too, else the default stands, kept. Among several candidates one may
+//   when that race settles on it too (its rounds pooled with the next such race's while it stays
+//   unsettled above the default), else the default stands, kept. Among several candidates one may
 //   pass the rule by chance: the second race keeps such a chance from flipping later runs.
 // - A run whose budget of trials cannot hold the race races nothing and takes the default.
 // - measure: races afresh whatever is kept, and keeps what it settles.
