@@ -109,7 +109,8 @@ class Measurement : public driver::Measurement {
   // The variant's compiled default at the radius, then the shapes the rows of the table of measured
   // choices chose for the variant at any radius (that this variant has at the run's).
   std::vector<std::string> shape_candidates() const;
-  // Where the variant was chosen by speed or the model (not a table row, not --isa): one shape of
+  // Where the variant was chosen beyond noise by speed, or by the model (not a table row, not --isa,
+  // not a race within noise, which left the default): one shape of
   // each other vector variant that runs the radius on its vector path, as "isa shape": the one a
   // settled race of its own kept here (where: the race key's size class and threads), else the one
   // other than its compiled default (which the variant's race timed already) that the table's rows
