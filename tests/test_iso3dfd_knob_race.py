@@ -211,3 +211,20 @@ def test_another_variant_with_its_shape_replaces_one_chosen_at_its_compiled_shap
     )
     forced = record(*grid, "--isa", "avx2")["config"]  # a variant named: no other variant races
     assert forced["isa"] == "avx2" and not any(" " in x for x in forced["row_shape"]["race"]["candidates"])
+
+
+def test_the_run_says_when_the_shape_race_replaced_the_variant():
+    from bandwall.views.iso3dfd import _kernel
+
+    c = {
+        "isa": "avx512",
+        "isa_choice": {"isa": "avx512", "how": "shape race", "source": {"replaced": {"isa": "avx2"}}},
+        "row_shape": {"name": "2x4", "requested": "default", "how": "kept"},
+        "prefetch": {"rows_ahead": 1, "how": "default"},
+    }
+    assert (
+        _kernel(c)
+        == "avx512 (with its shape, faster than avx2's in the shape race), register shape 2x4 (kept)"
+    )
+    c["isa_choice"]["how"] = "cached"
+    assert _kernel(c) == "avx512, register shape 2x4 (kept)"

@@ -80,6 +80,9 @@ def _kernel(c: dict) -> str:
     or not the run swept), and the prefetch distance when it was not the default's."""
     shape, pf = c.get("row_shape", {}), c.get("prefetch", {})
     words = [c["isa"]]
+    if c.get("isa_choice", {}).get("how") == "shape race":
+        replaced = c["isa_choice"].get("source", {}).get("replaced", {}).get("isa", "the variant chosen")
+        words = [f"{c['isa']} (with its shape, faster than {replaced}'s in the shape race)"]
     if shape.get("how") in ("raced", "kept"):
         words.append(f"register shape {shape['name']} ({shape['how']})")
     elif shape.get("requested", "default") != "default":
