@@ -81,7 +81,11 @@ def test_a_cpu_without_a_row_races_the_shapes_other_rows_chose_on_its_own_steps(
             choices.knob_races_path()
         )
         (kept,) = [r for r in choices.knob_race_rows() if r["run"] == race["key"]]
-        assert kept["chosen"] == shape["name"] and kept["settled"] is (shape["name"] == race["candidates"][0])
+        # a first winner waits for its confirming race; the default may settle or, a candidate left
+        # unsettled above it, keep its rounds for the next race: which of the two is the host's timing
+        assert kept["chosen"] == shape["name"]
+        if shape["name"] != race["candidates"][0]:
+            assert kept["settled"] is False
     else:
         assert "too short" in race["why"]
 
