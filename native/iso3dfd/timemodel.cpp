@@ -26,6 +26,7 @@ json TimeBlockModel::to_json() const {
           {"llc_over_memory", llc_over_memory},
           {"cost_bytes_per_point", cost()},
           {"shared_face_share", shared_face_share},
+          {"rereads_from", tiles > 1 ? (rereads_in_llc ? "last-level cache" : "memory") : "none"},
           {"redundant_flops_share", 0.0},
           {"why", why}};
 }
@@ -62,9 +63,14 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   else
     m.level = "memory";
   // A sweep reads prev, next and vel once and writes prev and next back once: 20 bytes a point for
-  // d steps. A tile reads again the R (d + 1) rows of the tile before it that its levels reach (gone
-  // from the cache since), and the triangles about shared faces are read again after the trapezoids.
+  // d steps. A tile reads again the R (d + 1) rows of the tile before it that its levels reach, and
+  // the triangles about shared faces are read again after the trapezoids. The tile before read those
+  // rows one tile sweep ago (every plane of the interior, the team's slabs together, on its rows and
+  // those it reaches): where half the last-level cache holds that, they come from it, not memory.
   const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
+  const double tile_sweep_bytes = static_cast<double>(planes) * window_rows * static_cast<double>(g.pitch()) * 3 *
+                                  sizeof(float);
+  m.rereads_in_llc = m.tiles > 1 && l3 && tile_sweep_bytes <= 0.5 * static_cast<double>(l3);
   m.shared_face_share = m.shared ? 0.0 : (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
   m.shared_face_share = std::min(m.shared_face_share, 1.0);
   // Into L2, a level's box of `chunk` planes reads prev with its 2R halo planes, and next and vel,
@@ -74,15 +80,18 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
     m.memory_bytes_per_point = kBytesPerPoint;
     m.why = "the wavefront's window fits no cache: every step crosses memory";
   } else {
-    m.memory_bytes_per_point = 20.0 / d * reach * (1 + m.shared_face_share);
-    // A window L2 holds re-reads its halo planes from L2: only what crosses memory enters it.
-    if (m.level == "L2") m.llc_bytes_per_point = m.memory_bytes_per_point;
-    char buf[200];
+    const double swept = 20.0 / d * (1 + m.shared_face_share);
+    m.memory_bytes_per_point = m.rereads_in_llc ? swept : swept * reach;
+    // A window L2 holds re-reads its halo planes from L2: what enters it is what crosses memory and
+    // the rows re-read from the last-level cache.
+    if (m.level == "L2") m.llc_bytes_per_point = swept * reach;
+    char buf[240];
     std::snprintf(buf, sizeof buf,
                   "%d steps a sweep%s on tiles of %zu rows in chunks of %zu planes held in %s: %.1f bytes a point "
-                  "and step from memory, %.1f into L2",
+                  "and step from memory, %.1f into L2%s",
                   depth, m.shared ? " by the team together" : "", m.tile_rows, chunk, m.level.c_str(),
-                  m.memory_bytes_per_point, m.llc_bytes_per_point);
+                  m.memory_bytes_per_point, m.llc_bytes_per_point,
+                  m.rereads_in_llc ? " (the rows re-read from the tile before from the last-level cache)" : "");
     m.why = buf;
   }
   return m;

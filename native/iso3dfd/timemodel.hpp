@@ -45,6 +45,9 @@ struct TimeBlockModel {
   double llc_bytes_per_point = 0;
   double llc_over_memory = kCacheOverMemory;  // the caches' (Caches::llc_over_memory)
   double shared_face_share = 0;               // of the points, in the triangles the team computes together
+  // The rows a tile re-reads from the tile before come from the last-level cache (it holds what a
+  // tile sweep reads in between), else from memory.
+  bool rereads_in_llc = false;
   std::string why;
   // What the model minimises: the memory bytes and the last-level cache's, the latter at
   // llc_over_memory times memory's bandwidth.

@@ -392,11 +392,13 @@ TEST(TimeModel, FollowsTheRadius) {
 // last-level cache feeds about twice memory's bandwidth, the tile L2 holds costs less; where it fed
 // twenty times, the large tile would. Nothing but the memory bytes enters a window L2 holds.
 TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
-  const Grid g{514, 514, 514, 1};
-  const std::uint64_t l2 = 2u << 20, l3 = 300u << 20;
+  // A tall grid: a tile sweep (every plane) outgrows the last-level cache, one window does not.
+  const Grid g{130, 130, 8194, 1};
+  const std::uint64_t l2 = 1u << 20, l3 = 64u << 20;
   const TimeBlockModel near = propose_time_block(g, 2, max_depth(g, 2), Caches{l2, l3, 1.9}, Teams::Slabs);
   EXPECT_EQ(near.level, "L2") << near.why;
   EXPECT_GT(near.depth, 1) << near.why;
+  EXPECT_FALSE(near.rereads_in_llc) << near.why;
   EXPECT_DOUBLE_EQ(near.llc_bytes_per_point, near.memory_bytes_per_point);
   EXPECT_LE(near.window_bytes, static_cast<double>(l2));
   const TimeBlockModel fast = propose_time_block(g, 2, max_depth(g, 2), Caches{l2, l3, 20.0}, Teams::Slabs);
@@ -406,7 +408,33 @@ TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
   EXPECT_EQ(near.to_json()["llc_over_memory"], 1.9);
   // at radius 8 no tile L2 holds pays: the last-level cache's, as before
   const Grid eight{272, 272, 272, 8};
-  EXPECT_NE(propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{l2, l3, 1.9}, Teams::Either).level, "L2");
+  EXPECT_NE(propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{2u << 20, 300u << 20, 1.9}, Teams::Either)
+                .level,
+            "L2");
+}
+
+// The rows a tile re-reads from the tile before cost memory only when the last-level cache cannot
+// hold what a tile sweep reads in between (every plane, on the tile's rows and those it reaches).
+TEST(TimeModel, RowsReReadFromTheTileBeforeComeFromTheLastLevelCacheThatHoldsATileSweep) {
+  const Grid g{514, 514, 514, 1};
+  const std::uint64_t l2 = 2u << 20;
+  const TimeBlockModel big = time_block_model(g, 4, 16, 2, Caches{l2, 300u << 20});
+  const TimeBlockModel small = time_block_model(g, 4, 16, 2, Caches{l2, 32u << 20});
+  ASSERT_EQ(big.level, "L2") << big.why;
+  ASSERT_EQ(small.level, "L2") << small.why;
+  EXPECT_TRUE(big.rereads_in_llc);
+  EXPECT_FALSE(small.rereads_in_llc);
+  const double reach = (16.0 + 1 * 5) / 16, swept = 20.0 / 4 * (1 + big.shared_face_share);
+  EXPECT_DOUBLE_EQ(big.memory_bytes_per_point, swept);
+  EXPECT_DOUBLE_EQ(big.llc_bytes_per_point, swept * reach);
+  EXPECT_DOUBLE_EQ(small.memory_bytes_per_point, swept * reach);
+  EXPECT_DOUBLE_EQ(small.llc_bytes_per_point, swept * reach);
+  EXPECT_LT(big.cost(), small.cost());
+  EXPECT_EQ(big.to_json()["rereads_from"], "last-level cache");
+  EXPECT_EQ(small.to_json()["rereads_from"], "memory");
+  // one tile re-reads nothing
+  EXPECT_EQ(time_block_model(g, 4, 0, 2, Caches{l2, 300u << 20}).to_json()["rereads_from"], "none");
+  EXPECT_NE(big.why.find("last-level cache"), std::string::npos) << big.why;
 }
 
 // Sweeps are kept once a second race in a row settles on them: the count grows only from an entry
