@@ -68,8 +68,8 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
   // rows one tile sweep ago (every plane of the interior, the team's slabs together, on its rows and
   // those it reaches): where half the last-level cache holds that, they come from it, not memory.
   const double reach = m.tiles > 1 ? (r + h * (d + 1)) / r : 1.0;
-  const double tile_sweep_bytes = static_cast<double>(planes) * window_rows * static_cast<double>(g.pitch()) * 3 *
-                                  sizeof(float);
+  const double tile_sweep_bytes =
+      static_cast<double>(planes) * window_rows * static_cast<double>(g.pitch()) * 3 * sizeof(float);
   m.rereads_in_llc = m.tiles > 1 && l3 && tile_sweep_bytes <= 0.5 * static_cast<double>(l3);
   m.shared_face_share = m.shared ? 0.0 : (team - 1) * 2 * h * (d - 1) / static_cast<double>(planes);
   m.shared_face_share = std::min(m.shared_face_share, 1.0);
@@ -98,6 +98,10 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
 }
 
 double TimeBlockModel::cost() const { return memory_bytes_per_point + llc_bytes_per_point / llc_over_memory; }
+
+double TimeBlockModel::memory_equivalent_bytes() const {
+  return memory_bytes_per_point + std::max(llc_bytes_per_point - memory_bytes_per_point, 0.0) / llc_over_memory;
+}
 
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams) {
   const std::size_t interior_rows = g.n2 - 2 * g.halo();
@@ -163,8 +167,10 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, con
 json calibrated_prediction(const Grid& g, int threads, int max_depth, const Caches& caches, double rate1,
                            const TimeBlockModel& raced, double rate_d, Teams teams) {
   const double t1 = 1.0 / rate1, td = 1.0 / rate_d;
-  const double bd = raced.memory_bytes_per_point / kBytesPerPoint;
-  // t1 = tc + m and td = tc + m * bd: the in-cache time tc and the memory part m of depth 1.
+  const double b1 = time_block_model(g, 1, 0, threads, caches).memory_equivalent_bytes();
+  const double bd = raced.memory_equivalent_bytes() / b1;
+  // t1 = tc + m and td = tc + m * bd: the in-cache time tc and the transfer part m of depth 1 (what
+  // only the last-level cache moves counted at its bandwidth, in bytes of memory's).
   double tc = bd < 1.0 ? (td - t1 * bd) / (1.0 - bd) : t1;
   tc = std::clamp(tc, 0.25 * t1, t1);  // a race's noise must not make memory more than 3/4 of the time
   const double mem = t1 - tc;
@@ -175,8 +181,11 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, const Cach
     const TimeBlockModel m =
         d == 1 ? time_block_model(g, 1, 0, threads, caches) : fit_time_block(g, d, threads, caches, teams);
     if (d > 1 && m.level == "memory") continue;
-    const double rate = 1.0 / (tc + mem * m.memory_bytes_per_point / kBytesPerPoint);
-    predicted.push_back({{"depth", d}, {"mpoints_per_s", rate}, {"memory_bytes_per_point", m.memory_bytes_per_point}});
+    const double rate = 1.0 / (tc + mem * m.memory_equivalent_bytes() / b1);
+    predicted.push_back({{"depth", d},
+                         {"mpoints_per_s", rate},
+                         {"memory_bytes_per_point", m.memory_bytes_per_point},
+                         {"memory_equivalent_bytes_per_point", m.memory_equivalent_bytes()}});
     best_rate = std::max(best_rate, rate);
   }
   // The shallowest depth within the decision rule's margin of the fastest prediction.

@@ -52,6 +52,10 @@ struct TimeBlockModel {
   // What the model minimises: the memory bytes and the last-level cache's, the latter at
   // llc_over_memory times memory's bandwidth.
   double cost() const;
+  // What the calibrated model scales with (calibrated_prediction): the memory bytes, and what only
+  // the last-level cache moves into L2 (beyond the memory bytes) at its bandwidth, in bytes of
+  // memory's.
+  double memory_equivalent_bytes() const;
   json to_json() const;
 };
 

@@ -408,9 +408,9 @@ TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
   EXPECT_EQ(near.to_json()["llc_over_memory"], 1.9);
   // at radius 8 no tile L2 holds pays: the last-level cache's, as before
   const Grid eight{272, 272, 272, 8};
-  EXPECT_NE(propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{2u << 20, 300u << 20, 1.9}, Teams::Either)
-                .level,
-            "L2");
+  EXPECT_NE(
+      propose_time_block(eight, 2, max_depth(eight, 2, true), Caches{2u << 20, 300u << 20, 1.9}, Teams::Either).level,
+      "L2");
 }
 
 // The rows a tile re-reads from the tile before cost memory only when the last-level cache cannot
@@ -435,6 +435,14 @@ TEST(TimeModel, RowsReReadFromTheTileBeforeComeFromTheLastLevelCacheThatHoldsATi
   // one tile re-reads nothing
   EXPECT_EQ(time_block_model(g, 4, 0, 2, Caches{l2, 300u << 20}).to_json()["rereads_from"], "none");
   EXPECT_NE(big.why.find("last-level cache"), std::string::npos) << big.why;
+  // the calibrated model counts them at the last-level cache's bandwidth, memory's bytes in full
+  EXPECT_DOUBLE_EQ(big.memory_equivalent_bytes(), swept + swept * (reach - 1) / big.llc_over_memory);
+  EXPECT_DOUBLE_EQ(small.memory_equivalent_bytes(), swept * reach);
+  // a window in L3 re-reads its chunks' halo planes from it at every level
+  const TimeBlockModel l3 = time_block_model(g, 4, 0, 2, Caches{l2, 300u << 20}, 8);
+  ASSERT_EQ(l3.level, "L3") << l3.why;
+  EXPECT_DOUBLE_EQ(l3.memory_equivalent_bytes(),
+                   l3.memory_bytes_per_point + (12.0 + 4.0 * 10 / 8 - l3.memory_bytes_per_point) / l3.llc_over_memory);
 }
 
 // Sweeps are kept once a second race in a row settles on them: the count grows only from an entry
