@@ -162,8 +162,8 @@ def render(con, recs: list[dict]) -> None:
         if cal:
             rates = ", ".join(f"{p['depth']}: {p['mpoints_per_s']:.0f}" for p in cal["predicted"])
             con.print(
-                f"model calibrated by the race ({cal['memory_share_step_by_step']:.0%} of a step's time in "
-                f"memory): MPoints/s by depth {rates}"
+                f"model calibrated by the race ({cal['memory_share_step_by_step']:.0%} of a step's time moving "
+                f"data from memory): MPoints/s by depth {rates}"
             )
     con.print(table("Runs", COLUMNS, [row(rec) for rec in recs]))
     con.print(
