@@ -61,6 +61,7 @@ def test_choices_are_listed_then_forgotten(run_bandwall, cached):
         ("stream.triad.nt", "dram"),
     ]
     assert all(r["isa"] == "generic" and r["why"].startswith("generic faster") for r in rows)
+    assert all(r["state"] == "confirmed" for r in rows)  # decisive, written before states
     p = run_bandwall("db", "choices", "--forget", "stream.dot")
     assert p.returncode == 0 and "forgot 1" in p.stdout, p.stderr
     assert set(json.loads(cached.read_text())["choices"]) == {"stream.triad.nt@dram", "peak.fma@core"}

@@ -17,9 +17,10 @@ extern const char* const kIsaChoicesJson;  // isa_choices.json, compiled in (isa
 namespace {
 
 constexpr const char* kAbout =
-    "Instruction-set variants bandwall measured on this machine and found faster than the default beyond noise, "
-    "per kernel and size class (docs: guides/variants). Delete this file, or run with --isa measure, to measure "
-    "again.";
+    "Instruction-set variants bandwall measured on this machine, per kernel and size class (docs: guides/variants): "
+    "state confirmed, faster than the default beyond noise in two races in a row; unconfirmed, a first race's "
+    "winner the next run races against the default alone; default, the default stood. Delete this file, or run "
+    "with --isa measure, to measure again.";
 
 json figure_map(const json& figures) { return figures.is_object() ? figures : json::object(); }
 
@@ -47,16 +48,25 @@ std::string cache_key(const VariantRequest& r) {
   return r.key + "@" + (r.size_class.empty() ? "any" : r.size_class) + (ceiling.empty() ? "" : "@max=" + ceiling);
 }
 
-// The cached decisive choice of a request, when it was measured on the same CPU among the same candidates.
+// The cached choice of a request, when it was measured on the same CPU among the same candidates.
 const json* cached_entry(const json& cache, const VariantRequest& r, const ChoiceContext& m,
                          const std::vector<std::string>& candidates) {
   const json* found = cached_choice(cache, cache_key(r));
   if (!found) return nullptr;
   const json& e = *found;
   if (e.value("candidates", json()) != json(candidates) || text_field(e, "cpu") != m.cpu_key ||
-      !flag_field(e, "decisive") || !has(candidates, text_field(e, "isa")))
+      !has(candidates, text_field(e, "isa")))
     return nullptr;
   return &e;
+}
+
+// What a cached entry holds (kCacheStates): a variant faster beyond noise twice in a row (or once,
+// written before the confirming race), a first race's winner that the next race must confirm, or
+// the default settled (within noise, or faster); "" for an entry that is none of them.
+std::string cached_state(const json& e) {
+  const std::string state = text_field(e, "state", "");
+  if (state.empty()) return flag_field(e, "decisive") ? "confirmed" : "";
+  return state == "confirmed" || state == "unconfirmed" || state == "default" ? state : "";
 }
 
 json medians(const std::vector<std::string>& names, std::vector<std::vector<double>> rates) {
@@ -200,18 +210,25 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
   const std::string unknown = !m.microarch ? "no machine model knows this CPU"
                               : e          ? "--isa measure"
                                            : "the table has no " + r.key + " entry for " + microarch;
+  std::string challenger;  // a first race's winner, which this race confirms or not
   if (r.requested == "auto") {
     json cache = m.cache_path.empty() ? json(nullptr) : read_json_file(m.cache_path);
-    if (const json* ce = cached_entry(cache, r, m, candidates)) {
+    const json* ce = cached_entry(cache, r, m, candidates);
+    const std::string state = ce ? cached_state(*ce) : "";
+    if (state == "confirmed" || (state == "default" && text_field(*ce, "isa") == fallback)) {
       c = {};
       c.isa = text_field(*ce, "isa"), c.how = "cached", c.figures = figure_map(ce->value("figures", json()));
       c.unit = text_field(*ce, "unit", r.unit), c.size_class = r.size_class;
-      c.why = unknown + "; faster beyond noise when measured on this machine before (" + r.size_class + " data)";
-      c.source = {{"file", m.cache_path}, {"measured", text_field(*ce, "measured")}};
+      c.why = unknown +
+              (state == "confirmed" ? "; faster beyond noise when measured on this machine before ("
+                                    : "; the default stood when every variant was measured on this machine before (") +
+              r.size_class + " data)";
+      c.source = {{"file", m.cache_path}, {"measured", text_field(*ce, "measured")}, {"state", state}};
       const json decision = ce->value("decision", json());
       if (decide::is_choice_record(decision)) c.decision = decision;
       return c;
     }
+    if (state == "unconfirmed" && text_field(*ce, "isa") != fallback) challenger = text_field(*ce, "isa");
     if (!measure) {
       c = {};
       c.isa = fallback, c.how = "model", c.why = unknown + "; not timed at start: " + model_why;
@@ -220,23 +237,35 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
     }
   }
   if (!measure) throw UsageError("--isa measure: this kernel cannot time its variants here");
-  const auto rates = decide::interleaved_rounds(candidates.size(), decide::rule().rounds,
-                                                [&](std::size_t i) { return measure(candidates[i]); });
-  const std::size_t def =
-      static_cast<std::size_t>(std::find(candidates.begin(), candidates.end(), fallback) - candidates.begin());
-  const decide::Choice d = decide::choose_best(candidates, rates, def, r.unit);
+  // Every variant, or the default against a first race's winner alone.
+  const std::vector<std::string> raced =
+      challenger.empty() ? candidates : std::vector<std::string>{fallback, challenger};
+  const auto rates =
+      decide::interleaved_rounds(raced.size(), decide::rule().rounds, [&](std::size_t i) { return measure(raced[i]); });
+  const std::size_t def = static_cast<std::size_t>(std::find(raced.begin(), raced.end(), fallback) - raced.begin());
+  const decide::Choice d = decide::choose_best(raced, rates, def, r.unit);
   c = {};
-  c.isa = candidates[d.chosen], c.how = "measured", c.unit = r.unit, c.size_class = r.size_class;
-  c.figures = medians(candidates, rates);
+  c.isa = raced[d.chosen], c.how = "measured", c.unit = r.unit, c.size_class = r.size_class;
+  c.figures = medians(raced, rates);
   c.decision = d.record;
   c.decision["default_why"] = model_why;
-  c.why = unknown + "; every variant timed now on the run's own data (" + r.size_class + "): " + d.why;
-  if (d.decisive && !m.cache_path.empty()) {
+  c.why =
+      unknown +
+      (challenger.empty() ? "; every variant timed now on the run's own data ("
+                          : "; the default and " + challenger +
+                                " (faster in the race before, not yet confirmed) timed now on the run's own data (") +
+      r.size_class + "): " + d.why;
+  if (!m.cache_path.empty()) {
+    // Kept: a winner faster beyond noise in two races in a row (among several variants one passes the
+    // rule by chance more often than the rule's 10%), a first winner as unconfirmed, else the default.
+    const bool won = d.decisive && c.isa != fallback;
+    const std::string state = !won ? "default" : c.isa == challenger ? "confirmed" : "unconfirmed";
     store_choice(m.cache_path, kAbout, cache_key(r),
-                 {{"isa", c.isa},
+                 {{"isa", won ? c.isa : fallback},
                   {"kernel", r.key},
                   {"ceiling", isa_ceiling()},
-                  {"decisive", true},
+                  {"decisive", won},
+                  {"state", state},
                   {"figures", c.figures},
                   {"unit", r.unit},
                   {"candidates", candidates},
@@ -244,9 +273,7 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
                   {"size_class", r.size_class},
                   {"decision", c.decision},
                   {"measured", today()}});
-    c.source = {{"file", m.cache_path}, {"measured", today()}, {"cached", true}};
-  } else if (!m.cache_path.empty()) {
-    c.source = {{"cached", false}, {"why", d.decisive ? "" : "within noise: only decisive choices are cached"}};
+    c.source = {{"file", m.cache_path}, {"measured", today()}, {"cached", true}, {"state", state}};
   }
   return c;
 }

@@ -4,10 +4,15 @@
 // prediction (the widest variant whose vectors the core's model executes at no lower throughput).
 // A CPU or kernel the table does not know is measured on the run's own problem: every variant in
 // interleaved rounds, and one replaces the default only when it is faster beyond noise (the
-// decision rule, common/decide.hpp). A decisive measured choice is cached per micro-architecture,
-// kernel and size class (the memory level the run's data live in), with its date and evidence; a
-// choice within noise is not cached. `--isa measure` measures again whatever the table or cache
-// say; a name given with --isa is forced.
+// decision rule, common/decide.hpp). What a race settles is cached per micro-architecture, kernel
+// and size class (the memory level the run's data live in), with its date and evidence: the default
+// when no variant beat it beyond noise (later runs take it without timing); a winner first as
+// unconfirmed, which runs, and the next run races the default against it alone: confirmed when it
+// wins again (then taken without timing), else the default stands. Among several variants one
+// passes the rule by chance more often than the rule's 10%; the second race keeps such a chance
+// from deciding later runs, and a run within noise from deciding differently from the next.
+// `--isa measure` measures every variant again whatever the table or cache say; a name given with
+// --isa is forced.
 //
 // Kernels name their entries by a key: "stream.<kernel>.<nt|regular>", "iso3dfd.rows", "peak.fma".
 // The choice, with how it was made and on what figures, goes into config.isa_choice.

@@ -71,14 +71,17 @@ std::vector<std::string> Measurement::prefetch_candidates() const {
 }
 
 std::vector<std::string> Measurement::other_variant_candidates(const std::string& where) {
-  // A variant chosen beyond noise at its compiled shape (measured now, or cached), or by the model:
+  // A variant chosen beyond noise at its compiled shape (measured now, or cached; a cached default
+  // that stood is within noise), or by the model:
   // another variant with another shape may do better. Within noise the variants' race left the
   // default, and its shapes alone race (fewer candidates: a race that fits more runs).
   const json choice = row_dispatch().choice_json();
   const std::string chosen = kernel_isa(), how = text_field(choice, "how");
   const bool decisive =
       choice.contains("decision") && choice["decision"].is_object() && flag_field(choice["decision"], "decisive");
-  if (how != "cached" && how != "model" && !(how == "measured" && decisive)) return {};
+  const bool confirmed = how == "cached" && choice.contains("source") && choice["source"].is_object() &&
+                         text_field(choice["source"], "state") == "confirmed";
+  if (how != "model" && !confirmed && !(how == "measured" && decisive)) return {};
   const int r = o_.grid.radius;
   const json file = read_json_file(choice_cache_path("knob-races"));
   const std::string cpu = ChoiceContext::here().cpu_key;

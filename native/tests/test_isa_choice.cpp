@@ -1,6 +1,7 @@
 // The choice of a kernel's instruction-set variant (common/isa_choice.hpp): a table hit, its
 // fallback when the binary or CPU lacks the variant it names, the model's default, an unknown CPU
-// measured under the decision rule and cached only when decisive, per size class, a forced name,
+// measured under the decision rule and cached as it settles (a winner confirmed by a second race, the
+// default that stood), per size class, a forced name,
 // --isa measure, and the built-in table's shape. No figure here is a speed: the measure functions
 // return made-up numbers.
 #include <gtest/gtest.h>
@@ -101,7 +102,7 @@ TEST_F(IsaChoice, TableChoiceNotBuiltFallsToItsFastestCandidate) {
   EXPECT_EQ(only.how, "only");
 }
 
-TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCachedWhenDecisive) {
+TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCachedWhenDecisiveTwice) {
   auto first = choose_variant(request("auto", "stream.dot"), measure, unknown());
   EXPECT_EQ(first.isa, "generic");
   EXPECT_EQ(first.how, "measured");
@@ -110,7 +111,17 @@ TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCachedWhenDecisive) {
   EXPECT_EQ(first.decision["default"], "avx512");  // the model's default for a CPU no model knows: the widest
   EXPECT_EQ(timed["avx512"], bw::decide::rule().rounds);
   EXPECT_EQ(timed["generic"], bw::decide::rule().rounds);
+  EXPECT_EQ(first.source["state"], "unconfirmed");
   ASSERT_TRUE(std::filesystem::exists(cache));
+  // the next run races the default against the first winner alone, and keeps it when it wins again
+  timed.clear();
+  auto second = choose_variant(request("auto", "stream.dot"), measure, unknown());
+  EXPECT_EQ(second.isa, "generic");
+  EXPECT_EQ(second.how, "measured");
+  EXPECT_EQ(second.source["state"], "confirmed");
+  EXPECT_EQ(timed.count("avx2"), 0u);
+  EXPECT_EQ(timed["generic"], bw::decide::rule().rounds);
+  EXPECT_NE(second.why.find("not yet confirmed"), std::string::npos) << second.why;
   timed.clear();
   auto again = choose_variant(request("auto", "stream.dot"), measure, unknown());
   EXPECT_EQ(again.isa, "generic");
@@ -131,15 +142,56 @@ TEST_F(IsaChoice, UnknownCpuIsMeasuredThenCachedWhenDecisive) {
   EXPECT_EQ(timed["avx2"], bw::decide::rule().rounds);
 }
 
-TEST_F(IsaChoice, WithinNoiseTheDefaultStandsAndNothingIsCached) {
-  for (int run = 0; run < 3; ++run) {  // the same answer run after run
-    auto c = choose_variant(request("auto", "stream.triad.nt"), noisy, unknown());
-    EXPECT_EQ(c.isa, "avx512");
-    EXPECT_EQ(c.how, "measured");
-    EXPECT_FALSE(c.decision["decisive"]);
-    EXPECT_NE(c.why.find("avx2 within noise"), std::string::npos) << c.why;
+TEST_F(IsaChoice, AFirstWinnerNotConfirmedLeavesTheDefaultSettled) {
+  auto first = choose_variant(request("auto", "stream.dot"), measure, unknown());
+  ASSERT_EQ(first.source["state"], "unconfirmed");
+  // the second race finds them within noise: the default stands, kept, and is taken from then on
+  timed.clear();
+  auto second = choose_variant(request("auto", "stream.dot"), noisy, unknown());
+  EXPECT_EQ(second.isa, "avx512");
+  EXPECT_EQ(second.how, "measured");
+  EXPECT_EQ(second.source["state"], "default");
+  timed.clear();
+  auto third = choose_variant(request("auto", "stream.dot"), measure, unknown());
+  EXPECT_EQ(third.isa, "avx512");
+  EXPECT_EQ(third.how, "cached");
+  EXPECT_TRUE(timed.empty());
+  EXPECT_FALSE(third.decision["decisive"]);
+  // --isa measure races every variant again
+  auto measured = choose_variant(request("measure", "stream.dot"), measure, unknown());
+  EXPECT_EQ(measured.how, "measured");
+  EXPECT_EQ(measured.isa, "generic");
+}
+
+TEST_F(IsaChoice, WithinNoiseTheDefaultStandsAndIsKept) {
+  auto c = choose_variant(request("auto", "stream.triad.nt"), noisy, unknown());
+  EXPECT_EQ(c.isa, "avx512");
+  EXPECT_EQ(c.how, "measured");
+  EXPECT_FALSE(c.decision["decisive"]);
+  EXPECT_NE(c.why.find("avx2 within noise"), std::string::npos) << c.why;
+  EXPECT_EQ(c.source["state"], "default");
+  for (int run = 0; run < 3; ++run) {  // the same answer run after run, without timing again
+    timed.clear();
+    auto again = choose_variant(request("auto", "stream.triad.nt"), measure, unknown());
+    EXPECT_EQ(again.isa, "avx512");
+    EXPECT_EQ(again.how, "cached");
+    EXPECT_TRUE(timed.empty());
+    EXPECT_NE(again.why.find("the default stood"), std::string::npos) << again.why;
   }
-  EXPECT_FALSE(std::filesystem::exists(cache));
+}
+
+// An entry of an unknown state, or a default that is no longer the default, is measured again.
+TEST_F(IsaChoice, AKeptDefaultThatIsNoLongerTheDefaultIsMeasuredAgain) {
+  choose_variant(request("auto", "stream.triad.nt"), noisy, unknown());
+  json doc = bw::read_json_file(cache);
+  for (auto& [k, e] : doc["choices"].items()) e["isa"] = "avx2";  // not the default avx512, state default
+  std::ofstream(cache) << doc.dump();
+  timed.clear();
+  EXPECT_EQ(choose_variant(request("auto", "stream.triad.nt"), measure, unknown()).how, "measured");
+  doc = bw::read_json_file(cache);
+  for (auto& [k, e] : doc["choices"].items()) e["state"] = "perhaps";
+  std::ofstream(cache) << doc.dump();
+  EXPECT_EQ(choose_variant(request("auto", "stream.triad.nt"), measure, unknown()).how, "measured");
 }
 
 TEST_F(IsaChoice, NoMeasurementTakesTheModelsDefault) {

@@ -117,7 +117,7 @@ def show_cmd(record_id, db, fmt):
     emit(rec, fmt, render, lambda: (["field", "value"], list(flatten(rec).items())))
 
 
-CHOICE_COLUMNS = ["kernel", "size_class", "isa", "cpu", "measured", "why"]
+CHOICE_COLUMNS = ["kernel", "size_class", "isa", "state", "cpu", "measured", "why"]
 
 
 @db.command("choices")

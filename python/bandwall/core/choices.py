@@ -43,7 +43,9 @@ def _save(p: Path, doc: dict) -> None:
 
 
 def rows() -> list[dict]:
-    """One row per cached choice: kernel, size class, variant, CPU, date, why."""
+    """One row per cached choice: kernel, size class, variant, its state (confirmed: faster beyond
+    noise twice in a row; unconfirmed: a first race's winner the next run races again; default: the
+    default stood), CPU, date, why."""
     out = []
     for key, e in sorted(_load(path())["choices"].items()):
         out.append(
@@ -52,6 +54,7 @@ def rows() -> list[dict]:
                 "size_class": e.get("size_class", ""),
                 "ceiling": e.get("ceiling", ""),
                 "isa": e.get("isa", ""),
+                "state": e.get("state") or ("confirmed" if e.get("decisive") else ""),
                 "cpu": e.get("cpu", ""),
                 "measured": e.get("measured", ""),
                 "why": (e.get("decision") or {}).get("why", ""),
