@@ -260,20 +260,21 @@ IsaChoice choose_variant(const VariantRequest& r, const IsaMeasure& measure, con
     // rule by chance more often than the rule's 10%), a first winner as unconfirmed, else the default.
     const bool won = d.decisive && c.isa != fallback;
     const std::string state = !won ? "default" : c.isa == challenger ? "confirmed" : "unconfirmed";
-    store_choice(m.cache_path, kAbout, cache_key(r),
-                 {{"isa", won ? c.isa : fallback},
-                  {"kernel", r.key},
-                  {"ceiling", isa_ceiling()},
-                  {"decisive", won},
-                  {"state", state},
-                  {"figures", c.figures},
-                  {"unit", r.unit},
-                  {"candidates", candidates},
-                  {"cpu", m.cpu_key},
-                  {"size_class", r.size_class},
-                  {"decision", c.decision},
-                  {"measured", today()}});
-    c.source = {{"file", m.cache_path}, {"measured", today()}, {"cached", true}, {"state", state}};
+    const bool stored = store_choice(m.cache_path, kAbout, cache_key(r),
+                                     {{"isa", won ? c.isa : fallback},
+                                      {"kernel", r.key},
+                                      {"ceiling", isa_ceiling()},
+                                      {"decisive", won},
+                                      {"state", state},
+                                      {"figures", c.figures},
+                                      {"unit", r.unit},
+                                      {"candidates", candidates},
+                                      {"cpu", m.cpu_key},
+                                      {"size_class", r.size_class},
+                                      {"decision", c.decision},
+                                      {"measured", today()}});
+    c.source = stored ? json{{"file", m.cache_path}, {"measured", today()}, {"cached", true}, {"state", state}}
+                      : json{{"cached", false}, {"why", "the cache file could not be written: " + m.cache_path}};
   }
   return c;
 }

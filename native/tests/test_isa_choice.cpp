@@ -180,6 +180,19 @@ TEST_F(IsaChoice, WithinNoiseTheDefaultStandsAndIsKept) {
   }
 }
 
+// A cache that cannot be written (its folder is a file) costs a measurement next time, and the
+// record says it was not kept.
+TEST_F(IsaChoice, AnUnwritableCacheIsSaidNotKept) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "blocker") << "a file, not a folder";
+  cache = (dir / "blocker" / "isa-choices-0123.json").string();
+  auto c = choose_variant(request("auto", "stream.dot"), measure, unknown());
+  EXPECT_EQ(c.how, "measured");
+  EXPECT_EQ(c.source["cached"], false);
+  EXPECT_NE(c.source["why"].get<std::string>().find("could not be written"), std::string::npos);
+  EXPECT_EQ(choose_variant(request("auto", "stream.dot"), measure, unknown()).how, "measured");
+}
+
 // An entry of an unknown state, or a default that is no longer the default, is measured again.
 TEST_F(IsaChoice, AKeptDefaultThatIsNoLongerTheDefaultIsMeasuredAgain) {
   choose_variant(request("auto", "stream.triad.nt"), noisy, unknown());
