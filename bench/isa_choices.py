@@ -27,10 +27,10 @@ import statistics
 import sys
 from pathlib import Path
 
+import choice_table
 import common
+from choice_table import ROOT, TABLE
 
-ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "native" / "common" / "isa_choices.json"
 sys.path.insert(0, str(ROOT / "python"))
 STREAM_KERNELS = ["copy", "scale", "add", "triad", "nstream", "dot"]
 
@@ -190,14 +190,14 @@ def main() -> int:
     if not a.write:
         print(json.dumps(row, indent=1))
         return 0
-    table = json.loads(TABLE.read_text())
-    old = next((r for r in table["rows"] if r["microarch"] == row["microarch"]), None)
+    table = choice_table.load()
+    old = choice_table.row_named(table, row["microarch"])
     if old and a.kernels:  # a partial run keeps the row's other kernels
         old["kernels"].update(kernels)
         old["cpu"] = row["cpu"]
     else:
         table["rows"] = [r for r in table["rows"] if r["microarch"] != row["microarch"]] + [row]
-    TABLE.write_text(json.dumps(table, indent=1) + "\n")
+    choice_table.save(table)
     print(f"wrote the {row['microarch']} row of {TABLE}", file=sys.stderr)
     return 0
 

@@ -51,17 +51,15 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import platform
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
+import choice_table
 import common
+from choice_table import ROOT, microarch_name, row_named, write
 
-ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "native" / "common" / "isa_choices.json"
 sys.path.insert(0, str(ROOT / "python"))
 SEED_RADIUS = 8
 SHAPES = {
@@ -133,8 +131,7 @@ def main() -> int:
     command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
     entries = {}
     # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
-    table = json.loads(TABLE.read_text())
-    mine = next((r for r in table["rows"] if r["microarch"] == microarch_name(a.bindir)), None)
+    mine = row_named(choice_table.load(), microarch_name(a.bindir))
     kept = {} if mine is None else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius
@@ -561,43 +558,6 @@ def race(a, names: list[str], run) -> dict[str, list[float]]:
     """Each name's MPoints/s round by round, the runs rotated round by round."""
     recs = common.alternate({s: (lambda s=s: run(s)) for s in names}, a.rounds, pause=a.pause)
     return {s: [r["result"]["mpoints_per_s"] for r in rs] for s, rs in recs.items()}
-
-
-def write(a, entries: dict, command: str, today: str, field: str = "kernels") -> int:
-    """Prints the entries, or with --write puts them into this CPU's row of the table: into its
-    "kernels" (variants, shapes, prefetch distances), or with field="models" the figures a model
-    plans with."""
-    cpu = common.cpu_fields()
-    row_name = microarch_name(a.bindir)
-    if not a.write or not row_name:
-        print(json.dumps(entries, indent=1))
-        if a.write:
-            print("bench: no machine model knows this CPU: nothing written", file=sys.stderr)
-        return 0
-    table = json.loads(TABLE.read_text())
-    row = next((r for r in table["rows"] if r["microarch"] == row_name), None)
-    if row is None:
-        row = {
-            "microarch": row_name,
-            "cpu": f"{platform.machine()}: {cpu.get('model name', '?')}, {cpu.get('vendor_id', '?')} family "
-            f"{cpu.get('cpu family', '?')} model {cpu.get('model', '?')}, {len(os.sched_getaffinity(0))} CPUs",
-            "measured": today,
-            "command": command,
-            "kernels": {},
-        }
-        table["rows"].append(row)
-    row.setdefault(field, {}).update(entries)
-    TABLE.write_text(json.dumps(table, indent=1) + "\n")
-    print(f"wrote {', '.join(entries)} into the {row_name} row of {TABLE}", file=sys.stderr)
-    return 0
-
-
-def microarch_name(bindir: Path) -> str | None:
-    """This CPU's micro-architecture as native/common/machine.cpp names it (bandwall-peak's record)."""
-    rec = common.record(
-        [common.tool(bindir, "bandwall-peak"), "--threads", 1, "--reps", 1, "--seconds", "0.001"]
-    )
-    return rec["config"]["microarch"].get("name")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 import common
-from iso3dfd_kernel_choices import TABLE, microarch_name
+from choice_table import load, microarch_name, row_named
 
 SEED_RADIUS = 8
 
@@ -60,8 +60,8 @@ def main() -> int:
     a = parse()
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
     cpu = microarch_name(a.bindir)
-    table = json.loads(TABLE.read_text())
-    mine = next((row for row in table["rows"] if row["microarch"] == cpu), None)
+    table = load()
+    mine = row_named(table, cpu)
     work = Path(tempfile.mkdtemp(prefix="bandwall-bench-knobs-"))
     without = work / "table-without-this-cpu.json"
     without.write_text(

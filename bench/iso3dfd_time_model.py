@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import common
-from iso3dfd_kernel_choices import ROOT, write
+from choice_table import ROOT, write
 
 sys.path.insert(0, str(ROOT / "python"))
 KEY = "iso3dfd.time_model"

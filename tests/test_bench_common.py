@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name != "common.py")
+HELPERS = {"common.py", "choice_table.py"}  # modules the scripts import, not scripts
+SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in HELPERS)
 
 _spec = importlib.util.spec_from_file_location("bench_common", BENCH / "common.py")
 common = importlib.util.module_from_spec(_spec)

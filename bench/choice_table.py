@@ -1,0 +1,71 @@
+"""The table of measured choices (native/common/isa_choices.json) as the benches that fill it read and
+write it: one row per micro-architecture (named as native/common/machine.cpp names it), each with the
+CPU it was measured on, the date and command, and its entries ("kernels": variants and the row
+kernel's knobs; "models": the figures a model plans with).
+
+A script imports it as `import choice_table` (bench/ is first on its path, as for `common`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from pathlib import Path
+
+import common
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = ROOT / "native" / "common" / "isa_choices.json"
+
+
+def load() -> dict:
+    return json.loads(TABLE.read_text())
+
+
+def save(table: dict) -> None:
+    TABLE.write_text(json.dumps(table, indent=1) + "\n")
+
+
+def row_named(table: dict, name: str | None) -> dict | None:
+    """The row of micro-architecture `name`, or None."""
+    return next((r for r in table["rows"] if r["microarch"] == name), None)
+
+
+def microarch_name(bindir: Path) -> str | None:
+    """This CPU's micro-architecture as native/common/machine.cpp names it (bandwall-peak's record)."""
+    rec = common.record(
+        [common.tool(bindir, "bandwall-peak"), "--threads", 1, "--reps", 1, "--seconds", "0.001"]
+    )
+    return rec["config"]["microarch"].get("name")
+
+
+def cpu_line() -> str:
+    """The CPU a row was measured on: 'x86_64: <model name>, <vendor> family F model M, N CPUs'."""
+    cpu = common.cpu_fields()
+    return (
+        f"{platform.machine()}: {cpu.get('model name', '?')}, {cpu.get('vendor_id', '?')} family "
+        f"{cpu.get('cpu family', '?')} model {cpu.get('model', '?')}, {len(os.sched_getaffinity(0))} CPUs"
+    )
+
+
+def write(a, entries: dict, command: str, today: str, field: str = "kernels") -> int:
+    """Prints the entries, or with --write (a.write) puts them into this CPU's row of the table: into
+    its "kernels" (variants, shapes, prefetch distances, ...), or with field="models" the figures a
+    model plans with. A CPU no machine model names gets nothing written."""
+    row_name = microarch_name(a.bindir)
+    if not a.write or not row_name:
+        print(json.dumps(entries, indent=1))
+        if a.write:
+            print("bench: no machine model knows this CPU: nothing written", file=sys.stderr)
+        return 0
+    table = load()
+    row = row_named(table, row_name)
+    if row is None:
+        row = {"microarch": row_name, "cpu": cpu_line(), "measured": today, "command": command, "kernels": {}}
+        table["rows"].append(row)
+    row.setdefault(field, {}).update(entries)
+    save(table)
+    print(f"wrote {', '.join(entries)} into the {row_name} row of {TABLE}", file=sys.stderr)
+    return 0
