@@ -28,12 +28,15 @@ same way; the entry's teams keep a team only when it beat the model's beyond noi
 knob `sweeps`, at the row's variant and with every other knob as the defaults take it (the table
 as it stands), the depth the model proposes for the grid (--time-block D) races single steps
 (--time-block 1) over --sweep-steps steps a run (twice the rounds when the first leave the race
-unsettled); the entry's sweeps keep that depth when the sweeps
-were faster beyond noise twice (a run whose model proposes it then sweeps from its first step), and
-say `slower` when they were slower beyond noise twice (a run there then does not race them: a race
-costs the run what its slower side takes); within noise runs race as before. So a row never names a coin toss. The runs see an empty table
-(BANDWALL_ISA_CHOICES), so `default` is the compiled default and nothing already in the table
-decides what is measured.
+unsettled), and beside it the proposal on tiles L2 holds (--tile-cache L2) where that differs; the
+entry's sweeps keep the winner's depth (and tile_cache L2 for the L2 proposal) when it was faster
+beyond noise twice, the second race the winner alone against single steps (a run whose model
+proposes that depth then sweeps from its first step), and say `slower` when the model's proposal was
+slower beyond noise twice (a run there then does not race it: a race costs the run what its slower
+side takes); within noise runs race as before. So a row never names a coin toss. The races of the
+other knobs see an empty table (BANDWALL_ISA_CHOICES), so `default` is the compiled default and
+nothing already in the table decides what is measured; the sweeps' race sees the table as it
+stands.
 
 With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
 entries, each with its figures, decision, command and date; without it they are printed.
@@ -486,71 +489,93 @@ def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> d
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, an empty cache folder), the depth the model proposes for this grid against single steps
-    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled.
-    Sweeps faster beyond noise, or slower beyond noise, stand only when a second race of the two says
-    so too (`slower`: both races showed the
-    sweeps slower); within noise the entry says depth 1, and runs race as before."""
+    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
+    beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one too.
+    Sweeps faster beyond noise stand only when a second race of single steps and the winner alone
+    says so too (the entry then names its depth, and tile_cache L2 for the L2 proposal); the model's
+    proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
+    runs race as before."""
     from bandwall.core import decide
 
     isa = entry.get("isa") or offered[0]
     own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"]}  # the table as it stands
 
-    def run(depth: str) -> dict:
+    def run(name: str) -> dict:
+        depth, _, tiles = name.partition(" ")
         return common.record(
             [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
-            + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth, "--json"],
+            + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth]
+            + ["--tile-cache", tiles or "model", "--json"],
             env=own,
             valid=False,
         )
 
     proposal = run("auto")["config"]["time_block"].get("proposal", {})
     depth = int(proposal.get("depth", 1))
+    in_l2 = run("auto L2")["config"]["time_block"].get("proposal", {})
+    l2_depth = int(in_l2.get("depth", 1))
     case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
-    if depth < 2:
+    names = ["1"] + ([str(depth)] if depth > 1 else [])
+    if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
+        names.append(f"{l2_depth} L2")
+    if len(names) < 2:
         return {
             isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
         }
-    names = ["1", str(depth)]
 
-    def verdict(rates: dict) -> tuple:
-        d = decide.choose_best(names, [rates[k] for k in names], 0)
-        return d, d.comparisons[0]["verdict"]
-
-    def measured() -> dict:
-        """a.rounds rounds, twice as many when they leave the race unsettled (the median beyond the
+    def measured(pick: list[str]) -> dict:
+        """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
         margin, the interval not: the host's bandwidth moves within minutes)."""
-        rates = race(a, names, run)
-        if decide.unsettled(decide.ratio_interval(rates[names[1]], rates[names[0]])):
-            more = race(a, names, run)
-            rates = {k: rates[k] + more[k] for k in names}
+        rates = race(a, pick, run)
+        if any(decide.unsettled(decide.ratio_interval(rates[k], rates[pick[0]])) for k in pick[1:]):
+            more = race(a, pick, run)
+            rates = {k: rates[k] + more[k] for k in pick}
         return rates
 
-    rates = measured()
-    d, v = verdict(rates)
-    confirm, slower = None, False
-    if v != decide.NOISE:  # beyond noise either way: a second race of the two must say so too
-        rerun = measured()
-        c, w = verdict(rerun)
+    def second(pick: list[str]) -> tuple[dict, str]:
+        rerun = measured(pick)
+        c = decide.choose_best(pick, [rerun[k] for k in pick], 0)
         confirm = {
-            "verdict": w,
+            "raced": pick[1],
+            "verdict": c.comparisons[0]["verdict"],
             "figures": {k: round(statistics.median(x), 1) for k, x in rerun.items()},
             "runs": {k: common.spread(x) for k, x in rerun.items()},
             "decisive": c.decisive,
             "why": c.why,
         }
-        slower = v == w == decide.SLOWER
-        won = names[1] if v == w == decide.FASTER else names[0]
-    else:
-        won = names[0]
+        return confirm, confirm["verdict"]
+
+    rates = measured(names)
+    d = decide.choose_best(names, [rates[k] for k in names], 0)
+    won, confirm, slower = names[0], None, False
+    if d.chosen != 0:  # faster beyond noise: a second race of the winner alone must say so too
+        confirm, w = second([names[0], names[d.chosen]])
+        won = names[d.chosen] if w == decide.FASTER else names[0]
+    elif depth > 1 and d.comparisons[0]["verdict"] == decide.SLOWER:  # the model's proposal, slower
+        confirm, w = second(names[:2])
+        slower = w == decide.SLOWER
     said(
-        f"radius {radius} {isa} sweeps of depth {depth} against single steps: depth {won}"
+        f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
         + (" (slower twice)" if slower else ""),
         names,
         rates,
         confirm,
     )
+    tiles = {"tile_cache": "L2"} if won.endswith(" L2") else {}
     return {
-        isa: entry_of(won, names, rates, d, confirm, depth=int(won), slower=slower, proposed=depth, case=case)
+        isa: entry_of(
+            won,
+            names,
+            rates,
+            d,
+            confirm,
+            depth=int(won.split()[0]),
+            slower=slower,
+            proposed=depth,
+            **({"proposed_in_l2": l2_depth} if names[-1].endswith(" L2") else {}),
+            **tiles,
+            case=case,
+        )
     }
 
 

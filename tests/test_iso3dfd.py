@@ -340,6 +340,8 @@ BAD_CLI = [
     (["--plane-pitch", "16"], "--plane-pitch 16 is below the row pitch x n2"),
     (["--prefetch", "far"], "--prefetch far: expected auto, measure, compiled, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
+    (["--tile-cache", "L3"], "'L3' is not one of"),
+    (["--tile-cache", "L2", "--ranks", "2"], "--tile-cache L2: over MPI ranks each rank's sweeps take"),
     (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),
     pytest.param(
         ["--time-block", "3", "--threads", "2", "--sweep-team", "slabs"],
@@ -442,6 +444,10 @@ BAD_NATIVE = [
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--sweep-team", "together"],
         "unknown --sweep-team 'together' (use auto, slabs or shared)",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--tile-cache", "l2"],
+        "unknown --tile-cache 'l2' (use auto, model or L2)",
     ),
 ]
 

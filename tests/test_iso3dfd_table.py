@@ -185,10 +185,12 @@ def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_p
     assert none["team_how"] == "model" and "no team" in none["team_from"]
 
 
-def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False) -> None:
+def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False, **more) -> None:
     """A table of one row (AMD Zen 4) whose entry at radius 1 says of sweeps for variant isa: depth
-    (None: no entry), slower."""
-    sweeps = {isa: {"depth": depth, "slower": slower, "measured": "2026-01-07", "decision": {"why": "w"}}}
+    (None: no entry), slower, and any more fields (tile_cache)."""
+    sweeps = {
+        isa: {"depth": depth, "slower": slower, "measured": "2026-01-07", "decision": {"why": "w"}, **more}
+    }
     kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
     row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t", "kernels": kernels}
     table.write_text(json.dumps({"rows": [row]}))
@@ -270,6 +272,41 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     assert again["how"] != "table" and "race" in again and "check" not in again
     other = sweeps_table_run(isa, 2)
     assert other["how"] != "table" and "table" not in other
+
+
+def test_tiles_sized_for_l2_where_the_table_found_them_faster(sweeps_table, monkeypatch, tmp_path):
+    """A row whose sweeps entry names tile_cache L2 at the depth tiles in L2 propose: --tile-cache
+    auto sizes the tiles for L2 (config.time_block.tile_cache says table and whence) and sweeps at
+    that depth from the first step, on tiles whose window L2 holds; --tile-cache model takes the
+    model's tiles whatever the row says; an entry without tile_cache leaves the model's."""
+    isa, table = sweeps_table
+    write_sweeps_table(table, isa, None)
+    n = 66
+    args = (n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", 1)
+    proposal = record(*args, "--time-block", "measure", "--tile-cache", "L2")["config"]["time_block"]
+    depth = proposal["proposal"]["depth"]
+    assert depth > 1 and proposal["proposal"]["level"] == "L2", proposal
+    assert proposal["tile_cache"] == {
+        "requested": "L2",
+        "used": "L2",
+        "how": "user",
+        "from": "--tile-cache L2",
+    }
+    write_sweeps_table(table, isa, depth, tile_cache="L2")
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))
+    rec = record(*args)
+    tb = rec["config"]["time_block"]
+    assert (tb["depth"], tb["how"]) == (depth, "table"), tb
+    tc = tb["tile_cache"]
+    assert (tc["requested"], tc["used"], tc["how"]) == ("auto", "L2", "table"), tc
+    assert "iso3dfd.rows.r1" in tc["from"] and "2026-01-07" in tc["from"]
+    assert rec["result"]["traffic_model"]["time_block"]["level"] == "L2"
+    assert rec["validation"]["passed"] is True
+    model = record(*args, "--tile-cache", "model")["config"]["time_block"]["tile_cache"]
+    assert (model["used"], model["how"]) == ("model", "user")
+    write_sweeps_table(table, isa, depth)
+    plain = record(*args)["config"]["time_block"]["tile_cache"]
+    assert (plain["used"], plain["how"]) == ("model", "model") and "names no tiles in L2" in plain["from"]
 
 
 @pytest.mark.parametrize("outcome", ["faster", "slower"])

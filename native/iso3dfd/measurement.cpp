@@ -133,6 +133,7 @@ void Measurement::choose_time_block(int threads) {
                       : one_node         ? Teams::Either
                                          : Teams::Slabs;
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
+  const json tile_cache = choose_tile_cache();
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
   tiles_ = TimeTiles{1, 0, model_.chunk};
@@ -142,7 +143,8 @@ void Measurement::choose_time_block(int threads) {
                  {"teams_considered", teams == Teams::Slabs    ? "slabs"
                                       : teams == Teams::Shared ? "shared"
                                                                : "slabs or shared"},
-                 {"caches", caches_.record}};
+                 {"caches", caches_.record},
+                 {"tile_cache", tile_cache}};
   if (!table_team.empty())
     time_block_.update({{"team_how", "table"}, {"team_from", team_from}});
   else if (!team_from.empty())
@@ -366,6 +368,8 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
          (one_node ? ", one NUMA node" : ", several NUMA nodes") +
          // the model weighs the last-level cache's bytes by this CPU's measured ratio: another is another race
          ", last-level cache " + ratio_text(caches_.caches.llc_over_memory) + "x memory" +
+         // tiles sized for L2 are another proposal: another race (the model's keep the key)
+         (caches_.caches.tiles == TileCache::L2 ? ", tiles in L2" : "") +
          // the model's proposal follows the caches: a race under other sizes is another race
          (Topology::instance().forced_caches().empty() ? "" : ", " + Topology::instance().forced_caches());
 }

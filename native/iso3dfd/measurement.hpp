@@ -130,14 +130,18 @@ class Measurement : public driver::Measurement {
   std::pair<std::string, std::string> table_team() const;
   // What the table of measured choices says of sweeps for this CPU, radius and variant (its "sweeps"
   // object: {"avx512": {"depth": 1 or the depth that paid, "slower": sweeps slower beyond noise in
-  // two races, "decision": {"why"}, ...}}): the depth (0: no entry), slower, whence, and the entry's
-  // decision in words.
+  // two races, "tile_cache": "L2" where tiles L2 holds raced best, "decision": {"why"}, ...}}): the
+  // depth (0: no entry), slower, tiles in L2, whence, and the entry's decision in words.
   struct TableSweeps {
     int depth = 0;
     bool slower = false;
+    bool tiles_in_l2 = false;
     std::string from, why;
   };
   TableSweeps table_sweeps() const;
+  // The cache the sweeps' tiles are sized for (--tile-cache; auto: the table's sweeps entry), into
+  // caches_.caches.tiles, and config.time_block.tile_cache: {"requested", "used", "how", "from"}.
+  json choose_tile_cache();
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.

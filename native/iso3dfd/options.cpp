@@ -99,6 +99,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       "it races a shallower one, and the model calibrated by that race says how deep), or measure: race now "
       "whatever the cache says");
   app.add_option("--sweep-team", o.sweep_team, "who sweeps what under temporal blocking: " + words_help(sweep_teams()));
+  app.add_option("--tile-cache", o.tile_cache,
+                 "which cache the tiles of temporal blocking are sized for: " + words_help(tile_caches()));
   app.add_option("--kernel", kernel, words_help(kernel_choices()));
   if (!parse_command_line(app, argc, argv)) return false;
   if (pos.size() < 7 || pos.size() > 9)
@@ -146,6 +148,7 @@ bool parse_options(int argc, char** argv, Options& o) {
     throw UsageError("--time-block " + time_block + ": the reference kernel runs step by step (use --time-block 1)");
 
   o.sweep_team = parse_word(sweep_teams(), o.sweep_team, "--sweep-team");
+  o.tile_cache = parse_word(tile_caches(), o.tile_cache, "--tile-cache");
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;

@@ -103,6 +103,10 @@ double TimeBlockModel::memory_equivalent_bytes() const {
   return memory_bytes_per_point + std::max(llc_bytes_per_point - memory_bytes_per_point, 0.0) / llc_over_memory;
 }
 
+bool tiles_allowed(const TimeBlockModel& m, const Caches& caches) {
+  return m.level != "memory" && (caches.tiles != TileCache::L2 || m.level == "L2");
+}
+
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams) {
   const std::size_t interior_rows = g.n2 - 2 * g.halo();
   std::vector<bool> modes;
@@ -111,10 +115,11 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Cache
   if (modes.empty()) modes.push_back(false);  // slabs beyond their depth: the caller refuses it
   std::vector<TimeBlockModel> fits;           // the best of each mode, slabs first
   for (bool shared : modes) {
-    std::optional<TimeBlockModel> best;
+    std::optional<TimeBlockModel> best, in_l2;
     auto consider = [&](const TimeBlockModel& m) {
       if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
         best = m;
+      if (m.level == "L2" && (!in_l2 || m.cost() < in_l2->cost())) in_l2 = m;
     };
     for (std::size_t chunk : {128, 64, 32, 16, 8}) {
       // The largest tile whose window a cache holds (the whole interior, else a multiple of 8 rows),
@@ -131,12 +136,14 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Cache
         consider(t);
       }
     }
-    fits.push_back(*best);
+    fits.push_back(caches.tiles == TileCache::L2 && in_l2 ? *in_l2 : *best);
   }
   // Slabs unless the team together saves a fifth of their cost (or only it holds its window in a
   // cache): slabs keep each thread on the planes it first touched and need no barrier a box.
   if (fits.size() == 2) {
     const TimeBlockModel &slab = fits[0], &team = fits[1];
+    if (caches.tiles == TileCache::L2 && (slab.level == "L2") != (team.level == "L2"))
+      return slab.level == "L2" ? slab : team;
     if (team.level != "memory" && (slab.level == "memory" || team.cost() < kTeamSaves * slab.cost())) return team;
     return slab;
   }
@@ -154,7 +161,7 @@ TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, con
   TimeBlockModel found = best;
   for (int d = 2; d <= std::min(max_depth, 8); ++d) {
     const TimeBlockModel m = fit_time_block(g, d, threads, caches, teams);
-    if (m.level == "memory") continue;
+    if (!tiles_allowed(m, caches)) continue;
     if (found.depth == 1 || m.cost() < 0.95 * found.cost()) found = m;
   }
   if (found.depth > 1 && found.memory_bytes_per_point <= 0.8 * kBytesPerPoint && found.cost() < best.cost())
@@ -180,7 +187,7 @@ json calibrated_prediction(const Grid& g, int threads, int max_depth, const Cach
   for (int d = 1; d <= std::min(max_depth, 8); ++d) {
     const TimeBlockModel m =
         d == 1 ? time_block_model(g, 1, 0, threads, caches) : fit_time_block(g, d, threads, caches, teams);
-    if (d > 1 && m.level == "memory") continue;
+    if (d > 1 && !tiles_allowed(m, caches)) continue;
     const double rate = 1.0 / (tc + mem * m.memory_equivalent_bytes() / b1);
     predicted.push_back({{"depth", d},
                          {"mpoints_per_s", rate},

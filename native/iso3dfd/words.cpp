@@ -29,6 +29,17 @@ const std::vector<Word>& sweep_teams() {
   return rows;
 }
 
+const std::vector<Word>& tile_caches() {
+  static const std::vector<Word> rows = {
+      {"auto",
+       "L2 where the table of measured choices found tiles L2 holds faster for this CPU, radius and variant, "
+       "else the model's"},
+      {"model", "the tiles whose window costs the model least: in L2, else in the last-level cache"},
+      {"L2", "tiles whose window L2 holds (a depth without one takes the model's)"},
+  };
+  return rows;
+}
+
 const std::vector<Word>& kernel_choices() {
   static const std::vector<Word> rows = {
       {"optimised", "the blocked, vectorised kernel"},

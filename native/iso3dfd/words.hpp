@@ -15,6 +15,8 @@ const std::vector<Word>& inits();
 const std::vector<Word>& schedules();
 // --sweep-team: who sweeps what under temporal blocking.
 const std::vector<Word>& sweep_teams();
+// --tile-cache: which cache the sweeps' tiles are sized for.
+const std::vector<Word>& tile_caches();
 // --kernel: the optimised kernel or the plain reference.
 const std::vector<Word>& kernel_choices();
 

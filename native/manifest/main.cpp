@@ -98,6 +98,7 @@ bw::json kernels() {
   iso["words"] = {{"init", bw::words_json(bw::iso3dfd::inits())},
                   {"schedule", bw::words_json(bw::iso3dfd::schedules())},
                   {"sweep_team", bw::words_json(bw::iso3dfd::sweep_teams())},
+                  {"tile_cache", bw::words_json(bw::iso3dfd::tile_caches())},
                   {"kernel", bw::words_json(bw::iso3dfd::kernel_choices())},
                   {"depth_how", hows}};
   // The stencil: the radii it takes, those the vector kernels are compiled for, and what a point

@@ -413,6 +413,38 @@ TEST(TimeModel, WeighsTheTileL2HoldsByTheLastLevelCachesBandwidth) {
       "L2");
 }
 
+// Tiles sized for L2 (--tile-cache L2): at a depth where the model's cheapest window is the
+// last-level cache's, the largest tile whose window L2 holds instead; a depth without one keeps the
+// model's, which tiles_allowed refuses, so the proposal and the calibrated model skip it. The
+// caches of the Intel Xeon with AMX guest (2 MiB L2, 480 MiB L3, 1.837x) at radius 4 on 256^3, where
+// the model tiles depth 2 for L3.
+TEST(TimeModel, TilesSizedForL2TakeTheLargestTileL2HoldsOrNone) {
+  const Grid g{264, 264, 264, 4};
+  const Caches model{2u << 20, 480u << 20, 1.837};
+  Caches l2 = model;
+  l2.tiles = TileCache::L2;
+  const TimeBlockModel cheapest = fit_time_block(g, 2, 2, model);
+  const TimeBlockModel small = fit_time_block(g, 2, 2, l2);
+  ASSERT_EQ(cheapest.level, "L3") << cheapest.why;
+  EXPECT_EQ(small.level, "L2") << small.why;
+  EXPECT_LT(small.tile_rows, cheapest.tile_rows);
+  EXPECT_LE(small.window_bytes, static_cast<double>(l2.l2));
+  EXPECT_GT(small.cost(), cheapest.cost());  // the model's cost prefers the last-level cache's
+  EXPECT_TRUE(tiles_allowed(small, l2));
+  EXPECT_FALSE(tiles_allowed(cheapest, l2));
+  EXPECT_TRUE(tiles_allowed(cheapest, model));
+  // every depth: a tile L2 holds, or the model's (refused under L2)
+  for (int d = 2; d <= 8; ++d) {
+    const TimeBlockModel m = fit_time_block(g, d, 2, l2);
+    if (m.level != "L2") EXPECT_EQ(m.tile_rows, fit_time_block(g, d, 2, model).tile_rows) << d;
+  }
+  const TimeBlockModel p = propose_time_block(g, 2, max_depth(g, 2), l2);
+  if (p.depth > 1) EXPECT_EQ(p.level, "L2") << p.why;
+  const json c = calibrated_prediction(g, 2, max_depth(g, 2), l2, 1000.0, small, 1100.0);
+  for (const json& e : c["predicted"])
+    if (e["depth"].get<int>() > 1) EXPECT_TRUE(tiles_allowed(fit_time_block(g, e["depth"].get<int>(), 2, l2), l2));
+}
+
 // The rows a tile re-reads from the tile before cost memory only when the last-level cache cannot
 // hold what a tile sweep reads in between (every plane, on the tile's rows and those it reaches).
 TEST(TimeModel, RowsReReadFromTheTileBeforeComeFromTheLastLevelCacheThatHoldsATileSweep) {

@@ -72,6 +72,11 @@ from bandwall.views.iso3dfd import csv_rows, render
     words=lambda: manifest.iso3dfd_words("sweep_team"),
     what="who sweeps what under temporal blocking",
 )
+@words_option(
+    "--tile-cache",
+    words=lambda: manifest.iso3dfd_words("tile_cache"),
+    what="which cache the tiles of temporal blocking are sized for",
+)
 @click.option(
     "--row-shape",
     callback=refuse_empty,
@@ -177,6 +182,7 @@ def iso3dfd_cmd(
     isa,
     time_block,
     sweep_team,
+    tile_cache,
     row_shape,
     swept_shape,
     prefetch,
@@ -236,6 +242,10 @@ def iso3dfd_cmd(
                 f"--sweep-team {sweep_team}: over MPI ranks each rank's sweeps take the model's team (its threads' "
                 "slabs when they hold the depth, else the team together)"
             )
+        if tile_cache != "auto":
+            raise UsageError(
+                f"--tile-cache {tile_cache}: over MPI ranks each rank's sweeps take the model's tiles"
+            )
         counts = iso3dfd_mpi.parse_ranks(ranks)
         if shape is not None and shape != "auto" and len(counts) > 1:
             raise UsageError(f"--dims {shape} fits one rank count; give one with --ranks (or --dims auto)")
@@ -280,6 +290,7 @@ def iso3dfd_cmd(
         isa=isa,
         time_block=depth,
         sweep_team=None if sweep_team == "auto" else sweep_team,
+        tile_cache=None if tile_cache == "auto" else tile_cache,
         row_shape=row_shape,
         swept_shape=swept_shape,
         prefetch=prefetch,

@@ -118,6 +118,7 @@ def native_args(
     row_shape: str | None = None,
     prefetch: str | None = None,
     sweep_team: str | None = None,
+    tile_cache: str | None = None,
     radius: int | None = None,
     swept_shape: str | None = None,
     row_pitch: str | None = None,
@@ -153,6 +154,8 @@ def native_args(
         args += ["--prefetch", prefetch]
     if sweep_team is not None:
         args += ["--sweep-team", sweep_team]
+    if tile_cache is not None:
+        args += ["--tile-cache", tile_cache]
     for flag, word in (("--row-pitch", row_pitch), ("--plane-pitch", plane_pitch)):
         if word is not None:
             args += [flag, word]
