@@ -510,7 +510,29 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             valid=False,
         )
 
-    proposal = run("auto")["config"]["time_block"].get("proposal", {})
+    def level(depth: int) -> str:
+        """Where the tiles of sweeps of `depth` on tiles L2 holds stay (L2, else the model's)."""
+        rec = common.record(
+            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, depth, "auto", "auto", "auto", "compact"]
+            + [
+                a.threads,
+                "--radius",
+                radius,
+                "--isa",
+                isa,
+                "--time-block",
+                depth,
+                "--tile-cache",
+                "L2",
+                "--json",
+            ],
+            env=own,
+            valid=False,
+        )
+        return rec["result"]["traffic_model"]["time_block"]["level"]
+
+    model = run("auto")["config"]["time_block"]
+    proposal = model.get("proposal", {})
     depth = int(proposal.get("depth", 1))
     in_l2 = run("auto L2")["config"]["time_block"].get("proposal", {})
     l2_depth = int(in_l2.get("depth", 1))
@@ -518,6 +540,12 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     names = ["1"] + ([str(depth)] if depth > 1 else [])
     if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
         names.append(f"{l2_depth} L2")
+        # and each deeper depth a tile L2 holds allows: the model takes the shallower of depths
+        # within 5% of each other's cost, which the race decides instead
+        deeper = l2_depth + 1
+        while deeper <= min(8, int(model.get("max_depth", 8)), a.sweep_steps // 4) and level(deeper) == "L2":
+            names.append(f"{deeper} L2")
+            deeper += 1
     if len(names) < 2:
         return {
             isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}

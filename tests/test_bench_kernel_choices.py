@@ -72,16 +72,19 @@ def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch
 
 
 def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
-    """Where --tile-cache L2 proposes other sweeps than the model's, they race too, from single steps:
-    a winner stands only when a second race of it alone against single steps says so, and the entry
-    then says tile_cache L2; the model's proposal slower twice still says `slower`."""
+    """Where --tile-cache L2 proposes other sweeps than the model's, they race too, from single steps,
+    with each deeper depth a tile L2 holds allows: a winner stands only when a second race of it alone
+    against single steps says so, and the entry then says tile_cache L2; the model's proposal slower
+    twice still says `slower`."""
     import types
 
-    def proposal(cmd, **k):
+    def record(cmd, **k):
+        depth = cmd[cmd.index("--time-block") + 1]
+        if depth != "auto":  # a probe of where tiles L2 holds stay at that depth
+            return {"result": {"traffic_model": {"time_block": {"level": "L2" if int(depth) <= 4 else "L3"}}}}
         in_l2 = cmd[cmd.index("--tile-cache") + 1] == "L2"
-        return {
-            "config": {"time_block": {"proposal": {"depth": 3, "level": "L2"} if in_l2 else {"depth": 8}}}
-        }
+        got = {"depth": 3, "level": "L2"} if in_l2 else {"depth": 8}
+        return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
 
     def entry(*races: dict) -> dict:
         left = list(races)
@@ -94,19 +97,19 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
 
         monkeypatch.setattr(kc, "race", fake_race)
         monkeypatch.setattr(kc.common, "tool", lambda bindir, name: name)
-        monkeypatch.setattr(kc.common, "record", proposal)
+        monkeypatch.setattr(kc.common, "record", record)
         a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
         out = kc.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})
-        assert not left and calls[0] == ["1", "8", "3 L2"]
+        assert not left and calls[0] == ["1", "8", "3 L2", "4 L2"]
         return out["avx512"]
 
-    fast, slow, level = [150.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
-    won = entry({"8": level, "3 L2": fast}, {"3 L2": fast})
-    assert (won["depth"], won["tile_cache"], won["proposed_in_l2"]) == (3, "L2", 3)
-    assert won["second_race"]["raced"] == "3 L2"
-    once = entry({"8": level, "3 L2": fast}, {"3 L2": level})
+    fast, faster, slow, level = [150.0] * 5, [170.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
+    won = entry({"8": fast, "3 L2": fast, "4 L2": faster}, {"4 L2": faster})
+    assert (won["depth"], won["tile_cache"], won["proposed_in_l2"]) == (4, "L2", 3)
+    assert won["second_race"]["raced"] == "4 L2"
+    once = entry({"8": level, "3 L2": fast, "4 L2": level}, {"3 L2": level})
     assert once["depth"] == 1 and "tile_cache" not in once
-    model = entry({"8": fast, "3 L2": level}, {"8": fast})
+    model = entry({"8": fast, "3 L2": level, "4 L2": fast}, {"8": fast})
     assert model["depth"] == 8 and "tile_cache" not in model
-    slower = entry({"8": slow, "3 L2": level}, {"8": slow})
+    slower = entry({"8": slow, "3 L2": level, "4 L2": level}, {"8": slow})
     assert (slower["depth"], slower["slower"]) == (1, True)

@@ -134,8 +134,17 @@ void Measurement::choose_time_block(int threads) {
                                          : Teams::Slabs;
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
   const json tile_cache = choose_tile_cache();
+  caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
+  // Tiles in L2 by the table: where the model proposes sweeps, the entry's depth on the tile L2 holds
+  // for this grid (the bench raced each depth with such a tile; the model's tie between depths within
+  // 5% of each other takes the shallower), when the slabs and L2 allow it.
+  if (model_.depth > 1 && tile_cache.value("how", "") == "table") {
+    const int d = table_sweeps().depth;
+    const TimeBlockModel m = d > 1 && d <= deepest ? fit_time_block(o_.grid, d, threads, caches, teams) : model_;
+    if (tiles_allowed(m, caches)) model_ = m;
+  }
   tiles_ = TimeTiles{1, 0, model_.chunk};
   time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json(o_.time_block_measure ? "measure" : "auto")},
                  {"max_depth", std::min(deepest, 64)},

@@ -121,7 +121,8 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Cache
         best = m;
       if (m.level == "L2" && (!in_l2 || m.cost() < in_l2->cost())) in_l2 = m;
     };
-    for (std::size_t chunk : {128, 64, 32, 16, 8}) {
+    for (std::size_t chunk : {128, 64, 32, 16, 8, 4, 2}) {
+      if (chunk < caches.shape_planes && chunk < 8) continue;
       // The largest tile whose window a cache holds (the whole interior, else a multiple of 8 rows),
       // and the largest whose window L2 holds: smaller tiles re-read more rows from memory, but
       // re-read their halo planes from L2 instead of the last-level cache.

@@ -31,12 +31,15 @@ inline constexpr double kCacheOverMemory = 2.0;
 enum class TileCache { Model, L2 };
 
 // The caches the model sees: L2 a core, the last-level cache the team shares (0: unknown), how
-// many times memory's bandwidth that cache feeds the team with (per CPU: iso3dfd/caches.hpp), and
-// which of them the tiles are sized for.
+// many times memory's bandwidth that cache feeds the team with (per CPU: iso3dfd/caches.hpp), which
+// of them the tiles are sized for, and the planes the sweeps' register shape computes together (a
+// wavefront step of fewer planes would compute them one at a time, so chunks are at least as
+// thick; 8 where the shape is not known, the thinnest chunk the model took before it knew shapes).
 struct Caches {
   std::uint64_t l2 = 0, l3 = 0;
   double llc_over_memory = kCacheOverMemory;
   TileCache tiles = TileCache::Model;
+  std::size_t shape_planes = 8;
 };
 
 struct TimeBlockModel {
@@ -81,11 +84,11 @@ inline constexpr double kTeamSaves = 0.8;
 TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int threads, const Caches& caches,
                                 std::size_t chunk = 8, bool shared = false);
 
-// Depth d in chunks of 128, 64, 32, 16 or 8 planes, each on the largest tile (the whole interior,
-// else a multiple of 8 rows) whose window a cache holds, by slabs (when the slabs allow depth d) or
-// the team together as `teams` allows: the one that costs least, the team's only when it saves a
-// fifth of the slabs' cost (kTeamSaves) or only it fits a cache. With caches.tiles L2, only windows
-// L2 holds compete (none: as with the model's).
+// Depth d in chunks of 128, 64, 32, 16, 8, 4 or 2 planes (at least caches.shape_planes), each on the largest tile (the
+// whole interior, else a multiple of 8 rows) whose window a cache holds, by slabs (when the slabs allow depth d) or the
+// team together as `teams` allows: the one that costs least, the team's only when it saves a fifth of the slabs' cost
+// (kTeamSaves) or only it fits a cache. With caches.tiles L2, only windows L2 holds compete (none: as with the
+// model's).
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams = Teams::Slabs);
 
 // The proposal: for each depth from 2 up to max_depth (at most 8), the chunk and the largest tile

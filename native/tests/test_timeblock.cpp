@@ -445,6 +445,29 @@ TEST(TimeModel, TilesSizedForL2TakeTheLargestTileL2HoldsOrNone) {
     if (e["depth"].get<int>() > 1) EXPECT_TRUE(tiles_allowed(fit_time_block(g, e["depth"].get<int>(), 2, l2), l2));
 }
 
+// A wavefront step of fewer planes than the sweeps' shape computes together would compute them one
+// at a time: chunks are at least the shape's planes (8 where it is not known, as before shapes were
+// known). Thinner chunks leave L2 room for taller tiles, which re-read fewer rows: at radius 3 on
+// 256^3 with the Intel Xeon with AMX's caches, a 2-plane shape's depth 4 takes a chunk below 8 and a
+// taller tile than chunks of 8 allow, at a lower cost.
+TEST(TimeModel, ChunksAreAtLeastTheSweptShapesPlanes) {
+  const Grid g{262, 262, 262, 3};
+  Caches eight{2u << 20, 480u << 20, 1.837};
+  Caches two = eight, four = eight;
+  two.shape_planes = 2;
+  four.shape_planes = 4;
+  const TimeBlockModel e = fit_time_block(g, 4, 2, eight), t = fit_time_block(g, 4, 2, two);
+  EXPECT_GE(e.chunk, 8u);
+  ASSERT_LT(t.chunk, 8u) << t.why;
+  EXPECT_GE(t.chunk, 2u);
+  EXPECT_GT(t.tile_rows, e.tile_rows);
+  EXPECT_LT(t.cost(), e.cost());
+  for (int d = 2; d <= 8; ++d) {
+    EXPECT_GE(fit_time_block(g, d, 2, four).chunk, 4u) << d;
+    EXPECT_GE(fit_time_block(g, d, 2, eight).chunk, 8u) << d;
+  }
+}
+
 // The rows a tile re-reads from the tile before cost memory only when the last-level cache cannot
 // hold what a tile sweep reads in between (every plane, on the tile's rows and those it reaches).
 TEST(TimeModel, RowsReReadFromTheTileBeforeComeFromTheLastLevelCacheThatHoldsATileSweep) {

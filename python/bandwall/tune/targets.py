@@ -36,6 +36,8 @@ DEFAULT_SWEPT = (
     "auto"  # the sweeps' shape the run takes (--swept-shape left out: kept, table's or the step shape)
 )
 TEAM_WHY = "the model's team (auto), a slab a thread, or the team on one wavefront (shared)"
+DEFAULT_TILES = "auto"  # the sweeps' tiles the run takes (--tile-cache left out: the table's, else the model's)
+TILES_WHY = "the tiles the run takes (auto: the table's, else the model's), the model's cheapest, or those L2 holds"
 PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
@@ -246,6 +248,8 @@ class Iso3dfdTarget(Target):
                 )
             else:
                 left["swept"] = left["shape"]
+            tiles = manifest.iso3dfd_word_names("tile_cache")
+            knobs.append(Knob("tiles", first(DEFAULT_TILES, tiles), DEFAULT_TILES, TILES_WHY))
             if len(m.cpus) > 1:
                 knobs.append(Knob("team", first(DEFAULT_TEAM, teams), DEFAULT_TEAM, TEAM_WHY))
             else:
@@ -253,6 +257,7 @@ class Iso3dfdTarget(Target):
         else:
             left["depth"] = why
             left["team"] = f"no sweep to share: {why}"
+            left["tiles"] = f"no sweep to tile: {why}"
             left["swept"] = f"no sweep: {why}"
 
         def canon(c: dict) -> dict:
@@ -265,6 +270,9 @@ class Iso3dfdTarget(Target):
             # step by step, or one thread, has no sweep to share
             if "team" in c and (c.get("depth", 1) == 1 or c.get("threads") == 1):
                 c = {**c, "team": DEFAULT_TEAM}
+            # step by step has no tiles to size
+            if "tiles" in c and c.get("depth", 1) == 1:
+                c = {**c, "tiles": DEFAULT_TILES}
             # step by step has no sweeps to shape; a shape runs only with its variant
             if "swept" in c and (c.get("depth", 1) == 1 or c["swept"] not in rings.get(c.get("isa"), set())):
                 c = {**c, "swept": DEFAULT_SWEPT}
@@ -288,6 +296,7 @@ class Iso3dfdTarget(Target):
             # the depth as the configuration says, never auto: a trial races nothing of its own
             time_block=o.get("depth", 1),
             sweep_team=None if o.get("team", DEFAULT_TEAM) == DEFAULT_TEAM else o["team"],
+            tile_cache=None if o.get("tiles", DEFAULT_TILES) == DEFAULT_TILES else o["tiles"],
             swept_shape=None if o.get("swept", DEFAULT_SWEPT) == DEFAULT_SWEPT else o["swept"],
             radius=o.get("radius"),
         )
@@ -345,6 +354,8 @@ class Iso3dfdTarget(Target):
             head += ["--prefetch", o["prefetch"]]
         if o.get("team", DEFAULT_TEAM) != DEFAULT_TEAM:
             head += ["--sweep-team", o["team"]]
+        if o.get("tiles", DEFAULT_TILES) != DEFAULT_TILES:
+            head += ["--tile-cache", o["tiles"]]
         if o.get("swept", DEFAULT_SWEPT) != DEFAULT_SWEPT:
             head += ["--swept-shape", o["swept"]]
         return command.builtin(head, o, ())
