@@ -117,6 +117,25 @@ def test_iso3dfd_searches_the_sweep_team_with_a_sweep(run_bandwall, tmp_path):
         assert c["team"] == "auto" or c["depth"] > 1, c
 
 
+def test_iso3dfd_searches_which_cache_the_tiles_are_sized_for(run_bandwall, tmp_path):
+    """tune iso3dfd: where the model proposes sweeps, the tiles knob holds the run's own choice
+    (auto), the model's and L2's, each run at the depth the model proposes; step by step folds it into
+    auto; the command to run the best names --tile-cache when it is not auto."""
+    p = tune_sweeps(run_bandwall, tmp_path / "tiles.db", "tiles", 3)
+    assert p.returncode == 0, p.stderr
+    rec = json.loads(p.stdout)
+    assert rec["config"]["knobs"]["tiles"] == ["auto", "model", "L2"]
+    assert rec["config"]["fixed"]["depth"] > 1
+    assert {t["config"]["tiles"] for t in rec["result"]["trials"]} == {"auto", "model", "L2"}
+    best = rec["result"]["best"]["config"]
+    command = rec["result"]["command"]["bandwall"]
+    assert (f"--tile-cache {best['tiles']}" in command) == (best["tiles"] != "auto"), command
+    p = tune_sweeps(run_bandwall, tmp_path / "depth.db", "depth,tiles", 6)
+    assert p.returncode == 0, p.stderr
+    for t in json.loads(p.stdout)["result"]["trials"]:
+        assert t["config"]["tiles"] == "auto" or t["config"]["depth"] > 1, t["config"]
+
+
 def test_iso3dfd_searches_the_sweeps_shape_with_a_sweep(run_bandwall, tmp_path):
     """tune iso3dfd: where the model proposes sweeps, the swept knob holds the shape the run takes
     (auto) and the variant's shapes; each trial runs its sweeps in the shape it names (the record's
