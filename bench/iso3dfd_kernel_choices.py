@@ -61,7 +61,9 @@ from pathlib import Path
 
 import choice_table
 import common
+from choice_races import entry_of, race, said, settle
 from choice_table import ROOT, microarch_name, row_named, write
+from sweeps_race import race_sweeps
 
 sys.path.insert(0, str(ROOT / "python"))
 SEED_RADIUS = 8
@@ -330,53 +332,6 @@ def probe(a, isa: str, shape: str, radius: int, n: int, env: dict) -> dict:
     )
 
 
-def settle(names: list[str], rates: dict[str, list[float]], again, label: str):
-    """The decision rule over the names' paired rates, names[0] the default; a winner then races the
-    default again, alone (again(pair) gives their rates), and stands only when that second race settles
-    on it too: among many candidates one passes the rule by chance. Returns the name chosen, the first
-    decision and the second race's record under `label` (None when the default won the first)."""
-    from bandwall.core import decide
-
-    d = decide.choose_best(names, [rates[k] for k in names], 0)
-    won = names[d.chosen]
-    if won == names[0]:
-        return won, d, None
-    pair = [names[0], won]
-    rerun = again(pair)
-    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
-    confirm = {
-        label: won,
-        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
-        "runs": {k: common.spread(v) for k, v in rerun.items()},
-        "decisive": c.decisive,
-        "why": c.why,
-    }
-    return (won if c.chosen == 1 else names[0]), d, confirm
-
-
-def entry_of(name: str, names: list[str], rates: dict, d, confirm, shown=lambda k: k, **fields) -> dict:
-    """A table entry: the fields, each candidate's figures and spread, the decision and the second race."""
-    out = {
-        **fields,
-        "figures": {shown(k): round(statistics.median(rates[k]), 1) for k in names},
-        "runs": {shown(k): common.spread(rates[k]) for k in names},
-        "decision": {"chosen": shown(name), "default": shown(names[0]), "decisive": d.decisive, "why": d.why},
-    }
-    if confirm:
-        out["second_race"] = confirm
-    return out
-
-
-def said(head: str, names: list[str], rates: dict, confirm, shown=lambda k: k) -> None:
-    print(
-        head
-        + "  "
-        + "  ".join(f"{shown(k)} {common.spread(rates[k])}" for k in names)
-        + (f"  (second race: {confirm['why']})" if confirm else ""),
-        file=sys.stderr,
-    )
-
-
 def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names (else the machine model's), the shapes of the sweeps raced at the
     depth the model proposes for this grid, from the step shape (same) by the decision rule."""
@@ -484,133 +439,6 @@ def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> d
             won, names, rates, d, confirm, team=won, model_team=proposal.get("team"), depth=depth, case=case
         )
     }
-
-
-def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
-    """At the variant the entry names, every other knob as the defaults take it (the table as it
-    stands, an empty cache folder), the depth the model proposes for this grid against single steps
-    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
-    beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one too.
-    Sweeps faster beyond noise stand only when a second race of single steps and the winner alone
-    says so too (the entry then names its depth, and tile_cache L2 for the L2 proposal); the model's
-    proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
-    runs race as before."""
-    from bandwall.core import decide
-
-    isa = entry.get("isa") or offered[0]
-    own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"]}  # the table as it stands
-
-    def run(name: str) -> dict:
-        depth, _, tiles = name.partition(" ")
-        return common.record(
-            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
-            + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth]
-            + ["--tile-cache", tiles or "model", "--json"],
-            env=own,
-            valid=False,
-        )
-
-    def level(depth: int) -> str:
-        """Where the tiles of sweeps of `depth` on tiles L2 holds stay (L2, else the model's)."""
-        rec = common.record(
-            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, depth, "auto", "auto", "auto", "compact"]
-            + [
-                a.threads,
-                "--radius",
-                radius,
-                "--isa",
-                isa,
-                "--time-block",
-                depth,
-                "--tile-cache",
-                "L2",
-                "--json",
-            ],
-            env=own,
-            valid=False,
-        )
-        return rec["result"]["traffic_model"]["time_block"]["level"]
-
-    model = run("auto")["config"]["time_block"]
-    proposal = model.get("proposal", {})
-    depth = int(proposal.get("depth", 1))
-    in_l2 = run("auto L2")["config"]["time_block"].get("proposal", {})
-    l2_depth = int(in_l2.get("depth", 1))
-    case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
-    names = ["1"] + ([str(depth)] if depth > 1 else [])
-    if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
-        names.append(f"{l2_depth} L2")
-        # and each deeper depth a tile L2 holds allows: the model takes the shallower of depths
-        # within 5% of each other's cost, which the race decides instead
-        deeper = l2_depth + 1
-        while deeper <= min(8, int(model.get("max_depth", 8)), a.sweep_steps // 4) and level(deeper) == "L2":
-            names.append(f"{deeper} L2")
-            deeper += 1
-    if len(names) < 2:
-        return {
-            isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
-        }
-
-    def measured(pick: list[str]) -> dict:
-        """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
-        margin, the interval not: the host's bandwidth moves within minutes)."""
-        rates = race(a, pick, run)
-        if any(decide.unsettled(decide.ratio_interval(rates[k], rates[pick[0]])) for k in pick[1:]):
-            more = race(a, pick, run)
-            rates = {k: rates[k] + more[k] for k in pick}
-        return rates
-
-    def second(pick: list[str]) -> tuple[dict, str]:
-        rerun = measured(pick)
-        c = decide.choose_best(pick, [rerun[k] for k in pick], 0)
-        confirm = {
-            "raced": pick[1],
-            "verdict": c.comparisons[0]["verdict"],
-            "figures": {k: round(statistics.median(x), 1) for k, x in rerun.items()},
-            "runs": {k: common.spread(x) for k, x in rerun.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        return confirm, confirm["verdict"]
-
-    rates = measured(names)
-    d = decide.choose_best(names, [rates[k] for k in names], 0)
-    won, confirm, slower = names[0], None, False
-    if d.chosen != 0:  # faster beyond noise: a second race of the winner alone must say so too
-        confirm, w = second([names[0], names[d.chosen]])
-        won = names[d.chosen] if w == decide.FASTER else names[0]
-    elif depth > 1 and d.comparisons[0]["verdict"] == decide.SLOWER:  # the model's proposal, slower
-        confirm, w = second(names[:2])
-        slower = w == decide.SLOWER
-    said(
-        f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
-        + (" (slower twice)" if slower else ""),
-        names,
-        rates,
-        confirm,
-    )
-    tiles = {"tile_cache": "L2"} if won.endswith(" L2") else {}
-    return {
-        isa: entry_of(
-            won,
-            names,
-            rates,
-            d,
-            confirm,
-            depth=int(won.split()[0]),
-            slower=slower,
-            proposed=depth,
-            **({"proposed_in_l2": l2_depth} if names[-1].endswith(" L2") else {}),
-            **tiles,
-            case=case,
-        )
-    }
-
-
-def race(a, names: list[str], run) -> dict[str, list[float]]:
-    """Each name's MPoints/s round by round, the runs rotated round by round."""
-    recs = common.alternate({s: (lambda s=s: run(s)) for s in names}, a.rounds, pause=a.pause)
-    return {s: [r["result"]["mpoints_per_s"] for r in rs] for s, rs in recs.items()}
 
 
 if __name__ == "__main__":

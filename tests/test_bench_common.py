@@ -14,7 +14,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-HELPERS = {"common.py", "choice_table.py"}  # modules the scripts import, not scripts
+# modules the scripts import, not scripts
+HELPERS = {"common.py", "choice_table.py", "choice_races.py", "sweeps_race.py"}
 SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in HELPERS)
 
 _spec = importlib.util.spec_from_file_location("bench_common", BENCH / "common.py")

@@ -16,6 +16,7 @@ try:
     _spec.loader.exec_module(kc)
 finally:
     sys.path.remove(str(BENCH))
+sr = sys.modules[kc.race_sweeps.__module__]  # bench/sweeps_race.py, as the script imported it
 
 
 def test_knobs_measured_at_a_shape_stay_while_it_stands():
@@ -49,15 +50,15 @@ def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch
             calls.append(names)
             return {"1": [100.0] * 5, names[1]: left.pop(0)}
 
-        monkeypatch.setattr(kc, "race", fake_race)
-        monkeypatch.setattr(kc.common, "tool", lambda bindir, name: name)
+        monkeypatch.setattr(sr, "race", fake_race)
+        monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
         monkeypatch.setattr(  # tiles in L2 propose the same sweeps: no other candidate
-            kc.common,
+            sr.common,
             "record",
             lambda *x, **k: {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}},
         )
         a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
-        out = kc.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 1, 258, {"BANDWALL_CACHE_DIR": "/nonexistent"})
+        out = sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 1, 258, {"BANDWALL_CACHE_DIR": "/nonexistent"})
         assert not left  # every race offered was run
         return out["avx512"]
 
@@ -95,11 +96,11 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
             got = left.pop(0)
             return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
 
-        monkeypatch.setattr(kc, "race", fake_race)
-        monkeypatch.setattr(kc.common, "tool", lambda bindir, name: name)
-        monkeypatch.setattr(kc.common, "record", record)
+        monkeypatch.setattr(sr, "race", fake_race)
+        monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
+        monkeypatch.setattr(sr.common, "record", record)
         a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
-        out = kc.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})
+        out = sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})
         assert not left and calls[0] == ["1", "8", "3 L2", "4 L2"]
         return out["avx512"]
 

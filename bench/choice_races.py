@@ -1,0 +1,67 @@
+"""The races the benches that fill the table of measured choices run (bench/iso3dfd_kernel_choices.py,
+bench/sweeps_race.py): candidates in rounds whose order rotates, the project's decision rule over
+their paired rates, a winner confirmed by a second race of it alone against the default, and the
+table entry that keeps the figures, the decision and that second race.
+
+A script imports it as `import choice_races` (bench/ is first on its path, as for `common`).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+
+import common
+
+
+def settle(names: list[str], rates: dict[str, list[float]], again, label: str):
+    """The decision rule over the names' paired rates, names[0] the default; a winner then races the
+    default again, alone (again(pair) gives their rates), and stands only when that second race settles
+    on it too: among many candidates one passes the rule by chance. Returns the name chosen, the first
+    decision and the second race's record under `label` (None when the default won the first)."""
+    from bandwall.core import decide
+
+    d = decide.choose_best(names, [rates[k] for k in names], 0)
+    won = names[d.chosen]
+    if won == names[0]:
+        return won, d, None
+    pair = [names[0], won]
+    rerun = again(pair)
+    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
+    confirm = {
+        label: won,
+        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
+        "runs": {k: common.spread(v) for k, v in rerun.items()},
+        "decisive": c.decisive,
+        "why": c.why,
+    }
+    return (won if c.chosen == 1 else names[0]), d, confirm
+
+
+def entry_of(name: str, names: list[str], rates: dict, d, confirm, shown=lambda k: k, **fields) -> dict:
+    """A table entry: the fields, each candidate's figures and spread, the decision and the second race."""
+    out = {
+        **fields,
+        "figures": {shown(k): round(statistics.median(rates[k]), 1) for k in names},
+        "runs": {shown(k): common.spread(rates[k]) for k in names},
+        "decision": {"chosen": shown(name), "default": shown(names[0]), "decisive": d.decisive, "why": d.why},
+    }
+    if confirm:
+        out["second_race"] = confirm
+    return out
+
+
+def said(head: str, names: list[str], rates: dict, confirm, shown=lambda k: k) -> None:
+    print(
+        head
+        + "  "
+        + "  ".join(f"{shown(k)} {common.spread(rates[k])}" for k in names)
+        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        file=sys.stderr,
+    )
+
+
+def race(a, names: list[str], run) -> dict[str, list[float]]:
+    """Each name's MPoints/s round by round, the runs rotated round by round."""
+    recs = common.alternate({s: (lambda s=s: run(s)) for s in names}, a.rounds, pause=a.pause)
+    return {s: [r["result"]["mpoints_per_s"] for r in rs] for s, rs in recs.items()}

@@ -1,0 +1,134 @@
+"""Whether sweeps pay, raced for a row of the table of measured choices (bench/iso3dfd_kernel_choices.py
+--knobs sweeps): at a radius and variant, the depth the temporal-blocking model proposes for the
+bench's grid, and the proposals on tiles L2 holds, against single steps.
+
+A script imports it as `import sweeps_race` (bench/ is first on its path, as for `common`).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import common
+from choice_races import entry_of, race, said
+
+
+def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
+    """At the variant the entry names, every other knob as the defaults take it (the table as it
+    stands, an empty cache folder), the depth the model proposes for this grid against single steps
+    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
+    beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one too.
+    Sweeps faster beyond noise stand only when a second race of single steps and the winner alone
+    says so too (the entry then names its depth, and tile_cache L2 for the L2 proposal); the model's
+    proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
+    runs race as before."""
+    from bandwall.core import decide
+
+    isa = entry.get("isa") or offered[0]
+    own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"]}  # the table as it stands
+
+    def run(name: str) -> dict:
+        depth, _, tiles = name.partition(" ")
+        return common.record(
+            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
+            + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth]
+            + ["--tile-cache", tiles or "model", "--json"],
+            env=own,
+            valid=False,
+        )
+
+    def level(depth: int) -> str:
+        """Where the tiles of sweeps of `depth` on tiles L2 holds stay (L2, else the model's)."""
+        rec = common.record(
+            [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, depth, "auto", "auto", "auto", "compact"]
+            + [
+                a.threads,
+                "--radius",
+                radius,
+                "--isa",
+                isa,
+                "--time-block",
+                depth,
+                "--tile-cache",
+                "L2",
+                "--json",
+            ],
+            env=own,
+            valid=False,
+        )
+        return rec["result"]["traffic_model"]["time_block"]["level"]
+
+    model = run("auto")["config"]["time_block"]
+    proposal = model.get("proposal", {})
+    depth = int(proposal.get("depth", 1))
+    in_l2 = run("auto L2")["config"]["time_block"].get("proposal", {})
+    l2_depth = int(in_l2.get("depth", 1))
+    case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
+    names = ["1"] + ([str(depth)] if depth > 1 else [])
+    if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
+        names.append(f"{l2_depth} L2")
+        # and each deeper depth a tile L2 holds allows: the model takes the shallower of depths
+        # within 5% of each other's cost, which the race decides instead
+        deeper = l2_depth + 1
+        while deeper <= min(8, int(model.get("max_depth", 8)), a.sweep_steps // 4) and level(deeper) == "L2":
+            names.append(f"{deeper} L2")
+            deeper += 1
+    if len(names) < 2:
+        return {
+            isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
+        }
+
+    def measured(pick: list[str]) -> dict:
+        """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
+        margin, the interval not: the host's bandwidth moves within minutes)."""
+        rates = race(a, pick, run)
+        if any(decide.unsettled(decide.ratio_interval(rates[k], rates[pick[0]])) for k in pick[1:]):
+            more = race(a, pick, run)
+            rates = {k: rates[k] + more[k] for k in pick}
+        return rates
+
+    def second(pick: list[str]) -> tuple[dict, str]:
+        rerun = measured(pick)
+        c = decide.choose_best(pick, [rerun[k] for k in pick], 0)
+        confirm = {
+            "raced": pick[1],
+            "verdict": c.comparisons[0]["verdict"],
+            "figures": {k: round(statistics.median(x), 1) for k, x in rerun.items()},
+            "runs": {k: common.spread(x) for k, x in rerun.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        return confirm, confirm["verdict"]
+
+    rates = measured(names)
+    d = decide.choose_best(names, [rates[k] for k in names], 0)
+    won, confirm, slower = names[0], None, False
+    if d.chosen != 0:  # faster beyond noise: a second race of the winner alone must say so too
+        confirm, w = second([names[0], names[d.chosen]])
+        won = names[d.chosen] if w == decide.FASTER else names[0]
+    elif depth > 1 and d.comparisons[0]["verdict"] == decide.SLOWER:  # the model's proposal, slower
+        confirm, w = second(names[:2])
+        slower = w == decide.SLOWER
+    said(
+        f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
+        + (" (slower twice)" if slower else ""),
+        names,
+        rates,
+        confirm,
+    )
+    tiles = {"tile_cache": "L2"} if won.endswith(" L2") else {}
+    return {
+        isa: entry_of(
+            won,
+            names,
+            rates,
+            d,
+            confirm,
+            depth=int(won.split()[0]),
+            slower=slower,
+            proposed=depth,
+            **({"proposed_in_l2": l2_depth} if names[-1].endswith(" L2") else {}),
+            **tiles,
+            case=case,
+        )
+    }
