@@ -28,8 +28,9 @@ same way; the entry's teams keep a team only when it beat the model's beyond noi
 knob `sweeps`, at the row's variant and with every other knob as the defaults take it (the table
 as it stands), the depth the model proposes for the grid (--time-block D) races single steps
 (--time-block 1) over --sweep-steps steps a run (twice the rounds when the first leave the race
-unsettled), and beside it the proposal on tiles L2 holds (--tile-cache L2) where that differs; the
-entry's sweeps keep the winner's depth (and tile_cache L2 for the L2 proposal) when it was faster
+unsettled), and beside it the proposals on tiles L2 holds (--tile-cache L2, and each deeper depth
+they allow) and on tiles the last-level cache holds (--tile-cache L3) where they differ; the
+entry's sweeps keep the winner's depth (and tile_cache L2 or L3 for those) when it was faster
 beyond noise twice, the second race the winner alone against single steps (a run whose model
 proposes that depth then sweeps from its first step), and say `slower` when the model's proposal was
 slower beyond noise twice (a run there then does not race it: a race costs the run what its slower

@@ -17,9 +17,11 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, an empty cache folder), the depth the model proposes for this grid against single steps
     by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
-    beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one too.
-    Sweeps faster beyond noise stand only when a second race of single steps and the winner alone
-    says so too (the entry then names its depth, and tile_cache L2 for the L2 proposal); the model's
+    beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one and each
+    deeper depth such tiles allow, and when tiles sized for the last-level cache (--tile-cache L3)
+    make another, that one. Sweeps faster beyond noise stand only when a second race of single steps
+    and the winner alone says so too (the entry then names its depth, and tile_cache L2 or L3 for
+    those proposals); the model's
     proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
     runs race as before."""
     from bandwall.core import decide
@@ -73,6 +75,12 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         while deeper <= min(8, int(model.get("max_depth", 8)), a.sweep_steps // 4) and level(deeper) == "L2":
             names.append(f"{deeper} L2")
             deeper += 1
+    # and the proposal on tiles the last-level cache holds, where it differs (for a shape whose
+    # sweeps run faster from tiles taller than L2 holds)
+    in_l3 = run("auto L3")["config"]["time_block"].get("proposal", {})
+    l3_depth = int(in_l3.get("depth", 1))
+    if l3_depth > 1 and in_l3.get("level") == "L3" and (l3_depth != depth or proposal.get("level") != "L3"):
+        names.append(f"{l3_depth} L3")
     if len(names) < 2:
         return {
             isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
@@ -116,7 +124,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         rates,
         confirm,
     )
-    tiles = {"tile_cache": "L2"} if won.endswith(" L2") else {}
+    tiles = {"tile_cache": won.split()[1]} if " " in won else {}
     return {
         isa: entry_of(
             won,
@@ -127,7 +135,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             depth=int(won.split()[0]),
             slower=slower,
             proposed=depth,
-            **({"proposed_in_l2": l2_depth} if names[-1].endswith(" L2") else {}),
+            **({"proposed_in_l2": l2_depth} if any(k.endswith(" L2") for k in names) else {}),
+            **({"proposed_in_l3": l3_depth} if any(k.endswith(" L3") for k in names) else {}),
             **tiles,
             case=case,
         )

@@ -114,3 +114,31 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
     assert model["depth"] == 8 and "tile_cache" not in model
     slower = entry({"8": slow, "3 L2": level, "4 L2": level}, {"8": slow})
     assert (slower["depth"], slower["slower"]) == (1, True)
+
+
+def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch):
+    """Where --tile-cache L3 proposes other sweeps than the model's (whose tiles L2 holds), they race
+    too; a winner confirmed alone says tile_cache L3."""
+    import types
+
+    def record(cmd, **k):
+        tiles = cmd[cmd.index("--tile-cache") + 1]
+        got = {"depth": 7, "level": "L3"} if tiles == "L3" else {"depth": 5, "level": "L2"}
+        return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
+
+    races = [{"5": [150.0] * 5, "7 L3": [170.0] * 5}, {"7 L3": [170.0] * 5}]
+    calls = []
+
+    def fake_race(a, names, run):
+        calls.append(names)
+        got = races.pop(0)
+        return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
+
+    monkeypatch.setattr(sr, "race", fake_race)
+    monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
+    monkeypatch.setattr(sr.common, "record", record)
+    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    out = sr.race_sweeps(a, {"isa": "avx2"}, ["avx2"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})["avx2"]
+    assert calls == [["1", "5", "7 L3"], ["1", "7 L3"]] and not races
+    assert (out["depth"], out["tile_cache"], out["proposed_in_l3"]) == (7, "L3", 7)
+    assert "proposed_in_l2" not in out

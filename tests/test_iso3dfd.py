@@ -340,7 +340,7 @@ BAD_CLI = [
     (["--plane-pitch", "16"], "--plane-pitch 16 is below the row pitch x n2"),
     (["--prefetch", "far"], "--prefetch far: expected auto, measure, compiled, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
-    (["--tile-cache", "L3"], "'L3' is not one of"),
+    (["--tile-cache", "L4"], "'L4' is not one of"),
     (["--tile-cache", "L2", "--ranks", "2"], "--tile-cache L2: over MPI ranks each rank's sweeps take"),
     (["--sweep-team", "shared", "--ranks", "2"], "--sweep-team shared: over MPI ranks each rank's sweeps"),
     pytest.param(
@@ -447,7 +447,7 @@ BAD_NATIVE = [
     ),
     (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--tile-cache", "l2"],
-        "unknown --tile-cache 'l2' (use auto, model or L2)",
+        "unknown --tile-cache 'l2' (use auto, model, L2 or L3)",
     ),
 ]
 

@@ -306,7 +306,7 @@ def test_tiles_sized_for_l2_where_the_table_found_them_faster(sweeps_table, monk
     assert (model["used"], model["how"]) == ("model", "user")
     write_sweeps_table(table, isa, depth)
     plain = record(*args)["config"]["time_block"]["tile_cache"]
-    assert (plain["used"], plain["how"]) == ("model", "model") and "names no tiles in L2" in plain["from"]
+    assert (plain["used"], plain["how"]) == ("model", "model") and "names no cache" in plain["from"]
 
 
 @pytest.mark.parametrize("outcome", ["faster", "slower"])

@@ -119,14 +119,14 @@ def test_iso3dfd_searches_the_sweep_team_with_a_sweep(run_bandwall, tmp_path):
 
 def test_iso3dfd_searches_which_cache_the_tiles_are_sized_for(run_bandwall, tmp_path):
     """tune iso3dfd: where the model proposes sweeps, the tiles knob holds the run's own choice
-    (auto), the model's and L2's, each run at the depth the model proposes; step by step folds it into
+    (auto), the model's, L2's and the last-level cache's, each run at the depth the model proposes; step by step folds it into
     auto; the command to run the best names --tile-cache when it is not auto."""
-    p = tune_sweeps(run_bandwall, tmp_path / "tiles.db", "tiles", 3)
+    p = tune_sweeps(run_bandwall, tmp_path / "tiles.db", "tiles", 5)
     assert p.returncode == 0, p.stderr
     rec = json.loads(p.stdout)
-    assert rec["config"]["knobs"]["tiles"] == ["auto", "model", "L2"]
+    assert rec["config"]["knobs"]["tiles"] == ["auto", "model", "L2", "L3"]
     assert rec["config"]["fixed"]["depth"] > 1
-    assert {t["config"]["tiles"] for t in rec["result"]["trials"]} == {"auto", "model", "L2"}
+    assert {t["config"]["tiles"] for t in rec["result"]["trials"]} == {"auto", "model", "L2", "L3"}
     best = rec["result"]["best"]["config"]
     command = rec["result"]["command"]["bandwall"]
     assert (f"--tile-cache {best['tiles']}" in command) == (best["tiles"] != "auto"), command

@@ -194,7 +194,8 @@ Measurement::TableSweeps Measurement::table_sweeps() const {
   }
   s.depth = static_cast<int>(depth);
   s.slower = depth == 1 && flag_field(*t.row, "slower");
-  s.tiles_in_l2 = depth > 1 && text_field(*t.row, "tile_cache", "model") == "L2";
+  const std::string cache = depth > 1 ? text_field(*t.row, "tile_cache", "model") : "model";
+  s.tile_cache = cache == "L2" || cache == "L3" ? cache : "";
   s.from = t.cite;
   const json decision = t.row->value("decision", json::object());
   s.why = decision.is_object() ? text_field(decision, "why", "") : "";
@@ -203,20 +204,21 @@ Measurement::TableSweeps Measurement::table_sweeps() const {
 
 json Measurement::choose_tile_cache() {
   json out = {{"requested", o_.tile_cache}};
-  bool l2 = o_.tile_cache == "L2";
+  std::string level = o_.tile_cache == "L2" || o_.tile_cache == "L3" ? o_.tile_cache : "";
   if (o_.tile_cache != "auto") {
     out.update({{"how", "user"}, {"from", "--tile-cache " + o_.tile_cache}});
   } else if (o_.kernel == KernelChoice::Optimised) {
     const TableSweeps t = table_sweeps();
-    l2 = t.tiles_in_l2;
+    level = t.tile_cache;
     out.update(
-        {{"how", l2 ? "table" : "model"},
-         {"from", l2 ? t.from : "the model's" + (t.depth == 0 ? t.from : ": " + t.from + " names no tiles in L2")}});
+        {{"how", level.empty() ? "model" : "table"},
+         {"from",
+          !level.empty() ? t.from : "the model's" + (t.depth == 0 ? t.from : ": " + t.from + " names no cache")}});
   } else {
     out.update({{"how", "model"}, {"from", "the reference kernel runs step by step"}});
   }
-  caches_.caches.tiles = l2 ? TileCache::L2 : TileCache::Model;
-  out["used"] = l2 ? "L2" : "model";
+  caches_.caches.tiles = level == "L2" ? TileCache::L2 : level == "L3" ? TileCache::L3 : TileCache::Model;
+  out["used"] = level.empty() ? "model" : level;
   return out;
 }
 

@@ -137,9 +137,9 @@ void Measurement::choose_time_block(int threads) {
   caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
-  // Tiles in L2 by the table: where the model proposes sweeps, the entry's depth on the tile L2 holds
-  // for this grid (the bench raced each depth with such a tile; the model's tie between depths within
-  // 5% of each other takes the shallower), when the slabs and L2 allow it.
+  // Tiles sized for a cache by the table: where the model proposes sweeps, the entry's depth on the
+  // tile that cache holds for this grid (the bench raced each depth with such a tile; the model's tie
+  // between depths within 5% of each other takes the shallower), when the slabs and the cache allow it.
   if (model_.depth > 1 && tile_cache.value("how", "") == "table") {
     const int d = table_sweeps().depth;
     const TimeBlockModel m = d > 1 && d <= deepest ? fit_time_block(o_.grid, d, threads, caches, teams) : model_;
@@ -378,7 +378,9 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
          // the model weighs the last-level cache's bytes by this CPU's measured ratio: another is another race
          ", last-level cache " + ratio_text(caches_.caches.llc_over_memory) + "x memory" +
          // tiles sized for L2 are another proposal: another race (the model's keep the key)
-         (caches_.caches.tiles == TileCache::L2 ? ", tiles in L2" : "") +
+         (caches_.caches.tiles == TileCache::L2   ? ", tiles in L2"
+          : caches_.caches.tiles == TileCache::L3 ? ", tiles in L3"
+                                                  : "") +
          // the model's proposal follows the caches: a race under other sizes is another race
          (Topology::instance().forced_caches().empty() ? "" : ", " + Topology::instance().forced_caches());
 }

@@ -130,12 +130,13 @@ class Measurement : public driver::Measurement {
   std::pair<std::string, std::string> table_team() const;
   // What the table of measured choices says of sweeps for this CPU, radius and variant (its "sweeps"
   // object: {"avx512": {"depth": 1 or the depth that paid, "slower": sweeps slower beyond noise in
-  // two races, "tile_cache": "L2" where tiles L2 holds raced best, "decision": {"why"}, ...}}): the
-  // depth (0: no entry), slower, tiles in L2, whence, and the entry's decision in words.
+  // two races, "tile_cache": "L2" or "L3" where tiles sized for that cache raced best, "decision":
+  // {"why"}, ...}}): the depth (0: no entry), slower, the tiles' cache (empty: the model's), whence,
+  // and the entry's decision in words.
   struct TableSweeps {
     int depth = 0;
     bool slower = false;
-    bool tiles_in_l2 = false;
+    std::string tile_cache;
     std::string from, why;
   };
   TableSweeps table_sweeps() const;

@@ -43,7 +43,7 @@ struct Options {
   // thread), shared (the team on one wavefront) or auto (the model's choice, on one NUMA node).
   std::string sweep_team = "auto";
   // --tile-cache: which cache the sweeps' tiles are sized for (iso3dfd/timemodel.hpp's TileCache):
-  // auto (L2 where this CPU's table entry on sweeps says so, else the model's), model or L2.
+  // auto (the cache this CPU's table entry on sweeps names, else the model's), model, L2 or L3.
   std::string tile_cache = "auto";
   std::string isa = "auto";  // --isa: the row kernel's instruction set (checked against this CPU)
   // --row-shape: default (bandwall's choice: kept by bandwall tune, else the table of measured

@@ -103,8 +103,16 @@ double TimeBlockModel::memory_equivalent_bytes() const {
   return memory_bytes_per_point + std::max(llc_bytes_per_point - memory_bytes_per_point, 0.0) / llc_over_memory;
 }
 
+namespace {
+// The level caches.tiles asks for (nullptr: the model's).
+const char* wanted_level(const Caches& caches) {
+  return caches.tiles == TileCache::L2 ? "L2" : caches.tiles == TileCache::L3 ? "L3" : nullptr;
+}
+}  // namespace
+
 bool tiles_allowed(const TimeBlockModel& m, const Caches& caches) {
-  return m.level != "memory" && (caches.tiles != TileCache::L2 || m.level == "L2");
+  const char* w = wanted_level(caches);
+  return m.level != "memory" && (!w || m.level == w);
 }
 
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams) {
@@ -115,11 +123,12 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Cache
   if (modes.empty()) modes.push_back(false);  // slabs beyond their depth: the caller refuses it
   std::vector<TimeBlockModel> fits;           // the best of each mode, slabs first
   for (bool shared : modes) {
-    std::optional<TimeBlockModel> best, in_l2;
+    const char* w = wanted_level(caches);
+    std::optional<TimeBlockModel> best, in_wanted;
     auto consider = [&](const TimeBlockModel& m) {
       if (!best || (best->level == "memory" && m.level != "memory") || (m.level != "memory" && m.cost() < best->cost()))
         best = m;
-      if (m.level == "L2" && (!in_l2 || m.cost() < in_l2->cost())) in_l2 = m;
+      if (w && m.level == w && (!in_wanted || m.cost() < in_wanted->cost())) in_wanted = m;
     };
     for (std::size_t chunk : {128, 64, 32, 16, 8, 4, 2}) {
       if (chunk < caches.shape_planes && chunk < 8) continue;
@@ -137,14 +146,14 @@ TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Cache
         consider(t);
       }
     }
-    fits.push_back(caches.tiles == TileCache::L2 && in_l2 ? *in_l2 : *best);
+    fits.push_back(in_wanted ? *in_wanted : *best);
   }
   // Slabs unless the team together saves a fifth of their cost (or only it holds its window in a
   // cache): slabs keep each thread on the planes it first touched and need no barrier a box.
   if (fits.size() == 2) {
     const TimeBlockModel &slab = fits[0], &team = fits[1];
-    if (caches.tiles == TileCache::L2 && (slab.level == "L2") != (team.level == "L2"))
-      return slab.level == "L2" ? slab : team;
+    if (const char* w = wanted_level(caches); w && (slab.level == w) != (team.level == w))
+      return slab.level == w ? slab : team;
     if (team.level != "memory" && (slab.level == "memory" || team.cost() < kTeamSaves * slab.cost())) return team;
     return slab;
   }

@@ -25,10 +25,12 @@ enum class Teams { Slabs, Shared, Either };
 inline constexpr double kCacheOverMemory = 2.0;
 
 // Which cache the sweeps' tiles are sized for (--tile-cache): whichever the model's cost prefers
-// (L2, else the last-level cache), or L2 only (a depth without a tile whose window L2 holds takes the
-// model's). Per CPU by measurement: on the Intel Xeon with AMX at radius 3, 256^3, L2 tiles of depth 4
-// ran 1.07-1.10x the model's L3 tiles of depth 8 (bench/results/2026-12-03-tile-cache-intel-amx.md).
-enum class TileCache { Model, L2 };
+// (L2, else the last-level cache), L2 only or the last-level cache only (a depth without such a tile
+// takes the model's). Per CPU and variant by measurement: on the Intel Xeon with AMX at radius 3,
+// 256^3, AVX-512, L2 tiles of depth 4 ran 1.07-1.10x the model's L3 tiles of depth 8 (wavefront
+// steps of 8 planes at least); with thinner steps the model's L2 tiles ran AVX2's 2x2 at 0.95x the
+// L3 tiles of depth 8 (bench/results/2026-12-03-tile-cache-intel-amx.md).
+enum class TileCache { Model, L2, L3 };
 
 // The caches the model sees: L2 a core, the last-level cache the team shares (0: unknown), how
 // many times memory's bandwidth that cache feeds the team with (per CPU: iso3dfd/caches.hpp), which
@@ -70,8 +72,8 @@ struct TimeBlockModel {
   json to_json() const;
 };
 
-// Whether a fit may run as sweeps under caches.tiles: its window fits a cache, L2 when tiles are
-// sized for L2.
+// Whether a fit may run as sweeps under caches.tiles: its window fits a cache, the one the tiles are
+// sized for when not the model's.
 bool tiles_allowed(const TimeBlockModel& m, const Caches& caches);
 
 // The team sweeps together (Teams::Either) only when that costs less than this share of the slabs'
@@ -87,13 +89,14 @@ TimeBlockModel time_block_model(const Grid& g, int depth, std::size_t rows, int 
 // Depth d in chunks of 128, 64, 32, 16, 8, 4 or 2 planes (at least caches.shape_planes), each on the largest tile (the
 // whole interior, else a multiple of 8 rows) whose window a cache holds, by slabs (when the slabs allow depth d) or the
 // team together as `teams` allows: the one that costs least, the team's only when it saves a fifth of the slabs' cost
-// (kTeamSaves) or only it fits a cache. With caches.tiles L2, only windows L2 holds compete (none: as with the
-// model's).
+// (kTeamSaves) or only it fits a cache. With caches.tiles L2 (L3), only windows that cache holds compete (none: as
+// with the model's).
 TimeBlockModel fit_time_block(const Grid& g, int depth, int threads, const Caches& caches, Teams teams = Teams::Slabs);
 
 // The proposal: for each depth from 2 up to max_depth (at most 8), the chunk and the largest tile
-// whose window the caches hold (L2 with caches.tiles L2) that cost least; the depth that costs least (the shallower
-// when within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than depth 1.
+// whose window the caches hold (the one caches.tiles names, when not the model's) that cost least; the depth that costs
+// least (the shallower when within 5%), or depth 1 when none saves a fifth of the memory bytes and costs less than
+// depth 1.
 TimeBlockModel propose_time_block(const Grid& g, int threads, int max_depth, const Caches& caches,
                                   Teams teams = Teams::Slabs);
 

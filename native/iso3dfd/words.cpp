@@ -32,10 +32,11 @@ const std::vector<Word>& sweep_teams() {
 const std::vector<Word>& tile_caches() {
   static const std::vector<Word> rows = {
       {"auto",
-       "L2 where the table of measured choices found tiles L2 holds faster for this CPU, radius and variant, "
-       "else the model's"},
+       "the cache the table of measured choices found tiles faster in for this CPU, radius and variant, else the "
+       "model's"},
       {"model", "the tiles whose window costs the model least: in L2, else in the last-level cache"},
       {"L2", "tiles whose window L2 holds (a depth without one takes the model's)"},
+      {"L3", "tiles whose window the last-level cache holds and L2 does not (a depth without one takes the model's)"},
   };
   return rows;
 }

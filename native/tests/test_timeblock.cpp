@@ -442,6 +442,14 @@ TEST(TimeModel, TilesSizedForL2TakeTheLargestTileL2HoldsOrNone) {
   }
   const TimeBlockModel p = propose_time_block(g, 2, max_depth(g, 2), l2);
   if (p.depth > 1) EXPECT_EQ(p.level, "L2") << p.why;
+  // sized for the last-level cache: the model's tile at depth 2, and never one L2 holds
+  Caches l3 = model;
+  l3.tiles = TileCache::L3;
+  EXPECT_EQ(fit_time_block(g, 2, 2, l3).tile_rows, cheapest.tile_rows);
+  for (int d = 2; d <= 8; ++d) EXPECT_NE(fit_time_block(g, d, 2, l3).level, "L2") << d;
+  EXPECT_FALSE(tiles_allowed(small, l3));
+  const TimeBlockModel p3 = propose_time_block(g, 2, max_depth(g, 2), l3);
+  if (p3.depth > 1) EXPECT_EQ(p3.level, "L3") << p3.why;
   const json c = calibrated_prediction(g, 2, max_depth(g, 2), l2, 1000.0, small, 1100.0);
   for (const json& e : c["predicted"])
     if (e["depth"].get<int>() > 1) EXPECT_TRUE(tiles_allowed(fit_time_block(g, e["depth"].get<int>(), 2, l2), l2));

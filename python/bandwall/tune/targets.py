@@ -38,7 +38,9 @@ DEFAULT_SWEPT = (
 TEAM_WHY = "the model's team (auto), a slab a thread, or the team on one wavefront (shared)"
 # the sweeps' tiles the run takes (--tile-cache left out: the table's, else the model's)
 DEFAULT_TILES = "auto"
-TILES_WHY = "the tiles the run takes (auto: the table's, else the model's), the model's cheapest, or L2's"
+TILES_WHY = (
+    "the tiles the run takes (auto: the table's, else the model's), the model's cheapest, L2's or L3's"
+)
 PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
