@@ -37,30 +37,39 @@ def test_knobs_measured_at_a_shape_stay_while_it_stands():
     assert kc.keep_measured_at(before, kc.shapes_of(before)) == before
 
 
+def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512"):
+    """bench/sweeps_race.py's race_sweeps with made-up runs: record(cmd) answers the probes (the
+    proposals, where tiles stay), and each race of names returns single steps at 100 MPoints/s and
+    the next of `races` for the others. Returns the entry and the names of every race run; every race
+    offered must have run."""
+    import types
+
+    left, calls = list(races), []
+
+    def fake_race(a, names, run):
+        calls.append(names)
+        got = left.pop(0)
+        return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
+
+    monkeypatch.setattr(sr, "race", fake_race)
+    monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
+    monkeypatch.setattr(sr.common, "record", record)
+    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    n = 256 + 2 * radius
+    out = sr.race_sweeps(a, {"isa": isa}, [isa], radius, n, {"BANDWALL_CACHE_DIR": "/nonexistent"})
+    assert not left  # every race offered was run
+    return out[isa], calls
+
+
 def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch):
     """The sweeps knob: the model's proposal against single steps; sweeps faster (or slower) beyond
     noise stand only when a second race says so too; rounds left unsettled are doubled."""
-    import types
 
-    def entry(*races: list[float]) -> dict:
-        left = list(races)
-        calls = []
+    def record(*x, **k):  # tiles in L2 or L3 propose the same sweeps: no other candidate
+        return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
 
-        def fake_race(a, names, run):
-            calls.append(names)
-            return {"1": [100.0] * 5, names[1]: left.pop(0)}
-
-        monkeypatch.setattr(sr, "race", fake_race)
-        monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
-        monkeypatch.setattr(  # tiles in L2 propose the same sweeps: no other candidate
-            sr.common,
-            "record",
-            lambda *x, **k: {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}},
-        )
-        a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
-        out = sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 1, 258, {"BANDWALL_CACHE_DIR": "/nonexistent"})
-        assert not left  # every race offered was run
-        return out["avx512"]
+    def entry(*rates: list[float]) -> dict:
+        return race_sweeps(monkeypatch, record, [{"4": r} for r in rates], radius=1)[0]
 
     fast, slow, level = [150.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
     mixed = [150.0, 150.0, 150.0, 60.0, 150.0]  # median beyond the margin, interval not: unsettled
@@ -77,7 +86,6 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
     with each deeper depth a tile L2 holds allows: a winner stands only when a second race of it alone
     against single steps says so, and the entry then says tile_cache L2; the model's proposal slower
     twice still says `slower`."""
-    import types
 
     def record(cmd, **k):
         depth = cmd[cmd.index("--time-block") + 1]
@@ -88,21 +96,9 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
         return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
 
     def entry(*races: dict) -> dict:
-        left = list(races)
-        calls = []
-
-        def fake_race(a, names, run):
-            calls.append(names)
-            got = left.pop(0)
-            return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
-
-        monkeypatch.setattr(sr, "race", fake_race)
-        monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
-        monkeypatch.setattr(sr.common, "record", record)
-        a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
-        out = sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})
-        assert not left and calls[0] == ["1", "8", "3 L2", "4 L2"]
-        return out["avx512"]
+        out, calls = race_sweeps(monkeypatch, record, list(races))
+        assert calls[0] == ["1", "8", "3 L2", "4 L2"]
+        return out
 
     fast, faster, slow, level = [150.0] * 5, [170.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
     won = entry({"8": fast, "3 L2": fast, "4 L2": faster}, {"4 L2": faster})
@@ -119,7 +115,6 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
 def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch):
     """Where --tile-cache L3 proposes other sweeps than the model's (whose tiles L2 holds), they race
     too; a winner confirmed alone says tile_cache L3."""
-    import types
 
     def record(cmd, **k):
         tiles = cmd[cmd.index("--tile-cache") + 1]
@@ -127,18 +122,7 @@ def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch
         return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
 
     races = [{"5": [150.0] * 5, "7 L3": [170.0] * 5}, {"7 L3": [170.0] * 5}]
-    calls = []
-
-    def fake_race(a, names, run):
-        calls.append(names)
-        got = races.pop(0)
-        return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
-
-    monkeypatch.setattr(sr, "race", fake_race)
-    monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
-    monkeypatch.setattr(sr.common, "record", record)
-    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
-    out = sr.race_sweeps(a, {"isa": "avx2"}, ["avx2"], 3, 262, {"BANDWALL_CACHE_DIR": "/nonexistent"})["avx2"]
-    assert calls == [["1", "5", "7 L3"], ["1", "7 L3"]] and not races
+    out, calls = race_sweeps(monkeypatch, record, races, isa="avx2")
+    assert calls == [["1", "5", "7 L3"], ["1", "7 L3"]]
     assert (out["depth"], out["tile_cache"], out["proposed_in_l3"]) == (7, "L3", 7)
     assert "proposed_in_l2" not in out
