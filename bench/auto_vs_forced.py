@@ -16,7 +16,6 @@ built-in one, so that auto measures every time (the path of a CPU the table does
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 import common
@@ -44,7 +43,7 @@ def main() -> int:
     a = common.parse(ap)
     topo = common.record([common.tool(a.bindir, "bandwall-topo")])
     isas = topo["result"]["isa"]["offered"]
-    tmp = Path(tempfile.mkdtemp(prefix="bw-auto-"))
+    tmp = common.scratch("bw-auto-")
     env = {}
     if a.no_table:
         (tmp / "table.json").write_text('{"rows": []}')

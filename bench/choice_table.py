@@ -50,6 +50,33 @@ def cpu_line() -> str:
     )
 
 
+def placed(
+    table: dict, row_name: str | None, entries: dict, command: str, today: str, field: str = "kernels"
+) -> dict:
+    """A copy of `table` with `entries` in the row of micro-architecture `row_name` (its "kernels",
+    or with field="models" the figures a model plans with); a row that is not there yet is added with
+    this CPU, the date and the command. No row name (a CPU no machine model names): the table as it is."""
+    out = json.loads(json.dumps(table))
+    if not row_name:
+        return out
+    row = row_named(out, row_name)
+    if row is None:
+        row = {"microarch": row_name, "cpu": cpu_line(), "measured": today, "command": command, "kernels": {}}
+        out["rows"].append(row)
+    row.setdefault(field, {}).update(entries)
+    return out
+
+
+def standing(folder: Path, row_name: str | None, entries: dict, command: str, today: str) -> Path:
+    """The table as a bench run stands at a point: the checkout's with the entries it has raced so far
+    in this CPU's row, written to folder/standing-table.json for bandwall's programs to read
+    (BANDWALL_ISA_CHOICES), so that a knob raced after others meets their winners without a rebuild
+    (the table is compiled in). The checkout's table is not touched."""
+    path = Path(folder) / "standing-table.json"
+    path.write_text(json.dumps(placed(load(), row_name, entries, command, today)))
+    return path
+
+
 def write(a, entries: dict, command: str, today: str, field: str = "kernels") -> int:
     """Prints the entries, or with --write (a.write) puts them into this CPU's row of the table: into
     its "kernels" (variants, shapes, prefetch distances, ...), or with field="models" the figures a
@@ -60,12 +87,6 @@ def write(a, entries: dict, command: str, today: str, field: str = "kernels") ->
         if a.write:
             print("bench: no machine model knows this CPU: nothing written", file=sys.stderr)
         return 0
-    table = load()
-    row = row_named(table, row_name)
-    if row is None:
-        row = {"microarch": row_name, "cpu": cpu_line(), "measured": today, "command": command, "kernels": {}}
-        table["rows"].append(row)
-    row.setdefault(field, {}).update(entries)
-    save(table)
+    save(placed(load(), row_name, entries, command, today, field))
     print(f"wrote {', '.join(entries)} into the {row_name} row of {TABLE}", file=sys.stderr)
     return 0

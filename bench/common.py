@@ -19,13 +19,16 @@ one Devito is installed in) use it too.
 from __future__ import annotations
 
 import argparse
+import atexit
 import datetime
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -115,6 +118,14 @@ def radii(p: argparse.ArgumentParser, text: str, most: int = 8) -> list[int]:
     if not all(1 <= r <= most for r in out):
         p.error(f"--radii must lie in 1..{most}")
     return out
+
+
+def scratch(prefix: str = "bandwall-bench-") -> Path:
+    """A folder of this run's own (the tables, cache folders and builds a bench gives its programs, never
+    the user's), removed when the script exits."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
 
 
 def tool(bindir: Path | str, name: str) -> str:

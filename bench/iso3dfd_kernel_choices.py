@@ -37,7 +37,9 @@ slower beyond noise twice (a run there then does not race it: a race costs the r
 side takes); within noise runs race as before. So a row never names a coin toss. The races of the
 other knobs see an empty table (BANDWALL_ISA_CHOICES), so `default` is the compiled default and
 nothing already in the table decides what is measured; the sweeps' race sees the table as it
-stands.
+stands: the checkout's table file (a row written by an earlier --write, iso3dfd_time_model.py's
+included) with the knobs this run raced before it in this CPU's row, so that one run of every knob
+needs no rebuild in between (the programs read that table through BANDWALL_ISA_CHOICES).
 
 With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
 entries, each with its figures, decision, command and date; without it they are printed.
@@ -57,8 +59,6 @@ import datetime
 import json
 import statistics
 import sys
-import tempfile
-from pathlib import Path
 
 import choice_table
 import common
@@ -130,14 +130,15 @@ def main() -> int:
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
     topo = common.record([common.tool(a.bindir, "bandwall-topo")])
     offered = [i for i in topo["result"]["isa"]["offered"] if i in SHAPES]
-    empty = Path(tempfile.mkdtemp(prefix="bandwall-bench-")) / "empty-table.json"
+    empty = common.scratch() / "empty-table.json"
     empty.write_text(json.dumps({"about": "no rows: every run takes the compiled defaults", "rows": []}))
     env = {"BANDWALL_ISA_CHOICES": str(empty), "BANDWALL_CACHE_DIR": str(empty.parent)}
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
     entries = {}
     # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
-    mine = row_named(choice_table.load(), microarch_name(a.bindir))
+    row_name = microarch_name(a.bindir)
+    mine = row_named(choice_table.load(), row_name)
     kept = {} if mine is None else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius
@@ -208,7 +209,11 @@ def main() -> int:
             for row in entry["teams"].values():
                 row.update(command=command, measured=today)
         if "sweeps" in a.knobs:
-            entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, env)
+            # the table as this run stands: the knobs raced above (and at earlier radii) included
+            raced = {**entries, key_of(radius): {k: v for k, v in entry.items() if k != "sweeps"}}
+            table = choice_table.standing(empty.parent, row_name, raced, command, today)
+            own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"], "BANDWALL_ISA_CHOICES": str(table)}
+            entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, own)
             for row in entry["sweeps"].values():
                 row.update(command=command, measured=today)
         entries[key_of(radius)] = entry

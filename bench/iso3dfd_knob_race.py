@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import tempfile
-from pathlib import Path
 
 import common
 from choice_table import load, microarch_name, row_named
@@ -62,7 +60,7 @@ def main() -> int:
     cpu = microarch_name(a.bindir)
     table = load()
     mine = row_named(table, cpu)
-    work = Path(tempfile.mkdtemp(prefix="bandwall-bench-knobs-"))
+    work = common.scratch("bandwall-bench-knobs-")
     without = work / "table-without-this-cpu.json"
     without.write_text(
         json.dumps({**table, "rows": [row for row in table["rows"] if row["microarch"] != cpu]})

@@ -35,12 +35,9 @@ the model then sizes blocks and tiles for another CPU's caches, while the timing
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -80,10 +77,8 @@ def parse() -> argparse.Namespace:
         p.error("--radius must lie in 1..8")
     a.exe = common.tool(a.bindir, "bandwall-iso3dfd")
     # the races auto settles are kept in a folder of this run's own, not the user's
-    a.cache = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
-    a.cache_measure = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
-    for where in (a.cache, a.cache_measure):
-        atexit.register(shutil.rmtree, where, True)
+    a.cache = str(common.scratch("bandwall-bench-cache-"))
+    a.cache_measure = str(common.scratch("bandwall-bench-cache-"))
     a.dims = [int(n) for n in a.grid.split("x")]
     a.depth_list = [d.strip() for d in a.depths.split(",") if d.strip()]
     for d in a.depth_list:

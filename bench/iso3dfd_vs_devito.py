@@ -20,12 +20,9 @@ Run with the Python that has Devito (outside bandwall's own environment; bench/s
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
 import common
@@ -45,8 +42,7 @@ SEED_COEFFICIENTS = [
 ALL_CPUS = os.sched_getaffinity(0)  # Devito's pinned master thread narrows this process's own mask
 # What bandwall keeps between runs (a race of --time-block auto settled beyond noise) goes to a folder
 # of this bench's own: its first run races as a new user's does, the later rounds take what it kept.
-CACHE = tempfile.mkdtemp(prefix="bandwall-bench-cache-")
-atexit.register(shutil.rmtree, CACHE, True)
+CACHE = str(common.scratch("bandwall-bench-cache-"))
 
 
 def run_bandwall(cmd: list[str]) -> dict:

@@ -15,7 +15,7 @@ from choice_races import entry_of, race, said
 
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
-    stands, an empty cache folder), the depth the model proposes for this grid against single steps
+    stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid against single steps
     by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
     beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one and each
     deeper depth such tiles allow, and when tiles sized for the last-level cache (--tile-cache L3)
@@ -27,7 +27,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     from bandwall.core import decide
 
     isa = entry.get("isa") or offered[0]
-    own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"]}  # the table as it stands
+    own = {k: env[k] for k in ("BANDWALL_CACHE_DIR", "BANDWALL_ISA_CHOICES") if k in env}
 
     def run(name: str) -> dict:
         depth, _, tiles = name.partition(" ")

@@ -203,3 +203,14 @@ def test_the_line_round_trip_gives_a_sample_each(tmp_path):
     rec = common.record([exe, cpu, cpu, 3, 4], timeout=60)
     assert rec["cpus"] == [cpu, cpu] and len(rec["round_trip_ns"]) == 3
     assert all(t > 0 for t in rec["round_trip_ns"])
+
+
+def test_a_scratch_folder_is_the_runs_own_and_gone_at_exit(tmp_path):
+    """common.scratch: a fresh folder under the temporary directory (never the user's), removed with
+    what it holds when the script exits."""
+    code = "import common; f = common.scratch('bw-test-'); (f / 'x').write_text('1'); print(f)"
+    env = {**os.environ, "PYTHONPATH": str(BENCH), "TMPDIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    folder = Path(out.stdout.strip())
+    assert folder.parent == tmp_path and folder.name.startswith("bw-test-")
+    assert not folder.exists()

@@ -5,6 +5,7 @@ and drops them where it changed; the sweeps' entry keeps a verdict only when two
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -126,3 +127,44 @@ def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch
     assert calls == [["1", "5", "7 L3"], ["1", "7 L3"]]
     assert (out["depth"], out["tile_cache"], out["proposed_in_l3"]) == (7, "L3", 7)
     assert "proposed_in_l2" not in out
+
+
+def test_the_sweeps_race_runs_on_the_table_as_the_bench_stands(monkeypatch, tmp_path):
+    """The sweeps' race reads the table the bench names (BANDWALL_ISA_CHOICES): the checkout's with the
+    knobs raced before it, in this CPU's row (a new row when the table has none), the checkout's file
+    untouched; so one run of every knob needs no rebuild in between."""
+    ct = sys.modules["choice_table"]
+    checkout = {"about": "x", "rows": [{"microarch": "Other", "kernels": {"k": {"isa": "avx2"}}}]}
+    monkeypatch.setattr(ct, "load", lambda: json.loads(json.dumps(checkout)))
+    monkeypatch.setattr(ct, "cpu_line", lambda: "x86_64: a CPU")
+    raced = {"iso3dfd.rows.r3": {"isa": "avx512", "shapes": {"avx512": {"shape": "2x4"}}}}
+    path = ct.standing(tmp_path, "Mine", raced, "cmd", "2026-12-04")
+    table = json.loads(path.read_text())
+    mine = ct.row_named(table, "Mine")
+    assert mine["kernels"] == raced and (mine["cpu"], mine["measured"]) == ("x86_64: a CPU", "2026-12-04")
+    assert ct.row_named(table, "Other") == checkout["rows"][0] and len(checkout["rows"]) == 1
+    # an existing row keeps its other entries; a CPU no machine model names leaves the table as it is
+    again = ct.placed(table, "Mine", {"iso3dfd.rows.r4": {"isa": "avx2"}}, "cmd", "2026-12-05")
+    assert set(ct.row_named(again, "Mine")["kernels"]) == {"iso3dfd.rows.r3", "iso3dfd.rows.r4"}
+    assert (
+        ct.row_named(again, "Mine")["measured"] == "2026-12-04"
+        and ct.placed(table, None, raced, "c", "d") == table
+    )
+
+    envs = []
+
+    def record(cmd, env=None, **k):
+        envs.append(env)
+        return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
+
+    import types
+
+    monkeypatch.setattr(sr, "race", lambda a, names, run: (run(names[1]), {n: [100.0] * 5 for n in names})[1])
+    monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
+    monkeypatch.setattr(sr.common, "record", record)
+    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    env = {"BANDWALL_CACHE_DIR": str(tmp_path), "BANDWALL_ISA_CHOICES": str(path), "OTHER": "x"}
+    sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, env)
+    assert envs and all(
+        e == {"BANDWALL_CACHE_DIR": str(tmp_path), "BANDWALL_ISA_CHOICES": str(path)} for e in envs
+    )
