@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 from pathlib import Path
 
@@ -301,6 +302,46 @@ def test_undecided_rounds_are_decided_on_with_the_next_race_until_depth_1_stands
     assert (third["how"], third["depth"]) == ("cached", 1) and "race_steps" not in third
 
 
+@pytest.mark.parametrize("forced", [None, "L3=64M"])
+def test_the_model_plans_with_the_share_of_the_last_level_cache_the_table_measured(
+    tmp_path, monkeypatch, forced
+):
+    """A row's measured share of the last-level cache (its time model's llc_bytes) replaces the size
+    hwloc reports where smaller, and the record says both; a size forced for L3 stands."""
+    share = 2 * 2**20
+    share_table(tmp_path, monkeypatch, share)
+    if forced:
+        monkeypatch.setenv("BANDWALL_CACHES", forced)
+    rec = tool_record(40, 40, 40, 2, "auto", "auto", "auto", "compact", 1, "--time-block", "2")
+    caches, reported = rec["config"]["time_block"]["caches"], rec["result"]["traffic_model"]["l3_bytes"]
+    assert caches["how"] == "table" and caches["llc_over_memory"] == 1.5
+    if not forced and (reported == 0 or share < reported):
+        assert (caches["l3_bytes"], caches["l3_reported_bytes"]) == (share, reported)
+    else:
+        assert caches["l3_bytes"] == reported and "l3_reported_bytes" not in caches
+        assert not forced or reported == 64 * 2**20
+
+
+def share_table(tmp_path, monkeypatch, share: int) -> None:
+    """A table whose only row, forced as this CPU's (BANDWALL_MICROARCH), measured `share` bytes of
+    the last-level cache as the team's."""
+    from conftest import microarchs
+
+    name = microarchs()[0]  # any machine model
+    model = {
+        "llc_over_memory": 1.5,
+        "llc_bytes": share,
+        "interval": {},
+        "command": "test",
+        "measured": "2026-01-01",
+    }
+    row = {"microarch": name, "cpu": "test", "measured": "2026-01-01", "command": "test", "kernels": {}}
+    path = tmp_path / "choices-with-a-share.json"
+    path.write_text(json.dumps({"rows": [{**row, "models": {"iso3dfd.time_model": model}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(path))
+    monkeypatch.setenv("BANDWALL_MICROARCH", name)
+
+
 def test_an_unreadable_cache_of_races_costs_only_a_race():
     cache = Path(os.environ["BANDWALL_CACHE_DIR"])
     cache.mkdir(parents=True, exist_ok=True)
@@ -315,7 +356,38 @@ def test_the_view_names_the_time_block(run_bandwall, tmp_path):
     assert "time steps per sweep: 2 (user: given on the command line)" in proc.stdout
     # where the sweep's tiles stay, and the figure the model weighed the last-level cache by
     assert "the sweep: 2 steps a sweep on tiles of " in proc.stdout
-    assert "x memory's bandwidth: the " in proc.stdout
+    words = " ".join(proc.stdout.split())
+    assert re.search(r"x memory's bandwidth(; it plans with \d+ MiB of L3, [^:]+ reported)?: the ", words), (
+        words
+    )
+
+
+def test_the_view_says_the_share_of_the_cache_the_model_planned_with(run_bandwall, tmp_path, monkeypatch):
+    share_table(tmp_path, monkeypatch, 2 * 2**20)
+    proc = run_bandwall(
+        "iso3dfd",
+        *SMALL,
+        "--time-block",
+        "2",
+        "--threads",
+        "1",
+        "--db",
+        tmp_path / "v.db",
+        "--format",
+        "json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    caches = json.loads(proc.stdout)["config"]["time_block"]["caches"]
+    proc = run_bandwall("iso3dfd", *SMALL, "--time-block", "2", "--threads", "1", "--db", tmp_path / "v.db")
+    words = " ".join(proc.stdout.split())
+    if "l3_reported_bytes" in caches:  # hwloc reports more than 2 MiB here (or none)
+        reported = caches["l3_reported_bytes"] / 2**20
+        assert (
+            f"it plans with 2 MiB of L3, the share measured as the team's, not the {reported:.0f} MiB"
+            in words
+        )
+    else:
+        assert "it plans with" not in words
 
 
 @pytest.mark.cpus(2)

@@ -47,6 +47,8 @@ class Topology {
   void force_caches(const std::string& text);
   // The text that forced them ("" when none), for the records.
   const std::string& forced_caches() const { return forced_text_; }
+  // Whether a size was forced for the level.
+  bool cache_forced(int level) const { return forced_.count(level) > 0; }
 
   // The first n CPUs under a binding policy (a row of binding_policies(): compact, scatter, spread,
   // node:N), drawn from allowed (every CPU when empty); n = 0 means all of them. Throws UsageError

@@ -319,6 +319,10 @@ TEST(IsaChoiceTable, BuiltInRowsAreComplete) {
       EXPECT_EQ(key, bw::iso3dfd::kTimeModelKey);
       EXPECT_GT(bw::iso3dfd::llc_over_memory_of(e), 0) << e.dump();
       EXPECT_TRUE(e.contains("command") && e.contains("measured") && e.contains("interval")) << key;
+      if (e.contains("llc_bytes")) {  // the team's share of the cache, below the size reported
+        EXPECT_GT(bw::iso3dfd::llc_bytes_of(e), 0u) << e.dump();
+        EXPECT_LT(bw::iso3dfd::llc_bytes_of(e), e.value("llc_reported_bytes", std::uint64_t{0})) << e.dump();
+      }
     }
     EXPECT_EQ(bw::table_row(t, row["microarch"].get<std::string>()), &row);
   }

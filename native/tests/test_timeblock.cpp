@@ -16,6 +16,7 @@
 #include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/isa.hpp"
+#include "iso3dfd/caches.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/timeblock.hpp"
@@ -508,6 +509,39 @@ TEST(TimeModel, RowsReReadFromTheTileBeforeComeFromTheLastLevelCacheThatHoldsATi
   ASSERT_EQ(l3.level, "L3") << l3.why;
   EXPECT_DOUBLE_EQ(l3.memory_equivalent_bytes(),
                    l3.memory_bytes_per_point + (12.0 + 4.0 * 10 / 8 - l3.memory_bytes_per_point) / l3.llc_over_memory);
+}
+
+// The model plans with the share of the last-level cache the table measured as the team's where it
+// is smaller than the size reported (a guest's "480 MiB" the host does not give it), and says so; a
+// size forced for L3, a larger measure or none leave the reported size; a tiny or ill-typed one is
+// no measure.
+TEST(TimeModel, PlansWithTheLastLevelCacheTheTableMeasured) {
+  const std::uint64_t l2 = 2u << 20, reported = 480u << 20, measured = 72u << 20;
+  const json entry = {{"llc_over_memory", 1.8}, {"llc_bytes", measured}};
+  const MachineCaches m = planned_caches(l2, reported, &entry, "the table", false);
+  EXPECT_EQ(m.caches.l3, measured);
+  EXPECT_EQ(m.record.value("l3_bytes", std::uint64_t{0}), measured);
+  EXPECT_EQ(m.record.value("l3_reported_bytes", std::uint64_t{0}), reported);
+  EXPECT_DOUBLE_EQ(m.caches.llc_over_memory, 1.8);
+  EXPECT_EQ(m.record["how"], "table");
+  EXPECT_EQ(m.record["from"], "the table");
+  for (const auto& [l3, forced] : std::vector<std::pair<std::uint64_t, bool>>{{reported, true}, {32u << 20, false}}) {
+    const MachineCaches kept = planned_caches(l2, l3, &entry, "the table", forced);
+    EXPECT_EQ(kept.caches.l3, l3);
+    EXPECT_FALSE(kept.record.contains("l3_reported_bytes")) << kept.record.dump();
+  }
+  for (const json& e : {json{{"llc_over_memory", 1.8}}, json{{"llc_bytes", 4096}}, json{{"llc_bytes", "72M"}},
+                        json{{"llc_bytes", -1}}}) {
+    EXPECT_EQ(planned_caches(l2, reported, &e, "the table", false).caches.l3, reported) << e.dump();
+  }
+  const MachineCaches none = planned_caches(l2, reported, nullptr, "", false);
+  EXPECT_EQ(none.caches.l3, reported);
+  EXPECT_EQ(none.record["how"], "default");
+  EXPECT_DOUBLE_EQ(none.caches.llc_over_memory, kCacheOverMemory);
+  // what it changes: a tile sweep the reported cache holds half of, the measured one does not
+  const Grid g{514, 514, 514, 3};
+  EXPECT_TRUE(time_block_model(g, 4, 12, 2, Caches{l2, reported}).rereads_in_llc);
+  EXPECT_FALSE(time_block_model(g, 4, 12, 2, m.caches).rereads_in_llc);
 }
 
 // Sweeps are kept once a second race in a row settles on them: the count grows only from an entry

@@ -146,9 +146,15 @@ def render(con, recs: list[dict]) -> None:
         swept = r.get("traffic_model", {}).get("time_block", {})
         caches = tb.get("caches", {})
         if tb["depth"] > 1 and swept.get("why") and caches:
+            l3 = (
+                f"; it plans with {caches['l3_bytes'] / 2**20:.0f} MiB of L3, the share measured as the team's, "
+                f"not the {caches['l3_reported_bytes'] / 2**20:.0f} MiB reported"
+                if "l3_reported_bytes" in caches
+                else ""
+            )
             con.print(
                 f"the sweep: {swept['why']} (the model weighs L3's bytes at {caches['llc_over_memory']:.2f}x "
-                f"memory's bandwidth: {caches['from']})"
+                f"memory's bandwidth{l3}: {caches['from']})"
             )
         race = tb.get("race", {}).get("rates", {})
         if len(race) > 1:  # the step-by-step rate and the swept one, from the run's own race
