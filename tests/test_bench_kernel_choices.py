@@ -4,19 +4,12 @@ and drops them where it changed; the sweeps' entry keeps a verdict only when two
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-sys.path.insert(0, str(BENCH))  # the script imports its helper as `common`, for this load only
-try:
-    _spec = importlib.util.spec_from_file_location("kernel_choices", BENCH / "iso3dfd_kernel_choices.py")
-    kc = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(kc)
-finally:
-    sys.path.remove(str(BENCH))
+import bench_scripts
+
+kc = bench_scripts.load("iso3dfd_kernel_choices.py", "kernel_choices")
 sr = sys.modules[kc.race_sweeps.__module__]  # bench/sweeps_race.py, as the script imported it
 
 
@@ -55,7 +48,7 @@ def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: st
     monkeypatch.setattr(sr, "race", fake_race)
     monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
     monkeypatch.setattr(sr.common, "record", record)
-    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    a = types.SimpleNamespace(bindir=bench_scripts.BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
     n = 256 + 2 * radius
     out = sr.race_sweeps(a, {"isa": isa}, [isa], radius, n, {"BANDWALL_CACHE_DIR": "/nonexistent"})
     assert not left  # every race offered was run
@@ -162,7 +155,7 @@ def test_the_sweeps_race_runs_on_the_table_as_the_bench_stands(monkeypatch, tmp_
     monkeypatch.setattr(sr, "race", lambda a, names, run: (run(names[1]), {n: [100.0] * 5 for n in names})[1])
     monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
     monkeypatch.setattr(sr.common, "record", record)
-    a = types.SimpleNamespace(bindir=BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    a = types.SimpleNamespace(bindir=bench_scripts.BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
     env = {"BANDWALL_CACHE_DIR": str(tmp_path), "BANDWALL_ISA_CHOICES": str(path), "OTHER": "x"}
     sr.race_sweeps(a, {"isa": "avx512"}, ["avx512"], 3, 262, env)
     assert envs and all(

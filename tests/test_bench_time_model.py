@@ -5,20 +5,11 @@ reported cache)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-sys.path.insert(0, str(BENCH))  # the script imports its helper as `common`, for this load only
-try:
-    _spec = importlib.util.spec_from_file_location("time_model", BENCH / "iso3dfd_time_model.py")
-    tm = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(tm)
-finally:
-    sys.path.remove(str(BENCH))
+import bench_scripts
+
+tm = bench_scripts.load("iso3dfd_time_model.py", "time_model")
 
 MiB = 1 << 20
 ROUNDS = 9
