@@ -67,6 +67,22 @@ def placed(
     return out
 
 
+def models_only(table: dict, row_name: str | None) -> dict:
+    """The table with no choices in it: only this CPU's row, holding only the figures its models plan
+    with ("models": the last-level cache over memory, the share of it the team gets). A knob raced
+    against the compiled defaults is then raced on the caches this CPU measured, as later runs here
+    will see them; without the row, on the defaults' assumptions (a 2x cache, hwloc's size)."""
+    row = row_named(table, row_name) if row_name else None
+    models = row.get("models") if row else None
+    out = {
+        "about": "no choices: every run takes the compiled defaults, on this CPU's measured models",
+        "rows": [],
+    }
+    if models:
+        out["rows"].append({"microarch": row_name, "models": json.loads(json.dumps(models)), "kernels": {}})
+    return out
+
+
 def standing(folder: Path, row_name: str | None, entries: dict, command: str, today: str) -> Path:
     """The table as a bench run stands at a point: the checkout's with the entries it has raced so far
     in this CPU's row, written to folder/standing-table.json for bandwall's programs to read

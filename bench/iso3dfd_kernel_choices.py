@@ -35,8 +35,11 @@ beyond noise twice, the second race the winner alone against single steps (a run
 proposes that depth then sweeps from its first step), and say `slower` when the model's proposal was
 slower beyond noise twice (a run there then does not race it: a race costs the run what its slower
 side takes); within noise runs race as before. So a row never names a coin toss. The races of the
-other knobs see an empty table (BANDWALL_ISA_CHOICES), so `default` is the compiled default and
-nothing already in the table decides what is measured; the sweeps' race sees the table as it
+other knobs see a table with no choices in it (BANDWALL_ISA_CHOICES), so `default` is the compiled
+default and nothing already in the table decides what is measured; it holds only this CPU's
+measured models (iso3dfd_time_model.py's cache figures), so that the depth and tiles the knobs of
+the sweeps race at are the ones runs on this CPU get (without them, the model's assumptions of a
+cache twice memory's speed and hwloc's size proposed other depths); the sweeps' race sees the table as it
 stands: the checkout's table file (a row written by an earlier --write, iso3dfd_time_model.py's
 included) with the knobs this run raced before it in this CPU's row, so that one run of every knob
 needs no rebuild in between (the programs read that table through BANDWALL_ISA_CHOICES).
@@ -130,15 +133,15 @@ def main() -> int:
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
     topo = common.record([common.tool(a.bindir, "bandwall-topo")])
     offered = [i for i in topo["result"]["isa"]["offered"] if i in SHAPES]
-    empty = common.scratch() / "empty-table.json"
-    empty.write_text(json.dumps({"about": "no rows: every run takes the compiled defaults", "rows": []}))
-    env = {"BANDWALL_ISA_CHOICES": str(empty), "BANDWALL_CACHE_DIR": str(empty.parent)}
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
     entries = {}
     # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
     row_name = microarch_name(a.bindir)
     mine = row_named(choice_table.load(), row_name)
+    empty = common.scratch() / "empty-table.json"
+    empty.write_text(json.dumps(choice_table.models_only(choice_table.load(), row_name)))
+    env = {"BANDWALL_ISA_CHOICES": str(empty), "BANDWALL_CACHE_DIR": str(empty.parent)}
     kept = {} if mine is None else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 import bench_scripts
 
 kc = bench_scripts.load("iso3dfd_kernel_choices.py", "kernel_choices")
@@ -161,3 +163,30 @@ def test_the_sweeps_race_runs_on_the_table_as_the_bench_stands(monkeypatch, tmp_
     assert envs and all(
         e == {"BANDWALL_CACHE_DIR": str(tmp_path), "BANDWALL_ISA_CHOICES": str(path)} for e in envs
     )
+
+
+MODELS = {"iso3dfd.time_model": {"llc_over_memory": 5.3, "llc_bytes": 16 << 20}}
+ROWS = [
+    {"microarch": "Zen X", "cpu": "x", "kernels": {"iso3dfd.rows": {"isa": "avx2"}}, "models": MODELS},
+    {"microarch": "Other", "cpu": "y", "kernels": {"iso3dfd.rows": {"isa": "avx512"}}, "models": {"m": {}}},
+    {"microarch": "Bare", "cpu": "z", "kernels": {"iso3dfd.rows": {"isa": "avx512"}}},
+]
+
+
+@pytest.mark.parametrize(
+    "row_name, rows",
+    [
+        ("Zen X", [{"microarch": "Zen X", "models": MODELS, "kernels": {}}]),  # its models, no choices
+        ("Bare", []),  # a row without models: nothing to plan with
+        ("Unknown", []),  # no row for this CPU
+        (None, []),  # a CPU no machine model names
+    ],
+)
+def test_the_knobs_race_on_this_cpus_models_and_no_choices(row_name, rows):
+    """The table the knob races see (iso3dfd_kernel_choices.py): no CPU's choices, and this CPU's
+    measured cache figures only, so the sweeps' knobs race at the depths runs here get."""
+    table = {"about": "t", "rows": json.loads(json.dumps(ROWS))}
+    out = kc.choice_table.models_only(table, row_name)
+    assert out["rows"] == rows
+    assert table["rows"] == ROWS  # the checkout's table is not touched
+    json.dumps(out)
