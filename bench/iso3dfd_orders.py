@@ -104,6 +104,18 @@ def incore(samples: list[dict]) -> str:
     return f"{100 * median(samples) / roof:.0f}% of {roof:.0f}"
 
 
+# How a run came to its depth without racing on its own steps (config.time_block.how): a run at
+# depth 1 that way ran step by step's configuration, so its ratio to step by step is the rounds' noise.
+UNRACED = {"cached": "k", "model": "=", "table": "="}
+
+
+def depth_mark(x: dict) -> str:
+    """A bandwall run's depth for the table: k when an earlier run's race kept it, = when it is
+    depth 1 that no race chose (the model or the table proposed no sweeps)."""
+    mark = UNRACED.get(x["depth_how"], "")
+    return f"{x['depth']}{mark if mark == 'k' or x['depth'] == 1 else ''}"
+
+
 def median(samples: list[dict]) -> float:
     return statistics.median(rates(samples))
 
@@ -152,7 +164,7 @@ def main() -> None:
     ]
     for r in a.radii:
         s = samples[r]
-        depths = ",".join(f"{x['depth']}{'k' if x['depth_how'] == 'cached' else ''}" for x in s["bandwall"])
+        depths = ",".join(depth_mark(x) for x in s["bandwall"])
         row = [
             f"{r} ({2 * r})",
             f"{median(s['bandwall']):.0f}",
@@ -176,7 +188,9 @@ def main() -> None:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
     lines += [
         "",
-        "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race)",
+        "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race; =: one, as "
+        "the model or the table proposed, with no race: step by step's configuration, so its ratio to step by "
+        "step is the rounds' noise)",
         f"one L3: of the probes run just before each bandwall run, those in which a cache line went from the "
         f"first thread's CPU to the second's and back in under {common.ONE_LLC_NS:.0f} ns (the two share a "
         "last-level cache; a virtual machine's host may move its vCPUs onto two L3s and back)",

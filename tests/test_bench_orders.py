@@ -1,0 +1,26 @@
+"""bench/iso3dfd_orders.py's table: how each bandwall run's depth is shown, so that a row whose runs
+were step by step's configuration says so."""
+
+from __future__ import annotations
+
+import pytest
+
+import bench_scripts
+
+orders = bench_scripts.load("iso3dfd_orders.py", "orders")
+
+
+@pytest.mark.parametrize(
+    "depth, how, shown",
+    [
+        (1, "model", "1="),  # the model proposed no sweeps: step by step's configuration
+        (1, "table", "1="),  # the table said sweeps do not pay here
+        (1, "cached", "1k"),  # an earlier run's race kept depth 1
+        (1, "race", "1"),  # this run raced and kept one step
+        (4, "race and model", "4"),
+        (7, "table", "7"),  # the table's sweeps: not step by step's configuration
+        (6, "cached", "6k"),
+    ],
+)
+def test_a_depth_says_whether_the_run_raced(depth, how, shown):
+    assert orders.depth_mark({"depth": depth, "depth_how": how}) == shown
