@@ -37,12 +37,12 @@ slower beyond noise twice (a run there then does not race it: a race costs the r
 side takes); within noise runs race as before. So a row never names a coin toss. The races of the
 other knobs see a table with no choices in it (BANDWALL_ISA_CHOICES), so `default` is the compiled
 default and nothing already in the table decides what is measured; it holds only this CPU's
-measured models (iso3dfd_time_model.py's cache figures), so that the depth and tiles the knobs of
-the sweeps race at are the ones runs on this CPU get (without them, the model's assumptions of a
-cache twice memory's speed and hwloc's size proposed other depths); the sweeps' race sees the table as it
-stands: the checkout's table file (a row written by an earlier --write, iso3dfd_time_model.py's
-included) with the knobs this run raced before it in this CPU's row, so that one run of every knob
-needs no rebuild in between (the programs read that table through BANDWALL_ISA_CHOICES).
+measured models (iso3dfd_time_model.py's cache figures), so that the knobs of the sweeps race at
+the depths and tiles runs on this CPU get (without them the model assumed a cache twice memory's
+speed of hwloc's size, and proposed other depths); the sweeps' race sees the table as it stands:
+the checkout's table file (a row written by an earlier --write, iso3dfd_time_model.py's included)
+with the knobs this run raced before it in this CPU's row, so that one run of every knob needs no
+rebuild in between (the programs read that table through BANDWALL_ISA_CHOICES).
 
 With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
 entries, each with its figures, decision, command and date; without it they are printed.
@@ -139,9 +139,9 @@ def main() -> int:
     # what this CPU's row already holds: the shapes a prefetch-only race runs at, and what it keeps
     row_name = microarch_name(a.bindir)
     mine = row_named(choice_table.load(), row_name)
-    empty = common.scratch() / "empty-table.json"
-    empty.write_text(json.dumps(choice_table.models_only(choice_table.load(), row_name)))
-    env = {"BANDWALL_ISA_CHOICES": str(empty), "BANDWALL_CACHE_DIR": str(empty.parent)}
+    no_choices = common.scratch() / "models-only-table.json"
+    no_choices.write_text(json.dumps(choice_table.models_only(choice_table.load(), row_name)))
+    env = {"BANDWALL_ISA_CHOICES": str(no_choices), "BANDWALL_CACHE_DIR": str(no_choices.parent)}
     kept = {} if mine is None else mine["kernels"]
     for radius in a.radii:
         n = a.interior + 2 * radius
@@ -214,7 +214,7 @@ def main() -> int:
         if "sweeps" in a.knobs:
             # the table as this run stands: the knobs raced above (and at earlier radii) included
             raced = {**entries, key_of(radius): {k: v for k, v in entry.items() if k != "sweeps"}}
-            table = choice_table.standing(empty.parent, row_name, raced, command, today)
+            table = choice_table.standing(no_choices.parent, row_name, raced, command, today)
             own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"], "BANDWALL_ISA_CHOICES": str(table)}
             entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, own)
             for row in entry["sweeps"].values():
