@@ -8,7 +8,8 @@ others), every candidate (a variant and one of its shapes: --shapes-avx512, --sh
 variant's compiled default first) runs step by step (--time-block 1) on the same grid and threads,
 in an order rotated round by round. A variant's shape is chosen by the project's decision rule
 (bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
-faster beyond noise); the variant then by the same rule, each at its chosen shape, starting from
+faster beyond noise, and then again in a second race of the two alone: among seven shapes one
+passes the rule by chance); the variant then by the same rule, each at its chosen shape, starting from
 the machine model's default. Then, at each variant's chosen shape, the prefetch distances
 (--prefetch-rows) race the same way from the compiled default (none at radius 1 and 2, one row
 beyond), a distance replacing it only when faster beyond noise (ring shapes prefetch along their
@@ -246,29 +247,29 @@ def keep_measured_at(entry: dict, before: dict[str, str | None]) -> dict:
 
 
 def race_shapes(a, offered, cands, run, radius) -> dict:
-    """The variant and each variant's shape at one radius, by the decision rule."""
+    """The variant and each variant's shape at one radius, by the decision rule: a shape other than the
+    variant's compiled default stands only when a second race of it alone against the default settles
+    on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do."""
     from bandwall.core import decide, manifest
 
     recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
-    rates = {c: [r["result"]["mpoints_per_s"] for r in rs] for c, rs in recs.items()}
-    names = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
+    shape_of = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
     shapes, best_rates = {}, {}
     for isa in offered:
-        mine = [c for c in cands if c[0] == isa]
-        d = decide.choose_best([names[c] for c in mine], [rates[c] for c in mine], 0)
-        won = mine[d.chosen]
-        best_rates[isa] = rates[won]
-        shapes[isa] = {
-            "shape": names[won],
-            "figures": {names[c]: round(statistics.median(rates[c]), 1) for c in mine},
-            "runs": {names[c]: common.spread(rates[c]) for c in mine},
-            "decision": {"chosen": names[won], "decisive": d.decisive, "why": d.why},
-        }
-        print(
-            f"radius {radius} {isa}: {names[won]}  "
-            + "  ".join(f"{names[c]} {common.spread(rates[c])}" for c in mine),
-            file=sys.stderr,
+        # each shape once under the name it ran as, the first candidate of a name kept ("default"
+        # first: the compiled default)
+        mine: dict[str, tuple] = {}
+        for c in cands:
+            if c[0] == isa:
+                mine.setdefault(shape_of[c], c)
+        names = list(mine)
+        rates = {name: [r["result"]["mpoints_per_s"] for r in recs[c]] for name, c in mine.items()}
+        won, d, confirm = settle(
+            names, rates, lambda pick, isa=isa: race(a, pick, lambda shape: run(isa, shape)), "shape"
         )
+        best_rates[isa] = rates[won]
+        shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)
+        said(f"radius {radius} {isa}: {won}", names, rates, confirm)
     default_isa = manifest.manifest()["isa"]["model_default"]["isa"]
     default_isa = default_isa if default_isa in offered else offered[0]
     d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))

@@ -33,6 +33,48 @@ def test_knobs_measured_at_a_shape_stay_while_it_stands():
     assert kc.keep_measured_at(before, kc.shapes_of(before)) == before
 
 
+@pytest.mark.parametrize(
+    "first, second, shape, confirmed",
+    [
+        ({"8x2-ring": 120.0}, {"8x2-ring": 120.0}, "8x2-ring", True),  # faster twice
+        ({"8x2-ring": 120.0}, {"8x2-ring": 100.0}, "2x4", False),  # faster once: chance
+        ({"8x2-ring": 100.0}, None, "2x4", None),  # within noise: no second race
+        ({"8x2-ring": 80.0}, None, "2x4", None),  # slower
+    ],
+)
+def test_a_step_shape_stands_only_when_a_second_race_says_so(monkeypatch, first, second, shape, confirmed):
+    """The shapes knob: a shape other than the variant's compiled default replaces it only when a
+    second race of the two alone settles on it too; the default, named twice (default and its own
+    name), races once."""
+    import types
+
+    seconds = []
+
+    def run(isa, shape, *x, **k):
+        name = "2x4" if shape == "default" else shape
+        jitter = [1.0, 1.01, 0.99, 1.0, 1.02][len(calls[name]) % 5]
+        calls[name].append(1)
+        return {
+            "result": {"mpoints_per_s": first.get(name, 100.0) * jitter},
+            "config": {"row_shape": {"name": name}},
+        }
+
+    def fake_race(a, names, go):
+        seconds.append(names)
+        return {"2x4": [100.0, 101.0, 99.0, 100.0, 102.0], **{k: [second[k]] * 5 for k in names[1:]}}
+
+    import collections
+
+    calls = collections.defaultdict(list)
+    monkeypatch.setattr(kc, "race", fake_race)
+    a = types.SimpleNamespace(rounds=5, pause=0)
+    cands = [("avx512", "default"), ("avx512", "2x4"), ("avx512", "8x2-ring")]
+    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
+    assert seconds == ([] if second is None else [["2x4", "8x2-ring"]])
+    assert out.get("second_race", {}).get("decisive") == confirmed
+
+
 def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512"):
     """bench/sweeps_race.py's race_sweeps with made-up runs: record(cmd) answers the probes (the
     proposals, where tiles stay), and each race of names returns single steps at 100 MPoints/s and
