@@ -182,6 +182,13 @@ def spread(values: Sequence[float], fmt: str = "{:.1f}", unit: str = "") -> str:
     )
 
 
+def whole_run_rate(rec: dict) -> float:
+    """A stencil record's whole run in MPoints/s: every step the run advanced over its seconds, what its
+    defaults spent choosing (knob races, the depth's race or check) included (result.run); its
+    result.mpoints_per_s is the timed steps' alone, after the choosing."""
+    return float(rec["result"]["run"]["mpoints_per_s"])
+
+
 def record(
     cmd: Sequence[Any],
     *,

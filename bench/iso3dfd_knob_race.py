@@ -12,7 +12,8 @@ auto), step by step (--time-block 1: the race of sweeps stays out), each program
     race on their own steps and keep what the race settles, later runs take it (config.row_shape
     and config.prefetch say how: raced, kept or default, and the race's why);
   - row: the defaults with the built-in table, this CPU's row, when it has one.
-The ratios are the medians and ranges of per-round ratios; the last columns give what the raced
+Each run's rate is its whole run's (result.run: the race's steps and seconds included). The ratios
+are the medians and ranges of per-round ratios; the last columns give what the raced
 runs ran in the last round and how it was chosen.
 
   ./bootstrap setup
@@ -93,7 +94,7 @@ def main() -> int:
                 base, env={"BANDWALL_CACHE_DIR": str(work / "none")}, valid=True
             )
         recs = common.alternate(runs, a.rounds, pause=a.pause)
-        rate = {k: [x["result"]["mpoints_per_s"] for x in v] for k, v in recs.items()}
+        rate = {k: [common.whole_run_rate(x) for x in v] for k, v in recs.items()}
         med = {k: f"{statistics.median(v):.0f}" for k, v in rate.items()}
         last = recs["raced"][-1]["config"]
         ran = f"{knob(last, 'row_shape', 'name')}, prefetch {knob(last, 'prefetch', 'rows_ahead')}"

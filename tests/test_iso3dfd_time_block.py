@@ -99,6 +99,14 @@ def test_time_block_auto_says_how_and_counts_its_race(grid, caches, races, monke
     assert "proposal" in tb and tb["cache_key"].endswith(caches)
     race = tb.get("race_steps", 0)
     assert rec["result"]["steps"] + race == 40
+    # the whole run: the race's steps and seconds with the timed ones (and any knob race's)
+    for r in (rec, step):
+        run, timed = r["result"]["run"], r["result"]
+        assert run["steps"] == 40 and run["settling_steps"] == 40 - timed["steps"]
+        assert run["seconds"] >= timed["time_s"] and run["settling_seconds"] >= 0
+        points = (grid[0] - 16) * (grid[1] - 16) * (grid[2] - 16)
+        assert run["mpoints_per_s"] == pytest.approx(points * 40 / run["seconds"] / 1e6, rel=1e-9)
+    assert rec["result"]["run"]["settling_steps"] >= race
     assert (tb["how"] != "model") == races
     if not races:
         assert tb["depth"] == 1 and race == 0 and "fit" in tb["why"]
@@ -348,6 +356,35 @@ def test_an_unreadable_cache_of_races_costs_only_a_race():
     (cache / f"time-blocks-{topo_digest()}.json").write_text("not json")
     rec = tool_record(*RACED, "--time-block", "auto")
     assert rec["config"]["time_block"]["how"] != "cached" and rec["validation"]["passed"] is True
+
+
+def test_the_view_gives_the_whole_run_beside_the_timed_steps(run_bandwall, tmp_path, monkeypatch):
+    """A run that races (the model proposes a depth on a 1 MiB L2; --time-block measure races it
+    whatever is kept) says what its whole run ran at, the race's steps and seconds included; a run
+    that chooses nothing on its data does not."""
+    monkeypatch.setenv("BANDWALL_CACHES", ZEN_CACHES)
+    grid = [
+        "--grid",
+        "80x80x80",
+        "--iters",
+        "40",
+        "--threads",
+        "1",
+        "--no-roofline",
+        "--db",
+        tmp_path / "w.db",
+    ]
+    raced = run_bandwall("iso3dfd", *grid, "--time-block", "measure")
+    assert raced.returncode == 0, raced.stderr
+    words = " ".join(raced.stdout.split())
+    assert re.search(
+        r"the whole run: \d+ MPoints/s over its 40 steps, \d+ of them \([\d.]+ s\) spent choosing", words
+    )
+    given = run_bandwall(
+        "iso3dfd", *grid, "--time-block", "1", "--row-shape", "compiled", "--prefetch", "compiled"
+    )
+    assert given.returncode == 0, given.stderr
+    assert "the whole run" not in given.stdout
 
 
 def test_the_view_names_the_time_block(run_bandwall, tmp_path):

@@ -1,6 +1,7 @@
 #include "common/driver.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 
 #include "common/affinity.hpp"
@@ -93,6 +94,23 @@ json page_maps(Measurement& m) {
   return maps;
 }
 
+// The whole run of a measurement whose steps are its repetitions: every step it advanced on its data
+// over the seconds from the end of its data's first initialisation to its last step, so that what
+// it spent choosing counts (the variant's trials and the data's initialisation after them, the knob
+// races, the depth's race or check, the threads' trials): what a run of the same steps takes, beside
+// the timed steps' own rate.
+json whole_run(const Facts& facts, const Timing& timed, int steps, int timed_steps, double seconds) {
+  double amount = 0, timed_seconds = 0;
+  for (double a : timed.amounts) amount += a;
+  for (double s : timed.seconds) timed_seconds += s;
+  const double per_step = amount / timed_steps;
+  return {{"steps", steps},
+          {"seconds", seconds},
+          {facts.figure, per_step * steps / seconds / facts.unit_scale},
+          {"settling_steps", steps - timed_steps},
+          {"settling_seconds", std::max(0.0, seconds - timed_seconds)}};
+}
+
 }  // namespace
 
 json run(Measurement& m, const Request& req) {
@@ -111,6 +129,7 @@ json run(Measurement& m, const Request& req) {
   // balancing may move pages toward the threads that read them later, so a map taken only after the
   // timed steps shows a serial initialisation spread over the nodes.
   json placed = page_maps(m);
+  const auto begun = std::chrono::steady_clock::now();  // the whole run's seconds, from here
 
   // The variant, on the run's own data; its trials leave the data to be initialised again.
   const std::string key = m.variant_key();
@@ -155,6 +174,7 @@ json run(Measurement& m, const Request& req) {
       timings[i].amounts.push_back(d.amount);
     }
   }
+  const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count();
   steps += timed_reps;
 
   json validation = m.validate(steps, threads);
@@ -165,6 +185,8 @@ json run(Measurement& m, const Request& req) {
   if (!key.empty()) config["isa_choice"] = m.variant_record();
   if (!threads_choice.is_null()) config["threads_choice"] = threads_choice;
   json result = m.result(timings);
+  if (facts.steps_are_reps && timed_reps > 0 && run_seconds > 0)
+    result["run"] = whole_run(facts, timings[0], steps, timed_reps, run_seconds);
   result["threads_ran_on"] = seen;
   json rec = make_record(facts.tool, config, result, validation,
                          provenance(threads, binding.cpus, binding.policy,

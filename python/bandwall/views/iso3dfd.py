@@ -130,6 +130,13 @@ def render(con, recs: list[dict]) -> None:
     choice = c.get("blocks_choice", {})
     if choice.get("how") in ("auto", "search"):
         con.print(f"blocks chosen for this CPU: {choice['why']}")
+    run = r.get("run", {})
+    if run.get("settling_steps"):  # steps the defaults spent choosing (races, checks) on the run's data
+        con.print(
+            f"the whole run: {run['mpoints_per_s']:.0f} MPoints/s over its {run['steps']} steps, "
+            f"{run['settling_steps']} of them ({run['settling_seconds']:.3f} s) spent choosing; "
+            f"the table's MPoints/s are the {r['steps']} timed after"
+        )
     tb = c.get("time_block", {})
     if tb:
         team = r.get("traffic_model", {}).get("time_block", {}).get("team")
