@@ -196,10 +196,15 @@ def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False,
     table.write_text(json.dumps({"rows": [row]}))
 
 
-def sweeps_table_run(isa: str, radius: int = 1, *more) -> dict:
+# Steps enough for the round that checks a table's depth to take at most a quarter of them (the
+# model proposes at most depth 8 at radius 1: 17 steps).
+STEPS = 80
+
+
+def sweeps_table_run(isa: str, radius: int = 1, *more, steps: int = STEPS) -> dict:
     n = 2 * radius + 64
     rec = record(
-        n, n, n, 40, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
+        n, n, n, steps, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
     )
     assert rec["validation"]["passed"] is True
     return rec["config"]["time_block"]
@@ -255,11 +260,15 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
                 set(check["this_run"]) == {"1", str(depth)}
                 and "not told from single steps yet" in check["why"]
             )
+            # a run whose steps a round of the check would take more than a quarter of: the depth, unchecked
+            short = sweeps_table_run(isa, steps=4 * (1 + 2 * depth) - 1)
+            assert (short["depth"], short["how"]) == (depth, "table") and not short["check"]["ran"], short
+            assert "in a quarter of its" in short["check"]["why"]
             # the view says so, with this run's round
             monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "view"))
             n = 66
             proc = run_bandwall(
-                "iso3dfd", "--grid", f"{n}x{n}x{n}", "--iters", 40, "--radius", 1, "--isa", isa,
+                "iso3dfd", "--grid", f"{n}x{n}x{n}", "--iters", STEPS, "--radius", 1, "--isa", isa,
                 "--threads", THREADS, "--no-roofline", "--db", tmp_path / "v.db",
             )  # fmt: skip
             assert proc.returncode == 0, proc.stderr
