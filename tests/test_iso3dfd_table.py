@@ -225,34 +225,40 @@ def sweeps_table(monkeypatch, tmp_path):
     return offered[0], table
 
 
-@pytest.mark.parametrize("entry", ["slower", "the proposal", "within noise", "another depth"])
+@pytest.mark.parametrize(
+    "entry", ["slower", "the proposal", "within noise", "within noise elsewhere", "another depth"]
+)
 def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     entry, sweeps_table, monkeypatch, tmp_path, run_bandwall
 ):
     """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
-    and --time-block auto runs step by step without a race; the depth the run's model proposes (it
-    paid there) and the run sweeps at it from the first step, spending one round of a race on its
-    own steps to check it (one round alone decides nothing: the depth stands); both say table and
-    whence. Depth 1 within noise, or another depth, leaves the race to run as before
-    (config.time_block.table cites the entry); --time-block measure races whatever the row says; a
-    radius without an entry races as before."""
+    and --time-block auto runs step by step without a race; depth 1 where the races there could not
+    tell the depth the run's model proposes from single steps, and depth 1 stands without a race;
+    the depth the run's model proposes (it paid there) and the run sweeps at it from the first step,
+    spending one round of a race on its own steps to check it (one round alone decides nothing: the
+    depth stands); all say table and whence. Depth 1 within noise of another proposal, or another
+    depth, leaves the race to run as before (config.time_block.table cites the entry); --time-block
+    measure races whatever the row says; a radius without an entry races as before."""
     isa, table = sweeps_table
     write_sweeps_table(table, isa, None)
     measured = sweeps_table_run(isa, 1, "--time-block", "measure")
     proposed = measured["proposal"]["depth"]
     assert proposed > 1 and measured["how"] != "table" and "race" in measured, measured  # a race would run
-    depth = {"slower": 1, "the proposal": proposed, "within noise": 1, "another depth": proposed + 1}[entry]
-    write_sweeps_table(table, isa, depth, slower=entry == "slower")
+    depth = {"the proposal": proposed, "another depth": proposed + 1}.get(entry, 1)
+    raced = {"within noise": proposed, "within noise elsewhere": proposed + 1}
+    more = {"proposed": raced[entry]} if entry in raced else {}
+    write_sweeps_table(table, isa, depth, slower=entry == "slower", **more)
     monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))  # no earlier round to pool with
     tb = sweeps_table_run(isa)
-    if entry in ("within noise", "another depth"):
+    if entry in ("within noise elsewhere", "another depth"):
         assert tb["how"] != "table" and "race" in tb and tb["table"]["depth"] == depth, tb
         assert "iso3dfd.rows.r1" in tb["table"]["from"] and "2026-01-07" in tb["table"]["from"]
     else:
         assert (tb["depth"], tb["how"]) == (depth, "table") and "race" not in tb, tb
         assert "iso3dfd.rows.r1" in tb["why"] and "2026-01-07" in tb["why"] and ": w" in tb["why"]
-        if entry == "slower":
+        if entry in ("slower", "within noise"):
             assert "check" not in tb
+            assert ("not told from single steps" in tb["why"]) == (entry == "within noise"), tb
         else:
             check = tb["check"]
             assert check["ran"] and (check["rounds"], check["runs"], check["settled"]) == (1, 1, False), check

@@ -196,11 +196,14 @@ void Measurement::choose_time_block(int threads) {
   // whole grid under the decision rule, twice, a bench's rounds): where the sweeps were slower,
   // depth 1 without a race, which would cost the run what its slower side takes; where the depth the
   // run's model proposes is the one that paid there, that depth from the first step (a race would
-  // spend single steps; not with --threads auto, whose threads are chosen step by step). Within
-  // noise there, or another proposal, races as before; --time-block measure races whatever the
-  // table says.
+  // spend single steps; not with --threads auto, whose threads are chosen step by step); where the
+  // races there could not tell the depth the run's model proposes from single steps, depth 1
+  // stands without a race (the run's own race, of fewer rounds, would only decide by chance what
+  // those could not, and cost the run its steps). Another proposal races as before;
+  // --time-block measure races whatever the table says.
   const TableSweeps table = model_.depth > 1 && !o_.time_block_measure ? table_sweeps() : TableSweeps{};
-  if (table.slower || (table.depth > 1 && table.depth == model_.depth && !o_.thread_options.automatic())) {
+  const bool undecided = table.undecided > 1 && table.undecided == model_.depth;
+  if (table.slower || undecided || (table.depth > 1 && table.depth == model_.depth && !o_.thread_options.automatic())) {
     const bool sweeps = table.depth > 1;
     if (sweeps)
       tiles_ = TimeTiles{model_.depth, model_.tile_rows, model_.chunk, model_.shared};
@@ -209,8 +212,10 @@ void Measurement::choose_time_block(int threads) {
     time_block_.update(
         {{"depth", table.depth},
          {"how", "table"},
-         {"why", (sweeps ? "sweeps of the depth the model proposes measured faster than single steps here, by "
-                         : "sweeps measured slower than single steps here, by ") +
+         {"why", (sweeps      ? "sweeps of the depth the model proposes measured faster than single steps here, by "
+                  : undecided ? "sweeps of the depth the model proposes not told from single steps here "
+                                "(depth 1 stands), by "
+                              : "sweeps measured slower than single steps here, by ") +
                      table.from + (table.why.empty() ? "" : ": " + table.why)}});
     if (sweeps && !cache.empty()) check_table_depth(cache, key, threads);
     return;

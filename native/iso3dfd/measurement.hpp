@@ -136,6 +136,9 @@ class Measurement : public driver::Measurement {
   struct TableSweeps {
     int depth = 0;
     bool slower = false;
+    // depth 1 where the model proposed this depth (0: none said): the bench's races could not
+    // tell that depth from single steps
+    int undecided = 0;
     std::string tile_cache;
     std::string from, why;
   };
