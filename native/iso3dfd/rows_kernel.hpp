@@ -145,9 +145,9 @@ class RowKernel {
   // rows of the next Q, and the next plane's halo rows either side of the block (R above, R below,
   // one per row of the block's first and last R). The rows below come from the next block's rows,
   // which no pass has read yet, so from memory: brought a plane ahead, radius 8 step by step ran
-  // 1.10x (7 of 9, 8 of 11 and 5 of 7 alternated rounds faster; 256^3, 2 threads, the 4x2-split
-  // shape and 8-row blocks, where those rows are a third of what the pass reads), radius 7 1.05x,
-  // radius 4-6 within noise (AMD Zen 4, 2026-12-04).
+  // 1.12x (1.03 to 1.18 over 27 alternated rounds; 256^3, 2 threads, the 4x2-split shape and 8-row
+  // blocks, where those rows are a third of what the pass reads), radius 4-7 within noise (AMD
+  // Zen 4, bench/results/2026-12-04-undecided-zen4.md).
   template <int Q>
   static void ahead_of_sums(const float* prev, const Grid& g, const Box& b, std::size_t y, std::size_t z) {
     for (std::size_t yy = y; yy < y + Q; ++yy) {
