@@ -129,62 +129,75 @@ class RowKernel {
       float* to = t + o * tp;
       std::size_t y = b.y0;
       for (; y + Q <= b.y1; y += Q) {
-        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
-        ahead_of_sums<Q>(prev, g, b, y, z + o);
-        for (std::size_t yy = y; yy < y + Q; ++yy) for_second_pass(prev, next, vel, g, b, yy, z + o);
+        const RowsAhead a = rows_ahead<Q>(prev, next, vel, g, b, y, z + o);
+        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts,
+                                   &a);
       }
       for (; y < b.y1; ++y) {
-        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts);
-        ahead_of_sums<1>(prev, g, b, y, z + o);
-        for_second_pass(prev, next, vel, g, b, y, z + o);
+        const RowsAhead a = rows_ahead<1>(prev, next, vel, g, b, y, z + o);
+        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts,
+                                    &a);
       }
     }
   }
 
-  // The rows the first pass reads first from beyond L2 after Q rows from y of plane z: the leading
-  // rows of the next Q, and the next plane's halo rows either side of the block (R above, R below,
-  // one per row of the block's first and last R). The rows below come from the next block's rows,
-  // which no pass has read yet, so from memory: brought a plane ahead, radius 8 step by step ran
-  // 1.12x (1.03 to 1.18 over 27 alternated rounds; 256^3, 2 threads, the 4x2-split shape and 8-row
-  // blocks, where those rows are a third of what the pass reads), radius 4-7 within noise (AMD
-  // Zen 4, bench/results/2026-12-04-undecided-zen4.md).
+  // The rows a split shape's first pass brings in for later while it computes Q rows from y of
+  // plane z. row() issues the lines of each under every segment it computes, so that the misses
+  // spread along the row instead of leaving in a burst of 50-100 prefetches after it: step by step
+  // 1.05x-1.13x at radius 4, 5, 7 and 8, 1.04x at 6 (within noise), 18 alternated rounds (AMD Zen 4,
+  // 256^3, 2 threads; bench/results/2026-12-04-where-time-goes-zen4.md).
+  //  - into L1 (l1): the leading rows of the next Q, R rows on;
+  //  - into L2 (l2), the first's own reads first from beyond L2: the next plane's halo rows either
+  //    side of the block (R above, R below, one per row of the block's first and last R). The rows
+  //    below come from the next block's rows, which no pass has read yet, so from memory: brought a
+  //    plane ahead, radius 8 step by step ran 1.12x (1.03 to 1.18 over 27 alternated rounds; 256^3,
+  //    2 threads, the 4x2-split shape and 8-row blocks, where those rows are a third of what the pass
+  //    reads), radius 4-7 within noise (AMD Zen 4, bench/results/2026-12-04-undecided-zen4.md);
+  //  - into L2, what the second pass reads first from memory (unless prefetching is off): rows y of
+  //    plane z of next and vel, and of prev's plane z + R (the z window's leading planes). The second
+  //    pass reads them across P planes at once (a ring: column by column), too many streams at once
+  //    for the prefetchers to follow; the first walks row by row, plane by plane. On Zen 4 from
+  //    memory (256^3, two threads, step by step) these ran 1.28x at radius 8 with 4x2-split, 1.47x at
+  //    6, 1.45x and 1.58x with the 8x2 ring at 8 and 4; on one thread with the grid in L3,
+  //    0.89x-0.91x (bench/results/2026-12-03-first-pass-zen4.md).
+  struct RowsAhead {
+    static constexpr int kMax = 8 * 6;  // rows of a first pass at most x the rows each brings
+    const float* row[kMax];
+    int l2 = 0, l1 = 0;  // row[0, l2): into L2; row[l2, l2 + l1): into L1
+  };
+
   template <int Q>
-  static void ahead_of_sums(const float* prev, const Grid& g, const Box& b, std::size_t y, std::size_t z) {
-    for (std::size_t yy = y; yy < y + Q; ++yy) {
-      if (yy + Q < b.y1) prefetch_row<_MM_HINT_T0>(prev + g.index(0, yy + Q + R, z), b.x0, b.x1);
-      if (yy - b.y0 < R) prefetch_row<_MM_HINT_T1>(prev + g.index(0, yy - R, z + 1), b.x0, b.x1);
-      if (yy + R >= b.y1) prefetch_row<_MM_HINT_T1>(prev + g.index(0, yy + R, z + 1), b.x0, b.x1);
-    }
-  }
-
-  // What the second pass reads first from memory, brought to L2 by the first as it goes (unless
-  // prefetching is off): row y of plane z of next and vel, and of prev's plane z + R (the z window's
-  // leading planes). The second pass reads them across P planes at once (a ring: column by column),
-  // too many streams at once for the prefetchers to follow; the first walks row by row, plane by
-  // plane. On Zen 4 from memory (256^3, two threads, step by step) the first pass's prefetches ran
-  // 1.28x at radius 8 with 4x2-split, 1.47x at 6, 1.45x and 1.58x with the 8x2 ring at 8 and 4; on
-  // one thread with the grid in L3, 0.89x-0.91x (bench/results/2026-12-03-first-pass-zen4.md).
-  void for_second_pass(const float* prev, const float* next, const float* vel, const Grid& g, const Box& b,
+  RowsAhead rows_ahead(const float* prev, const float* next, const float* vel, const Grid& g, const Box& b,
                        std::size_t y, std::size_t z) const {
-    if (rows_ahead_ == 0) return;
-    prefetch_row<_MM_HINT_T1>(next + g.index(0, y, z), b.x0, b.x1);
-    prefetch_row<_MM_HINT_T1>(vel + g.index(0, y, z), b.x0, b.x1);
-    prefetch_row<_MM_HINT_T1>(prev + g.index(0, y, z + R), b.x0, b.x1);
+    static_assert(6 * Q <= RowsAhead::kMax);
+    RowsAhead a;
+    for (std::size_t yy = y; yy < y + Q; ++yy) {
+      if (rows_ahead_ != 0) {
+        a.row[a.l2++] = next + g.index(0, yy, z);
+        a.row[a.l2++] = vel + g.index(0, yy, z);
+        a.row[a.l2++] = prev + g.index(0, yy, z + R);
+      }
+      if (yy - b.y0 < R) a.row[a.l2++] = prev + g.index(0, yy - R, z + 1);
+      if (yy + R >= b.y1) a.row[a.l2++] = prev + g.index(0, yy + R, z + 1);
+    }
+    for (std::size_t yy = y; yy < y + Q; ++yy)
+      if (yy + Q < b.y1) a.row[a.l2 + a.l1++] = prev + g.index(0, yy + Q + R, z);
+    return a;
   }
 
-  // Every 64-byte line of row[x0, x1) into the cache level Hint names (_MM_HINT_T0 or _T1). As
-  // inline asm: GCC deletes a loop whose only statements are _mm_prefetch calls (they have no
-  // effect it must keep), and did so here: before 2026-12-03 these rows were never prefetched.
-  template <int Hint>
-  static void prefetch_row(const float* row, std::size_t x0, std::size_t x1) {
-    static_assert(Hint == _MM_HINT_T0 || Hint == _MM_HINT_T1);
-    for (std::size_t x = x0 & ~std::size_t{15}; x < x1; x += 16) {
-      const char& line = *reinterpret_cast<const char*>(row + x);
-      if constexpr (Hint == _MM_HINT_T0)
-        asm volatile("prefetcht0 %0" : : "m"(line));
-      else
-        asm volatile("prefetcht1 %0" : : "m"(line));
-    }
+  // The 64-byte lines of a's rows under floats [x, x + n): one prefetch per line. As inline asm:
+  // GCC deletes a loop whose only statements are _mm_prefetch calls (they have no effect it must
+  // keep), and did so here: before 2026-12-03 these rows were never prefetched.
+  static void bring(const RowsAhead* a, long x, long n) {
+    if (!a) return;
+    for (int k = 0; k < a->l2 + a->l1; ++k)
+      for (long xx = x; xx < x + n; xx += 16) {
+        const char& line = *reinterpret_cast<const char*>(a->row[k] + xx);
+        if (k < a->l2)
+          asm volatile("prefetcht1 %0" : : "m"(line));
+        else
+          asm volatile("prefetcht0 %0" : : "m"(line));
+      }
   }
 
   // The split shapes' partial sums (centre, x and y) of a block's P planes, laid out as the block's
@@ -201,19 +214,28 @@ class RowKernel {
   // ends at or after x1; those two are masked, the others whole.
   template <RowDesc D, Pass Part = Pass::All>
   void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1, long pf,
-           float* t = nullptr, long tp = 0) const {
+           float* t = nullptr, long tp = 0, const RowsAhead* ra = nullptr) const {
     constexpr RowDesc one{D.planes, 1, D.x_loads};
     const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
     long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
     auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
     if (x < lo) {
+      bring(ra, x, L);
       segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
       x += L;
     }
-    for (; x + L * D.vectors <= hi; x += L * D.vectors)
+    for (; x + L * D.vectors <= hi; x += L * D.vectors) {
+      bring(ra, x, L * D.vectors);
       segment<D, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
-    for (; x + L <= hi; x += L) segment<one, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
-    if (x < hi) segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+    }
+    for (; x + L <= hi; x += L) {
+      bring(ra, x, L);
+      segment<one, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+    }
+    if (x < hi) {
+      bring(ra, x, L);
+      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+    }
   }
 
   // The ring pass of one row: z and the update for n planes from the row at base, vector column by
