@@ -22,6 +22,6 @@ def test_the_first_pass_prefetches_to_l2_are_in_the_machine_code():
         check=True,
         timeout=300,
     ).stdout
-    # prefetch_row<_MM_HINT_T1> is the only source of prefetcht1 in the executable: the first pass's
+    # RowKernel::bring is the only source of prefetcht1 in the executable: the first pass's
     # rows for the second (next, vel, prev's leading planes) and the next plane's rows below the block
     assert out.count("prefetcht1") > 0
