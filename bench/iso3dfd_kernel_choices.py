@@ -45,6 +45,14 @@ the checkout's table file (a row written by an earlier --write, iso3dfd_time_mod
 with the knobs this run raced before it in this CPU's row, so that one run of every knob needs no
 rebuild in between (the programs read that table through BANDWALL_ISA_CHOICES).
 
+With --in-run, the step shapes race inside one run instead of run against run: one
+bandwall-iso3dfd of --in-run-steps steps per race, `--row-shape measure:A,B,...` (every candidate of
+the variant, its compiled default first), whose trials of a few milliseconds each alternate round by
+round on the run's own data (common/knob_race.hpp); the bench takes each candidate's rates from the
+run's record and decides by the same rule, the second race another such run of the winner against
+the default. A host whose memory bandwidth drifts between runs moves process-level rounds by up to
+1.5x; trials milliseconds apart see one state of it.
+
 With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
 entries, each with its figures, decision, command and date; without it they are printed.
 
@@ -108,6 +116,17 @@ def parse():
         "--sweep-steps", type=int, default=40, help="time steps a run of the knob sweeps (default 40)"
     )
     p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
+    p.add_argument(
+        "--in-run",
+        action="store_true",
+        help="race the step shapes inside one run (--row-shape measure:A,B,...), trials alternated within it",
+    )
+    p.add_argument(
+        "--in-run-steps",
+        type=int,
+        default=300,
+        help="time steps of a run that races shapes in it (default 300)",
+    )
     p.add_argument("--pause", type=float, default=0.5, help="seconds of rest before each run (default 0.5)")
     p.add_argument("--write", action="store_true", help="write the entries into this CPU's row of the table")
     a = common.parse(p)
@@ -149,9 +168,17 @@ def main() -> int:
         cands = [(isa, s) for isa in offered for s in getattr(a, f"shapes_{isa}").split(",") if s]
 
         def run(
-            isa: str, shape: str, prefetch: str = "auto", radius=radius, n=n, swept=None, y="auto", team=None
+            isa: str,
+            shape: str,
+            prefetch: str = "auto",
+            radius=radius,
+            n=n,
+            swept=None,
+            y="auto",
+            team=None,
+            steps=None,
         ) -> dict:
-            depth, steps, more = 1, a.steps, []
+            depth, steps, more = 1, steps or a.steps, []
             if swept is not None:  # (swept shape, depth): the sweeps at a forced depth, 2 sweeps
                 depth, steps, more = swept[1], 2 * swept[1], ["--swept-shape", swept[0]]
             if team is not None:  # (team, depth)
@@ -191,8 +218,9 @@ def main() -> int:
             entry.update(race_shapes(a, offered, cands, run, radius))
             entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
+            how = f"races inside runs of {a.in_run_steps} steps" if a.in_run else f"{a.steps} steps"
             entry.update(
-                case=f"{a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, step by step",
+                case=f"{a.interior}^3 interior, {how}, {a.threads} threads compact, step by step",
                 command=command,
                 measured=today,
             )
@@ -252,8 +280,13 @@ def race_shapes(a, offered, cands, run, radius) -> dict:
     on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do."""
     from bandwall.core import decide, manifest
 
-    recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
-    shape_of = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
+    if a.in_run:
+        # each candidate's name as it runs (default: the compiled default), one short run each
+        shape_of = {c: run(c[0], "compiled" if c[1] == "default" else c[1], steps=1) for c in cands}
+        shape_of = {c: r["config"]["row_shape"]["name"] for c, r in shape_of.items()}
+    else:
+        recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
+        shape_of = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
     shapes, best_rates = {}, {}
     for isa in offered:
         # each shape once under the name it ran as, the first candidate of a name kept ("default"
@@ -263,10 +296,16 @@ def race_shapes(a, offered, cands, run, radius) -> dict:
             if c[0] == isa:
                 mine.setdefault(shape_of[c], c)
         names = list(mine)
-        rates = {name: [r["result"]["mpoints_per_s"] for r in recs[c]] for name, c in mine.items()}
-        won, d, confirm = settle(
-            names, rates, lambda pick, isa=isa: race(a, pick, lambda shape: run(isa, shape)), "shape"
-        )
+        if a.in_run:
+            if len(names) > 1:
+                rates = in_run_race(a, isa, names, run, radius)
+            else:  # the variant's default alone: its rates for the variants' race
+                rates = race(a, names, lambda s, isa=isa: run(isa, s))
+            again = lambda pick, isa=isa: in_run_race(a, isa, pick, run, radius)  # noqa: E731
+        else:
+            rates = {name: [r["result"]["mpoints_per_s"] for r in recs[c]] for name, c in mine.items()}
+            again = lambda pick, isa=isa: race(a, pick, lambda shape: run(isa, shape))  # noqa: E731
+        won, d, confirm = settle(names, rates, again, "shape")
         best_rates[isa] = rates[won]
         shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)
         said(f"radius {radius} {isa}: {won}", names, rates, confirm)
@@ -286,6 +325,20 @@ def race_shapes(a, offered, cands, run, radius) -> dict:
             "rule": vars(decide.rule()),
         },
     }
+
+
+def in_run_race(a, isa: str, names: list[str], run, radius: int) -> dict[str, list[float]]:
+    """The names raced inside one run of --in-run-steps steps (--row-shape measure:A,B,..., names[0]
+    the race's default): each name's MPoints/s round by round, as the run's record gives them."""
+    rec = run(isa, "measure:" + ",".join(names), prefetch="compiled", steps=a.in_run_steps)
+    race_rec = rec["config"]["row_shape"].get("race") or {}
+    rates = (race_rec.get("race") or {}).get("rates")
+    if race_rec.get("how") != "raced" or not rates:
+        sys.exit(
+            f"iso3dfd_kernel_choices.py: radius {radius} {isa}: the run raced no shapes "
+            f"({race_rec.get('why', 'no race in its record')}); give it more steps (--in-run-steps)"
+        )
+    return {name: rates[name] for name in names}
 
 
 def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:

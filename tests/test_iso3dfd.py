@@ -436,6 +436,30 @@ BAD_NATIVE = [
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "measure", "--row-shape", "9x9-ring"],
         "--row-shape 9x9-ring is not a register shape of any row kernel this CPU runs (",
     ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "measure:"],
+        "--row-shape measure:: '' is not the name of a register shape",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "measure:1x1"],
+        "--row-shape measure:1x1: a race needs two shapes at least (measure:A,B)",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "measure:1x1,1x1"],
+        "--row-shape measure:1x1,1x1: 1x1 is named twice",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--row-shape", "measure:1x1,default"],
+        "--row-shape measure:1x1,default: 'default' is not the name of a register shape",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--isa", "generic", "--row-shape", "measure:1x1,8x2-ring"],
+        "--row-shape measure:1x1,8x2-ring is not a register shape of the generic row kernel (default, ",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--row-shape", "measure:2x2,4x1"],
+        "--row-shape measure:2x2,4x1: the reference kernel has no register shape",
+    ),
     pytest.param(
         [37, 29, 41, 3, 13, 7, 9, "compact", 2, "--time-block", "3", "--sweep-team", "slabs"],
         "needs thicker slabs than 2 threads",

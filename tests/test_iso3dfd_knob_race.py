@@ -17,6 +17,7 @@ from iso3dfd_tool import record, tool
 # Another CPU's choice at radius 3 for each vector variant: a shape other than the compiled default
 # (rows_avx512.cpp, rows_avx2.cpp) and two rows of prefetch (the compiled default is one).
 OTHER_SHAPES = {"avx512": "4x2-split", "avx2": "4x1"}
+COMPILED = {"avx512": "2x4", "avx2": "2x2"}  # the compiled defaults at radius 3
 N = 64 + 6  # 64³ interior at radius 3
 
 
@@ -101,6 +102,16 @@ def test_a_settled_race_is_taken_without_racing_and_measure_races_again(isa):
     assert again["race"]["how"] != "kept" and again["requested"] == "measure"
     compiled = run(isa, 2, "--time-block", 1, "--row-shape", "compiled")["config"]["row_shape"]
     assert (compiled["how"], compiled["name"]) == ("default", candidates[0]) and "race" not in compiled
+
+
+def test_measure_with_shapes_races_those_shapes_alone(isa):
+    """--row-shape measure:A,B races A (its default) against B whatever the table's rows chose, and
+    says so; the shape that runs is one of them."""
+    names = [OTHER_SHAPES[isa], COMPILED[isa]]
+    rec = run(isa, 40, "--time-block", 1, "--row-shape", "measure:" + ",".join(names))
+    shape = rec["config"]["row_shape"]
+    assert shape["requested"] == "measure" and shape["race"]["candidates"] == names
+    assert shape["name"] in names and shape["race"]["how"] in ("raced", "default")
 
 
 def test_a_first_race_winner_waits_for_a_second_race(isa):

@@ -49,6 +49,12 @@ std::vector<std::string> Measurement::shape_candidates() const {
   const int r = o_.grid.radius;
   const RowVariant* v = find_row_variant(kernel_isa());
   if (!v) return {};
+  if (!o_.shape_candidates.empty()) {  // --row-shape measure:A,B,...: those, by their full names
+    std::vector<std::string> named;
+    for (const std::string& n : o_.shape_candidates)
+      if (const RowShape* shape = find_shape(*v, n, r)) named.push_back(shape_name(*shape));
+    return named;
+  }
   std::vector<std::string> out{shape_name(v->default_shape(r))};
   std::set<std::string> others;
   for (const json& s : chosen_anywhere(variant_key(), v->isa, "shapes", "shape"))
@@ -175,7 +181,8 @@ void Measurement::race_knobs(int threads) {
     // The variant's shapes, and where the variant was chosen by its speed at its compiled shape, one
     // shape of each other vector variant ("avx512 2x4"): a variant's race never timed its other shapes.
     std::vector<std::string> candidates = shape_candidates();
-    const std::vector<std::string> others = other_variant_candidates(where);
+    const std::vector<std::string> others =
+        o_.shape_candidates.empty() ? other_variant_candidates(where) : std::vector<std::string>{};
     candidates.insert(candidates.end(), others.begin(), others.end());
     const std::string with = others.empty() ? "" : " and other variants'";
     const KnobRace r{"register shape",

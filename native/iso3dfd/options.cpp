@@ -1,6 +1,7 @@
 #include "iso3dfd/options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -73,6 +74,7 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "register shape of the row kernel: default (kept by bandwall tune, else the table of measured "
                  "choices for this CPU and radius, else a race on this run's data against the shapes the "
                  "table's rows chose, kept for later runs, else the variant's compiled default), measure (race now), "
+                 "measure:A,B,... (race those shapes now, the first as the default), "
                  "compiled (the variant's compiled default), or a name of the chosen variant's shapes, planes x "
                  "vectors with -split (two passes) or -ring (the second pass marching along z), e.g. 4x2-split or "
                  "8x2-ring; a name the variant lacks is refused with the list");
@@ -152,19 +154,41 @@ bool parse_options(int argc, char** argv, Options& o) {
 
   if (!find_row_variant(isa)) throw UsageError(row_variant_refusal(isa));
   o.isa = isa;
+  // --row-shape measure:A,B,...: two shapes at least, each once; they name the variant as one shape does.
+  const std::string row_shape = o.shape;
+  if (row_shape.rfind("measure:", 0) == 0) {
+    std::string list = row_shape.substr(8);
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      const std::string name = list.substr(at, comma - at);
+      if (!names_a_shape(name) || name.empty())
+        throw UsageError("--row-shape " + row_shape + ": '" + name + "' is not the name of a register shape");
+      if (std::find(o.shape_candidates.begin(), o.shape_candidates.end(), name) != o.shape_candidates.end())
+        throw UsageError("--row-shape " + row_shape + ": " + name + " is named twice");
+      o.shape_candidates.push_back(name);
+      at = comma + 1;
+    }
+    if (o.shape_candidates.size() < 2)
+      throw UsageError("--row-shape " + row_shape + ": a race needs two shapes at least (measure:A,B)");
+    o.shape = "measure";
+  }
   // A shape belongs to one variant: with auto or measure, the widest this CPU runs that has every
   // shape named (no race, no cached choice: the shapes decide); a variant named must have them.
   const bool swept_named = o.swept_shape != "auto" && o.swept_shape != "same";
-  const bool shape_named = names_a_shape(o.shape);
+  const bool shape_named = names_a_shape(o.shape) || !o.shape_candidates.empty();
   if (shape_named || swept_named) {
-    const std::string flag = shape_named ? "--row-shape " + o.shape : "--swept-shape " + o.swept_shape;
+    const std::string flag = shape_named ? "--row-shape " + row_shape : "--swept-shape " + o.swept_shape;
     if (o.kernel == KernelChoice::Reference) throw UsageError(flag + ": the reference kernel has no register shape");
+    auto has_row_shape = [&](const RowVariant& c) {
+      if (o.shape_candidates.empty()) return find_shape(c, o.shape, o.grid.radius) != nullptr;
+      return std::all_of(o.shape_candidates.begin(), o.shape_candidates.end(),
+                         [&](const std::string& n) { return find_shape(c, n, o.grid.radius) != nullptr; });
+    };
     auto has = [&](const RowVariant& c) {
-      return (!shape_named || find_shape(c, o.shape, o.grid.radius)) &&
-             (!swept_named || find_shape(c, o.swept_shape, o.grid.radius));
+      return (!shape_named || has_row_shape(c)) && (!swept_named || find_shape(c, o.swept_shape, o.grid.radius));
     };
     const bool both = shape_named && swept_named;
-    const std::string named = both ? "--row-shape " + o.shape + " and --swept-shape " + o.swept_shape : flag;
+    const std::string named = both ? "--row-shape " + row_shape + " and --swept-shape " + o.swept_shape : flag;
     const RowVariant* v = find_row_variant(isa);
     if (isa == "auto" || isa == "measure") {
       v = nullptr;

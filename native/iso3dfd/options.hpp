@@ -3,6 +3,7 @@
 // followed by options. Every check happens here, before anything is allocated.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "common/harness.hpp"
 #include "common/placement.hpp"
@@ -51,6 +52,9 @@ struct Options {
   // variant's compiled default), measure (race now), compiled (the variant's compiled default at the
   // radius) or the name of a register shape (rows.hpp's shape_name), checked against the variant chosen
   std::string shape = "default";
+  // --row-shape measure:A,B,...: the shapes raced (shape is then "measure"), the first the race's
+  // default; empty: the variant's default and the shapes the table's rows chose.
+  std::vector<std::string> shape_candidates;
   std::string shape_why;  // why the variant was chosen for the shape (--isa auto or measure), or empty
   // How the shape that ran was chosen: "given" (--row-shape), "tuned" (kept by bandwall tune on this
   // machine), "table" (the table of measured choices' row for this CPU, radius and variant), "raced"
