@@ -67,12 +67,56 @@ def test_a_step_shape_stands_only_when_a_second_race_says_so(monkeypatch, first,
 
     calls = collections.defaultdict(list)
     monkeypatch.setattr(kc, "race", fake_race)
-    a = types.SimpleNamespace(rounds=5, pause=0)
+    a = types.SimpleNamespace(rounds=5, pause=0, in_run=False)
     cands = [("avx512", "default"), ("avx512", "2x4"), ("avx512", "8x2-ring")]
     out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
     assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
     assert seconds == ([] if second is None else [["2x4", "8x2-ring"]])
     assert out.get("second_race", {}).get("decisive") == confirmed
+
+
+@pytest.mark.parametrize(
+    "first,second,shape",
+    [
+        ({"8x2-ring": 120.0}, {"8x2-ring": 120.0}, "8x2-ring"),
+        ({"8x2-ring": 120.0}, {"8x2-ring": 100.5}, "2x4"),
+        ({"8x2-ring": 100.5}, None, "2x4"),
+    ],
+)
+def test_in_run_races_the_shapes_inside_runs_and_a_second_run_confirms(first, second, shape):
+    """--in-run: each candidate's name from a one-step run of it (default: compiled), then one run of
+    --row-shape measure:A,B,... whose record's rates decide, and the second race another such run of
+    the winner against the default; a run that raced nothing stops the bench."""
+    import types
+
+    runs = []
+
+    def run(isa, shape, *x, steps=None, **k):
+        runs.append((shape, steps))
+        if shape.startswith("measure:"):
+            names = shape[len("measure:") :].split(",")
+            got = first if len([r for r in runs if r[0].startswith("measure:")]) == 1 else second
+            jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+            rates = {n: [got.get(n, 100.0) * j for j in jitter] for n in names}
+            race = {"how": "raced", "race": {"rates": rates}}
+            return {"config": {"row_shape": {"name": names[0], "race": race}}}
+        return {"config": {"row_shape": {"name": "2x4" if shape == "compiled" else shape}}}
+
+    a = types.SimpleNamespace(rounds=5, pause=0, in_run=True, in_run_steps=300)
+    cands = [("avx512", "default"), ("avx512", "8x2-ring")]
+    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
+    measured = [r for r in runs if r[0].startswith("measure:")]
+    assert measured[0] == ("measure:2x4,8x2-ring", 300)
+    assert len(measured) == (1 if second is None else 2)
+    assert runs[:2] == [("compiled", 1), ("8x2-ring", 1)]
+
+    def nothing(isa, shape, *x, steps=None, **k):
+        race = {"how": "default", "why": "the run is too short"}
+        return {"config": {"row_shape": {"name": "2x4" if shape == "compiled" else shape, "race": race}}}
+
+    with pytest.raises(SystemExit, match="raced no shapes"):
+        kc.race_shapes(a, ["avx512"], cands, nothing, 4)
 
 
 def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512"):
