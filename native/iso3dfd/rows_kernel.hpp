@@ -185,16 +185,20 @@ class RowKernel {
     return a;
   }
 
-  // Prefetches the line of base[off] into L1 through one addressing mode, base + 4 off: the
+  // Prefetches the line of base[off] into L2 through one addressing mode, base + 4 off: the
   // distance stays one register for every stream the row kernel walks, where _mm_prefetch(base +
   // off) made the compiler walk a pointer of its own per stream along the row, and those pointers
   // spilled: a segment of 2x4 at radius 3 went from 46 general-register loads and stores of the
-  // stack to 39. Measured level to slightly faster: one core in cache at radius 3 1.03x (1.02 to 1.04
-  // over 16 alternated rounds, within the decision rule's 2% margin), 256^3 step by step on two
-  // threads at radius 5 and 7 1.03x and 1.01x (within noise; AMD Zen 4,
-  // bench/results/2026-12-04-ceilings-zen4.md).
+  // stack to 39 (one core in cache at radius 3 1.03x, 1.02 to 1.04 over 16 alternated rounds, within
+  // the decision rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md).
+  // Into L2 (prefetcht1), not L1: the rows a row ahead (3 lines a vector) reach L1 when the kernel
+  // loads them, and L1 keeps the y and z rows the kernel reads again meanwhile; the row kernel loses
+  // about 13% to those rows' L1 misses at radius 3 (bench/results/2026-12-05-l2-prefetch-zen4.md).
+  // Against prefetcht0 on AMD Zen 4, 11 alternated rounds: the defaults at radius 3 on 256^3, two
+  // threads (sweeps) 1.09x (1.05 to 1.19, faster beyond noise), step by step 1.11x (1.00 to 1.13),
+  // one core in cache 1.04x; radius 5 and 7 step by step 0.99x and 1.01x (within noise).
   [[gnu::always_inline]] static inline void prefetch_at(const float* base, long off) {
-    asm volatile("prefetcht0 (%0,%1,4)" : : "r"(base), "r"(off));
+    asm volatile("prefetcht1 (%0,%1,4)" : : "r"(base), "r"(off));
   }
 
   // The 64-byte lines of a's rows under floats [x, x + n): one prefetch per line. As inline asm:
