@@ -192,11 +192,12 @@ class RowKernel {
   // stack to 39 (one core in cache at radius 3 1.03x, 1.02 to 1.04 over 16 alternated rounds, within
   // the decision rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md).
   // Into L2 (prefetcht1), not L1: the rows a row ahead (3 lines a vector) reach L1 when the kernel
-  // loads them, and L1 keeps the y and z rows the kernel reads again meanwhile; the row kernel loses
-  // about 13% to those rows' L1 misses at radius 3 (bench/results/2026-12-05-l2-prefetch-zen4.md).
-  // Against prefetcht0 on AMD Zen 4, 11 alternated rounds: the defaults at radius 3 on 256^3, two
-  // threads (sweeps) 1.09x (1.05 to 1.19, faster beyond noise), step by step 1.11x (1.00 to 1.13),
-  // one core in cache 1.04x; radius 5 and 7 step by step 0.99x and 1.01x (within noise).
+  // loads them, and L1 keeps the y and z rows the kernel reads again meanwhile, whose misses cost
+  // the kernel about 13% of its time in cache at radius 3. Against prefetcht0 on AMD Zen 4, 256^3,
+  // two threads, alternated rounds: step by step at radius 3 1.11x (1.05 to 1.25, faster beyond
+  // noise), at radius 2 with the distance raced again (a row ahead, where prefetcht0 raced none)
+  // 1.24x (1.14 to 1.31); AVX2 at radius 3 1.16x; radius 5 and 7 within noise. On the Intel Xeon
+  // with AMX guest the same switch measured level at radius 8 (bench/results/2026-12-05-l2-prefetch-zen4.md).
   [[gnu::always_inline]] static inline void prefetch_at(const float* base, long off) {
     asm volatile("prefetcht1 (%0,%1,4)" : : "r"(base), "r"(off));
   }
