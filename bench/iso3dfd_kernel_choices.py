@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fills the ISO3DFD rows of the table of measured choices (native/common/isa_choices.json) for
 this CPU: at every radius, which instruction-set variant, which register shape of each variant and
-how many rows ahead each variant's row kernel prefetches, as `bandwall-iso3dfd` runs by default.
+how many rows ahead each variant's row kernel prefetches and into which cache, as `bandwall-iso3dfd`
+runs by default.
 
 Per radius R (the table's key iso3dfd.rows at the article's radius 8, iso3dfd.rows.rR at the
 others), every candidate (a variant and one of its shapes: --shapes-avx512, --shapes-avx2, each
@@ -10,11 +11,12 @@ in an order rotated round by round. A variant's shape is chosen by the project's
 (bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
 faster beyond noise, and then again in a second race of the two alone: among seven shapes one
 passes the rule by chance); the variant then by the same rule, each at its chosen shape, starting from
-the machine model's default. Then, at each variant's chosen shape, the prefetch distances
-(--prefetch-rows) race the same way from the compiled default (none at radius 1 and 2, one row
-beyond), a distance replacing it only when faster beyond noise (ring shapes prefetch along their
-column at any distance, and their first pass brings the second's rows at any but none: only none
-and one row race). With the knob `swept`, at the variant the row names, the shapes race
+the machine model's default. Then, at each variant's chosen shape, the prefetch settings (the
+distances of --prefetch-rows, each into each cache of --prefetch-caches: --prefetch 2:L1) race the
+same way from the compiled default (none at radius 1 and 2, one row beyond, into L2), a setting
+replacing it only when faster beyond noise (ring shapes prefetch along their column at any
+distance, and their first pass brings the second's rows at any but none: only none and one row
+race). With the knob `swept`, at the variant the row names, the shapes race
 again inside sweeps (--swept-shape, at the depth the model proposes for the grid, --time-block D,
 2 D steps): tiles held in cache meet the row kernel's in-core speed, where another shape may beat
 the one step by step from memory runs best with; the winner goes to the entry's swept_shapes (the
@@ -117,6 +119,11 @@ def parse():
     )
     p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
     p.add_argument(
+        "--prefetch-caches",
+        default="L1,L2",
+        help="the caches the prefetches of each distance fill (default L1,L2)",
+    )
+    p.add_argument(
         "--in-run",
         action="store_true",
         help="race the step shapes inside one run (--row-shape measure:A,B,...), trials alternated within it",
@@ -136,6 +143,9 @@ def parse():
         p.error("--knobs takes shapes, prefetch, swept, blocks, team and sweeps, comma-separated")
     a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
+    a.prefetch_caches = a.prefetch_caches.split(",")
+    if not a.prefetch_caches or not set(a.prefetch_caches) <= {"L1", "L2"}:
+        p.error("--prefetch-caches takes L1 and L2, comma-separated")
     return a
 
 
@@ -143,9 +153,14 @@ def key_of(radius: int) -> str:
     return "iso3dfd.rows" if radius == SEED_RADIUS else f"iso3dfd.rows.r{radius}"
 
 
-def default_prefetch(radius: int) -> int:
-    """The compiled default (native/iso3dfd/rows.hpp default_prefetch_rows)."""
-    return 1 if radius > 2 else 0
+def default_prefetch(radius: int) -> str:
+    """The compiled default in --prefetch's form (native/iso3dfd/rows.hpp default_prefetch)."""
+    return "1:L2" if radius > 2 else "0"
+
+
+def prefetch_settings(rows, caches) -> list[str]:
+    """--prefetch's form of each distance into each cache: 0 (none, no cache), N:L1, N:L2."""
+    return ["0" if r == 0 else f"{r}:{c}" for r in sorted(set(rows)) for c in (caches if r else [None])]
 
 
 def main() -> int:
@@ -342,45 +357,25 @@ def in_run_race(a, isa: str, names: list[str], run, radius: int) -> dict[str, li
 
 
 def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
-    """Per variant, at its shape (the row's, else the compiled default), the prefetch distances raced
-    from the compiled default by the decision rule."""
-    from bandwall.core import decide
-
+    """Per variant, at its shape (the row's, else the compiled default), the prefetch settings raced
+    from the compiled default by the decision rule, a winner confirmed by a second race alone (among
+    five settings one passes the rule by chance), as the other knobs' winners are."""
     out = {}
     for isa in offered:
         shape = shapes.get(isa, {}).get("shape", "default")
-        rows = sorted(set(a.prefetch_rows) | {default_prefetch(radius)})
+        default = default_prefetch(radius)
+        settings = prefetch_settings(a.prefetch_rows, a.prefetch_caches)
         if "-ring" in shape:
-            # a ring prefetches along its column whatever the distance; its first pass brings the
-            # second's rows to L2 at any distance but none: only none and one row differ
-            rows = sorted({0, 1} | {default_prefetch(radius)})
-        recs = common.alternate(
-            {p: (lambda p=p, isa=isa, shape=shape: run(isa, shape, str(p))) for p in rows},
-            a.rounds,
-            pause=a.pause,
-        )
-        rates = {p: [r["result"]["mpoints_per_s"] for r in rs] for p, rs in recs.items()}
-        d = decide.choose_best(
-            [str(p) for p in rows], [rates[p] for p in rows], rows.index(default_prefetch(radius))
-        )
-        won = rows[d.chosen]
-        out[isa] = {
-            "prefetch": won,
-            "shape": shape,
-            "figures": {str(p): round(statistics.median(rates[p]), 1) for p in rows},
-            "runs": {str(p): common.spread(rates[p]) for p in rows},
-            "decision": {
-                "chosen": won,
-                "default": default_prefetch(radius),
-                "decisive": d.decisive,
-                "why": d.why,
-            },
-        }
-        print(
-            f"radius {radius} {isa} at {shape}: prefetch {won} rows  "
-            + "  ".join(f"{p}: {common.spread(rates[p])}" for p in rows),
-            file=sys.stderr,
-        )
+            # a ring prefetches along its column whatever the distance and cache; its first pass
+            # brings the second's rows to L2 at any distance but none: only none and one row differ
+            settings = ["0", "1:L2"]
+        # the compiled default first (the decision rule's default), then the others in order
+        names = [default, *[s for s in settings if s != default]]
+        again = lambda pick, isa=isa, shape=shape: race(a, pick, lambda p: run(isa, shape, p))  # noqa: E731
+        rates = again(names)
+        won, d, confirm = settle(names, rates, again, "prefetch")
+        out[isa] = entry_of(won, names, rates, d, confirm, prefetch=won, shape=shape)
+        said(f"radius {radius} {isa} at {shape}: prefetch {won}", names, rates, confirm)
     return out
 
 

@@ -76,6 +76,42 @@ def test_a_step_shape_stands_only_when_a_second_race_says_so(monkeypatch, first,
 
 
 @pytest.mark.parametrize(
+    "radius, shape, first, second, chosen, names",
+    [
+        # radius 3: the default one row into L2 first, then none and each distance into each cache
+        (3, "2x4", {"1:L1": 120.0}, {"1:L1": 120.0}, "1:L1", ["1:L2", "0", "1:L1", "2:L1", "2:L2"]),
+        (3, "2x4", {"1:L1": 120.0}, {"1:L1": 100.5}, "1:L2", ["1:L2", "0", "1:L1", "2:L1", "2:L2"]),
+        # radius 2: none is the default
+        (2, "2x4", {"2:L2": 101.0}, None, "0", ["0", "1:L1", "1:L2", "2:L1", "2:L2"]),
+        # a ring: the cache does nothing, so none and one row race
+        (8, "8x2-ring", {"0": 80.0}, None, "1:L2", ["1:L2", "0"]),
+    ],
+)
+def test_the_prefetch_settings_race_distance_and_cache(
+    monkeypatch, radius, shape, first, second, chosen, names
+):
+    """The prefetch knob: each distance into each cache (--prefetch N:L1, N:L2) races the compiled
+    default (none at radius 1 and 2, one row into L2 beyond); a winner stands only when a second race
+    of it alone against the default settles on it too."""
+    import types
+
+    races = []
+
+    def fake_race(a, pick, go):
+        races.append(pick)
+        jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+        got = first if len(races) == 1 else second
+        return {p: [got.get(p, 100.0) * j for j in jitter] for p in pick}
+
+    monkeypatch.setattr(kc, "race", fake_race)
+    a = types.SimpleNamespace(rounds=5, pause=0, prefetch_rows=[0, 1, 2], prefetch_caches=["L1", "L2"])
+    out = kc.race_prefetch(a, ["avx512"], {"avx512": {"shape": shape}}, None, radius)["avx512"]
+    assert races[0] == names and list(out["figures"]) == names
+    assert (out["prefetch"], out["shape"], out["decision"]["default"]) == (chosen, shape, names[0])
+    assert races[1:] == ([] if second is None else [[names[0], max(first, key=first.get)]])
+
+
+@pytest.mark.parametrize(
     "first,second,shape",
     [
         ({"8x2-ring": 120.0}, {"8x2-ring": 120.0}, "8x2-ring"),

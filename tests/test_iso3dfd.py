@@ -417,6 +417,19 @@ BAD_NATIVE = [
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "-1"], "--prefetch -1: expected auto, measure"),
     ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "far"], "--prefetch far: expected auto, measure"),
     (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "1:L3"],
+        "--prefetch 1:L3: expected auto, measure",
+    ),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "1:"],
+        "optionally :L1 or :L2 (the cache they fill)",
+    ),
+    ([37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", ":L1"], "--prefetch :L1: expected auto, measure"),
+    (
+        [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--prefetch", "9:L1"],
+        "--prefetch 9:L1: expected auto, measure",
+    ),
+    (
         [37, 29, 41, 3, 13, 7, 9, "compact", 1, "--kernel", "reference", "--prefetch", "1"],
         "--prefetch 1: the reference kernel does not prefetch",
     ),

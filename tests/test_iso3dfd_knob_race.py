@@ -15,7 +15,7 @@ from bandwall.core import choices, native
 from iso3dfd_tool import record, tool
 
 # Another CPU's choice at radius 3 for each vector variant: a shape other than the compiled default
-# (rows_avx512.cpp, rows_avx2.cpp) and two rows of prefetch (the compiled default is one).
+# (rows_avx512.cpp, rows_avx2.cpp) and two rows of prefetch into L1 (the compiled default is one into L2).
 OTHER_SHAPES = {"avx512": "4x2-split", "avx2": "4x1"}
 COMPILED = {"avx512": "2x4", "avx2": "2x2"}  # the compiled defaults at radius 3
 N = 64 + 6  # 64³ interior at radius 3
@@ -30,7 +30,11 @@ def isa(monkeypatch, tmp_path) -> str:
     if not offered:
         pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
     isa = offered[0]
-    entry = {"isa": isa, "shapes": {isa: {"shape": OTHER_SHAPES[isa]}}, "prefetch": {isa: {"prefetch": 2}}}
+    entry = {
+        "isa": isa,
+        "shapes": {isa: {"shape": OTHER_SHAPES[isa]}},
+        "prefetch": {isa: {"prefetch": "2:L1"}},
+    }
     row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
     table = tmp_path / "choices.json"
     table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r3": entry}}]}))
@@ -76,7 +80,7 @@ def test_a_cpu_without_a_row_races_the_shapes_other_rows_chose_on_its_own_steps(
     assert shape["name"] in race["candidates"] and shape["how"] in ("raced", "default")
     assert race["how"] == shape["how"]
     pf = rec["config"]["prefetch"]
-    assert pf["race"]["candidates"] == ["1", "2"] and pf["how"] in ("raced", "default")
+    assert pf["race"]["candidates"] == ["1:L2", "2:L1"] and pf["how"] in ("raced", "default")
     if shape["how"] == "raced":
         assert race["race"]["comparisons"][0]["ratio"]["rounds"] >= 5 and race["kept"]["file"] == str(
             choices.knob_races_path()
@@ -126,9 +130,9 @@ def test_a_first_race_winner_waits_for_a_second_race(isa):
 
 def test_a_kept_prefetch_distance_holds_for_its_shape_only(isa):
     pf = run(isa, 2, "--time-block", 1)["config"]["prefetch"]["race"]
-    keep(pf["key"], pf["candidates"], "2", settled=True)
+    keep(pf["key"], pf["candidates"], "2:L1", settled=True)
     c = run(isa, 2, "--time-block", 1)["config"]
-    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"]) == ("kept", 2)
+    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"], c["prefetch"]["cache"]) == ("kept", 2, "L1")
     other = run(isa, 2, "--time-block", 1, "--row-shape", OTHER_SHAPES[isa])["config"]["prefetch"]
     assert other["how"] == "default" and other["race"]["key"] != pf["key"]
 

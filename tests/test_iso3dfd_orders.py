@@ -58,17 +58,17 @@ def test_every_radius_runs_checks_and_says_how(radius, isa_ceiling):
 @pytest.mark.parametrize("radius", [1, 5, 8])
 def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chosen(radius, isa_ceiling):
     """--prefetch changes only where the row kernel prefetches: none, one row or several rows ahead
-    (past a block's last row into the next planes), each checked against the reference with the same
-    norm, on every variant this CPU runs; auto says whence its distance came (the table's row for
-    this CPU, else the default)."""
+    (past a block's last row into the next planes), into L2 or L1, each checked against the reference
+    with the same norm, on every variant this CPU runs; auto says whence its setting came (the
+    table's row for this CPU, else the default)."""
     n = 2 * radius + 13
     grid = (40, n, n + 9, 3, 40, 4, 8, "compact", THREADS, "--radius", radius, "--verify")
     norms = set()
-    for p in ("none", "1", "3"):
+    for p, rows, cache in (("none", 0, None), ("1", 1, "L2"), ("3:L1", 3, "L1"), ("2:l2", 2, "L2")):
         rec = record(*grid, "--prefetch", p)
         assert rec["validation"]["passed"] and rec["validation"]["checked"]
         pf = rec["config"]["prefetch"]
-        assert pf["how"] == "given" and pf["rows_ahead"] == (0 if p == "none" else int(p))
+        assert (pf["how"], pf["rows_ahead"], pf["cache"], pf["requested"]) == ("given", rows, cache, p)
         c = rec["config"]
         assert pf["used"] is (c["radius_path"] == "templated" and "-ring" not in c["row_shape"]["name"])
         norms.add(round(rec["result"]["norm"], 4))
@@ -77,6 +77,7 @@ def test_every_prefetch_distance_gives_the_same_answer_and_says_how_it_was_chose
     assert auto["requested"] == "auto" and auto["how"] in ("table", "default", "tuned")
     if auto["how"] == "default":
         assert auto["rows_ahead"] == (1 if radius > 2 else 0)
+        assert auto["setting"] == ("1:L2" if radius > 2 else "0")
 
 
 def test_what_is_measured_at_one_radius_is_kept_for_that_radius_only():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from bandwall.tune import targets
 from iso3dfd_tool import record
 
 THREADS = min(2, len(os.sched_getaffinity(0)))
+TABLE = Path(__file__).resolve().parent.parent / "native" / "common" / "isa_choices.json"
 
 
 # A shape of each vector variant other than its compiled default at radius 3 (rows_avx512.cpp and
@@ -64,6 +66,56 @@ def test_the_table_of_measured_choices_names_the_shape_per_cpu_and_radius(radius
         assert shape["how"] == "default" and "has no shape" in shape["from"]
     given = record(*args, "--radius", radius, "--row-shape", "default")["config"]["row_shape"]
     assert given["how"] == "table"  # "default" asks for the default choice, which the table makes
+
+
+@pytest.mark.parametrize(
+    "named, rows, cache, how",
+    [
+        ("2:L1", 2, "L1", "table"),
+        ("1:l2", 1, "L2", "table"),
+        (2, 2, "L2", "table"),  # a number of rows: into the default cache
+        ("0", 0, None, "table"),
+        ("3:L9", 1, "L2", "default"),  # not a setting: the compiled default, and why
+    ],
+)
+def test_the_prefetch_setting_the_table_names_runs_by_default(named, rows, cache, how, monkeypatch, tmp_path):
+    """The distance and the cache of a row's prefetch entry run by default, checked against the
+    reference; what is not a setting leaves the compiled default (one row into L2 at radius 3)."""
+    topo_rec = json.loads(subprocess.check_output([native.executable("bandwall-topo")]))
+    offered = [i for i in topo_rec["result"]["isa"]["offered"] if i in TABLE_SHAPES]
+    if not offered:
+        pytest.skip("no vector variant on this CPU (the guests of tests/vm/isa_cases.py run none either)")
+    isa = offered[0]
+    entry = {"isa": isa, "prefetch": {isa: {"prefetch": named, "measured": "2026-01-03", "command": "c"}}}
+    row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t"}
+    table = tmp_path / "choices.json"
+    table.write_text(json.dumps({"rows": [{**row, "kernels": {"iso3dfd.rows.r3": entry}}]}))
+    monkeypatch.setenv("BANDWALL_ISA_CHOICES", str(table))
+    monkeypatch.setenv("BANDWALL_MICROARCH", "AMD Zen 4")
+    args = (46, 40, 44, 3, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--time-block", 1)
+    rec = record(*args, "--radius", 3, "--row-shape", "2x4" if isa == "avx512" else "2x2", "--verify")
+    assert rec["validation"]["passed"] and rec["validation"]["checked"]
+    pf = rec["config"]["prefetch"]
+    assert (pf["rows_ahead"], pf["cache"], pf["how"]) == (rows, cache, how)
+    assert ("2026-01-03" in pf["from"]) is (how == "table")
+
+
+def test_every_prefetch_setting_of_the_table_is_one_the_kernel_takes():
+    """Each row's prefetch entries name a setting in --prefetch's written form (0, N:L1, N:L2), the
+    shape it was measured at, and its figures under the same names."""
+    import re
+
+    table = json.loads(TABLE.read_text())
+    seen = 0
+    for row in table["rows"]:
+        for key, entry in row["kernels"].items():
+            for isa, pf in entry.get("prefetch", {}).items():
+                where = (row["microarch"], key, isa)
+                assert re.fullmatch(r"0|[1-8]:L[12]", pf["prefetch"]), where
+                assert pf["prefetch"] in pf["figures"] and pf["decision"]["default"] in pf["figures"], where
+                assert all(re.fullmatch(r"0|[1-8]:L[12]", k) for k in pf["figures"]), where
+                seen += 1
+    assert seen >= 16
 
 
 # A shape of each vector variant for the sweeps, other than its step shape at radius 3.
@@ -414,13 +466,13 @@ def test_a_shape_the_tune_kept_runs_by_default_on_this_machine():
     assert other["how"] in ("table", "default")
     choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")
     assert record(*args)["config"]["row_shape"]["how"] in ("table", "default")
-    # a prefetch distance alone: kept beside the shape the run takes anyway
-    best = {"shape": targets.DEFAULT_SHAPE, "prefetch": "2", "isa": isa}
-    assert "a prefetch of 2 rows ahead not kept" in target.settled(best, row, decided=False)
+    # a prefetch setting alone: kept beside the shape the run takes anyway
+    best = {"shape": targets.DEFAULT_SHAPE, "prefetch": "2:L1", "isa": isa}
+    assert "the prefetch setting 2:L1 not kept" in target.settled(best, row, decided=False)
     assert "later runs" in target.settled(best, row, decided=True)
     (kept,) = choices.shape_rows()
-    assert (kept["prefetch"], kept["shape"]) == (2, "")
+    assert (kept["prefetch"], kept["shape"]) == ("2:L1", "")
     c = record(*args)["config"]
-    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"]) == ("tuned", 2)
+    assert (c["prefetch"]["how"], c["prefetch"]["rows_ahead"], c["prefetch"]["cache"]) == ("tuned", 2, "L1")
     assert c["row_shape"]["how"] in ("table", "default")
     choices.keep_row_kernel("iso3dfd.rows.r3", isa, None, "", "")

@@ -4,7 +4,9 @@
 #include <omp.h>
 #include <xmmintrin.h>
 
+#include <charconv>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -126,19 +128,46 @@ void select_swept_shape(const std::string& name) {
 }
 
 namespace {
-int& selected_prefetch() {
-  static int rows = -1;
-  return rows;
+std::optional<Prefetch>& selected_prefetch() {
+  static std::optional<Prefetch> p;
+  return p;
 }
 }  // namespace
 
-int prefetch_rows(int r) { return selected_prefetch() >= 0 ? selected_prefetch() : default_prefetch_rows(r); }
+std::optional<Prefetch> parse_prefetch(std::string_view text) {
+  if (text == "none") return Prefetch{0};
+  const std::size_t colon = text.find(':');
+  const std::string_view rows = text.substr(0, colon);
+  int n = -1;
+  const auto [end, err] = std::from_chars(rows.data(), rows.data() + rows.size(), n);
+  if (err != std::errc() || end != rows.data() + rows.size() || n < 0 || n > kMaxPrefetchRows) return std::nullopt;
+  Prefetch p{n};
+  if (colon == std::string_view::npos) return p;
+  const std::string_view cache = text.substr(colon + 1);
+  if (cache == "L1" || cache == "l1")
+    p.cache = PrefetchCache::L1;
+  else if (cache == "L2" || cache == "l2")
+    p.cache = PrefetchCache::L2;
+  else
+    return std::nullopt;
+  return p;
+}
 
-void select_prefetch(int rows) {
-  if (rows > kMaxPrefetchRows)
-    throw std::invalid_argument("--prefetch " + std::to_string(rows) + ": at most " + std::to_string(kMaxPrefetchRows) +
-                                " rows ahead");
-  selected_prefetch() = rows < 0 ? -1 : rows;
+const char* cache_name(PrefetchCache c) { return c == PrefetchCache::L1 ? "L1" : "L2"; }
+
+std::string prefetch_name(const Prefetch& p) {
+  return p.rows == 0 ? "0" : std::to_string(p.rows) + ":" + cache_name(p.cache);
+}
+
+Prefetch prefetch_setting(int r) { return selected_prefetch().value_or(default_prefetch(r)); }
+
+int prefetch_rows(int r) { return prefetch_setting(r).rows; }
+
+void select_prefetch(std::optional<Prefetch> p) {
+  if (p && (p->rows < 0 || p->rows > kMaxPrefetchRows))
+    throw std::invalid_argument("--prefetch " + std::to_string(p->rows) + ": at most " +
+                                std::to_string(kMaxPrefetchRows) + " rows ahead");
+  selected_prefetch() = p;
 }
 
 int register_planes(int radius) { return active_shape(radius).planes; }

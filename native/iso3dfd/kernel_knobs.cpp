@@ -2,6 +2,7 @@
 // bandwall tune iso3dfd kept on this machine (the cache folder's iso3dfd-shapes file), else this CPU's
 // entry of the table of measured choices for the radius and variant (common/isa_choices.json), else
 // the compiled default or the model's choice; the record says which (how) and whence (from).
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -58,6 +59,11 @@ std::string tuned_words(const json& e, const std::string& cache, bool why) {
 }
 
 }  // namespace
+
+std::optional<Prefetch> prefetch_of(const json& value) {
+  if (value.is_number_integer()) return parse_prefetch(std::to_string(value.get<long>()));
+  return value.is_string() ? parse_prefetch(value.get<std::string>()) : std::nullopt;
+}
 
 void Measurement::choose_shape() {
   // --row-shape: its variant is the one run (options.cpp), so the shape is found in it.
@@ -140,13 +146,13 @@ void Measurement::choose_swept_shape() {
 }
 
 void Measurement::choose_prefetch() {
-  if (o_.prefetch >= 0) {
+  if (o_.prefetch) {
     select_prefetch(o_.prefetch);
     o_.prefetch_how = "given";
-    o_.prefetch_from = "--prefetch " + (o_.prefetch ? std::to_string(o_.prefetch) : std::string("none"));
+    o_.prefetch_from = "--prefetch " + o_.prefetch_given;
     return;
   }
-  select_prefetch(-1);
+  select_prefetch(std::nullopt);
   const std::string isa = kernel_isa(), key = variant_key();
   o_.prefetch_how = "default";
   o_.prefetch_from = "the compiled default at radius " + std::to_string(o_.grid.radius);
@@ -154,25 +160,19 @@ void Measurement::choose_prefetch() {
     o_.prefetch_from = "--prefetch " + o_.prefetch_request + ": " + o_.prefetch_from;
     return;
   }
-  auto rows_of = [](const json& e) {
-    const auto it = e.find("prefetch");
-    return it != e.end() && it->is_number_integer() && it->get<int>() >= 0 && it->get<int>() <= kMaxPrefetchRows
-               ? it->get<int>()
-               : -1;
-  };
   // kept beside the shape
-  if (const auto [e, cache] = tuned(key, isa); e.is_object() && rows_of(e) >= 0) {
-    select_prefetch(rows_of(e));
+  if (const auto [e, cache] = tuned(key, isa); e.is_object() && prefetch_of(e.value("prefetch", json()))) {
+    select_prefetch(prefetch_of(e.value("prefetch", json())));
     o_.prefetch_how = "tuned";
     o_.prefetch_from = tuned_words(e, cache, false);
     return;
   }
   const TableRow t = table_row(key, isa, "prefetch", "prefetch", "");
-  if (!t.row || rows_of(*t.row) < 0) {
+  if (!t.row || !prefetch_of(t.row->value("prefetch", json()))) {
     o_.prefetch_from += t.missing;
     return;
   }
-  select_prefetch(rows_of(*t.row));
+  select_prefetch(prefetch_of(t.row->value("prefetch", json())));
   o_.prefetch_how = "table";
   o_.prefetch_from = t.cite;
 }

@@ -66,13 +66,13 @@ std::vector<std::string> Measurement::shape_candidates() const {
 }
 
 std::vector<std::string> Measurement::prefetch_candidates() const {
-  const int def = default_prefetch_rows(o_.grid.radius);
-  std::set<int> others;
+  const std::string def = prefetch_name(default_prefetch(o_.grid.radius));
+  std::set<std::string> others;
   for (const json& p : chosen_anywhere(variant_key(), kernel_isa(), "prefetch", "prefetch"))
-    if (p.is_number_integer() && p.get<int>() >= 0 && p.get<int>() <= kMaxPrefetchRows) others.insert(p.get<int>());
-  std::vector<std::string> out{std::to_string(def)};
-  for (int p : others)
-    if (p != def) out.push_back(std::to_string(p));
+    if (const std::optional<Prefetch> q = prefetch_of(p)) others.insert(prefetch_name(*q));
+  std::vector<std::string> out{def};
+  for (const std::string& p : others)
+    if (p != def) out.push_back(p);
   return out;
 }
 
@@ -236,19 +236,19 @@ void Measurement::race_knobs(int threads) {
                      cache,
                      o_.prefetch_request == "measure",
                      trials_left};
-    const KnobOutcome out = race_knob(r, [&](const std::string& rows) {
-      select_prefetch(std::stoi(rows));
+    const KnobOutcome out = race_knob(r, [&](const std::string& setting) {
+      select_prefetch(parse_prefetch(setting));
       return trial_rate();
     });
     o_.prefetch_race = out.record;
     if (out.how != "default") {
-      select_prefetch(std::stoi(out.chosen));
+      select_prefetch(parse_prefetch(out.chosen));
       o_.prefetch_how = out.how;
       o_.prefetch_from =
           (out.how == "kept" ? "an earlier run's race on this machine among " : "a race on this run's data among ") +
-          std::to_string(r.candidates.size()) + " distances (" + cache + ")";
+          std::to_string(r.candidates.size()) + " prefetch settings (" + cache + ")";
     } else {
-      select_prefetch(-1);
+      select_prefetch(std::nullopt);
     }
   }
 }

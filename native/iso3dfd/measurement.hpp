@@ -29,6 +29,10 @@ inline constexpr const char* kTimeBlocksAbout =
 
 driver::Facts facts();
 
+// The prefetch setting a "prefetch" field of the table of measured choices or of a kept choice
+// names (a number of rows, or the setting's written form: rows.hpp's parse_prefetch), or nothing.
+std::optional<Prefetch> prefetch_of(const nlohmann::json& value);
+
 class Measurement : public driver::Measurement {
  public:
   // o: the parsed options (its blocks are filled as they are chosen); cpu: the first CPU of the

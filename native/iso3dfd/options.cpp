@@ -85,14 +85,15 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "--row-shape");
   std::string prefetch = "auto";
   app.add_option("--prefetch", prefetch,
-                 "rows ahead the row kernel prefetches next, vel and prev's leading plane: auto (default: kept by "
-                 "bandwall tune, else the table of measured choices for this CPU and radius, else a race on this "
-                 "run's data against the distances the table's rows chose, kept for later runs, else the compiled "
-                 "default: none at radius 1 and 2 and one row beyond), measure (race now), compiled (the compiled "
-                 "default), none, or a number of rows 1-" +
+                 "rows ahead the row kernel prefetches next, vel and prev's leading plane, and the cache they "
+                 "fill: auto (default: kept by bandwall tune, else the table of measured choices for this CPU and "
+                 "radius, else a race on this run's data against the settings the table's rows chose, kept for "
+                 "later runs, else the compiled default: none at radius 1 and 2 and one row beyond, into L2), "
+                 "measure (race now), compiled (the compiled default), none, or a number of rows 1-" +
                      std::to_string(kMaxPrefetchRows) +
-                     " (ring shapes prefetch along their column instead; a split shape's first pass, at any "
-                     "number but none, also brings its second pass's rows from memory)");
+                     " with :L1 or :L2 for the cache (L2 when left out), as 2:L1 (ring shapes prefetch along their "
+                     "column instead; a split shape's first pass, at any number but none, also brings its second "
+                     "pass's rows from memory)");
   app.add_option(
       "--time-block", time_block,
       "time steps per sweep while a tile stays in cache: a number (1: step by step), auto (default): the depth "
@@ -215,22 +216,14 @@ bool parse_options(int argc, char** argv, Options& o) {
   if ((o.shape == "measure" || o.shape == "compiled") && o.kernel == KernelChoice::Reference)
     throw UsageError("--row-shape " + o.shape + ": the reference kernel has no register shape");
   o.prefetch_request = prefetch == "auto" || prefetch == "measure" || prefetch == "compiled" ? prefetch : "given";
-  if (prefetch == "none") {
-    o.prefetch = 0;
-  } else if (o.prefetch_request == "given") {
-    std::size_t used = 0;
-    int rows = -1;
-    try {
-      rows = std::stoi(prefetch, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != prefetch.size() || rows < 0 || rows > kMaxPrefetchRows)
+  if (o.prefetch_request == "given") {
+    o.prefetch = parse_prefetch(prefetch);
+    o.prefetch_given = prefetch;
+    if (!o.prefetch)
       throw UsageError("--prefetch " + prefetch + ": expected auto, measure, compiled, none or a number of rows 0-" +
-                       std::to_string(kMaxPrefetchRows));
-    o.prefetch = rows;
+                       std::to_string(kMaxPrefetchRows) + ", optionally :L1 or :L2 (the cache they fill)");
   }
-  if ((o.prefetch >= 0 || o.prefetch_request != "auto") && o.kernel == KernelChoice::Reference)
+  if ((o.prefetch || o.prefetch_request != "auto") && o.kernel == KernelChoice::Reference)
     throw UsageError("--prefetch " + prefetch + ": the reference kernel does not prefetch");
 
   const char* fault = std::getenv("BANDWALL_ISO3DFD_FAULT");

@@ -2,6 +2,7 @@
 //   n1 n2 n3 nb_iter n1_block n2_block n3_block [affinity] [nb_threads]
 // followed by options. Every check happens here, before anything is allocated.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "common/placement.hpp"
 #include "common/record.hpp"
 #include "iso3dfd/iso3dfd.hpp"
+#include "iso3dfd/rows.hpp"
 
 namespace bw::iso3dfd {
 
@@ -70,11 +72,13 @@ struct Options {
   std::string swept_shape = "auto";
   std::string swept_shape_how = "same";
   std::string swept_shape_from;
-  // --prefetch: rows ahead the row kernel prefetches (0: none), or -1 with prefetch_request auto (the
-  // one bandwall tune kept, else the table of measured choices' for this CPU and radius, else a race
-  // kept on this machine, else rows.hpp's default), measure (race now) or compiled (rows.hpp's
-  // default); prefetch_how, prefetch_from and prefetch_race say which, as for the shape.
-  int prefetch = -1;
+  // --prefetch: the rows ahead the row kernel prefetches and the cache they fill (rows.hpp's
+  // Prefetch), or nothing with prefetch_request auto (the one bandwall tune kept, else the table of
+  // measured choices' for this CPU and radius, else a race kept on this machine, else rows.hpp's
+  // default), measure (race now) or compiled (rows.hpp's default); prefetch_how, prefetch_from and
+  // prefetch_race say which, as for the shape; prefetch_given: the text given.
+  std::optional<Prefetch> prefetch;
+  std::string prefetch_given;
   std::string prefetch_request = "auto";
   std::string prefetch_how = "default";
   std::string prefetch_from;

@@ -180,8 +180,11 @@ json iso_config(const Options& o) {
                                     {"how", o.swept_shape_how},
                                     {"from", o.swept_shape_from}};
     // ring shapes prefetch along their column whatever this says
-    config["prefetch"] = {{"rows_ahead", prefetch_rows(o.grid.radius)},
-                          {"requested", o.prefetch < 0 ? json(o.prefetch_request) : json(o.prefetch)},
+    const Prefetch pf = prefetch_setting(o.grid.radius);
+    config["prefetch"] = {{"rows_ahead", pf.rows},
+                          {"cache", pf.rows ? json(cache_name(pf.cache)) : json()},  // none: no cache
+                          {"setting", prefetch_name(pf)},
+                          {"requested", o.prefetch ? o.prefetch_given : o.prefetch_request},
                           {"how", o.prefetch_how},
                           {"from", o.prefetch_from},
                           // the generic loops do not prefetch, and a ring prefetches along its column

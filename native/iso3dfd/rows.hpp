@@ -6,8 +6,10 @@
 // may run (common/isa.hpp). Adding a variant is one file and one line in rows.cpp.
 #pragma once
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/dispatch.hpp"
@@ -130,9 +132,6 @@ BoxFn active_box(const Grid& g);
 // than two vectors, where their whole-vector loads would reach outside the arrays).
 std::string radius_path(const Grid& g);
 
-// A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
-// ring), then -y and the rows its first pass computes together (more than one), then -x and the
-// hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring-y4, 3x2-x81.
 // How many rows ahead the row kernel prefetches next, vel and prev's leading plane (0: none), at
 // radius r unless selected otherwise: at radius 1 and 2 a vector issues few loads, and the three
 // prefetches cost more load slots than they save (without them 1.25x at radius 1 with the grid in
@@ -141,11 +140,39 @@ std::string radius_path(const Grid& g);
 // choices overrides it per CPU and radius (Measurement::choose_prefetch).
 constexpr int default_prefetch_rows(int r) { return r > 2 ? 1 : 0; }
 constexpr int kMaxPrefetchRows = 8;
-// The rows ahead run() prefetches at radius r: the one selected (select_prefetch), else the default.
-int prefetch_rows(int r);
-// rows >= 0 selects it for every radius; -1 returns to each radius's default.
-void select_prefetch(int rows);
 
+// The cache those prefetches fill: L1 (prefetcht0) or L2 (prefetcht1). L2 by default: the rows a
+// row ahead (3 lines a vector) reach L1 when the kernel loads them, and meanwhile L1 keeps the y and
+// z rows the kernel reads again; on AMD Zen 4 (256^3, two threads) step by step ran 1.11x at radius
+// 3 and 1.24x at 2 with L2 (bench/results/2026-12-05-l2-prefetch-zen4.md). The table of measured
+// choices sets it per CPU and radius with the distance (bench/iso3dfd_kernel_choices.py races both).
+enum class PrefetchCache { L1, L2 };
+constexpr PrefetchCache kDefaultPrefetchCache = PrefetchCache::L2;
+
+// A prefetch setting: rows ahead (0: none) and the cache. Its one written form, for --prefetch, the
+// table of measured choices, kept choices and races: "none" or "0", "N" (N rows into the default
+// cache) or "N:L1" / "N:L2" (either case); prefetch_name writes "0" or "N:L1" / "N:L2".
+struct Prefetch {
+  int rows = 0;
+  PrefetchCache cache = kDefaultPrefetchCache;
+  bool operator==(const Prefetch&) const = default;
+};
+// The setting text names, or nothing when it names none of those forms (or more than
+// kMaxPrefetchRows rows).
+std::optional<Prefetch> parse_prefetch(std::string_view text);
+std::string prefetch_name(const Prefetch& p);
+const char* cache_name(PrefetchCache c);
+constexpr Prefetch default_prefetch(int r) { return {default_prefetch_rows(r), kDefaultPrefetchCache}; }
+
+// What run() prefetches at radius r: the setting selected (select_prefetch), else the default.
+Prefetch prefetch_setting(int r);
+int prefetch_rows(int r);
+// A setting selects it for every radius; nothing returns to each radius's default.
+void select_prefetch(std::optional<Prefetch> p);
+
+// A shape's name: planes x vectors, then -split or -ring (a split shape whose second pass is a
+// ring), then -y and the rows its first pass computes together (more than one), then -x and the
+// hexadecimal mask of the x distances loaded: 4x2-split, 8x2-ring-y4, 3x2-x81.
 std::string shape_name(const RowShape& s);
 // The names of a variant's shapes, its first (the default) first.
 std::string shape_names(const RowVariant& v);

@@ -81,8 +81,9 @@ class RowKernel {
   }
 
   // One cache block: next = 2 prev - next + vel * lap(prev) on the box, P planes at a time (the
-  // planes left over one at a time); split shapes in two passes per P planes.
-  template <RowDesc D>
+  // planes left over one at a time); split shapes in two passes per P planes. C: the cache the
+  // update's prefetches fill (a ring's column prefetches go to L1 whatever it says).
+  template <RowDesc D, PrefetchCache C = kDefaultPrefetchCache>
   void box(const float* prev, float* next, const float* vel, const Grid& g, const Box& b) const {
     constexpr RowDesc one{1, D.vectors, D.x_loads};
     std::size_t z = b.z0;
@@ -103,17 +104,17 @@ class RowKernel {
       for (; z + D.planes <= b.z1; z += D.planes) {
         partial_sums<D>(prev, next, vel, g, b, z, D.planes, t, tp);
         for (std::size_t y = b.y0; y < b.y1; ++y)
-          row<D, Pass::FromPartialSums>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z),
-                                        t + (y - b.y0) * g.n1, static_cast<long>(tp));
+          row<D, Pass::FromPartialSums, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z),
+                                           t + (y - b.y0) * g.n1, static_cast<long>(tp));
       }
     } else {
       for (; z + D.planes <= b.z1; z += D.planes)
         for (std::size_t y = b.y0; y < b.y1; ++y)
-          row<D>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z));
+          row<D, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z));
     }
     for (; z < b.z1; ++z)
       for (std::size_t y = b.y0; y < b.y1; ++y)
-        row<one>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z));
+        row<one, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z));
   }
 
   // A split shape's first pass: the centre, x and y sums of n planes from z on, plane by plane (its
@@ -185,21 +186,19 @@ class RowKernel {
     return a;
   }
 
-  // Prefetches the line of base[off] into L2 through one addressing mode, base + 4 off: the
+  // Prefetches the line of base[off] into cache C through one addressing mode, base + 4 off: the
   // distance stays one register for every stream the row kernel walks, where _mm_prefetch(base +
   // off) made the compiler walk a pointer of its own per stream along the row, and those pointers
   // spilled: a segment of 2x4 at radius 3 went from 46 general-register loads and stores of the
   // stack to 39 (one core in cache at radius 3 1.03x, 1.02 to 1.04 over 16 alternated rounds, within
-  // the decision rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md).
-  // Into L2 (prefetcht1), not L1: the rows a row ahead (3 lines a vector) reach L1 when the kernel
-  // loads them, and L1 keeps the y and z rows the kernel reads again meanwhile, whose misses cost
-  // the kernel about 13% of its time in cache at radius 3. Against prefetcht0 on AMD Zen 4, 256^3,
-  // two threads, alternated rounds: step by step at radius 3 1.11x (1.05 to 1.25, faster beyond
-  // noise), at radius 2 with the distance raced again (a row ahead, where prefetcht0 raced none)
-  // 1.24x (1.14 to 1.31); AVX2 at radius 3 1.16x; radius 5 and 7 within noise. On the Intel Xeon
-  // with AMX guest the same switch measured level at radius 8 (bench/results/2026-12-05-l2-prefetch-zen4.md).
+  // the decision rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md). Which cache:
+  // PrefetchCache (rows.hpp).
+  template <PrefetchCache C>
   [[gnu::always_inline]] static inline void prefetch_at(const float* base, long off) {
-    asm volatile("prefetcht1 (%0,%1,4)" : : "r"(base), "r"(off));
+    if constexpr (C == PrefetchCache::L1)
+      asm volatile("prefetcht0 (%0,%1,4)" : : "r"(base), "r"(off));
+    else
+      asm volatile("prefetcht1 (%0,%1,4)" : : "r"(base), "r"(off));
   }
 
   // The 64-byte lines of a's rows under floats [x, x + n): one prefetch per line. As inline asm:
@@ -229,7 +228,7 @@ class RowKernel {
  private:
   // Vectors start on vector boundaries of prev's row: the first starts at or before x0, the last
   // ends at or after x1; those two are masked, the others whole.
-  template <RowDesc D, Pass Part = Pass::All>
+  template <RowDesc D, Pass Part = Pass::All, PrefetchCache C = kDefaultPrefetchCache>
   void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1, long pf,
            float* t = nullptr, long tp = 0, const RowsAhead* ra = nullptr) const {
     constexpr RowDesc one{D.planes, 1, D.x_loads};
@@ -238,20 +237,20 @@ class RowKernel {
     auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
     if (x < lo) {
       bring(ra, x, L);
-      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
       x += L;
     }
     for (; x + L * D.vectors <= hi; x += L * D.vectors) {
       bring(ra, x, L * D.vectors);
-      segment<D, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+      segment<D, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
     }
     for (; x + L <= hi; x += L) {
       bring(ra, x, L);
-      segment<one, false, Part>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+      segment<one, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
     }
     if (x < hi) {
       bring(ra, x, L);
-      segment<one, true, Part>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
     }
   }
 
@@ -339,7 +338,7 @@ class RowKernel {
 
   // P planes x V vectors of outputs from index i (plane z, the first vector) on; Masked: one
   // vector whose lanes outside the box are neither read from next/vel nor written.
-  template <RowDesc D, bool Masked, Pass Part = Pass::All>
+  template <RowDesc D, bool Masked, Pass Part = Pass::All, PrefetchCache C = kDefaultPrefetchCache>
   [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
                                              long pf, float* t = nullptr, long tp = 0) const {
     constexpr int P = D.planes, V = D.vectors;
@@ -446,9 +445,9 @@ class RowKernel {
       for (int v = 0; v < V; ++v) {
         const std::size_t iv = io + static_cast<std::size_t>(L * v);
         if (ahead != 0 && (L * v) % 16 == 0) {
-          prefetch_at(next + iv, ahead);
-          prefetch_at(vel + iv, ahead);
-          prefetch_at(prev + iv, ahead_z);
+          prefetch_at<C>(next + iv, ahead);
+          prefetch_at<C>(vel + iv, ahead);
+          prefetch_at<C>(prev + iv, ahead_z);
         }
         const Vec cur = Isa::load(prev + iv);
         if constexpr (Masked) {
@@ -495,7 +494,17 @@ class RowKernel {
 template <class Isa, RowDesc D, int R>
 [[gnu::flatten]] void row_box(const Coefficients& c, const float* prev, float* next, const float* vel, const Grid& g,
                               const Box& b) {
-  const RowKernel<Isa, R> k(c, g.pitch(), g.plane(), prefetch_rows(R));
+  const Prefetch p = prefetch_setting(R);
+  const RowKernel<Isa, R> k(c, g.pitch(), g.plane(), p.rows);
+  // the cache is a template argument (a branch per prefetch would sit in the hot loop); a ring's
+  // update does not use it, and neither does a kernel that prefetches nothing
+  if constexpr (!D.ring)
+    if (p.rows != 0 && p.cache != kDefaultPrefetchCache) {
+      constexpr PrefetchCache kOther =
+          kDefaultPrefetchCache == PrefetchCache::L1 ? PrefetchCache::L2 : PrefetchCache::L1;
+      k.template box<D, kOther>(prev, next, vel, g, b);
+      return;
+    }
   k.template box<D>(prev, next, vel, g, b);
 }
 

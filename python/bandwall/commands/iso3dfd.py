@@ -99,10 +99,11 @@ from bandwall.views.iso3dfd import csv_rows, render
     "--prefetch",
     callback=refuse_empty,
     default=None,
-    help="rows ahead the row kernel prefetches next, vel and prev's leading plane: none, a number of rows, "
-    "measure (race now) or compiled (none at radius 1 and 2, one row beyond); default: kept by bandwall tune, "
-    "else the table of measured choices for this CPU and radius, else a race on the run's steps against the "
-    "distances the table's rows chose, kept for later runs, else compiled (config.prefetch says which)",
+    help="rows ahead the row kernel prefetches next, vel and prev's leading plane, and the cache they fill: "
+    "none, a number of rows with :L1 or :L2 (2:L1; L2 when left out), measure (race now) or compiled (none at "
+    "radius 1 and 2, one row beyond, into L2); default: kept by bandwall tune, else the table of measured "
+    "choices for this CPU and radius, else a race on the run's steps against the settings the table's rows "
+    "chose, kept for later runs, else compiled (config.prefetch says which)",
 )
 @click.option(
     "--row-pitch",

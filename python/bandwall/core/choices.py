@@ -160,12 +160,13 @@ def shapes_path() -> Path:
 
 
 # what bandwall-iso3dfd reads from a kept entry (Measurement::choose_*): the step shape, the prefetch
-# distance and the sweeps' shape
+# setting (distance and cache) and the sweeps' shape
 ROW_KNOBS = ("shape", "prefetch", "swept_shape")
 
 
 def keep_row_kernel(kernel: str, isa: str, knobs: dict | None, why: str, measured: str) -> None:
-    """Keeps the row kernel's knobs (shape: a register shape's name; prefetch: rows ahead; swept_shape:
+    """Keeps the row kernel's knobs (shape: a register shape's name; prefetch: the setting as --prefetch
+    takes it, rows ahead and cache, 1:L2; swept_shape:
     the sweeps' register shape) for its
     key (iso3dfd.rows, iso3dfd.rows.r1, ...) and variant, so that later runs take them (a knob left
     out stays the table's or the compiled default); None forgets what was kept there."""

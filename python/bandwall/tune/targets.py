@@ -41,7 +41,8 @@ DEFAULT_TILES = "auto"
 TILES_WHY = (
     "the tiles the run takes (auto: the table's, else the model's), the model's cheapest, L2's or L3's"
 )
-PREFETCH_ROWS = ("0", "1", "2")  # the distances searched besides it, rows ahead
+# the settings searched besides it: rows ahead, and the cache they fill (--prefetch N:L1 or N:L2)
+PREFETCH_SETTINGS = ("0", "1:L1", "1:L2", "2:L1", "2:L2")
 QUEUE_DEPTHS = (1, 2, 4, 8)
 BLOCKS = ("256K", "512K", "1M", "2M", "4M")
 ONE_NODE = "one NUMA node: every placement puts every page on node 0"
@@ -223,14 +224,14 @@ class Iso3dfdTarget(Target):
             under = f" under BANDWALL_MAX_ISA={m.isa_ceiling}" if m.isa_ceiling else ""
             left["shape"] = f"no variant this CPU runs{under} has register shapes"
         if shapes:
-            # the prefetch distance of the row kernel: what the run takes (kept, table, compiled)
-            # and the distances the table's bench races
+            # the prefetch distance and cache of the row kernel: what the run takes (kept, table,
+            # compiled) and the settings the table's bench races
             knobs.append(
                 Knob(
                     "prefetch",
-                    (DEFAULT_PREFETCH, *PREFETCH_ROWS),
+                    (DEFAULT_PREFETCH, *PREFETCH_SETTINGS),
                     DEFAULT_PREFETCH,
-                    "the distance the run takes (kept, the table's or the compiled one), none, 1 or 2 rows ahead",
+                    "the setting the run takes (kept, the table's or the compiled one), none, 1 or 2 rows ahead into L1 or L2",
                 )
             )
         else:
@@ -308,12 +309,12 @@ class Iso3dfdTarget(Target):
         summary = _summary(rec, "mpoints_per_s", "gflops")
         summary["variant_key"] = rec["config"].get("isa_choice", {}).get("kernel")
         summary["row_shape"] = rec["config"].get("row_shape", {}).get("name")
-        summary["prefetch"] = rec["config"].get("prefetch", {}).get("rows_ahead")
+        summary["prefetch"] = rec["config"].get("prefetch", {}).get("setting")
         summary["swept_shape"] = rec["config"].get("row_shape", {}).get("swept", {}).get("name")
         return rec["result"]["mpoints_per_s"], {k: v for k, v in summary.items() if v is not None}
 
     def settled(self, best: dict, row: dict, decided: bool) -> str | None:
-        """The best configuration's row kernel knobs (register shape, prefetch distance), kept for
+        """The best configuration's row kernel knobs (register shape, prefetch setting), kept for
         later runs at this radius with its variant when the verdict's claims set it apart beyond
         noise (decided) and they are not the defaults (which are already what later runs take: what
         was kept earlier, else the table's or the compiled one)."""
@@ -325,14 +326,14 @@ class Iso3dfdTarget(Target):
         if best.get("shape", DEFAULT_SHAPE) != DEFAULT_SHAPE:
             knobs["shape"] = best["shape"]
         if best.get("prefetch", DEFAULT_PREFETCH) != DEFAULT_PREFETCH:
-            knobs["prefetch"] = int(best["prefetch"])
+            knobs["prefetch"] = best["prefetch"]
         if best.get("swept", DEFAULT_SWEPT) != DEFAULT_SWEPT:
             knobs["swept_shape"] = best["swept"]
         if not knobs:
             return None
         said = {
             "shape": "the register shape {}",
-            "prefetch": "a prefetch of {} rows ahead",
+            "prefetch": "the prefetch setting {}",
             "swept_shape": "the sweeps' register shape {}",
         }
         words = " and ".join(said[k].format(v) for k, v in knobs.items())

@@ -92,7 +92,8 @@ def _kernel(c: dict) -> str:
         words.append(f"sweeps in shape {swept['name']} ({swept['how']})")
     if pf.get("how", "default") != "default":
         rows = pf["rows_ahead"]
-        ahead = f"{rows} row{'s' if rows != 1 else ''} ahead" if rows else "none"
+        into = f" into {pf['cache']}" if pf.get("cache") else ""
+        ahead = f"{rows} row{'s' if rows != 1 else ''} ahead{into}" if rows else "none"
         unused = "" if pf.get("used", True) else ", unused by this kernel"
         words.append(f"prefetch {ahead} ({pf['how']}{unused})")
     return ", ".join(words)
