@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -209,6 +210,80 @@ TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
             << b.b3;
       }
   }
+}
+
+// Every prefetch setting a shape can run: none, rows into L1 and into L2 (a block function holds the
+// update once per cache, rows_kernel.hpp's row_box), each against the reference at every radius.
+TEST_P(RowVariantMatches, EveryPrefetchSetting) {
+  const std::string isa = GetParam();
+  const RowVariant* v = find_row_variant(isa);
+  if (!v) GTEST_SKIP() << row_variant_refusal(isa);
+  for (const char* setting : {"none", "2:L1", "1:L2"}) {
+    select_prefetch(parse_prefetch(setting));
+    for (const int radius : kKernelRadii) {
+      const Grid g{37, 29, 41, radius};
+      const Coefficients c = coefficients(radius);
+      const auto ref = reference(g, kSteps);
+      for (const RowShape& shape : v->shape_list()) {
+        const Blocks b{13, 7, 9};
+        Arrays a(g);
+        initialise(a.fields(), g, b, true, 1);
+        Fields f = a.fields();
+        flush_denormals();
+        const BoxFn box = shape.box(radius);
+        for (int t = 0; t < kSteps; ++t) {
+          for (const Box& bx : decompose(g, b)) box(c, f.prev, f.next, f.vel, g, bx);
+          std::swap(f.prev, f.next);
+        }
+        EXPECT_LT(compare(f.prev, ref.data(), g.points()).max_rel, kTolerance)
+            << isa << " at radius " << radius << ": " << shape_name(shape) << ", prefetch " << setting;
+      }
+    }
+  }
+  select_prefetch(std::nullopt);
+}
+
+// --prefetch's written form: none or a number of rows 0-8, optionally :L1 or :L2 (either case);
+// anything else names no setting.
+TEST(Iso3dfd, PrefetchSettingsReadAndWrite) {
+  struct Case {
+    const char* text;
+    int rows;  // -1: not a setting
+    PrefetchCache cache;
+    const char* name;
+  };
+  const Case cases[] = {
+      {"none", 0, kDefaultPrefetchCache, "0"},
+      {"0", 0, kDefaultPrefetchCache, "0"},
+      {"1", 1, PrefetchCache::L2, "1:L2"},
+      {"2:L1", 2, PrefetchCache::L1, "2:L1"},
+      {"8:l1", 8, PrefetchCache::L1, "8:L1"},
+      {"3:l2", 3, PrefetchCache::L2, "3:L2"},
+      {"9", -1, {}, ""},
+      {"9:L1", -1, {}, ""},
+      {"-1", -1, {}, ""},
+      {"1:", -1, {}, ""},
+      {":L1", -1, {}, ""},
+      {"1:L3", -1, {}, ""},
+      {"1:L1x", -1, {}, ""},
+      {"1 ", -1, {}, ""},
+      {"", -1, {}, ""},
+      {"far", -1, {}, ""},
+  };
+  for (const Case& k : cases) {
+    const std::optional<Prefetch> p = parse_prefetch(k.text);
+    if (k.rows < 0) {
+      EXPECT_FALSE(p.has_value()) << k.text;
+      continue;
+    }
+    ASSERT_TRUE(p.has_value()) << k.text;
+    EXPECT_EQ(p->rows, k.rows) << k.text;
+    if (k.rows > 0) EXPECT_EQ(p->cache, k.cache) << k.text;
+    EXPECT_EQ(prefetch_name(*p), k.name) << k.text;
+    EXPECT_EQ(parse_prefetch(prefetch_name(*p)), p) << k.text;  // the name reads back as the setting
+  }
+  EXPECT_EQ(prefetch_name(default_prefetch(1)), "0");
+  EXPECT_EQ(prefetch_name(default_prefetch(3)), "1:L2");
 }
 
 // The counts the in-core model uses come from each shape's description: the same arithmetic for
