@@ -46,14 +46,15 @@ def test_auto_runs_a_variant_the_cpu_has_and_checks_it(model, case):
 
 @pytest.mark.parametrize("model", MODELS)
 def test_the_prefetch_distance_runs_on_the_variant_the_cpu_has(model):
-    """--prefetch 2 at radius 1: the vector row kernel where the CPU has AVX2 or better, which
-    prefetches, the generic loops elsewhere, which do not; the answer checked either way."""
+    """--prefetch 2:L1 at radius 1: the vector row kernel where the CPU has AVX2 or better, which
+    prefetches (into L1 here, the block function's other copy of the update), the generic loops
+    elsewhere, which do not; the answer checked either way."""
     rec = ok(model, "iso3dfd-prefetch")
     isa = rec["config"]["isa"]
     assert isa in ic.MODELS[model] and rec["validation"]["passed"] is True
     vector = isa != "generic"
     assert rec["config"]["radius_path"] == ("templated" if vector else "generic")
-    assert rec["config"]["prefetch"]["rows_ahead"] == 2
+    assert (rec["config"]["prefetch"]["rows_ahead"], rec["config"]["prefetch"]["cache"]) == (2, "L1")
     assert rec["config"]["prefetch"]["used"] is vector
 
 

@@ -50,8 +50,8 @@ def cases() -> list[guest.Case]:
         guest.Case("stream-avx2", [*stream, "--isa", "avx2"]),
         guest.Case("stream-avx512", [*stream, "--isa", "avx512"]),
         guest.Case("iso3dfd-auto", [*iso, "--json"]),
-        # the row kernel's prefetch distance at radius 1, on the variant the guest's CPU runs
-        guest.Case("iso3dfd-prefetch", [*iso, "--radius", "1", "--prefetch", "2", "--json"]),
+        # the row kernel's prefetch distance and cache at radius 1, on the variant the guest's CPU runs
+        guest.Case("iso3dfd-prefetch", [*iso, "--radius", "1", "--prefetch", "2:L1", "--json"]),
         guest.Case(
             "peak-auto", [bin_path("bandwall-peak"), "--reps", "1", "--seconds", "0.01", "--threads", "1"]
         ),
