@@ -1,6 +1,6 @@
 """ISO3DFD's row kernel knobs on a CPU whose row of the table of measured choices names none (nor
-bandwall tune kept one): the register shape and the prefetch distance race on the run's own steps
-against those the table's rows chose, and what a race settles is kept for later runs
+bandwall tune kept one): the register shape and the prefetch setting (distance and cache) race on
+the run's own steps against those the table's rows chose, and what a race settles is kept for later runs
 (native/common/knob_race.hpp). A race's outcome is this machine's: the tests assert what any outcome
 has, and drive the kept paths with entries they write."""
 

@@ -229,7 +229,7 @@ void Measurement::race_knobs(int threads) {
   if (prefetch_open && active_shape(o_.grid.radius).ring) {
     o_.prefetch_race = none("a ring shape prefetches along its column whatever the distance");
   } else if (prefetch_open) {
-    const KnobRace r{"prefetch distance",
+    const KnobRace r{"prefetch setting",
                      variant_key() + " " + run_isa + " prefetch at " + shape_name(active_shape(o_.grid.radius)) + where,
                      prefetch_candidates(),
                      cpu,
