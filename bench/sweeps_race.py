@@ -1,6 +1,7 @@
 """Whether sweeps pay, raced for a row of the table of measured choices (bench/iso3dfd_kernel_choices.py
 --knobs sweeps): at a radius and variant, the depth the temporal-blocking model proposes for the
-bench's grid, and the proposals on tiles L2 holds, against single steps.
+bench's grid, the shallower depths down to half of it, and the proposals on tiles L2 holds, against
+single steps.
 
 A script imports it as `import sweeps_race` (bench/ is first on its path, as for `common`).
 """
@@ -13,10 +14,15 @@ import common
 from choice_races import entry_of, race, said
 
 
+def shallower(depth: int) -> list[int]:
+    """The depths raced beside the model's proposal of `depth`: from half of it (at least 2) up."""
+    return list(range(max(2, (depth + 1) // 2), depth))
+
+
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
-    stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid against single steps
-    by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
+    stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid and
+    each shallower depth down to half of it against single steps by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
     beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one and each
     deeper depth such tiles allow, and when tiles sized for the last-level cache (--tile-cache L3)
     make another, that one. Sweeps faster beyond noise stand only when a second race of single steps
@@ -67,6 +73,11 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     l2_depth = int(in_l2.get("depth", 1))
     case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
     names = ["1"] + ([str(depth)] if depth > 1 else [])
+    # and the shallower depths down to half the proposal, on the model's tiles for each: the
+    # model's cost of a depth misses what a deeper window costs in a last-level cache other tenants
+    # share (on the Zen 4 guest at radius 3 it proposed 6, and depth 4 ran 1.07x depth 6 and 1.35x
+    # single steps, 5 alternated rounds)
+    names += [str(d) for d in shallower(depth)]
     if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
         names.append(f"{l2_depth} L2")
         # and each deeper depth a tile L2 holds allows: the model takes the shallower of depths

@@ -186,10 +186,14 @@ def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch
     def record(*x, **k):  # tiles in L2 or L3 propose the same sweeps: no other candidate
         return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
 
-    def entry(*rates: list[float]) -> dict:
-        return race_sweeps(monkeypatch, record, [{"4": r} for r in rates], radius=1)[0]
+    level = [101.0, 99.0, 100.0, 102.0, 98.0]
 
-    fast, slow, level = [150.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
+    def entry(*rates: list[float]) -> dict:  # the shallower depth 2 and 3 level with single steps
+        return race_sweeps(monkeypatch, record, [{"4": r, "2": level, "3": level} for r in rates], radius=1)[
+            0
+        ]
+
+    fast, slow = [150.0] * 5, [70.0] * 5
     mixed = [150.0, 150.0, 150.0, 60.0, 150.0]  # median beyond the margin, interval not: unsettled
     assert (entry(fast, fast)["depth"], entry(fast, fast)["slower"]) == (4, False)
     assert (entry(slow, slow)["depth"], entry(slow, slow)["slower"]) == (1, True)
@@ -215,18 +219,19 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
 
     def entry(*races: dict) -> dict:
         out, calls = race_sweeps(monkeypatch, record, list(races))
-        assert calls[0] == ["1", "8", "3 L2", "4 L2"]
+        assert calls[0] == ["1", "8", "4", "5", "6", "7", "3 L2", "4 L2"]
         return out
 
     fast, faster, slow, level = [150.0] * 5, [170.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
-    won = entry({"8": fast, "3 L2": fast, "4 L2": faster}, {"4 L2": faster})
+    shallower = {str(d): level for d in range(4, 8)}
+    won = entry({"8": fast, "3 L2": fast, "4 L2": faster, **shallower}, {"4 L2": faster})
     assert (won["depth"], won["tile_cache"], won["proposed_in_l2"]) == (4, "L2", 3)
     assert won["second_race"]["raced"] == "4 L2"
-    once = entry({"8": level, "3 L2": fast, "4 L2": level}, {"3 L2": level})
+    once = entry({"8": level, "3 L2": fast, "4 L2": level, **shallower}, {"3 L2": level})
     assert once["depth"] == 1 and "tile_cache" not in once
-    model = entry({"8": fast, "3 L2": level, "4 L2": fast}, {"8": fast})
+    model = entry({"8": fast, "3 L2": level, "4 L2": fast, **shallower}, {"8": fast})
     assert model["depth"] == 8 and "tile_cache" not in model
-    slower = entry({"8": slow, "3 L2": level, "4 L2": level}, {"8": slow})
+    slower = entry({"8": slow, "3 L2": level, "4 L2": level, **shallower}, {"8": slow})
     assert (slower["depth"], slower["slower"]) == (1, True)
 
 
@@ -239,9 +244,12 @@ def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch
         got = {"depth": 7, "level": "L3"} if tiles == "L3" else {"depth": 5, "level": "L2"}
         return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
 
-    races = [{"5": [150.0] * 5, "7 L3": [170.0] * 5}, {"7 L3": [170.0] * 5}]
+    races = [
+        {"5": [150.0] * 5, "3": [150.0] * 5, "4": [150.0] * 5, "7 L3": [170.0] * 5},
+        {"7 L3": [170.0] * 5},
+    ]
     out, calls = race_sweeps(monkeypatch, record, races, isa="avx2")
-    assert calls == [["1", "5", "7 L3"], ["1", "7 L3"]]
+    assert calls == [["1", "5", "3", "4", "7 L3"], ["1", "7 L3"]]
     assert (out["depth"], out["tile_cache"], out["proposed_in_l3"]) == (7, "L3", 7)
     assert "proposed_in_l2" not in out
 

@@ -278,7 +278,15 @@ def sweeps_table(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "entry", ["slower", "the proposal", "within noise", "within noise elsewhere", "another depth"]
+    "entry",
+    [
+        "slower",
+        "the proposal",
+        "a shallower depth raced there",
+        "within noise",
+        "within noise elsewhere",
+        "another depth",
+    ],
 )
 def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     entry, sweeps_table, monkeypatch, tmp_path, run_bandwall
@@ -286,9 +294,10 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     """A row with sweeps for the variant at the run's radius: sweeps slower there (depth 1, slower)
     and --time-block auto runs step by step without a race; depth 1 where the races there could not
     tell the depth the run's model proposes from single steps, and depth 1 stands without a race;
-    the depth the run's model proposes (it paid there) and the run sweeps at it from the first step,
-    spending one round of a race on its own steps to check it (one round alone decides nothing: the
-    depth stands); all say table and whence. Depth 1 within noise of another proposal, or another
+    the depth the run's model proposes (it paid there), or a shallower one raced where the model
+    proposed what the run's proposes, and the run sweeps at it from the first step, spending one
+    round of a race on its own steps to check it (one round alone decides nothing: the depth
+    stands); all say table and whence. Depth 1 within noise of another proposal, or another
     depth, leaves the race to run as before (config.time_block.table cites the entry); --time-block
     measure races whatever the row says; a radius without an entry races as before."""
     isa, table = sweeps_table
@@ -296,8 +305,18 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     measured = sweeps_table_run(isa, 1, "--time-block", "measure")
     proposed = measured["proposal"]["depth"]
     assert proposed > 1 and measured["how"] != "table" and "race" in measured, measured  # a race would run
-    depth = {"the proposal": proposed, "another depth": proposed + 1}.get(entry, 1)
-    raced = {"within noise": proposed, "within noise elsewhere": proposed + 1}
+    assert proposed > 2, measured  # a shallower depth to sweep at
+    depth = {
+        "the proposal": proposed,
+        "another depth": proposed + 1,
+        "a shallower depth raced there": proposed - 1,
+    }
+    depth = depth.get(entry, 1)
+    raced = {
+        "within noise": proposed,
+        "within noise elsewhere": proposed + 1,
+        "a shallower depth raced there": proposed,
+    }
     more = {"proposed": raced[entry]} if entry in raced else {}
     write_sweeps_table(table, isa, depth, slower=entry == "slower", **more)
     monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))  # no earlier round to pool with

@@ -194,7 +194,8 @@ Measurement::TableSweeps Measurement::table_sweeps() const {
   }
   s.depth = static_cast<int>(depth);
   s.slower = depth == 1 && flag_field(*t.row, "slower");
-  if (depth == 1 && !s.slower) s.undecided = static_cast<int>(whole_field(*t.row, "proposed", 2, kMaxTimeBlock, 0));
+  s.proposed = static_cast<int>(whole_field(*t.row, "proposed", 1, kMaxTimeBlock, 0));
+  if (depth == 1 && !s.slower) s.undecided = s.proposed > 1 ? s.proposed : 0;
   const std::string cache = depth > 1 ? text_field(*t.row, "tile_cache", "model") : "model";
   s.tile_cache = cache == "L2" || cache == "L3" ? cache : "";
   s.from = t.cite;

@@ -137,13 +137,18 @@ void Measurement::choose_time_block(int threads) {
   caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
-  // Tiles sized for a cache by the table: where the model proposes sweeps, the entry's depth on the
-  // tile that cache holds for this grid (the bench raced each depth with such a tile; the model's tie
-  // between depths within 5% of each other takes the shallower), when the slabs and the cache allow it.
-  if (model_.depth > 1 && tile_cache.value("how", "") == "table") {
-    const int d = table_sweeps().depth;
-    const TimeBlockModel m = d > 1 && d <= deepest ? fit_time_block(o_.grid, d, threads, caches, teams) : model_;
-    if (tiles_allowed(m, caches)) model_ = m;
+  // The table's depth where the model proposes sweeps, on the tiles for it, when the slabs and the
+  // cache allow it: where the table sizes the tiles for a cache (the bench raced each depth with such
+  // a tile; the model's tie between depths within 5% of each other takes the shallower), or where
+  // the run's model proposes the depth it proposed where the bench raced (the same grid and knobs:
+  // the bench raced the shallower depths down to half of it too, and the model's cost misses what a
+  // deeper window costs in a last-level cache other tenants share).
+  if (model_.depth > 1) {
+    const TableSweeps t = table_sweeps();
+    if (t.depth > 1 && t.depth <= deepest && (tile_cache.value("how", "") == "table" || t.proposed == model_.depth)) {
+      const TimeBlockModel m = fit_time_block(o_.grid, t.depth, threads, caches, teams);
+      if (tiles_allowed(m, caches)) model_ = m;
+    }
   }
   tiles_ = TimeTiles{1, 0, model_.chunk};
   time_block_ = {{"requested", o_.time_block ? json(o_.time_block) : json(o_.time_block_measure ? "measure" : "auto")},
@@ -209,14 +214,13 @@ void Measurement::choose_time_block(int threads) {
       tiles_ = TimeTiles{model_.depth, model_.tile_rows, model_.chunk, model_.shared};
     else
       model_ = time_block_model(o_.grid, 1, 0, threads, caches);
-    time_block_.update(
-        {{"depth", table.depth},
-         {"how", "table"},
-         {"why", (sweeps      ? "sweeps of the depth the model proposes measured faster than single steps here, by "
-                  : undecided ? "sweeps of the depth the model proposes not told from single steps here "
-                                "(depth 1 stands), by "
-                              : "sweeps measured slower than single steps here, by ") +
-                     table.from + (table.why.empty() ? "" : ": " + table.why)}});
+    time_block_.update({{"depth", table.depth},
+                        {"how", "table"},
+                        {"why", (sweeps      ? "sweeps of this depth measured faster than single steps here, by "
+                                 : undecided ? "sweeps of the depth the model proposes not told from single steps here "
+                                               "(depth 1 stands), by "
+                                             : "sweeps measured slower than single steps here, by ") +
+                                    table.from + (table.why.empty() ? "" : ": " + table.why)}});
     if (sweeps && !cache.empty()) check_table_depth(cache, key, threads);
     return;
   }

@@ -143,6 +143,9 @@ class Measurement : public driver::Measurement {
     // depth 1 where the model proposed this depth (0: none said): the bench's races could not
     // tell that depth from single steps
     int undecided = 0;
+    // the depth the model proposed where the bench raced (0: none said); the races then included
+    // shallower depths, so a run whose model proposes the same takes the table's depth
+    int proposed = 0;
     std::string tile_cache;
     std::string from, why;
   };
