@@ -75,8 +75,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     names = ["1"] + ([str(depth)] if depth > 1 else [])
     # and the shallower depths down to half the proposal, on the model's tiles for each: the
     # model's cost of a depth misses what a deeper window costs in a last-level cache other tenants
-    # share (on the Zen 4 guest at radius 3 it proposed 6, and depth 4 ran 1.07x depth 6 and 1.35x
-    # single steps, 5 alternated rounds)
+    # share (on the Zen 4 guest at radius 3 it proposed 6, which ran 0.78x depth 4 by hand, median of 5
+    # alternated rounds' ratios, where depth 4 ran 1.32x single steps)
     names += [str(d) for d in shallower(depth)]
     if l2_depth > 1 and (l2_depth != depth or proposal.get("level") != "L2"):
         names.append(f"{l2_depth} L2")
