@@ -247,3 +247,35 @@ def test_the_run_says_when_the_shape_race_replaced_the_variant():
     )
     c["isa_choice"]["how"] = "cached"
     assert _kernel(c) == "avx512, register shape 2x4 (kept)"
+
+
+@pytest.mark.parametrize(
+    "time_block, shown",
+    [
+        ({"depth": 4, "how": "table"}, True),  # it swept at the table's depth
+        ({"depth": 1, "how": "race"}, True),  # its race of depths ran sweeps, then single steps won
+        ({"depth": 1, "how": "race and model"}, True),
+        ({"depth": 3, "how": "user"}, True),
+        ({"depth": 1, "how": "table", "check": {"ran": True}}, True),  # a check of the table's depth swept
+        ({"depth": 1, "how": "table"}, False),  # the table says single steps: nothing swept
+        ({"depth": 1, "how": "cached"}, False),
+        ({"depth": 1, "how": "user"}, False),  # --time-block 1
+        ({"depth": 1, "how": "model", "check": {"ran": False}}, False),
+        ({}, False),  # a record without the field
+    ],
+)
+def test_the_sweeps_shape_is_named_only_when_the_run_swept(time_block, shown):
+    from bandwall.views.iso3dfd import _kernel
+
+    c = {
+        "isa": "avx512",
+        "row_shape": {
+            "name": "4x2-split",
+            "requested": "default",
+            "how": "table",
+            "swept": {"name": "8x2-ring-y4", "how": "table"},
+        },
+        "prefetch": {"rows_ahead": 1, "how": "default"},
+        "time_block": time_block,
+    }
+    assert ("sweeps in shape 8x2-ring-y4 (table)" in _kernel(c)) is shown

@@ -74,10 +74,21 @@ def _pages(rec: dict) -> str:
     return f"{asked} pages asked{granted}" if asked else f"page size not recorded{granted}"
 
 
+def _swept(c: dict) -> bool:
+    """Whether the run ran sweeps of several steps: its depth, a race of depths or a check of the
+    table's depth (config.time_block)."""
+    tb = c.get("time_block", {})
+    return (
+        int(tb.get("depth", 1)) > 1
+        or tb.get("how") in ("race", "race and model")
+        or bool(tb.get("check", {}).get("ran"))
+    )
+
+
 def _kernel(c: dict) -> str:
     """The instruction set, the register shape when one was asked for (--row-shape) or a race chose
-    it, the sweeps' shape when it is another (from --swept-shape, the tune or the table; shown whether
-    or not the run swept), and the prefetch distance when it was not the default's."""
+    it, the sweeps' shape when it is another (from --swept-shape, the tune or the table) and the run
+    swept, and the prefetch distance when it was not the default's."""
     shape, pf = c.get("row_shape", {}), c.get("prefetch", {})
     words = [c["isa"]]
     if c.get("isa_choice", {}).get("how") == "shape race":
@@ -88,7 +99,7 @@ def _kernel(c: dict) -> str:
     elif shape.get("requested", "default") != "default":
         words.append(f"register shape {shape['name']}")
     swept = shape.get("swept", {})
-    if swept.get("how", "same") != "same" and swept.get("name") != shape.get("name"):
+    if swept.get("how", "same") != "same" and swept.get("name") != shape.get("name") and _swept(c):
         words.append(f"sweeps in shape {swept['name']} ({swept['how']})")
     if pf.get("how", "default") != "default":
         rows = pf["rows_ahead"]
