@@ -253,8 +253,8 @@ def test_the_run_says_when_the_shape_race_replaced_the_variant():
     "time_block, shown",
     [
         ({"depth": 4, "how": "table"}, True),  # it swept at the table's depth
-        ({"depth": 1, "how": "race"}, True),  # its race of depths ran sweeps, then single steps won
-        ({"depth": 1, "how": "race and model"}, True),
+        ({"depth": 1, "how": "race", "race_steps": 12}, True),  # its race ran sweeps, then single steps won
+        ({"depth": 1, "how": "cached", "cached_race": {"chosen": 0}}, False),  # an earlier run raced
         ({"depth": 3, "how": "user"}, True),
         ({"depth": 1, "how": "table", "check": {"ran": True}}, True),  # a check of the table's depth swept
         ({"depth": 1, "how": "table"}, False),  # the table says single steps: nothing swept

@@ -75,12 +75,12 @@ def _pages(rec: dict) -> str:
 
 
 def _swept(c: dict) -> bool:
-    """Whether the run ran sweeps of several steps: its depth, a race of depths or a check of the
-    table's depth (config.time_block)."""
+    """Whether the run ran sweeps of several steps: its depth, its own race of depths (the steps it
+    raced, race_steps) or a check of the table's depth (config.time_block)."""
     tb = c.get("time_block", {})
     return (
         int(tb.get("depth", 1)) > 1
-        or tb.get("how") in ("race", "race and model")
+        or int(tb.get("race_steps", 0)) > 0
         or bool(tb.get("check", {}).get("ran"))
     )
 
