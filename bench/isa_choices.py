@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """Fills the table of measured variant choices (native/common/isa_choices.json) for this CPU.
 
-For every kernel with instruction-set variants (each STREAM kernel with non-temporal and regular
-stores, the FMA peak, the ISO3DFD row kernel), runs each variant this CPU offers with --isa, in an
-order alternated from round to round: STREAM at 1 thread and at all threads (default size, 4x the
-LLC), bandwall-peak per core, bandwall-iso3dfd on 2 threads. A variant's figure is the median over
+For each STREAM kernel (with non-temporal and regular stores) and the FMA peak, runs each variant
+this CPU offers with --isa, in an order alternated from round to round: STREAM at 1 thread and at
+all threads (default size, 4x the LLC), bandwall-peak per core. (The ISO3DFD row kernel's variant
+races with its shapes and other knobs in bench/iso3dfd_kernel_choices.py.) A variant's figure is the median over
 rounds (STREAM: the mean of its 1-thread and all-thread medians' ratios to the widest variant, times
 the widest's figure, so both thread counts weigh alike); the spread (min-max over rounds) is
 printed beside it. The entry names the variant the project's decision rule chooses on the rounds
 (bandwall.core.decide: each round's figures paired, a variant replacing the machine model's default
-only when faster beyond noise) and keeps the decision, so a row never names a coin toss. With --write, the row of this CPU's micro-architecture (named as in
-native/common/machine.cpp, which bandwall-peak's record reports) is replaced by the new one, with
-the command, the date and the CPU; without it the row is printed.
+only when faster beyond noise) and keeps the decision, so a row never names a coin toss.
+
+With --write, the row of this CPU's micro-architecture (named as in
+native/common/machine.cpp, which bandwall-peak's record reports) gets these entries, each with
+the command, the date and the CPU, beside the entries other benches wrote there (the ISO3DFD rows
+are bench/iso3dfd_kernel_choices.py's, the models bench/iso3dfd_time_model.py's); without it the
+entries are printed.
 
     python3 bench/isa_choices.py --rounds 5 --write
     python3 bench/isa_choices.py --rounds 3 --kernels stream.dot,peak.fma
@@ -39,7 +43,7 @@ def keys(selected: str | None) -> list[str]:
     out = []
     for k in STREAM_KERNELS:
         out += [f"stream.{k}"] if k == "dot" else [f"stream.{k}.nt", f"stream.{k}.regular"]
-    out += ["peak.fma", "iso3dfd.rows"]
+    out += ["peak.fma"]
     if selected:
         want = selected.split(",")
         unknown = [w for w in want if w not in out]
@@ -78,13 +82,7 @@ def runs_of(key: str, threads: list[int]) -> list[tuple[str, list, str]]:
         return [
             ("1t", ["bandwall-peak", "--threads", 1, "--reps", 3, "--seconds", "0.1"], "per_core_gflops_dp")
         ]
-    return [
-        (
-            "2t",
-            ["bandwall-iso3dfd", 272, 272, 272, 10, "auto", "auto", "auto", "compact", 2, "--json"],
-            "mpoints_per_s",
-        )
-    ]
+    raise ValueError(f"no runs measure {key}")
 
 
 def describe(isa: str, figure: float, runs: dict) -> str:
@@ -102,7 +100,9 @@ def main() -> int:
     ap = common.parser(__doc__, rounds=5, min_rounds=3)
     ap.add_argument("--kernels", default=None, help="comma-separated keys (default: all)")
     ap.add_argument("--threads", default=None, help="STREAM thread counts (default: 1 and all CPUs)")
-    ap.add_argument("--write", action="store_true", help="replace this CPU's row in isa_choices.json")
+    ap.add_argument(
+        "--write", action="store_true", help="write the entries into this CPU's row of isa_choices.json"
+    )
     a = common.parse(ap)  # exports --bindir as BANDWALL_BINDIR, which manifest reads
     threads = (
         [int(t) for t in a.threads.split(",")] if a.threads else sorted({1, len(os.sched_getaffinity(0))})
@@ -159,7 +159,7 @@ def main() -> int:
         }
         d = decide.choose_best(isas, [per_round[i] for i in isas], isas.index(default["isa"]))
         best = isas[d.chosen]
-        unit = {"peak": "GFlop/s per core", "iso3dfd": "MPoints/s"}.get(key.split(".")[0], "GB/s")
+        unit = {"peak": "GFlop/s per core"}.get(key.split(".")[0], "GB/s")
         kernels[key] = {
             "isa": best,
             "figures": figures,
@@ -192,11 +192,11 @@ def main() -> int:
         return 0
     table = choice_table.load()
     old = choice_table.row_named(table, row["microarch"])
-    if old and a.kernels:  # a partial run keeps the row's other kernels
+    if old:  # the row's other entries (the ISO3DFD rows, the models) are other benches' to write
         old["kernels"].update(kernels)
         old["cpu"] = row["cpu"]
     else:
-        table["rows"] = [r for r in table["rows"] if r["microarch"] != row["microarch"]] + [row]
+        table["rows"].append(row)
     choice_table.save(table)
     print(f"wrote the {row['microarch']} row of {TABLE}", file=sys.stderr)
     return 0
