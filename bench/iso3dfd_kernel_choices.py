@@ -16,8 +16,12 @@ distances of --prefetch-rows, each into each cache of --prefetch-caches: --prefe
 same way from the compiled default (none at radius 1 and 2, one row beyond, into L2), a setting
 replacing it only when faster beyond noise (ring shapes prefetch along their column at any
 distance, and their first pass brings the second's rows at any but none: only none and one row
-race). With the knob `swept`, at the variant the row names, the shapes race
-again inside sweeps (--swept-shape, at the depth the model proposes for the grid, --time-block D,
+race). With the knob `swept`, where the model proposes sweeps for the grid, the variants race
+again inside them first (each at its step shape, at the model's depth, over --sweep-steps steps,
+from the machine model's default, a winner confirmed alone): from memory the variants run level,
+in tiles held in cache the wider one may lead; the swept race's variant stands where the entry's
+sweeps pay (the step race's stays under step_variant and comes back where they do not). Then, at
+the variant the row names, the shapes race again inside sweeps (--swept-shape, at the depth the model proposes for the grid, --time-block D,
 --sweep-steps steps): tiles held in cache meet the row kernel's in-core speed, where another shape may beat
 the one step by step from memory runs best with; the winner goes to the entry's swept_shapes (the
 step shape stands unless another is faster beyond noise, and then again in a second race of the two
@@ -236,6 +240,7 @@ def main() -> int:
         entry = dict(kept.get(key_of(radius), {}))
         if "shapes" in a.knobs:
             before = shapes_of(entry)
+            entry = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}  # raced again below
             entry.update(race_shapes(a, offered, cands, run, radius))
             entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
@@ -250,6 +255,7 @@ def main() -> int:
             for row in entry["prefetch"].values():
                 row.update(command=command, measured=today)
         if "swept" in a.knobs:
+            entry = race_swept_variant(a, entry, offered, run, radius, n, env)
             entry["swept_shapes"] = race_swept(a, entry, offered, run, radius, n, env)
             for row in entry["swept_shapes"].values():
                 row.update(command=command, measured=today)
@@ -269,7 +275,7 @@ def main() -> int:
             entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, own)
             for row in entry["sweeps"].values():
                 row.update(command=command, measured=today)
-        entries[key_of(radius)] = entry
+        entries[key_of(radius)] = variant_where_it_runs(entry, radius)
     return write(a, entries, command, today)
 
 
@@ -295,11 +301,19 @@ def keep_measured_at(entry: dict, before: dict[str, str | None]) -> dict:
     return out
 
 
+def model_default_isa(offered: list[str]) -> str:
+    """The variant the machine model predicts fastest, among those offered (else the widest)."""
+    from bandwall.core import manifest
+
+    default = manifest.manifest()["isa"]["model_default"]["isa"]
+    return default if default in offered else offered[0]
+
+
 def race_shapes(a, offered, cands, run, radius) -> dict:
     """The variant and each variant's shape at one radius, by the decision rule: a shape other than the
     variant's compiled default stands only when a second race of it alone against the default settles
     on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do."""
-    from bandwall.core import decide, manifest
+    from bandwall.core import decide
 
     if a.in_run:
         # each candidate's name as it runs (default: the compiled default), one short run each
@@ -330,8 +344,7 @@ def race_shapes(a, offered, cands, run, radius) -> dict:
         best_rates[isa] = rates[won]
         shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)
         said(f"radius {radius} {isa}: {won}", names, rates, confirm)
-    default_isa = manifest.manifest()["isa"]["model_default"]["isa"]
-    default_isa = default_isa if default_isa in offered else offered[0]
+    default_isa = model_default_isa(offered)
     d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
     return {
         "isa": offered[d.chosen],
@@ -394,6 +407,76 @@ def probe(a, isa: str, shape: str, radius: int, n: int, env: dict) -> dict:
         env=env,
         valid=False,
     )
+
+
+# An entry's fields from the variants' race inside sweeps (race_swept_variant).
+SWEPT_VARIANT = ("step_variant", "runs", "variant_case", "second_race")
+
+
+def race_swept_variant(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
+    """entry with its variant raced again inside sweeps, where the model proposes them for this grid:
+    each variant at its step shape, at the model's depth over the sweeps' steps, by the decision
+    rule from the machine model's default (a winner confirmed by a second race alone). From memory
+    the variants run level and a step race's winner can be the narrower one (radius 2 on Emerald
+    Rapids: AVX2 1.18x step by step), while in tiles held in cache the row kernel runs at its
+    in-core speed, where the wider variant leads. The step race's variant, figures and decision stay
+    under step_variant; variant_where_it_runs puts them back when the table's sweeps do not pay."""
+    from bandwall.core import decide
+
+    if len(offered) < 2 or "shapes" not in entry:
+        return entry
+    step = {isa: entry["shapes"].get(isa, {}).get("shape", "default") for isa in offered}
+    rec = probe(a, entry["isa"], step[entry["isa"]], radius, n, env)
+    depth = int(rec["config"]["time_block"].get("proposal", {}).get("depth", 1))
+    if depth < 2:
+        return entry
+    names = [model_default_isa(offered)]
+    names += [i for i in offered if i not in names]
+
+    def rates_of(pick: list[str]) -> dict:
+        return race(a, pick, lambda isa: run(isa, step[isa], swept=("same", depth)))
+
+    rates = rates_of(names)
+    won, d, confirm = settle(names, rates, rates_of, "isa")
+    said(f"radius {radius} variants swept at depth {depth}: {won}", names, rates, confirm)
+    out = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}
+    # the step race's fields (an earlier swept race's entry keeps them under step_variant)
+    out["step_variant"] = entry.get("step_variant") or {
+        k: entry[k] for k in ("isa", "figures", "decision", "case") if k in entry
+    }
+    chosen = entry_of(won, names, rates, d, confirm)
+    if confirm and won == names[0]:  # the first race's winner, not confirmed: the default, undecided
+        chosen["decision"].update(decisive=False, why=f"{d.why}; then alone: {confirm['why']}")
+    out.update(
+        isa=won,
+        figures=chosen["figures"],
+        runs=chosen["runs"],
+        decision={**chosen["decision"], "rule": vars(decide.rule())},
+        variant_case=f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact, "
+        f"--time-block {depth}, each variant at its step shape",
+    )
+    if confirm:
+        out["second_race"] = confirm
+    return out
+
+
+def variant_where_it_runs(entry: dict, radius: int) -> dict:
+    """entry, whose variant was raced inside sweeps (step_variant holds the step race's), with the
+    step race's variant back where the table's sweeps at the swept race's variant do not pay (depth
+    1 there): the defaults then run step by step, where the step race measured them."""
+    step = entry.get("step_variant")
+    if not step or step.get("isa") == entry.get("isa"):
+        return entry
+    sweeps = entry.get("sweeps", {}).get(entry["isa"], {})
+    if int(sweeps.get("depth", 1)) > 1:
+        return entry
+    print(
+        f"radius {radius}: the sweeps do not pay at {entry['isa']}: the step race's {step['isa']} stands",
+        file=sys.stderr,
+    )
+    out = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}
+    out.update(step)
+    return out
 
 
 def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:

@@ -320,3 +320,89 @@ def test_the_knobs_race_on_this_cpus_models_and_no_choices(row_name, rows):
     assert out["rows"] == rows
     assert table["rows"] == ROWS  # the checkout's table is not touched
     json.dumps(out)
+
+
+STEP_ENTRY = {
+    "isa": "avx2",
+    "figures": {"avx512": 1356.0, "avx2": 1603.0},
+    "decision": {"default": "avx512", "chosen": "avx2", "decisive": True, "why": "step race"},
+    "case": "256^3 interior, 10 steps, 2 threads compact, step by step",
+    "shapes": {"avx512": {"shape": "2x4"}, "avx2": {"shape": "2x2"}},
+}
+
+
+@pytest.mark.parametrize(
+    "depth, first, second, isa, raced",
+    [
+        (8, {"avx512": 150.0}, None, "avx512", []),  # the model's default faster in sweeps
+        (8, {"avx2": 150.0}, {"avx2": 150.0}, "avx2", [["avx512", "avx2"]]),  # avx2 faster twice
+        (8, {"avx2": 150.0}, {"avx2": 100.0}, "avx512", [["avx512", "avx2"]]),  # once: chance
+        (8, {}, None, "avx512", []),  # level in sweeps: the model's default
+        (1, {"avx512": 150.0}, None, "avx2", None),  # the model proposes no sweeps: no race
+    ],
+)
+def test_the_variant_races_again_inside_sweeps(monkeypatch, depth, first, second, isa, raced):
+    """Where the model proposes sweeps, the variants race inside them (each at its step shape), from
+    the machine model's default; the step race's variant, figures and decision stay under
+    step_variant."""
+    import types
+
+    races, runs = [], []
+    monkeypatch.setattr(kc, "model_default_isa", lambda offered: "avx512")
+    monkeypatch.setattr(kc, "probe", lambda *x: {"config": {"time_block": {"proposal": {"depth": depth}}}})
+
+    def fake_race(a, names, go):
+        for n in names:
+            go(n)
+        rates = first if not races else (second or first)
+        races.append(names)
+        return {k: [rates.get(k, 100.0) * j for j in (1.0, 1.01, 0.99, 1.0, 1.02)] for k in names}
+
+    monkeypatch.setattr(kc, "race", fake_race)
+    a = types.SimpleNamespace(rounds=5, pause=0, interior=256, sweep_steps=40, threads=2)
+    out = kc.race_swept_variant(
+        a, dict(STEP_ENTRY), ["avx512", "avx2"], lambda *x, **k: runs.append((x, k)), 2, 260, {}
+    )
+    assert out["isa"] == isa
+    if raced is None:
+        assert out == STEP_ENTRY and runs == []
+        return
+    assert races[1:] == raced
+    assert ((("avx512", "2x4"), {"swept": ("same", 8)}) in runs) and (
+        (("avx2", "2x2"), {"swept": ("same", 8)}) in runs
+    )
+    assert out["step_variant"] == {k: STEP_ENTRY[k] for k in ("isa", "figures", "decision", "case")}
+    assert out["decision"]["default"] == "avx512" and out["decision"]["chosen"] == isa
+    # decisive only when a variant other than the default stands beyond noise, twice
+    assert out["decision"]["decisive"] == (isa == "avx2")
+    assert "--time-block 8" in out["variant_case"]
+    again = kc.race_swept_variant(a, out, ["avx512", "avx2"], lambda *x, **k: None, 2, 260, {})
+    assert again["step_variant"] == out["step_variant"]  # a second swept race keeps the step race's
+
+
+@pytest.mark.parametrize(
+    "sweeps, isa",
+    [
+        ({"avx512": {"depth": 8}}, "avx512"),  # the sweeps pay at the swept race's variant
+        ({"avx512": {"depth": 1}}, "avx2"),  # they do not: the step race's variant
+        ({"avx512": {"depth": 1, "slower": True}}, "avx2"),
+        ({}, "avx2"),  # not raced: nothing says the defaults sweep
+    ],
+)
+def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa):
+    swept = {
+        **STEP_ENTRY,
+        "isa": "avx512",
+        "figures": {"avx512": 2500.0, "avx2": 1700.0},
+        "decision": {"default": "avx512", "chosen": "avx512", "decisive": False, "why": "swept race"},
+        "runs": {},
+        "variant_case": "--time-block 8",
+        "step_variant": {k: STEP_ENTRY[k] for k in ("isa", "figures", "decision", "case")},
+        "sweeps": sweeps,
+    }
+    out = kc.variant_where_it_runs(swept, 2)
+    assert out["isa"] == isa
+    if isa == "avx2":
+        assert out == {**STEP_ENTRY, "sweeps": sweeps}
+    else:
+        assert out == swept
