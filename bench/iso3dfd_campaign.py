@@ -13,7 +13,8 @@ model, caches from lscpu). Nothing runs side by side. The steps:
               three-level estimate beside each (--roofline)
   shapes      iso3dfd_shapes.py: the register shapes of the widest variant against its default
   variants    isa_choices.py (without --write: the table changes only when someone reads the figures);
-              the longest step: every variant of 13 kernels at 1 and 2 threads, about 50 minutes on
+              the longest step: every variant of 12 kernels (STREAM at 1 and 2 threads, the FMA peak;
+              the ISO3DFD row kernel's variant races in iso3dfd_kernel_choices.py), about 50 minutes on
               2 cores (the others together took under 10 on the Intel AMX guest)
 
 A failed step is written down with its last line of stderr, and the campaign goes on. The file is
