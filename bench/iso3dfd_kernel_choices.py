@@ -55,9 +55,12 @@ With --in-run, the step shapes race inside one run instead of run against run: o
 bandwall-iso3dfd of --in-run-steps steps per race, `--row-shape measure:A,B,...` (every candidate of
 the variant, its compiled default first), whose trials of a few milliseconds each alternate round by
 round on the run's own data (common/knob_race.hpp); the bench takes each candidate's rates from the
-run's record and decides by the same rule, the second race another such run of the winner against
-the default. A host whose memory bandwidth drifts between runs moves process-level rounds by up to
-1.5x; trials milliseconds apart see one state of it.
+run's record and decides by the same rule. A host whose memory bandwidth drifts between runs moves
+process-level rounds by up to 1.5x; trials milliseconds apart see one state of it, and so narrow
+seven shapes to one with tight intervals. The second race is then whole runs of the winner against
+the default, alternated round by round: a shape the row names must hold over the runs users make
+(on the Emerald Rapids guest at radius 7 the 8x2 ring won twice inside runs, 1.12x, and stayed
+within noise over whole runs, 1.05x and 1.16x).
 
 With --write, this CPU's micro-architecture row (named as in native/common/machine.cpp) gets the
 entries, each with its figures, decision, command and date; without it they are printed.
@@ -80,7 +83,7 @@ import sys
 
 import choice_table
 import common
-from choice_races import entry_of, race, said, settle
+from choice_races import entry_of, more_if_unsettled, race, said, settle
 from choice_table import ROOT, microarch_name, row_named, write
 from sweeps_race import race_sweeps
 
@@ -244,7 +247,11 @@ def main() -> int:
             entry.update(race_shapes(a, offered, cands, run, radius))
             entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
-            how = f"races inside runs of {a.in_run_steps} steps" if a.in_run else f"{a.steps} steps"
+            how = (
+                f"a race inside runs of {a.in_run_steps} steps, the second of runs of {a.steps} steps"
+                if a.in_run
+                else f"{a.steps} steps"
+            )
             entry.update(
                 case=f"{a.interior}^3 interior, {how}, {a.threads} threads compact, step by step",
                 command=command,
@@ -336,10 +343,14 @@ def race_shapes(a, offered, cands, run, radius) -> dict:
                 rates = in_run_race(a, isa, names, run, radius)
             else:  # the variant's default alone: its rates for the variants' race
                 rates = race(a, names, lambda s, isa=isa: run(isa, s))
-            again = lambda pick, isa=isa: in_run_race(a, isa, pick, run, radius)  # noqa: E731
         else:
             rates = {name: [r["result"]["mpoints_per_s"] for r in recs[c]] for name, c in mine.items()}
-            again = lambda pick, isa=isa: race(a, pick, lambda shape: run(isa, shape))  # noqa: E731
+
+        # the second race: whole runs of the winner against the default (after a race inside runs
+        # too), twice the rounds when the first leave it unsettled
+        def again(pick, isa=isa):
+            return more_if_unsettled(pick, lambda p: race(a, p, lambda shape: run(isa, shape)))
+
         won, d, confirm = settle(names, rates, again, "shape")
         best_rates[isa] = rates[won]
         shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 import common
-from choice_races import entry_of, race, said
+from choice_races import entry_of, more_if_unsettled, race, said
 
 
 def shallower(depth: int) -> list[int]:
@@ -100,11 +100,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     def measured(pick: list[str]) -> dict:
         """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
         margin, the interval not: the host's bandwidth moves within minutes)."""
-        rates = race(a, pick, run)
-        if any(decide.unsettled(decide.ratio_interval(rates[k], rates[pick[0]])) for k in pick[1:]):
-            more = race(a, pick, run)
-            rates = {k: rates[k] + more[k] for k in pick}
-        return rates
+        return more_if_unsettled(pick, lambda p: race(a, p, run))
 
     def second(pick: list[str]) -> tuple[dict, str]:
         rerun = measured(pick)

@@ -119,32 +119,37 @@ def test_the_prefetch_settings_race_distance_and_cache(
         ({"8x2-ring": 100.5}, None, "2x4"),
     ],
 )
-def test_in_run_races_the_shapes_inside_runs_and_a_second_run_confirms(first, second, shape):
+def test_in_run_races_the_shapes_inside_runs_and_whole_runs_confirm(monkeypatch, first, second, shape):
     """--in-run: each candidate's name from a one-step run of it (default: compiled), then one run of
-    --row-shape measure:A,B,... whose record's rates decide, and the second race another such run of
-    the winner against the default; a run that raced nothing stops the bench."""
+    --row-shape measure:A,B,... whose record's rates decide, and the second race whole runs of the
+    winner against the default, alternated (the runs users make); a run that raced nothing stops the
+    bench."""
     import types
 
-    runs = []
+    runs, seconds = [], []
+    jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
 
     def run(isa, shape, *x, steps=None, **k):
         runs.append((shape, steps))
         if shape.startswith("measure:"):
             names = shape[len("measure:") :].split(",")
-            got = first if len([r for r in runs if r[0].startswith("measure:")]) == 1 else second
-            jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
-            rates = {n: [got.get(n, 100.0) * j for j in jitter] for n in names}
+            rates = {n: [first.get(n, 100.0) * j for j in jitter] for n in names}
             race = {"how": "raced", "race": {"rates": rates}}
             return {"config": {"row_shape": {"name": names[0], "race": race}}}
         return {"config": {"row_shape": {"name": "2x4" if shape == "compiled" else shape}}}
 
+    def whole_runs(a, names, go):
+        seconds.append(names)
+        return {n: [second.get(n, 100.0) * j for j in jitter] for n in names}
+
+    monkeypatch.setattr(kc, "race", whole_runs)
     a = types.SimpleNamespace(rounds=5, pause=0, in_run=True, in_run_steps=300)
     cands = [("avx512", "default"), ("avx512", "8x2-ring")]
     out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
     assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
     measured = [r for r in runs if r[0].startswith("measure:")]
-    assert measured[0] == ("measure:2x4,8x2-ring", 300)
-    assert len(measured) == (1 if second is None else 2)
+    assert measured == [("measure:2x4,8x2-ring", 300)]
+    assert seconds == ([] if second is None else [["2x4", "8x2-ring"]])
     assert runs[:2] == [("compiled", 1), ("8x2-ring", 1)]
 
     def nothing(isa, shape, *x, steps=None, **k):
@@ -153,6 +158,47 @@ def test_in_run_races_the_shapes_inside_runs_and_a_second_run_confirms(first, se
 
     with pytest.raises(SystemExit, match="raced no shapes"):
         kc.race_shapes(a, ["avx512"], cands, nothing, 4)
+
+
+@pytest.mark.parametrize(
+    "ring, calls, shape",
+    [
+        # beyond the margin, the interval across it: as many rounds again, then within noise
+        ([130.0, 90.0, 125.0, 95.0, 128.0], 2, "2x4"),
+        # settled by the first rounds: no more
+        ([120.0, 121.0, 119.0, 120.0, 122.0], 1, "8x2-ring"),
+        ([100.0, 101.0, 99.0, 100.0, 102.0], 1, "2x4"),
+    ],
+)
+def test_an_unsettled_second_race_runs_as_many_rounds_again(monkeypatch, ring, calls, shape):
+    """The shapes' second race, whole runs of the winner against the default: when its rounds leave it
+    unsettled (the median beyond the margin, the interval across it) it runs as many again and decides
+    on all of them, as the sweeps' race does."""
+    import types
+
+    seconds = []
+
+    def run(isa, shape, *x, steps=None, **k):
+        if shape.startswith("measure:"):
+            names = shape[len("measure:") :].split(",")
+            rates = {n: [120.0 if n == "8x2-ring" else 100.0] * 5 for n in names}
+            return {
+                "config": {
+                    "row_shape": {"name": names[0], "race": {"how": "raced", "race": {"rates": rates}}}
+                }
+            }
+        return {"config": {"row_shape": {"name": "2x4" if shape == "compiled" else shape}}}
+
+    def whole_runs(a, names, go):
+        seconds.append(names)
+        return {"2x4": [100.0] * 5, "8x2-ring": list(ring)}
+
+    monkeypatch.setattr(kc, "race", whole_runs)
+    a = types.SimpleNamespace(rounds=5, pause=0, in_run=True, in_run_steps=300)
+    cands = [("avx512", "default"), ("avx512", "8x2-ring")]
+    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    assert seconds == [["2x4", "8x2-ring"]] * calls
+    assert out["shape"] == shape
 
 
 def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512"):
