@@ -78,14 +78,15 @@ from __future__ import annotations
 
 import datetime
 import json
-import statistics
 import sys
 
 import choice_table
 import common
-from choice_races import entry_of, more_if_unsettled, race, said, settle
+from choice_races import entry_of, race, said, settle
 from choice_table import ROOT, microarch_name, row_named, write
+from shape_races import keep_measured_at, race_shapes, shapes_of
 from sweeps_race import race_sweeps
+from swept_races import SWEPT_VARIANT, probe, race_swept, race_swept_variant, variant_where_it_runs
 
 sys.path.insert(0, str(ROOT / "python"))
 SEED_RADIUS = 8
@@ -286,106 +287,6 @@ def main() -> int:
     return write(a, entries, command, today)
 
 
-# The knobs an entry holds per variant that were measured at that variant's step shape.
-AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams", "sweeps")
-
-
-def shapes_of(entry: dict) -> dict[str, str | None]:
-    """The step shape the entry names per variant."""
-    return {isa: row.get("shape") for isa, row in entry.get("shapes", {}).items()}
-
-
-def keep_measured_at(entry: dict, before: dict[str, str | None]) -> dict:
-    """entry, after its shapes were raced again, without the knobs of a variant whose shape changed
-    (they were measured at the old one); those of the others stay as they were measured."""
-    after = shapes_of(entry)
-    out = dict(entry)
-    for sub in AT_THE_SHAPE:
-        if sub in out:
-            out[sub] = {isa: row for isa, row in out[sub].items() if before.get(isa) == after.get(isa)}
-            if not out[sub]:
-                del out[sub]
-    return out
-
-
-def model_default_isa(offered: list[str]) -> str:
-    """The variant the machine model predicts fastest, among those offered (else the widest)."""
-    from bandwall.core import manifest
-
-    default = manifest.manifest()["isa"]["model_default"]["isa"]
-    return default if default in offered else offered[0]
-
-
-def race_shapes(a, offered, cands, run, radius) -> dict:
-    """The variant and each variant's shape at one radius, by the decision rule: a shape other than the
-    variant's compiled default stands only when a second race of it alone against the default settles
-    on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do."""
-    from bandwall.core import decide
-
-    if a.in_run:
-        # each candidate's name as it runs (default: the compiled default), one short run each
-        shape_of = {c: run(c[0], "compiled" if c[1] == "default" else c[1], steps=1) for c in cands}
-        shape_of = {c: r["config"]["row_shape"]["name"] for c, r in shape_of.items()}
-    else:
-        recs = common.alternate({c: (lambda c=c: run(*c)) for c in cands}, a.rounds, pause=a.pause)
-        shape_of = {c: rs[0]["config"]["row_shape"]["name"] for c, rs in recs.items()}
-    shapes, best_rates = {}, {}
-    for isa in offered:
-        # each shape once under the name it ran as, the first candidate of a name kept ("default"
-        # first: the compiled default)
-        mine: dict[str, tuple] = {}
-        for c in cands:
-            if c[0] == isa:
-                mine.setdefault(shape_of[c], c)
-        names = list(mine)
-        if a.in_run:
-            if len(names) > 1:
-                rates = in_run_race(a, isa, names, run, radius)
-            else:  # the variant's default alone: its rates for the variants' race
-                rates = race(a, names, lambda s, isa=isa: run(isa, s))
-        else:
-            rates = {name: [r["result"]["mpoints_per_s"] for r in recs[c]] for name, c in mine.items()}
-
-        # the second race: whole runs of the winner against the default (after a race inside runs
-        # too), twice the rounds when the first leave it unsettled
-        def again(pick, isa=isa):
-            return more_if_unsettled(pick, lambda p: race(a, p, lambda shape: run(isa, shape)))
-
-        won, d, confirm = settle(names, rates, again, "shape")
-        best_rates[isa] = rates[won]
-        shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)
-        said(f"radius {radius} {isa}: {won}", names, rates, confirm)
-    default_isa = model_default_isa(offered)
-    d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
-    return {
-        "isa": offered[d.chosen],
-        "figures": {i: round(statistics.median(best_rates[i]), 1) for i in offered},
-        "unit": "MPoints/s",
-        "shapes": shapes,
-        "decision": {
-            "default": default_isa,
-            "chosen": offered[d.chosen],
-            "decisive": d.decisive,
-            "why": d.why,
-            "rule": vars(decide.rule()),
-        },
-    }
-
-
-def in_run_race(a, isa: str, names: list[str], run, radius: int) -> dict[str, list[float]]:
-    """The names raced inside one run of --in-run-steps steps (--row-shape measure:A,B,..., names[0]
-    the race's default): each name's MPoints/s round by round, as the run's record gives them."""
-    rec = run(isa, "measure:" + ",".join(names), prefetch="compiled", steps=a.in_run_steps)
-    race_rec = rec["config"]["row_shape"].get("race") or {}
-    rates = (race_rec.get("race") or {}).get("rates")
-    if race_rec.get("how") != "raced" or not rates:
-        sys.exit(
-            f"iso3dfd_kernel_choices.py: radius {radius} {isa}: the run raced no shapes "
-            f"({race_rec.get('why', 'no race in its record')}); give it more steps (--in-run-steps)"
-        )
-    return {name: rates[name] for name in names}
-
-
 def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
     """Per variant, at its shape (the row's, else the compiled default), the prefetch settings raced
     from the compiled default by the decision rule, a winner confirmed by a second race alone (among
@@ -407,130 +308,6 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
         out[isa] = entry_of(won, names, rates, d, confirm, prefetch=won, shape=shape)
         said(f"radius {radius} {isa} at {shape}: prefetch {won}", names, rates, confirm)
     return out
-
-
-def probe(a, isa: str, shape: str, radius: int, n: int, env: dict) -> dict:
-    """A short run of the defaults (4 steps, --time-block auto) at the variant and shape: its record
-    gives the model's proposal of sweeps (config.time_block.proposal) and the step shape's name."""
-    return common.record(
-        [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, 4, "auto", "auto", "auto", "compact", a.threads]
-        + ["--radius", radius, "--isa", isa, "--row-shape", shape, "--json"],
-        env=env,
-        valid=False,
-    )
-
-
-# An entry's fields from the variants' race inside sweeps (race_swept_variant).
-SWEPT_VARIANT = ("step_variant", "runs", "variant_case", "second_race")
-
-
-def race_swept_variant(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
-    """entry with its variant raced again inside sweeps, where the model proposes them for this grid:
-    each variant at its step shape, at the model's depth over the sweeps' steps, by the decision
-    rule from the machine model's default (a winner confirmed by a second race alone). From memory
-    the variants run level and a step race's winner can be the narrower one (radius 2 on Emerald
-    Rapids: AVX2 1.18x step by step), while in tiles held in cache the row kernel runs at its
-    in-core speed, where the wider variant leads. The step race's variant, figures and decision stay
-    under step_variant; variant_where_it_runs puts them back when the table's sweeps do not pay."""
-    from bandwall.core import decide
-
-    if len(offered) < 2 or "shapes" not in entry:
-        return entry
-    step = {isa: entry["shapes"].get(isa, {}).get("shape", "default") for isa in offered}
-    rec = probe(a, entry["isa"], step[entry["isa"]], radius, n, env)
-    depth = int(rec["config"]["time_block"].get("proposal", {}).get("depth", 1))
-    if depth < 2:
-        return entry
-    names = [model_default_isa(offered)]
-    names += [i for i in offered if i not in names]
-
-    def rates_of(pick: list[str]) -> dict:
-        return race(a, pick, lambda isa: run(isa, step[isa], swept=("same", depth)))
-
-    rates = rates_of(names)
-    won, d, confirm = settle(names, rates, rates_of, "isa")
-    said(f"radius {radius} variants swept at depth {depth}: {won}", names, rates, confirm)
-    out = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}
-    # the step race's fields (an earlier swept race's entry keeps them under step_variant)
-    out["step_variant"] = entry.get("step_variant") or {
-        k: entry[k] for k in ("isa", "figures", "decision", "case") if k in entry
-    }
-    chosen = entry_of(won, names, rates, d, confirm)
-    if confirm and won == names[0]:  # the first race's winner, not confirmed: the default, undecided
-        chosen["decision"].update(decisive=False, why=f"{d.why}; then alone: {confirm['why']}")
-    out.update(
-        isa=won,
-        figures=chosen["figures"],
-        runs=chosen["runs"],
-        decision={**chosen["decision"], "rule": vars(decide.rule())},
-        variant_case=f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact, "
-        f"--time-block {depth}, each variant at its step shape",
-    )
-    if confirm:
-        out["second_race"] = confirm
-    return out
-
-
-def variant_where_it_runs(entry: dict, radius: int) -> dict:
-    """entry, whose variant was raced inside sweeps (step_variant holds the step race's), with the
-    step race's variant back where the table's sweeps at the swept race's variant do not pay (depth
-    1 there): the defaults then run step by step, where the step race measured them."""
-    step = entry.get("step_variant")
-    if not step or step.get("isa") == entry.get("isa"):
-        return entry
-    sweeps = entry.get("sweeps", {}).get(entry["isa"], {})
-    if int(sweeps.get("depth", 1)) > 1:
-        return entry
-    print(
-        f"radius {radius}: the sweeps do not pay at {entry['isa']}: the step race's {step['isa']} stands",
-        file=sys.stderr,
-    )
-    out = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}
-    out.update(step)
-    return out
-
-
-def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> dict:
-    """At the variant the entry names (else the machine model's), the shapes of the sweeps raced at the
-    depth the model proposes for this grid, from the step shape (same) by the decision rule."""
-    isa = entry.get("isa") or offered[0]
-    step = entry.get("shapes", {}).get(isa, {}).get("shape", "default")
-    rec = probe(a, isa, step, radius, n, env)
-    depth = int(rec["config"]["time_block"].get("proposal", {}).get("depth", 1))
-    step_name = rec["config"]["row_shape"]["name"]
-    if depth < 2:
-        return {isa: {"shape": step_name, "why": f"the model proposes no sweeps at radius {radius} on {n}^3"}}
-    # the step shape once (same), then the others by name
-    names = [s for s in (a.shapes_swept if isa == "avx512" else a.shapes_avx2).split(",") if s]
-    names = ["same"] + [s for s in names if s not in ("same", "default", step_name)]
-
-    def rates_of(pick: list[str]) -> dict:
-        return race(a, pick, lambda s: run(isa, step, swept=(s, depth)))
-
-    rates = rates_of(names)
-    won, d, confirm = settle(names, rates, rates_of, "shape")
-
-    def shown(s: str) -> str:
-        return step_name if s == "same" else s
-
-    said(f"radius {radius} {isa} swept at depth {depth}: {shown(won)}", names, rates, confirm, shown)
-    case = (
-        f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact, --time-block {depth}"
-    )
-    return {
-        isa: entry_of(
-            won,
-            names,
-            rates,
-            d,
-            confirm,
-            shown,
-            shape=shown(won),
-            step_shape=step_name,
-            depth=depth,
-            case=case,
-        )
-    }
 
 
 def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:

@@ -15,7 +15,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 # modules the scripts import, not scripts
-HELPERS = {"common.py", "choice_table.py", "choice_races.py", "sweeps_race.py"}
+HELPERS = {
+    "common.py",
+    "choice_table.py",
+    "choice_races.py",
+    "sweeps_race.py",
+    "shape_races.py",
+    "swept_races.py",
+}
 SCRIPTS = sorted(p for p in BENCH.glob("*.py") if p.name not in HELPERS)
 
 _spec = importlib.util.spec_from_file_location("bench_common", BENCH / "common.py")

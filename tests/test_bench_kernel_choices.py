@@ -1,4 +1,5 @@
-"""bench/iso3dfd_kernel_choices.py's entries: racing the step shapes again keeps the knobs measured at
+"""bench/iso3dfd_kernel_choices.py's entries (its shape races in bench/shape_races.py, the swept ones in
+bench/swept_races.py): racing the step shapes again keeps the knobs measured at
 a variant's shape (prefetch, the sweeps' shape, the share of L2, the team) while that shape stands,
 and drops them where it changed; the sweeps' entry keeps a verdict only when two races say so."""
 
@@ -13,6 +14,8 @@ import bench_scripts
 
 kc = bench_scripts.load("iso3dfd_kernel_choices.py", "kernel_choices")
 sr = sys.modules[kc.race_sweeps.__module__]  # bench/sweeps_race.py, as the script imported it
+sh = sys.modules[kc.race_shapes.__module__]  # bench/shape_races.py
+sw = sys.modules[kc.race_swept_variant.__module__]  # bench/swept_races.py
 
 
 def test_knobs_measured_at_a_shape_stay_while_it_stands():
@@ -25,12 +28,12 @@ def test_knobs_measured_at_a_shape_stay_while_it_stands():
         "isa": "avx512",
     }
     raced = {**before, "shapes": {"avx512": {"shape": "2x4"}, "avx2": {"shape": "2x3"}}}
-    out = kc.keep_measured_at(raced, kc.shapes_of(before))
+    out = sh.keep_measured_at(raced, sh.shapes_of(before))
     assert out["prefetch"] == {"avx512": {"rows_ahead": 0}}  # avx2's was measured at 2x2
     assert out["swept_shapes"] == before["swept_shapes"] and out["teams"] == before["teams"]
     assert "blocks" not in out  # only avx2's, whose shape changed
     assert out["shapes"] == raced["shapes"] and out["isa"] == "avx512"
-    assert kc.keep_measured_at(before, kc.shapes_of(before)) == before
+    assert sh.keep_measured_at(before, sh.shapes_of(before)) == before
 
 
 @pytest.mark.parametrize(
@@ -66,10 +69,10 @@ def test_a_step_shape_stands_only_when_a_second_race_says_so(monkeypatch, first,
     import collections
 
     calls = collections.defaultdict(list)
-    monkeypatch.setattr(kc, "race", fake_race)
+    monkeypatch.setattr(sh, "race", fake_race)
     a = types.SimpleNamespace(rounds=5, pause=0, in_run=False)
     cands = [("avx512", "default"), ("avx512", "2x4"), ("avx512", "8x2-ring")]
-    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    out = sh.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
     assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
     assert seconds == ([] if second is None else [["2x4", "8x2-ring"]])
     assert out.get("second_race", {}).get("decisive") == confirmed
@@ -142,10 +145,10 @@ def test_in_run_races_the_shapes_inside_runs_and_whole_runs_confirm(monkeypatch,
         seconds.append(names)
         return {n: [second.get(n, 100.0) * j for j in jitter] for n in names}
 
-    monkeypatch.setattr(kc, "race", whole_runs)
+    monkeypatch.setattr(sh, "race", whole_runs)
     a = types.SimpleNamespace(rounds=5, pause=0, in_run=True, in_run_steps=300)
     cands = [("avx512", "default"), ("avx512", "8x2-ring")]
-    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    out = sh.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
     assert out["shape"] == shape and list(out["figures"]) == ["2x4", "8x2-ring"]
     measured = [r for r in runs if r[0].startswith("measure:")]
     assert measured == [("measure:2x4,8x2-ring", 300)]
@@ -157,7 +160,7 @@ def test_in_run_races_the_shapes_inside_runs_and_whole_runs_confirm(monkeypatch,
         return {"config": {"row_shape": {"name": "2x4" if shape == "compiled" else shape, "race": race}}}
 
     with pytest.raises(SystemExit, match="raced no shapes"):
-        kc.race_shapes(a, ["avx512"], cands, nothing, 4)
+        sh.race_shapes(a, ["avx512"], cands, nothing, 4)
 
 
 @pytest.mark.parametrize(
@@ -193,10 +196,10 @@ def test_an_unsettled_second_race_runs_as_many_rounds_again(monkeypatch, ring, c
         seconds.append(names)
         return {"2x4": [100.0] * 5, "8x2-ring": list(ring)}
 
-    monkeypatch.setattr(kc, "race", whole_runs)
+    monkeypatch.setattr(sh, "race", whole_runs)
     a = types.SimpleNamespace(rounds=5, pause=0, in_run=True, in_run_steps=300)
     cands = [("avx512", "default"), ("avx512", "8x2-ring")]
-    out = kc.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
+    out = sh.race_shapes(a, ["avx512"], cands, run, 4)["shapes"]["avx512"]
     assert seconds == [["2x4", "8x2-ring"]] * calls
     assert out["shape"] == shape
 
@@ -394,8 +397,8 @@ def test_the_variant_races_again_inside_sweeps(monkeypatch, depth, first, second
     import types
 
     races, runs = [], []
-    monkeypatch.setattr(kc, "model_default_isa", lambda offered: "avx512")
-    monkeypatch.setattr(kc, "probe", lambda *x: {"config": {"time_block": {"proposal": {"depth": depth}}}})
+    monkeypatch.setattr(sw, "model_default_isa", lambda offered: "avx512")
+    monkeypatch.setattr(sw, "probe", lambda *x: {"config": {"time_block": {"proposal": {"depth": depth}}}})
 
     def fake_race(a, names, go):
         for n in names:
@@ -404,9 +407,9 @@ def test_the_variant_races_again_inside_sweeps(monkeypatch, depth, first, second
         races.append(names)
         return {k: [rates.get(k, 100.0) * j for j in (1.0, 1.01, 0.99, 1.0, 1.02)] for k in names}
 
-    monkeypatch.setattr(kc, "race", fake_race)
+    monkeypatch.setattr(sw, "race", fake_race)
     a = types.SimpleNamespace(rounds=5, pause=0, interior=256, sweep_steps=40, threads=2)
-    out = kc.race_swept_variant(
+    out = sw.race_swept_variant(
         a, dict(STEP_ENTRY), ["avx512", "avx2"], lambda *x, **k: runs.append((x, k)), 2, 260, {}
     )
     assert out["isa"] == isa
@@ -422,7 +425,7 @@ def test_the_variant_races_again_inside_sweeps(monkeypatch, depth, first, second
     # decisive only when a variant other than the default stands beyond noise, twice
     assert out["decision"]["decisive"] == (isa == "avx2")
     assert "--time-block 8" in out["variant_case"]
-    again = kc.race_swept_variant(a, out, ["avx512", "avx2"], lambda *x, **k: None, 2, 260, {})
+    again = sw.race_swept_variant(a, out, ["avx512", "avx2"], lambda *x, **k: None, 2, 260, {})
     assert again["step_variant"] == out["step_variant"]  # a second swept race keeps the step race's
 
 
@@ -446,7 +449,7 @@ def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa):
         "step_variant": {k: STEP_ENTRY[k] for k in ("isa", "figures", "decision", "case")},
         "sweeps": sweeps,
     }
-    out = kc.variant_where_it_runs(swept, 2)
+    out = sw.variant_where_it_runs(swept, 2)
     assert out["isa"] == isa
     if isa == "avx2":
         assert out == {**STEP_ENTRY, "sweeps": sweeps}
