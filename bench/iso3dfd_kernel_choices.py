@@ -5,8 +5,8 @@ how many rows ahead each variant's row kernel prefetches and into which cache, a
 runs by default.
 
 Per radius R (the table's key iso3dfd.rows at the article's radius 8, iso3dfd.rows.rR at the
-others), every candidate (a variant and one of its shapes: --shapes-avx512, --shapes-avx2, each
-variant's compiled default first) runs step by step (--time-block 1) on the same grid and threads,
+others), every candidate (a variant and one of its shapes: --shapes-avx512, --shapes-avx2, by default
+the variant's compiled default first and then every shape it has) runs step by step (--time-block 1) on the same grid and threads,
 in an order rotated round by round. A variant's shape is chosen by the project's decision rule
 (bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
 faster beyond noise, and then again in a second race of the two alone: among seven shapes one
@@ -84,16 +84,13 @@ import choice_table
 import common
 from choice_races import entry_of, race, said, settle
 from choice_table import ROOT, microarch_name, row_named, write
-from shape_races import keep_measured_at, race_shapes, shapes_of
+from shape_races import candidates, keep_measured_at, race_shapes, shapes_of
 from sweeps_race import race_sweeps
 from swept_races import SWEPT_VARIANT, probe, race_swept, race_swept_variant, variant_where_it_runs
 
 sys.path.insert(0, str(ROOT / "python"))
 SEED_RADIUS = 8
-SHAPES = {
-    "avx512": "default,2x4,4x2,4x2-split,4x2-split-y4,8x2-ring,8x2-ring-y4,1x4",
-    "avx2": "default,2x2,4x1,2x3,2x2-split,4x2",
-}
+VARIANTS = ("avx512", "avx2")  # the vector variants, whose shapes race
 
 
 def parse():
@@ -102,8 +99,13 @@ def parse():
     p.add_argument("--interior", type=int, default=256, help="interior points per dimension (default 256)")
     p.add_argument("--steps", type=int, default=10, help="time steps (default 10)")
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
-    for isa, shapes in SHAPES.items():
-        p.add_argument(f"--shapes-{isa}", default=shapes, help=f"{isa}'s candidate shapes (default {shapes})")
+    for isa in VARIANTS:
+        p.add_argument(
+            f"--shapes-{isa}",
+            default="all",
+            help=f"{isa}'s candidate shapes, comma-separated (default all: the compiled default and every shape "
+            "the variant has, as `bandwall-manifest` lists them)",
+        )
     p.add_argument(
         "--knobs",
         default="shapes,prefetch,swept,blocks,team,sweeps",
@@ -178,7 +180,9 @@ def main() -> int:
     a = parse()  # exports --bindir as BANDWALL_BINDIR, which manifest reads
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
     topo = common.record([common.tool(a.bindir, "bandwall-topo")])
-    offered = [i for i in topo["result"]["isa"]["offered"] if i in SHAPES]
+    offered = [i for i in topo["result"]["isa"]["offered"] if i in VARIANTS]
+    for isa in VARIANTS:
+        setattr(a, f"shapes_{isa}", candidates(getattr(a, f"shapes_{isa}"), isa))
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     command = "python3 bench/iso3dfd_kernel_choices.py " + " ".join(sys.argv[1:])
     entries = {}

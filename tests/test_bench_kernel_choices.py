@@ -230,7 +230,8 @@ def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: st
 
 def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch):
     """The sweeps knob: the model's proposal against single steps; sweeps faster (or slower) beyond
-    noise stand only when a second race says so too; rounds left unsettled are doubled."""
+    noise stand only when a second race says so too; rounds left unsettled are doubled; the entry
+    names the threads it was measured with."""
 
     def record(*x, **k):  # tiles in L2 or L3 propose the same sweeps: no other candidate
         return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
@@ -250,6 +251,7 @@ def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch
     assert entry(level)["depth"] == 1 and "second_race" not in entry(level)
     doubled = entry(mixed, fast, fast)  # ten rounds, then a second race
     assert doubled["depth"] == 4 and doubled["proposed"] == 4
+    assert doubled["threads"] == 2  # the team it was measured with: a run of another does not take it
 
 
 def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
@@ -455,3 +457,21 @@ def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa):
         assert out == {**STEP_ENTRY, "sweeps": sweeps}
     else:
         assert out == swept
+
+
+@pytest.mark.parametrize(
+    "given, isa, expected",
+    [
+        ("all", "avx512", "default,4x2-split,2x4,8x1"),  # every shape the variant has, the default first
+        ("all", "avx2", "default,2x2"),
+        ("all", "generic", "default"),  # a variant without shapes: its default alone
+        ("default,2x4", "avx512", "default,2x4"),  # a list given stays as it is
+    ],
+)
+def test_all_candidate_shapes_are_every_shape_the_manifest_lists(monkeypatch, given, isa, expected):
+    from bandwall.core import manifest
+
+    shapes = {"avx512": ["4x2-split", "2x4", "8x1"], "avx2": ["2x2"]}
+    listed = {k: [{"name": n} for n in v] for k, v in shapes.items()}
+    monkeypatch.setattr(manifest, "manifest", lambda: {"kernels": {"iso3dfd": {"row_shapes": listed}}})
+    assert sh.candidates(given, isa) == expected
