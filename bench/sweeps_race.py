@@ -94,7 +94,13 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         names.append(f"{l3_depth} L3")
     if len(names) < 2:
         return {
-            isa: {"depth": 1, "proposed": depth, "case": case, "why": "the model proposes no sweeps here"}
+            isa: {
+                "depth": 1,
+                "proposed": depth,
+                "case": case,
+                "threads": a.threads,
+                "why": "the model proposes no sweeps here",
+            }
         }
 
     def measured(pick: list[str]) -> dict:
@@ -146,5 +152,6 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             **({"proposed_in_l3": l3_depth} if any(k.endswith(" L3") for k in names) else {}),
             **tiles,
             case=case,
+            threads=a.threads,  # a run of another team does not take the verdict
         )
     }

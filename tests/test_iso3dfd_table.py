@@ -360,6 +360,32 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     assert other["how"] != "table" and "table" not in other
 
 
+@pytest.mark.parametrize("measured_with", [THREADS, THREADS + 1])
+def test_a_verdict_on_sweeps_holds_for_the_team_it_was_measured_with(
+    measured_with, sweeps_table, monkeypatch, tmp_path
+):
+    """An entry that found sweeps slower, measured with the run's number of threads, sends the run
+    step by step without a race; measured with another number, it says nothing for the run, which
+    races as before, and config.time_block.table says why (applies false, the entry's threads)."""
+    isa, table = sweeps_table
+    write_sweeps_table(table, isa, 1, slower=True, threads=measured_with)
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "cache"))
+    tb = sweeps_table_run(isa)
+    if measured_with == THREADS:
+        assert (tb["depth"], tb["how"]) == (1, "table") and "race" not in tb, tb
+        return
+    assert tb["how"] != "table" and "race" in tb, tb
+    other = tb["table"]
+    assert (other["threads"], other["applies"], other["depth"], other["slower"]) == (
+        THREADS + 1,
+        False,
+        1,
+        True,
+    )
+    assert f"with {THREADS + 1} thread(s), this run has {THREADS}" in other["from"], other
+    assert "iso3dfd.rows.r1" in other["from"]
+
+
 def test_tiles_sized_for_l2_where_the_table_found_them_faster(sweeps_table, monkeypatch, tmp_path):
     """A row whose sweeps entry names tile_cache L2 at the depth tiles in L2 propose: --tile-cache
     auto sizes the tiles for L2 (config.time_block.tile_cache says table and whence) and sweeps at

@@ -133,7 +133,7 @@ void Measurement::choose_time_block(int threads) {
                       : one_node         ? Teams::Either
                                          : Teams::Slabs;
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
-  const json tile_cache = choose_tile_cache();
+  const json tile_cache = choose_tile_cache(threads);
   caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
@@ -144,7 +144,7 @@ void Measurement::choose_time_block(int threads) {
   // the bench raced the shallower depths down to half of it too, and the model's cost misses what a
   // deeper window costs in a last-level cache other tenants share).
   if (model_.depth > 1) {
-    const TableSweeps t = table_sweeps();
+    const TableSweeps t = table_sweeps(threads);
     if (t.depth > 1 && t.depth <= deepest && (tile_cache.value("how", "") == "table" || t.proposed == model_.depth)) {
       const TimeBlockModel m = fit_time_block(o_.grid, t.depth, threads, caches, teams);
       if (tiles_allowed(m, caches)) model_ = m;
@@ -206,7 +206,7 @@ void Measurement::choose_time_block(int threads) {
   // stands without a race (the run's own race, of fewer rounds, would only decide by chance what
   // those could not, and cost the run its steps). Another proposal races as before;
   // --time-block measure races whatever the table says.
-  const TableSweeps table = model_.depth > 1 && !o_.time_block_measure ? table_sweeps() : TableSweeps{};
+  const TableSweeps table = model_.depth > 1 && !o_.time_block_measure ? table_sweeps(threads) : TableSweeps{};
   const bool undecided = table.undecided > 1 && table.undecided == model_.depth;
   if (table.slower || undecided || (table.depth > 1 && table.depth == model_.depth && !o_.thread_options.automatic())) {
     const bool sweeps = table.depth > 1;
@@ -225,6 +225,7 @@ void Measurement::choose_time_block(int threads) {
     return;
   }
   if (table.depth > 0) time_block_["table"] = {{"depth", table.depth}, {"slower", table.slower}, {"from", table.from}};
+  if (!table.other_team.is_null()) time_block_["table"] = table.other_team;
   std::string skip;
   if (model_.depth == 1)
     skip = model_.why;

@@ -146,13 +146,17 @@ class Measurement : public driver::Measurement {
     // the depth the model proposed where the bench raced (0: none said); the races then included
     // shallower depths, so a run whose model proposes the same takes the table's depth
     int proposed = 0;
+    // an entry measured with another number of threads than the run's, which then says nothing
+    // (config.time_block.table with applies false; null otherwise)
+    json other_team;
     std::string tile_cache;
     std::string from, why;
   };
-  TableSweeps table_sweeps() const;
+  // This CPU's table entry on sweeps for the run's radius and variant, when measured with `threads`.
+  TableSweeps table_sweeps(int threads) const;
   // The cache the sweeps' tiles are sized for (--tile-cache; auto: the table's sweeps entry), into
   // caches_.caches.tiles, and config.time_block.tile_cache: {"requested", "used", "how", "from"}.
-  json choose_tile_cache();
+  json choose_tile_cache(int threads);
   // The rows ahead the row kernel prefetches, in the same order as the shape: --prefetch's, else
   // the one bandwall tune kept beside the shape, else the table's row for this CPU, radius and
   // variant (its "prefetch" object: {"avx512": {"prefetch": rows, ...}}), else rows.hpp's default.
