@@ -193,10 +193,11 @@ Measurement::TableSweeps Measurement::table_sweeps(int threads) const {
     return s;
   }
   // A verdict holds for the team it was measured with: the cores share memory's bandwidth, so
-  // whether sweeps pay moves with how many sweep (on the Emerald Rapids guest at radius 5, where
-  // the bench measured sweeps slower than single steps with two threads, a run of one raced them on
-  // its own data and swept at depth 4, 1.075x). An entry without threads predates the field and
-  // holds for any team.
+  // whether sweeps pay moves with how many sweep, and a verdict for two threads says nothing
+  // measured for one (on the Emerald Rapids guest at radius 5, where the bench measured sweeps
+  // slower with two threads, two one-thread runs raced them on their own data: depth 4 1.075x in one,
+  // within noise, 0.98x, in the other; bench/results/2026-12-05-emr-every-shape.md). An entry
+  // without threads predates the field and holds for any team.
   const long measured = whole_field(*t.row, "threads", 1, 1L << 20, 0);
   if (measured != 0 && measured != threads) {
     s.from = ": " + t.cite + " measured sweeps with " + std::to_string(measured) + " thread(s), this run has " +
