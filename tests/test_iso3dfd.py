@@ -338,6 +338,13 @@ BAD_CLI = [
     (["--plane-pitch", ""], "'--plane-pitch': is empty"),
     (["--plane-pitch", "tall"], "--plane-pitch 'tall' must be auto, packed or a number of floats"),
     (["--plane-pitch", "16"], "--plane-pitch 16 is below the row pitch x n2"),
+    (["--array-offset", "0", "--ranks", "2"], "--array-offset lays out the arrays of one process"),
+    (["--array-offset", ""], "'--array-offset': is empty"),
+    (
+        ["--array-offset", "17"],
+        "--array-offset '17' must be auto or a number of floats from 0 to 4096, a multiple of 16",
+    ),
+    (["--array-offset", "page"], "--array-offset 'page' must be auto or a number of floats"),
     (["--prefetch", "far"], "--prefetch far: expected auto, measure, compiled, none or a number of rows 0-8"),
     (["--sweep-team", "both"], "'both' is not one of"),
     (["--tile-cache", "L4"], "'L4' is not one of"),

@@ -288,6 +288,11 @@ def test_the_mpi_tool_refuses_a_bad_radius_on_rank_zero_alone():
             ("--row-pitch", "packed", "--plane-pitch", "-4"),
             "--plane-pitch '-4' must be auto, packed or a number of floats from the row pitch x n2 (400) up",
         ),
+        (
+            ("--array-offset", "4112"),
+            "--array-offset '4112' must be auto or a number of floats from 0 to 4096, a multiple of 16",
+        ),
+        (("--array-offset", "8"), "--array-offset '8' must be auto or a number of floats"),
     ],
 )
 def test_a_bad_swept_shape_or_pitch_is_refused_in_one_line(args, fragment):
@@ -301,13 +306,14 @@ def test_a_bad_swept_shape_or_pitch_is_refused_in_one_line(args, fragment):
 def test_rows_and_planes_padded_leave_the_wavefield_as_packed_ones_do(radius):
     """By default each row starts on a 64-byte line (an odd count of them: config.row_pitch) and each
     plane spans an odd count of lines (config.plane_pitch), the arrays led so that each row's interior
-    starts a line (config.row_pitch.lead); packed rows and planes, and pitches given
-    (a plane's off a line), run the same wavefield, exact against the reference."""
+    starts a line (config.row_pitch.lead), next and vel a third and two thirds of a 4 KiB page after
+    prev (config.array_offset); packed rows and planes, and pitches and offsets given (a plane's off a
+    line), run the same wavefield, exact against the reference."""
     n = 30 + 2 * radius
     args = (n, n, n, 6, "auto", "auto", "auto", "compact", THREADS, "--radius", radius, "--verify")
     default = record(*args)
-    packed = record(*args, "--row-pitch", "packed", "--plane-pitch", "packed")
-    wide = record(*args, "--row-pitch", 3 * 16 * 5, "--plane-pitch", 240 * n + 7)
+    packed = record(*args, "--row-pitch", "packed", "--plane-pitch", "packed", "--array-offset", "0")
+    wide = record(*args, "--row-pitch", 3 * 16 * 5, "--plane-pitch", 240 * n + 7, "--array-offset", 4096)
     pitch, plane = default["config"]["row_pitch"], default["config"]["plane_pitch"]
     assert pitch["requested"] == "auto" and pitch["floats"] >= n and pitch["floats"] % 32 == 16
     # led by as many floats as start each row's interior (x = radius) on a line; none otherwise
@@ -319,6 +325,10 @@ def test_rows_and_planes_padded_leave_the_wavefield_as_packed_ones_do(radius):
     assert packed["config"]["row_pitch"]["floats"] == n and wide["config"]["row_pitch"]["floats"] == 240
     assert packed["config"]["plane_pitch"]["floats"] == n * n
     assert wide["config"]["plane_pitch"]["floats"] == 240 * n + 7
+    # next and vel a third and two thirds of a page after prev by default; as given otherwise
+    offsets = [rec["config"]["array_offset"] for rec in (default, packed, wide)]
+    assert offsets[0]["requested"] == "auto" and offsets[0]["floats"] * 4 == 4096 // 3 // 64 * 64
+    assert [o["floats"] for o in offsets[1:]] == [0, 4096]
     for rec in (default, packed, wide):
         assert rec["validation"]["passed"] is True
         assert rec["result"]["norm"] == pytest.approx(packed["result"]["norm"], rel=1e-6)

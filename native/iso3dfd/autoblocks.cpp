@@ -116,6 +116,7 @@ Grid search_grid(const Grid& g, std::size_t largest_y, int threads) {
   Grid s{g.n1, 2 * g.halo() + std::min<std::size_t>(interior(g, g.n2), 2 * largest_y), 0, g.radius, g.p1};
   if (g.p2) s.p2 = padded_plane(s.pitch(), s.n2);  // planes laid out as the run's are
   s.lead = g.lead;
+  s.offset = g.offset;
   const double per_thread = kSearchPointsPerThread / static_cast<double>(s.n1 * s.n2);
   const std::size_t planes = std::clamp<std::size_t>(static_cast<std::size_t>(per_thread), 2 * g.halo(), 32);
   s.n3 = 2 * g.halo() + std::min(interior(g, g.n3), planes * static_cast<std::size_t>(std::max(threads, 1)));

@@ -67,6 +67,20 @@ std::size_t padded_plane(std::size_t pitch, std::size_t n2) {
   return lines * kLine;
 }
 
+std::size_t parse_array_offset(const std::string& text) {
+  if (text == "auto") return kArrayOffset;
+  long v = -1;
+  try {
+    v = parse_int(text, "--array-offset", 0, 4096);
+  } catch (const UsageError&) {
+  }
+  if (v < 0 || v % 16 != 0)
+    throw UsageError("--array-offset '" + text +
+                     "' must be auto or a number of floats from 0 to 4096, a multiple of 16 " +
+                     "(whole 64-byte lines)");
+  return static_cast<std::size_t>(v);
+}
+
 std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::size_t n2) {
   if (text == "auto") return padded_plane(pitch, n2);
   const std::size_t packed = pitch * n2;

@@ -37,10 +37,10 @@ Coefficients coefficients(int radius) {
   return out;
 }
 
-std::size_t array_bytes(const Grid& g) { return (g.lead + g.points()) * sizeof(float); }
+std::size_t array_bytes(const Grid& g) { return (g.lead_of(2) + g.points()) * sizeof(float); }
 
 Fields fields_in(const Buffer& prev, const Buffer& next, const Buffer& vel, const Grid& g) {
-  return Fields{prev.as<float>() + g.lead, next.as<float>() + g.lead, vel.as<float>() + g.lead};
+  return Fields{prev.as<float>() + g.lead_of(0), next.as<float>() + g.lead_of(1), vel.as<float>() + g.lead_of(2)};
 }
 
 std::vector<std::size_t> x_cuts(const Grid& g, std::size_t b1) {
@@ -135,10 +135,14 @@ bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool s
   } else {
     const auto s = slabs(g, threads);
     // Thread t touches planes [s[t], s[t+1]), the first and last thread the halo planes too.
-    std::vector<std::size_t> cuts;
-    for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back((g.lead + s[t] * g.plane()) * sizeof(float));
-    // from each buffer's start (page-aligned), before the lead
-    for (float* a : {f.prev, f.next, f.vel}) split = bw::split_pages_at(a - g.lead, array_bytes(g), cuts);
+    // from each buffer's start (page-aligned), before the array's lead
+    int k = 0;
+    for (float* a : {f.prev, f.next, f.vel}) {
+      std::vector<std::size_t> cuts;
+      for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back((g.lead_of(k) + s[t] * g.plane()) * sizeof(float));
+      split = bw::split_pages_at(a - g.lead_of(k), array_bytes(g), cuts);
+      ++k;
+    }
 #pragma omp parallel num_threads(threads)
     {
       // By the team's real size (as run() does), which OMP_THREAD_LIMIT may make smaller.

@@ -82,6 +82,12 @@ struct Grid {
   // Floats each array holds before its first point (line_lead): 0, or as many as start the interior
   // of every row on a 64-byte line.
   std::size_t lead = 0;
+  // Floats each array starts after the one before it within its buffer (array_offset): prev at its
+  // lead, next one offset and vel two offsets further, so the same point of the three arrays lies
+  // at different addresses within a 4 KiB page.
+  std::size_t offset = 0;
+  // Floats before array k's first point (0: prev, 1: next, 2: vel).
+  std::size_t lead_of(int k) const { return lead + static_cast<std::size_t>(k) * offset; }
   std::size_t halo() const { return static_cast<std::size_t>(radius); }
   // Floats each array holds from its first point on, every row's and plane's padding included.
   std::size_t points() const { return plane() * n3; }
@@ -115,6 +121,18 @@ std::size_t padded_plane(std::size_t pitch, std::size_t n2);
 // --plane-pitch: auto (padded_plane), packed (pitch n2) or a number of floats not below pitch n2;
 // UsageError in one line otherwise.
 std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::size_t n2);
+
+// The offset --array-offset auto gives: a third of a 4 KiB page in whole 64-byte lines (336 floats,
+// 1344 bytes), so that next starts a third and vel two thirds of a page after prev. Each buffer
+// starts on a page (huge pages: 2 MiB), so without an offset the same point of prev, next and vel
+// shares its address's low 21 bits: the three fall in one set of L1 and L2, and a store to next
+// aliases the loads of prev and vel 4 KiB apart that follow it. On the Intel Emerald Rapids guest,
+// 256^3, 2 threads, alternated whole runs: 1.08x-1.33x offset 0 at radius 1, 2, 4, 6 and 8
+// (docs/guides/iso3dfd.md).
+inline constexpr std::size_t kArrayOffset = 336;
+// --array-offset: auto (kArrayOffset) or a number of floats, a multiple of 16 (whole lines, so that
+// a vector aligned in one array is aligned in all), 0 to 4096; UsageError in one line otherwise.
+std::size_t parse_array_offset(const std::string& text);
 
 struct Blocks {
   std::size_t b1 = 0, b2 = 0, b3 = 0;
@@ -165,7 +183,8 @@ struct Fields {
   float* vel;
 };
 
-// Bytes of a buffer holding one array of g, its lead included; the fields in three such buffers.
+// Bytes of a buffer holding one array of g, its lead and two offsets included (the three buffers
+// are alike); the fields in three such buffers, each array at its lead_of.
 std::size_t array_bytes(const Grid& g);
 Fields fields_in(const bw::Buffer& prev, const bw::Buffer& next, const bw::Buffer& vel, const Grid& g);
 

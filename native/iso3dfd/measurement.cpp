@@ -379,8 +379,10 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
   const std::string pitch = g.pitch() == g.n1 ? "" : " pitch " + std::to_string(g.pitch());
   // and so is a padded plane (a packed one keeps the key)
   const std::string plane = g.plane() == g.pitch() * g.n2 ? "" : " plane " + std::to_string(g.plane());
-  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + pitch + plane + radius + ", " + std::to_string(threads) + " threads " +
-         (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
+  // and so are arrays offset from one another (none keeps the key)
+  const std::string offset = g.offset == 0 ? "" : " offset " + std::to_string(g.offset);
+  return "iso3dfd " + dims(g.n1, g.n2, g.n3) + pitch + plane + offset + radius + ", " + std::to_string(threads) +
+         " threads " + (t.cpus.empty() ? "bound " + t.bind : "on CPUs " + t.cpus) + ", " + kernel_isa() + " " +
          shape_name(active_shape(g.radius)) + swept + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +

@@ -61,6 +61,10 @@ bool parse_options(int argc, char** argv, Options& o) {
                  "floats from one plane of the arrays to the next: auto (default: its rows rounded up to an odd "
                  "number of 64-byte lines, so that the planes of a z window fall in different cache sets), packed "
                  "(row pitch x n2) or a number of floats from that up");
+  app.add_option("--array-offset", o.array_offset,
+                 "floats each array starts after the one before it (next after prev, vel after next): auto (default: "
+                 "a third of a 4 KiB page in whole lines, so that the same point of the three arrays falls in "
+                 "different cache sets) or a number of floats from 0 to 4096, a multiple of 16");
   app.add_option("--init", init, "who first touches the arrays: " + words_help(inits()));
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: " + words_help(schedules()));
   app.add_option("--placement", placement, placement_syntax());
@@ -115,6 +119,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   o.grid.p1 = parse_row_pitch(o.row_pitch, o.grid.n1);
   o.grid.p2 = parse_plane_pitch(o.plane_pitch, o.grid.pitch(), o.grid.n2);
   o.grid.lead = o.row_pitch == "auto" ? line_lead(o.grid.pitch(), r) : 0;
+  o.grid.offset = parse_array_offset(o.array_offset);
   o.iterations = static_cast<int>(parse_int(pos[3], "nb_iter", 0, 1000000));
   o.blocks = Blocks{block(pos[4], "n1_block", "n1", o.grid.n1), block(pos[5], "n2_block", "n2", o.grid.n2),
                     block(pos[6], "n3_block", "n3", o.grid.n3)};

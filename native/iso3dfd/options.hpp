@@ -19,9 +19,10 @@ enum class KernelChoice { Optimised, Reference };
 struct Options {
   Grid grid;
   int iterations = 0;
-  std::string row_pitch = "auto";    // --row-pitch as given (the grid's p1 holds the floats)
-  std::string plane_pitch = "auto";  // --plane-pitch as given (the grid's p2 holds the floats)
-  Blocks blocks;                     // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
+  std::string row_pitch = "auto";     // --row-pitch as given (the grid's p1 holds the floats)
+  std::string plane_pitch = "auto";   // --plane-pitch as given (the grid's p2 holds the floats)
+  std::string array_offset = "auto";  // --array-offset as given (the grid's offset holds the floats)
+  Blocks blocks;                      // 0 in a dimension: "auto", chosen at start-up (iso3dfd/autoblocks.hpp)
   Blocks blocks_requested;
   // Of the first thread's CPU (hwloc; 0: unknown), for the record's model of the L1 misses.
   std::uint64_t l1d_bytes = 0, l2_bytes = 0, l3_bytes = 0;

@@ -149,6 +149,14 @@ json iso_config(const Options& o) {
                                  "window reads at one point fall in different cache sets"
                            : o.plane_pitch == "packed" ? "planes packed, n2 rows apart"
                                                        : "given"}}},
+                 {"array_offset",
+                  {{"floats", o.grid.offset},
+                   {"requested", o.array_offset},
+                   {"why", o.array_offset == "auto"
+                               ? "next a third and vel two thirds of a 4 KiB page after prev (whole lines): the same "
+                                 "point of the three arrays falls in different cache sets, and stores to next do not "
+                                 "alias loads of prev and vel 4 KiB apart"
+                               : "given"}}},
                  {"n1", o.grid.n1},
                  {"n2", o.grid.n2},
                  {"n3", o.grid.n3},

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/rows.hpp"
 #include "iso3dfd/timeblock.hpp"
@@ -228,6 +230,40 @@ TEST(Iso3dfdOrders, PlanePitchIsAnOddCountOfLines) {
   EXPECT_EQ(g.plane(), 80u);
   EXPECT_EQ(g.points(), 240u);
   EXPECT_EQ(g.index(1, 2, 1), 80u + 2 * 16 + 1);
+}
+
+// --array-offset auto: next a third and vel two thirds of a 4 KiB page (whole lines) after prev, in
+// buffers that each start on a page; a multiple of 16 floats from 0 to 4096 as given; anything else
+// refused in one line. Each buffer holds its array's lead and offsets, and fields_in puts the
+// arrays there, so the same point of the three lies at three addresses within a page.
+TEST(Iso3dfdOrders, ArraysStartAThirdOfAPageApart) {
+  EXPECT_EQ(parse_array_offset("auto"), kArrayOffset);
+  EXPECT_EQ(kArrayOffset % 16, 0u);
+  EXPECT_EQ(kArrayOffset * sizeof(float), 4096u / 3 / 64 * 64);
+  EXPECT_EQ(parse_array_offset("0"), 0u);
+  EXPECT_EQ(parse_array_offset("4096"), 4096u);
+  for (const char* bad : {"17", "-16", "4112", "third", ""})
+    EXPECT_THROW(parse_array_offset(bad), bw::UsageError) << bad;
+  Grid g{40, 30, 20, 4};
+  g.p1 = padded_pitch(g.n1);
+  g.lead = line_lead(g.pitch(), g.radius);
+  for (std::size_t offset : {std::size_t{0}, kArrayOffset}) {
+    g.offset = offset;
+    EXPECT_EQ(array_bytes(g), (g.lead + 2 * offset + g.points()) * sizeof(float));
+    const bw::Placement first_touch = bw::Placement::parse("first-touch");
+    const bw::Buffer prev(array_bytes(g), first_touch), next(array_bytes(g), first_touch),
+        vel(array_bytes(g), first_touch);
+    const Fields f = fields_in(prev, next, vel, g);
+    auto in_page = [](const float* p, const bw::Buffer& b) {
+      return (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b.data())) % 4096;
+    };
+    EXPECT_EQ(in_page(f.prev, prev), g.lead * sizeof(float));
+    EXPECT_EQ(in_page(f.next, next), (g.lead + offset) * sizeof(float));
+    EXPECT_EQ(in_page(f.vel, vel), (g.lead + 2 * offset) * sizeof(float));
+    // the last point of vel, the array furthest on, inside its buffer
+    EXPECT_LE(reinterpret_cast<std::uintptr_t>(f.vel + g.points()),
+              reinterpret_cast<std::uintptr_t>(vel.data()) + array_bytes(g));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Radii, RadiusMatches, ::testing::Range(1, kMaxRadius + 1),

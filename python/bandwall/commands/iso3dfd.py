@@ -123,6 +123,14 @@ from bandwall.views.iso3dfd import csv_rows, render
     "window reads fall in different cache sets (config.plane_pitch says which)",
 )
 @click.option(
+    "--array-offset",
+    callback=refuse_empty,
+    default=None,
+    help="floats each array starts after the one before it (next after prev, vel after next): a number of "
+    "floats from 0 to 4096, a multiple of 16; default auto: a third of a 4 KiB page, so that the same point of "
+    "the three arrays falls in different cache sets (config.array_offset says which)",
+)
+@click.option(
     "--verify",
     is_flag=True,
     help="compare the whole field with the plain reference (exit 1 when it differs)",
@@ -189,6 +197,7 @@ def iso3dfd_cmd(
     prefetch,
     row_pitch,
     plane_pitch,
+    array_offset,
     verify,
     counters,
     ablation,
@@ -237,6 +246,10 @@ def iso3dfd_cmd(
         if plane_pitch is not None:
             raise UsageError(
                 "--plane-pitch lays out the arrays of one process; over --ranks planes are packed"
+            )
+        if array_offset is not None:
+            raise UsageError(
+                "--array-offset lays out the arrays of one process; over --ranks each array starts on its page"
             )
         if sweep_team != "auto":
             raise UsageError(
@@ -297,6 +310,7 @@ def iso3dfd_cmd(
         prefetch=prefetch,
         row_pitch=row_pitch,
         plane_pitch=plane_pitch,
+        array_offset=array_offset,
         radius=radius,
     )
     if ablation and counters:

@@ -123,6 +123,7 @@ def native_args(
     swept_shape: str | None = None,
     row_pitch: str | None = None,
     plane_pitch: str | None = None,
+    array_offset: str | None = None,
 ) -> list[str]:
     """The one command line of bandwall-iso3dfd (JSON record): `bandwall iso3dfd`, numa-check's
     built-in and the report all build it here, so they run the same blocks (AUTO unless given: the
@@ -156,7 +157,11 @@ def native_args(
         args += ["--sweep-team", sweep_team]
     if tile_cache is not None:
         args += ["--tile-cache", tile_cache]
-    for flag, word in (("--row-pitch", row_pitch), ("--plane-pitch", plane_pitch)):
+    for flag, word in (
+        ("--row-pitch", row_pitch),
+        ("--plane-pitch", plane_pitch),
+        ("--array-offset", array_offset),
+    ):
         if word is not None:
             args += [flag, word]
     if radius is not None:

@@ -112,13 +112,20 @@ def _kernel(c: dict) -> str:
 
 def _layout(c: dict) -> str | None:
     """'rows 272 floats apart, planes 17424, led by 12 floats (every row's interior on a 64-byte
-    line)': the arrays' layout (config.row_pitch and plane_pitch); None for records without it."""
+    line), next and vel 336 and 672 floats on within a page': the arrays' layout (config.row_pitch,
+    plane_pitch and array_offset); None for records without it."""
     rows, planes = c.get("row_pitch"), c.get("plane_pitch")
     if not rows or not planes:
         return None
     lead = rows.get("lead", 0)
     led = f", led by {lead} floats (every row's interior on a 64-byte line)" if lead else ""
-    return f"rows {rows['floats']} floats apart ({rows['requested']}), planes {planes['floats']} ({planes['requested']}){led}"
+    off = c.get("array_offset")
+    offset = (
+        f", next and vel {off['floats']} and {2 * off['floats']} floats on within a page ({off['requested']})"
+        if off
+        else ""
+    )
+    return f"rows {rows['floats']} floats apart ({rows['requested']}), planes {planes['floats']} ({planes['requested']}){led}{offset}"
 
 
 def _order(c: dict) -> str:
