@@ -84,11 +84,14 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   }
   local_ =
       Grid{lo_[0] + extent_[0] + hi_[0], lo_[1] + extent_[1] + hi_[1], lo_[2] + extent_[2] + hi_[2], o.global.radius};
-  const std::size_t bytes = local_.points() * sizeof(float);
+  // rows packed (a part's rows rarely end on a vector: its last store is masked), the arrays a
+  // third of a page apart as one process's are by default (kArrayOffset)
+  local_.offset = kArrayOffset;
+  const std::size_t bytes = array_bytes(local_);
   prev_ = Buffer(bytes, o.placement);
   next_ = Buffer(bytes, o.placement);
   vel_ = Buffer(bytes, o.placement);
-  f_ = Fields{prev_.as<float>(), next_.as<float>(), vel_.as<float>()};
+  f_ = fields_in(prev_, next_, vel_, local_);
   // First touch by this rank's threads in the compute loop's order; initialise() also writes the
   // source where it would be in a grid of this part's size, so prev is cleared (its pages already
   // placed) and the source is written where it is in the whole grid.

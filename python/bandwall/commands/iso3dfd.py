@@ -249,7 +249,7 @@ def iso3dfd_cmd(
             )
         if array_offset is not None:
             raise UsageError(
-                "--array-offset lays out the arrays of one process; over --ranks each array starts on its page"
+                "--array-offset lays out the arrays of one process; over --ranks each part takes the default"
             )
         if sweep_team != "auto":
             raise UsageError(
