@@ -89,23 +89,23 @@ class RowKernel {
     std::size_t z = b.z0;
     if constexpr (D.ring) {
       static_assert(D.split, "a ring is the second pass of a split shape");
-      const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
-      float* t = scratch(D.planes * tp);
+      const std::size_t ny = b.y1 - b.y0, tp = ny * g.pitch();
+      float* t = scratch(D.planes * tp, prev);
       for (; z < b.z1; z += D.planes) {
         const int n = static_cast<int>(std::min<std::size_t>(D.planes, b.z1 - z));
         partial_sums<D>(prev, next, vel, g, b, z, n, t, tp);
         for (std::size_t y = b.y0; y < b.y1; ++y)
-          ring_row(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.n1, static_cast<long>(tp), n);
+          ring_row(prev, next, vel, g.index(0, y, z), b.x0, b.x1, t + (y - b.y0) * g.pitch(), static_cast<long>(tp), n);
       }
       return;
     } else if constexpr (D.split) {
-      const std::size_t ny = b.y1 - b.y0, tp = ny * g.n1;
-      float* t = scratch(D.planes * tp);
+      const std::size_t ny = b.y1 - b.y0, tp = ny * g.pitch();
+      float* t = scratch(D.planes * tp, prev);
       for (; z + D.planes <= b.z1; z += D.planes) {
         partial_sums<D>(prev, next, vel, g, b, z, D.planes, t, tp);
         for (std::size_t y = b.y0; y < b.y1; ++y)
           row<D, Pass::FromPartialSums, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z),
-                                           t + (y - b.y0) * g.n1, static_cast<long>(tp));
+                                           t + (y - b.y0) * g.pitch(), static_cast<long>(tp));
       }
     } else {
       for (; z + D.planes <= b.z1; z += D.planes)
@@ -125,18 +125,18 @@ class RowKernel {
     constexpr int Q = D.rows;
     constexpr RowDesc xy{Q, D.vectors, D.x_loads};
     constexpr RowDesc one{1, D.vectors, D.x_loads};
-    const long ts = static_cast<long>(g.n1);
+    const long ts = static_cast<long>(g.pitch());
     for (int o = 0; o < n; ++o) {
       float* to = t + o * tp;
       std::size_t y = b.y0;
       for (; y + Q <= b.y1; y += Q) {
         const RowsAhead a = rows_ahead<Q>(prev, next, vel, g, b, y, z + o);
-        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts,
+        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(), ts,
                                    &a);
       }
       for (; y < b.y1; ++y) {
         const RowsAhead a = rows_ahead<1>(prev, next, vel, g, b, y, z + o);
-        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.n1, ts,
+        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(), ts,
                                     &a);
       }
     }
@@ -217,12 +217,17 @@ class RowKernel {
   }
 
   // The split shapes' partial sums (centre, x and y) of a block's P planes, laid out as the block's
-  // rows (row stride n1, plane stride rows x n1), per thread; a vector of slack on either side for
-  // the vectors that start before x0 (their lanes outside the box are masked).
-  static float* scratch(std::size_t floats) {
+  // rows (row stride: the arrays' row pitch, plane stride rows x pitch), per thread; a vector of
+  // slack on either side for the vectors that start before x0 (their lanes outside the box are
+  // masked). The buffer starts where prev does within a 64-byte line, so that with a row pitch of
+  // whole lines every vector of it lies on a line as prev's do (from a buffer that started 16 bytes
+  // into a page, and rows n1 floats apart, each of its loads and stores straddled two lines).
+  static float* scratch(std::size_t floats, const float* like) {
     thread_local std::vector<float> buf;
-    if (buf.size() < floats + 2 * L) buf.resize(floats + 2 * L);
-    return buf.data() + L;
+    if (buf.size() < floats + 3 * L) buf.resize(floats + 3 * L);
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(buf.data() + L);
+    const std::uintptr_t up = (reinterpret_cast<std::uintptr_t>(like) - at) & 63;  // bytes to prev's place
+    return reinterpret_cast<float*>(at + up);
   }
 
  private:
