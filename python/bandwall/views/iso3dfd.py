@@ -112,8 +112,8 @@ def _kernel(c: dict) -> str:
 
 def _layout(c: dict) -> str | None:
     """'rows 272 floats apart, planes 17424, led by 12 floats (every row's interior on a 64-byte
-    line), next and vel 336 and 672 floats on within a page': the arrays' layout (config.row_pitch,
-    plane_pitch and array_offset); None for records without it."""
+    line), next and vel 336 and 672 floats after prev in their pages': the arrays' layout
+    (config.row_pitch, plane_pitch and array_offset); None for records without it."""
     rows, planes = c.get("row_pitch"), c.get("plane_pitch")
     if not rows or not planes:
         return None
@@ -121,7 +121,7 @@ def _layout(c: dict) -> str | None:
     led = f", led by {lead} floats (every row's interior on a 64-byte line)" if lead else ""
     off = c.get("array_offset")
     offset = (
-        f", next and vel {off['floats']} and {2 * off['floats']} floats on within a page ({off['requested']})"
+        f", next and vel {off['floats']} and {2 * off['floats']} floats after prev in their pages ({off['requested']})"
         if off
         else ""
     )
