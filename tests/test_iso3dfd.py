@@ -121,18 +121,32 @@ def test_auto_isa_is_offered_and_says_how():
     ],
 )
 def test_first_touch_page_split_is_recorded(grid, threads, mode):
-    # rows and planes packed, so that the planes are the sizes above
-    packed = ("--row-pitch", "packed", "--plane-pitch", "packed")
+    # rows and planes packed, so that the planes are the sizes above, and the arrays at their
+    # pages' start, so that a cut on a huge-page boundary in one is in all three
+    packed = ("--row-pitch", "packed", "--plane-pitch", "packed", "--array-offset", "0")
     rec = tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, *packed)
     split = rec["placement"]["page_split"]
     assert split["mode"] == mode
-    assert split["huge_pages_split"] == (1 if mode.startswith("base pages in") else 0)
+    # one huge page a cut falls inside, in each of the three arrays
+    assert split["huge_pages_split"] == (3 if mode.startswith("base pages in") else 0)
     assert (
         tool_record(*grid, 1, grid[0], 16, 16, "compact", threads, "--init", "serial", *packed)["placement"][
             "page_split"
         ]["mode"]
         == "serial"
     )
+
+
+@pytest.mark.cpus(2)
+def test_arrays_offset_from_one_another_split_the_huge_page_their_cut_falls_in():
+    """By default next and vel start a third and two thirds of a page after prev (config.array_offset):
+    where the two threads' cut falls on a huge-page boundary in prev (64 planes of 64 KiB), it falls
+    inside one in next and in vel, and those two huge pages get base pages; the record counts the
+    three arrays'."""
+    packed = ("--row-pitch", "packed", "--plane-pitch", "packed")
+    split = tool_record(128, 128, 128, 1, 128, 16, 16, "compact", 2, *packed)["placement"]["page_split"]
+    assert split["mode"] == "base pages in the huge pages that thread parts share"
+    assert split["huge_pages_split"] == 2
 
 
 def test_record_fields_and_schema(run_bandwall, tmp_path):

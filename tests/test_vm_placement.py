@@ -313,11 +313,11 @@ def test_iso3dfd_time_blocks_keep_the_first_touch(name):
 
 
 @needs("bandwall-iso3dfd")
-@pytest.mark.parametrize("n, split", [(128, 0), (160, 1), (272, 1)])
+@pytest.mark.parametrize("n, split", [(128, 0), (160, 3), (272, 3)])
 def test_iso3dfd_first_touch_survives_huge_pages(n, split):
     """Huge pages on, 2 threads one per node: every array half on each node (40-60%), whether the
     threads' cut falls on a huge-page boundary (128³) or inside one (160³ and 272³: that page is
-    advised to base pages)."""
+    advised to base pages, in each of the three arrays)."""
     rec = ok("2node", f"iso3dfd-huge-{n}")
     pl = rec["placement"]
     assert pl["page_split"]["huge_pages_split"] == split

@@ -135,14 +135,19 @@ bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool s
   } else {
     const auto s = slabs(g, threads);
     // Thread t touches planes [s[t], s[t+1]), the first and last thread the halo planes too.
-    // from each buffer's start (page-aligned), before the array's lead
-    int k = 0;
+    // from each buffer's start (page-aligned), before the array's lead; the record sums the three
+    // arrays' huge pages split (offset from one another, next's and vel's cuts may fall inside a
+    // huge page where prev's fall on a boundary) and keeps the mode of the most split
+    int k = 0, pages_split = 0;
     for (float* a : {f.prev, f.next, f.vel}) {
       std::vector<std::size_t> cuts;
       for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back((g.lead_of(k) + s[t] * g.plane()) * sizeof(float));
-      split = bw::split_pages_at(a - g.lead_of(k), array_bytes(g), cuts);
+      const bw::PageSplit one = bw::split_pages_at(a - g.lead_of(k), array_bytes(g), cuts);
+      pages_split += one.pages_split;
+      if (k == 0 || one.pages_split > split.pages_split || one.mode.rfind("base pages throughout", 0) == 0) split = one;
       ++k;
     }
+    split.pages_split = pages_split;
 #pragma omp parallel num_threads(threads)
     {
       // By the team's real size (as run() does), which OMP_THREAD_LIMIT may make smaller.

@@ -230,11 +230,14 @@ def builtin_cases(name: str) -> list[guest.Case]:
                         "scatter",
                         "2",
                         "--json",
-                        # rows and planes packed: the planes and cuts the sizes above say
+                        # rows and planes packed and the arrays at their pages' start: the
+                        # planes and cuts the sizes above say, alike in the three arrays
                         "--row-pitch",
                         "packed",
                         "--plane-pitch",
                         "packed",
+                        "--array-offset",
+                        "0",
                     ],
                     thp="always",
                 )
