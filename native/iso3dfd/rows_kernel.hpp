@@ -131,13 +131,13 @@ class RowKernel {
       std::size_t y = b.y0;
       for (; y + Q <= b.y1; y += Q) {
         const RowsAhead a = rows_ahead<Q>(prev, next, vel, g, b, y, z + o);
-        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(), ts,
-                                   &a);
+        row<xy, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(),
+                                   ts, &a);
       }
       for (; y < b.y1; ++y) {
         const RowsAhead a = rows_ahead<1>(prev, next, vel, g, b, y, z + o);
-        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(), ts,
-                                    &a);
+        row<one, Pass::PartialSums>(prev, next, vel, g.index(0, y, z + o), b.x0, b.x1, 0, to + (y - b.y0) * g.pitch(),
+                                    ts, &a);
       }
     }
   }
