@@ -356,7 +356,7 @@ BAD_CLI = [
     (["--array-offset", ""], "'--array-offset': is empty"),
     (
         ["--array-offset", "17"],
-        "--array-offset '17' must be auto or a number of floats from 0 to 4096, a multiple of 16",
+        "--array-offset '17' must be auto or a number of floats from 0 to 1008, a multiple of 16",
     ),
     (["--array-offset", "page"], "--array-offset 'page' must be auto or a number of floats"),
     (["--prefetch", "far"], "--prefetch far: expected auto, measure, compiled, none or a number of rows 0-8"),

@@ -158,8 +158,7 @@ BlockChoice choose_blocks(const Grid& g, const Blocks& requested, Schedule s, co
 
   const std::vector<std::size_t> ys = y_candidates(g, m.blocks.b2);
   const Grid sg = search_grid(g, ys.back(), threads);
-  const std::size_t bytes = array_bytes(sg);
-  Buffer prev(bytes, placement), next(bytes, placement), vel(bytes, placement);
+  Buffer prev(array_bytes(sg, 0), placement), next(array_bytes(sg, 1), placement), vel(array_bytes(sg, 2), placement);
   Fields f = fields_in(prev, next, vel, sg);
   initialise(f, sg, m.blocks, placement.serial_init(), threads);
   const Coefficients c = coefficients(g.radius);

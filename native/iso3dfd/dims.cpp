@@ -71,12 +71,12 @@ std::size_t parse_array_offset(const std::string& text) {
   if (text == "auto") return kArrayOffset;
   long v = -1;
   try {
-    v = parse_int(text, "--array-offset", 0, 4096);
+    v = parse_int(text, "--array-offset", 0, 1008);
   } catch (const UsageError&) {
   }
   if (v < 0 || v % 16 != 0)
     throw UsageError("--array-offset '" + text +
-                     "' must be auto or a number of floats from 0 to 4096, a multiple of 16 " +
+                     "' must be auto or a number of floats from 0 to 1008, a multiple of 16 " +
                      "(whole 64-byte lines)");
   return static_cast<std::size_t>(v);
 }

@@ -37,7 +37,9 @@ Coefficients coefficients(int radius) {
   return out;
 }
 
-std::size_t array_bytes(const Grid& g) { return (g.lead_of(2) + g.points()) * sizeof(float); }
+std::size_t array_bytes(const Grid& g, int k) { return (g.lead_of(k) + g.points()) * sizeof(float); }
+
+std::size_t arrays_bytes(const Grid& g) { return array_bytes(g, 0) + array_bytes(g, 1) + array_bytes(g, 2); }
 
 Fields fields_in(const Buffer& prev, const Buffer& next, const Buffer& vel, const Grid& g) {
   return Fields{prev.as<float>() + g.lead_of(0), next.as<float>() + g.lead_of(1), vel.as<float>() + g.lead_of(2)};
@@ -142,7 +144,7 @@ bw::PageSplit initialise(const Fields& f, const Grid& g, const Blocks& b, bool s
     for (float* a : {f.prev, f.next, f.vel}) {
       std::vector<std::size_t> cuts;
       for (std::size_t t = 1; t + 1 < s.size(); ++t) cuts.push_back((g.lead_of(k) + s[t] * g.plane()) * sizeof(float));
-      const bw::PageSplit one = bw::split_pages_at(a - g.lead_of(k), array_bytes(g), cuts);
+      const bw::PageSplit one = bw::split_pages_at(a - g.lead_of(k), array_bytes(g, k), cuts);
       pages_split += one.pages_split;
       if (k == 0 || one.pages_split > split.pages_split || one.mode.rfind("base pages throughout", 0) == 0) split = one;
       ++k;

@@ -82,12 +82,13 @@ struct Grid {
   // Floats each array holds before its first point (line_lead): 0, or as many as start the interior
   // of every row on a 64-byte line.
   std::size_t lead = 0;
-  // Floats each array starts after the one before it within its buffer (array_offset): prev at its
-  // lead, next one offset and vel two offsets further, so the same point of the three arrays lies
-  // at different addresses within a 4 KiB page.
+  // Floats each array starts after the one before it within its buffer's first 4 KiB page
+  // (array_offset): prev at its lead, next one offset and vel two offsets further (modulo the page),
+  // so the same point of the three arrays lies at different addresses within a page.
   std::size_t offset = 0;
-  // Floats before array k's first point (0: prev, 1: next, 2: vel).
-  std::size_t lead_of(int k) const { return lead + static_cast<std::size_t>(k) * offset; }
+  // Floats before array k's first point (0: prev, 1: next, 2: vel): all in the buffer's first page,
+  // which the first point's first touch places.
+  std::size_t lead_of(int k) const { return lead + static_cast<std::size_t>(k) * offset % 1024; }
   std::size_t halo() const { return static_cast<std::size_t>(radius); }
   // Floats each array holds from its first point on, every row's and plane's padding included.
   std::size_t points() const { return plane() * n3; }
@@ -131,7 +132,8 @@ std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::s
 // (docs/guides/iso3dfd.md).
 inline constexpr std::size_t kArrayOffset = 336;
 // --array-offset: auto (kArrayOffset) or a number of floats, a multiple of 16 (whole lines, so that
-// a vector aligned in one array is aligned in all), 0 to 4096; UsageError in one line otherwise.
+// a vector aligned in one array is aligned in all), 0 to 1008 (within a page); UsageError in one
+// line otherwise.
 std::size_t parse_array_offset(const std::string& text);
 
 struct Blocks {
@@ -183,9 +185,11 @@ struct Fields {
   float* vel;
 };
 
-// Bytes of a buffer holding one array of g, its lead and two offsets included (the three buffers
-// are alike); the fields in three such buffers, each array at its lead_of.
-std::size_t array_bytes(const Grid& g);
+// Bytes of the buffer holding array k of g (0: prev, 1: next, 2: vel), from its start to its last
+// point (lead_of(k) floats before the first), and of the three together; the fields in three such
+// buffers, each array at its lead_of.
+std::size_t array_bytes(const Grid& g, int k);
+std::size_t arrays_bytes(const Grid& g);
 Fields fields_in(const bw::Buffer& prev, const bw::Buffer& next, const bw::Buffer& vel, const Grid& g);
 
 // Zeroes prev and next, sets vel, then writes the seed's source (nested cubes of 1, 10, ... 1e4

@@ -450,8 +450,8 @@ void Measurement::advance(int n, int threads) {
 }
 
 void Measurement::allocate(const Placement& p, int) {
-  const std::size_t bytes = array_bytes(o_.grid);
-  prev_ = Buffer(bytes, p), next_ = Buffer(bytes, p), vel_ = Buffer(bytes, p);
+  const Grid& g = o_.grid;
+  prev_ = Buffer(array_bytes(g, 0), p), next_ = Buffer(array_bytes(g, 1), p), vel_ = Buffer(array_bytes(g, 2), p);
   f_ = fields_in(prev_, next_, vel_, o_.grid);
   // Blocks before the first touch: those of the variant active at start (the widest), which the
   // choice of the variant may change.
@@ -468,7 +468,7 @@ std::vector<std::pair<std::string, const Buffer*>> Measurement::buffers() const 
 
 void Measurement::ready(int threads) {
   check_ = std::make_unique<SelfCheck>(o_.grid, o_.blocks);
-  if (!o_.json) print_header(o_, threads, 3 * array_bytes(o_.grid));
+  if (!o_.json) print_header(o_, threads, arrays_bytes(o_.grid));
 }
 
 driver::Done Measurement::step(const driver::Step& s) {

@@ -45,7 +45,7 @@ class Measurement : public driver::Measurement {
   std::string choose_variant(const VariantRequest& r, const std::function<double(const std::string&)>& trial) override;
   json variant_record() const override { return isa_choice_json(); }
   void variant_changed(int threads, bool final) override;
-  std::uint64_t working_set_bytes() const override { return 3 * array_bytes(o_.grid); }
+  std::uint64_t working_set_bytes() const override { return arrays_bytes(o_.grid); }
   void allocate(const Placement& p, int threads) override;
   void initialise(int threads) override;
   std::vector<std::pair<std::string, const Buffer*>> buffers() const override;

@@ -33,7 +33,7 @@ std::size_t block(const std::string& text, const char* name, const char* dim_nam
 
 std::uint64_t Options::bytes_needed() const {
   std::uint64_t arrays = verify ? 5 : 3;
-  return arrays * array_bytes(grid);
+  return arrays_bytes(grid) + (verify ? 2 * array_bytes(grid, 0) : 0);
 }
 
 bool names_a_shape(const std::string& shape) {
@@ -64,7 +64,7 @@ bool parse_options(int argc, char** argv, Options& o) {
   app.add_option("--array-offset", o.array_offset,
                  "floats each array starts after the one before it (next after prev, vel after next): auto (default: "
                  "a third of a 4 KiB page in whole lines, so that the same point of the three arrays falls in "
-                 "different cache sets) or a number of floats from 0 to 4096, a multiple of 16");
+                 "different cache sets) or a number of floats from 0 to 1008, a multiple of 16");
   app.add_option("--init", init, "who first touches the arrays: " + words_help(inits()));
   app.add_option("--schedule", schedule, "OpenMP schedule of the compute loop: " + words_help(schedules()));
   app.add_option("--placement", placement, placement_syntax());

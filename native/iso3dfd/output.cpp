@@ -217,7 +217,7 @@ json iso_result(const Options& o, int steps, double seconds, double cpu_seconds,
                  // the cores of the node (hwloc), for the front end's projection to a full node
                  {"node_cores", Topology::instance().cores()},
                  {"steps", steps},
-                 {"allocated_bytes", 3 * array_bytes(o.grid)},
+                 {"allocated_bytes", arrays_bytes(o.grid)},
                  {"bytes_per_point", t.depth > 1 ? t.memory_bytes_per_point : kBytesPerPoint},
                  {"time_block", t.depth},
                  {"flops_per_point", flops_per_point(o.grid.radius)},

@@ -87,10 +87,9 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   // rows packed (a part's rows rarely end on a vector: its last store is masked), the arrays a
   // third of a page apart as one process's are by default (kArrayOffset)
   local_.offset = kArrayOffset;
-  const std::size_t bytes = array_bytes(local_);
-  prev_ = Buffer(bytes, o.placement);
-  next_ = Buffer(bytes, o.placement);
-  vel_ = Buffer(bytes, o.placement);
+  prev_ = Buffer(array_bytes(local_, 0), o.placement);
+  next_ = Buffer(array_bytes(local_, 1), o.placement);
+  vel_ = Buffer(array_bytes(local_, 2), o.placement);
   f_ = fields_in(prev_, next_, vel_, local_);
   // First touch by this rank's threads in the compute loop's order; initialise() also writes the
   // source where it would be in a grid of this part's size, so prev is cleared (its pages already

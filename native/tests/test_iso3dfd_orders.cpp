@@ -233,7 +233,7 @@ TEST(Iso3dfdOrders, PlanePitchIsAnOddCountOfLines) {
 }
 
 // --array-offset auto: next a third and vel two thirds of a 4 KiB page (whole lines) after prev, in
-// buffers that each start on a page; a multiple of 16 floats from 0 to 4096 as given; anything else
+// buffers that each start on a page; a multiple of 16 floats from 0 to 1008 as given; anything else
 // refused in one line. Each buffer holds its array's lead and offsets, and fields_in puts the
 // arrays there, so the same point of the three lies at three addresses within a page.
 TEST(Iso3dfdOrders, ArraysStartAThirdOfAPageApart) {
@@ -241,28 +241,34 @@ TEST(Iso3dfdOrders, ArraysStartAThirdOfAPageApart) {
   EXPECT_EQ(kArrayOffset % 16, 0u);
   EXPECT_EQ(kArrayOffset * sizeof(float), 4096u / 3 / 64 * 64);
   EXPECT_EQ(parse_array_offset("0"), 0u);
-  EXPECT_EQ(parse_array_offset("4096"), 4096u);
-  for (const char* bad : {"17", "-16", "4112", "third", ""})
+  EXPECT_EQ(parse_array_offset("1008"), 1008u);
+  for (const char* bad : {"17", "-16", "1024", "third", ""})
     EXPECT_THROW(parse_array_offset(bad), bw::UsageError) << bad;
   Grid g{40, 30, 20, 4};
   g.p1 = padded_pitch(g.n1);
   g.lead = line_lead(g.pitch(), g.radius);
-  for (std::size_t offset : {std::size_t{0}, kArrayOffset}) {
+  for (std::size_t offset : {std::size_t{0}, kArrayOffset, std::size_t{1008}}) {
     g.offset = offset;
-    EXPECT_EQ(array_bytes(g), (g.lead + 2 * offset + g.points()) * sizeof(float));
     const bw::Placement first_touch = bw::Placement::parse("first-touch");
-    const bw::Buffer prev(array_bytes(g), first_touch), next(array_bytes(g), first_touch),
-        vel(array_bytes(g), first_touch);
+    const bw::Buffer prev(array_bytes(g, 0), first_touch), next(array_bytes(g, 1), first_touch),
+        vel(array_bytes(g, 2), first_touch);
     const Fields f = fields_in(prev, next, vel, g);
-    auto in_page = [](const float* p, const bw::Buffer& b) {
-      return (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b.data())) % 4096;
+    auto in_buffer = [](const float* p, const bw::Buffer& b) {
+      return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(b.data()));
     };
-    EXPECT_EQ(in_page(f.prev, prev), g.lead * sizeof(float));
-    EXPECT_EQ(in_page(f.next, next), (g.lead + offset) * sizeof(float));
-    EXPECT_EQ(in_page(f.vel, vel), (g.lead + 2 * offset) * sizeof(float));
-    // the last point of vel, the array furthest on, inside its buffer
-    EXPECT_LE(reinterpret_cast<std::uintptr_t>(f.vel + g.points()),
-              reinterpret_cast<std::uintptr_t>(vel.data()) + array_bytes(g));
+    EXPECT_EQ(in_buffer(f.prev, prev), g.lead * sizeof(float));
+    EXPECT_EQ(in_buffer(f.next, next), (g.lead + offset) * sizeof(float));
+    // vel two offsets on, within the first page (the first point's page: no page before it untouched)
+    EXPECT_EQ(in_buffer(f.vel, vel), (g.lead + 2 * offset % 1024) * sizeof(float));
+    EXPECT_LT(in_buffer(f.vel, vel), 4096u);
+    // each buffer ends at its array's last point: no page after it untouched
+    int k = 0;
+    for (const float* a : {f.prev, f.next, f.vel}) {
+      EXPECT_EQ(array_bytes(g, k), (g.lead_of(k) + g.points()) * sizeof(float));
+      EXPECT_EQ(in_buffer(a + g.points(), k == 0 ? prev : k == 1 ? next : vel), array_bytes(g, k));
+      ++k;
+    }
+    EXPECT_EQ(arrays_bytes(g), array_bytes(g, 0) + array_bytes(g, 1) + array_bytes(g, 2));
   }
 }
 

@@ -127,7 +127,7 @@ from bandwall.views.iso3dfd import csv_rows, render
     callback=refuse_empty,
     default=None,
     help="floats each array starts after the one before it (next after prev, vel after next): a number of "
-    "floats from 0 to 4096, a multiple of 16; default auto: a third of a 4 KiB page, so that the same point of "
+    "floats from 0 to 1008, a multiple of 16; default auto: a third of a 4 KiB page, so that the same point of "
     "the three arrays falls in different cache sets (config.array_offset says which)",
 )
 @click.option(
