@@ -31,10 +31,7 @@ std::size_t block(const std::string& text, const char* name, const char* dim_nam
 
 }  // namespace
 
-std::uint64_t Options::bytes_needed() const {
-  std::uint64_t arrays = verify ? 5 : 3;
-  return arrays_bytes(grid) + (verify ? 2 * array_bytes(grid, 0) : 0);
-}
+std::uint64_t Options::bytes_needed() const { return arrays_bytes(grid) + (verify ? 2 * array_bytes(grid, 0) : 0); }
 
 bool names_a_shape(const std::string& shape) {
   return shape != "default" && shape != "measure" && shape != "compiled" && shape != "auto" && shape != "same";
