@@ -1,6 +1,6 @@
 """Whether sweeps pay, raced for a row of the table of measured choices (bench/iso3dfd_kernel_choices.py
 --knobs sweeps): at a radius and variant, the depth the temporal-blocking model proposes for the
-bench's grid, the shallower depths down to half of it, and the proposals on tiles L2 holds, against
+bench's grid, every shallower depth from 2 up, and the proposals on tiles L2 holds, against
 single steps.
 
 A script imports it as `import sweeps_race` (bench/ is first on its path, as for `common`).
@@ -15,14 +15,17 @@ from choice_races import entry_of, more_if_unsettled, race, said
 
 
 def shallower(depth: int) -> list[int]:
-    """The depths raced beside the model's proposal of `depth`: from half of it (at least 2) up."""
-    return list(range(max(2, (depth + 1) // 2), depth))
+    """The depths raced beside the model's proposal of `depth`: every one from 2 up. From half of it
+    up, as before, left depth 2 and 3 out at radius 3 on the Emerald Rapids guest, where the model
+    proposed 5 and tiles L2 holds ran 1.09x (depth 2) and 1.11x (3) single steps while 5 ran 0.97x
+    (256^3, 40 steps, 2 threads, 3-5 alternated rounds)."""
+    return list(range(2, depth))
 
 
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid and
-    each shallower depth down to half of it against single steps by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
+    each shallower depth from 2 up against single steps by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
     beside them, when tiles sized for L2 (--tile-cache L2) make another proposal, that one and each
     deeper depth such tiles allow, and when tiles sized for the last-level cache (--tile-cache L3)
     make another, that one. Sweeps faster beyond noise stand only when a second race of single steps
@@ -73,7 +76,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     l2_depth = int(in_l2.get("depth", 1))
     case = f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact"
     names = ["1"] + ([str(depth)] if depth > 1 else [])
-    # and the shallower depths down to half the proposal, on the model's tiles for each: the
+    # and the shallower depths from 2 up, on the model's tiles for each: the
     # model's cost of a depth misses what a deeper window costs in a last-level cache other tenants
     # share (on the Zen 4 guest at radius 3 it proposed 6, which ran 0.78x depth 4 by hand, median of 5
     # alternated rounds' ratios, where depth 4 ran 1.32x single steps)

@@ -270,11 +270,11 @@ def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
 
     def entry(*races: dict) -> dict:
         out, calls = race_sweeps(monkeypatch, record, list(races))
-        assert calls[0] == ["1", "8", "4", "5", "6", "7", "3 L2", "4 L2"]
+        assert calls[0] == ["1", "8", "2", "3", "4", "5", "6", "7", "3 L2", "4 L2"]
         return out
 
     fast, faster, slow, level = [150.0] * 5, [170.0] * 5, [70.0] * 5, [101.0, 99.0, 100.0, 102.0, 98.0]
-    shallower = {str(d): level for d in range(4, 8)}
+    shallower = {str(d): level for d in range(2, 8)}
     won = entry({"8": fast, "3 L2": fast, "4 L2": faster, **shallower}, {"4 L2": faster})
     assert (won["depth"], won["tile_cache"], won["proposed_in_l2"]) == (4, "L2", 3)
     assert won["second_race"]["raced"] == "4 L2"
@@ -296,11 +296,11 @@ def test_tiles_sized_for_the_last_level_cache_race_where_they_differ(monkeypatch
         return {"config": {"time_block": {"proposal": got, "max_depth": 64}}}
 
     races = [
-        {"5": [150.0] * 5, "3": [150.0] * 5, "4": [150.0] * 5, "7 L3": [170.0] * 5},
+        {"5": [150.0] * 5, "2": [150.0] * 5, "3": [150.0] * 5, "4": [150.0] * 5, "7 L3": [170.0] * 5},
         {"7 L3": [170.0] * 5},
     ]
     out, calls = race_sweeps(monkeypatch, record, races, isa="avx2")
-    assert calls == [["1", "5", "3", "4", "7 L3"], ["1", "7 L3"]]
+    assert calls == [["1", "5", "2", "3", "4", "7 L3"], ["1", "7 L3"]]
     assert (out["depth"], out["tile_cache"], out["proposed_in_l3"]) == (7, "L3", 7)
     assert "proposed_in_l2" not in out
 
