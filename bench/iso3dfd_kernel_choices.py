@@ -10,8 +10,10 @@ the variant's compiled default first and then every shape it has) runs step by s
 in an order rotated round by round. A variant's shape is chosen by the project's decision rule
 (bandwall.core.decide: rounds paired, a shape replacing the variant's compiled default only when
 faster beyond noise, and then again in a second race of the two alone: among seven shapes one
-passes the rule by chance); the variant then by the same rule, each at its chosen shape, starting from
-the machine model's default. Then, at each variant's chosen shape, the prefetch settings (the
+passes the rule by chance); where the row named another shape before, that one and the winner race
+a third time alone, the row's as the default, so that two shapes within noise of each other do not
+take turns from one run of the bench to the next; the variant then by the same rule, each at its
+chosen shape, starting from the machine model's default. Then, at each variant's chosen shape, the prefetch settings (the
 distances of --prefetch-rows, each into each cache of --prefetch-caches: --prefetch 2:L1) race the
 same way from the compiled default (none at radius 1 and 2, one row beyond, into L2), a setting
 replacing it only when faster beyond noise (ring shapes prefetch along their column at any
@@ -249,7 +251,7 @@ def main() -> int:
         if "shapes" in a.knobs:
             before = shapes_of(entry)
             entry = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}  # raced again below
-            entry.update(race_shapes(a, offered, cands, run, radius))
+            entry.update(race_shapes(a, offered, cands, run, radius, before))
             entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
             how = (

@@ -475,3 +475,45 @@ def test_all_candidate_shapes_are_every_shape_the_manifest_lists(monkeypatch, gi
     listed = {k: [{"name": n} for n in v] for k, v in shapes.items()}
     monkeypatch.setattr(manifest, "manifest", lambda: {"kernels": {"iso3dfd": {"row_shapes": listed}}})
     assert sh.candidates(given, isa) == expected
+
+
+@pytest.mark.parametrize(
+    "held, third, shape, raced",
+    [
+        # the race's winner within noise of the row's shape: the row's stands
+        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 101.0}, "5x1-ring-x81", True),
+        # faster than it beyond noise: the winner takes the row
+        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 120.0}, "8x2-ring", True),
+        # the row held the winner already, or nothing the race ran: no third race
+        ("8x2-ring", None, "8x2-ring", False),
+        ("16x2-ring", None, "8x2-ring", False),
+        (None, None, "8x2-ring", False),
+    ],
+)
+def test_the_rows_shape_stands_unless_the_winner_beats_it(monkeypatch, held, third, shape, raced):
+    """The shapes knob with a row that named a shape before: a winner other than it races it alone, the
+    row's as the default, and replaces it only when faster beyond noise; so two shapes that both beat
+    the compiled default by as much do not take turns between runs of the bench."""
+    import types
+
+    races = []
+    jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+    first = {"2x4": 100.0, "5x1-ring-x81": 101.0, "8x2-ring": 120.0}
+
+    def run(isa, shape, *x, **k):
+        name = "2x4" if shape == "default" else shape
+        return {"result": {"mpoints_per_s": first[name] * jitter[0]}, "config": {"row_shape": {"name": name}}}
+
+    def fake_race(a, names, go):
+        races.append(names)
+        got = {"2x4": 100.0, "8x2-ring": 120.0} if len(races) == 1 else third
+        return {k: [got[k] * j for j in jitter] for k in names}
+
+    monkeypatch.setattr(sh, "race", fake_race)
+    a = types.SimpleNamespace(rounds=5, pause=0, in_run=False)
+    cands = [("avx512", "default"), ("avx512", "5x1-ring-x81"), ("avx512", "8x2-ring")]
+    out = sh.race_shapes(a, ["avx512"], cands, run, 6, {"avx512": held})["shapes"]["avx512"]
+    assert out["shape"] == shape
+    assert races[0] == ["2x4", "8x2-ring"]  # the second race: the winner against the compiled default
+    assert races[1:] == ([[held, "8x2-ring"]] if raced else [])
+    assert ("incumbent_race" in out) == raced
