@@ -1,7 +1,8 @@
 """The races the benches that fill the table of measured choices run (bench/iso3dfd_kernel_choices.py,
 bench/sweeps_race.py): candidates in rounds whose order rotates, the project's decision rule over
-their paired rates, a winner confirmed by a second race of it alone against the default, and the
-table entry that keeps the figures, the decision and that second race.
+their paired rates, a winner confirmed by a second race of it alone against the default and held
+against the row's earlier choice by a third, and the table entry that keeps the figures, the
+decision and those races.
 
 A script imports it as `import choice_races` (bench/ is first on its path, as for `common`).
 """
@@ -14,32 +15,55 @@ import sys
 import common
 
 
-def settle(names: list[str], rates: dict[str, list[float]], again, label: str):
+def settle(names: list[str], rates: dict[str, list[float]], again, label: str, held: str | None = None):
     """The decision rule over the names' paired rates, names[0] the default; a winner then races the
     default again, alone (again(pair) gives their rates), and stands only when that second race settles
-    on it too: among many candidates one passes the rule by chance. Returns the name chosen, the first
-    decision and the second race's record under `label` (None when the default won the first)."""
+    on it too: among many candidates one passes the rule by chance. held: what the table's row chose
+    before this race; where the race settles on another name, the two race a third time alone, held
+    as the default, and the newcomer takes the row only when faster beyond noise, so that two
+    candidates within noise of each other (both faster than the default, say) do not take turns from
+    one run of the bench to the next (at radius 6 on the Emerald Rapids guest the 5x1 ring won one
+    race and 2x4 the next, 1.05x [0.96-1.10] the ring head to head inside one run). Returns the name
+    chosen, the first decision, the second race's record under `label` (None when the default won
+    the first) and the third race's (None when there was none)."""
     from bandwall.core import decide
 
     d = decide.choose_best(names, [rates[k] for k in names], 0)
-    won = names[d.chosen]
-    if won == names[0]:
-        return won, d, None
-    pair = [names[0], won]
-    rerun = again(pair)
-    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
-    confirm = {
-        label: won,
-        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
-        "runs": {k: common.spread(v) for k, v in rerun.items()},
-        "decisive": c.decisive,
-        "why": c.why,
-    }
-    return (won if c.chosen == 1 else names[0]), d, confirm
+    won, confirm = names[d.chosen], None
+    if won != names[0]:
+        pair = [names[0], won]
+        rerun = again(pair)
+        c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
+        confirm = {
+            label: won,
+            "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
+            "runs": {k: common.spread(v) for k, v in rerun.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        won = won if c.chosen == 1 else names[0]
+    standing = None
+    if held in names and held != won:
+        pair = [held, won]
+        rerun = again(pair)
+        c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
+        standing = {
+            "held": held,
+            "raced": won,
+            "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
+            "runs": {k: common.spread(v) for k, v in rerun.items()},
+            "decisive": c.decisive,
+            "why": c.why,
+        }
+        won = pair[c.chosen]
+    return won, d, confirm, standing
 
 
-def entry_of(name: str, names: list[str], rates: dict, d, confirm, shown=lambda k: k, **fields) -> dict:
-    """A table entry: the fields, each candidate's figures and spread, the decision and the second race."""
+def entry_of(
+    name: str, names: list[str], rates: dict, d, confirm, shown=lambda k: k, standing=None, **fields
+) -> dict:
+    """A table entry: the fields, each candidate's figures and spread, the decision, the second race
+    and the third against the row's earlier choice (incumbent_race), where they ran."""
     out = {
         **fields,
         "figures": {shown(k): round(statistics.median(rates[k]), 1) for k in names},
@@ -48,15 +72,22 @@ def entry_of(name: str, names: list[str], rates: dict, d, confirm, shown=lambda 
     }
     if confirm:
         out["second_race"] = confirm
+    if standing:
+        out["incumbent_race"] = {
+            **standing,
+            "held": shown(standing["held"]),
+            "raced": shown(standing["raced"]),
+        }
     return out
 
 
-def said(head: str, names: list[str], rates: dict, confirm, shown=lambda k: k) -> None:
+def said(head: str, names: list[str], rates: dict, confirm, shown=lambda k: k, standing=None) -> None:
     print(
         head
         + "  "
         + "  ".join(f"{shown(k)} {common.spread(rates[k])}" for k in names)
-        + (f"  (second race: {confirm['why']})" if confirm else ""),
+        + (f"  (second race: {confirm['why']})" if confirm else "")
+        + (f"  (against the row's {shown(standing['held'])}: {standing['why']})" if standing else ""),
         file=sys.stderr,
     )
 

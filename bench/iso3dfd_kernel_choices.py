@@ -12,7 +12,8 @@ in an order rotated round by round. A variant's shape is chosen by the project's
 faster beyond noise, and then again in a second race of the two alone: among seven shapes one
 passes the rule by chance); where the row named another shape before, that one and the winner race
 a third time alone, the row's as the default, so that two shapes within noise of each other do not
-take turns from one run of the bench to the next; the variant then by the same rule, each at its
+take turns from one run of the bench to the next (the prefetch, swept shape, blocks and team knobs
+hold the row's earlier choice the same way); the variant then by the same rule, each at its
 chosen shape, starting from the machine model's default. Then, at each variant's chosen shape, the prefetch settings (the
 distances of --prefetch-rows, each into each cache of --prefetch-caches: --prefetch 2:L1) race the
 same way from the compiled default (none at radius 1 and 2, one row beyond, into L2), a setting
@@ -265,7 +266,8 @@ def main() -> int:
                 measured=today,
             )
         if "prefetch" in a.knobs:
-            entry["prefetch"] = race_prefetch(a, offered, entry.get("shapes", {}), run, radius)
+            held = {isa: row.get("prefetch") for isa, row in entry.get("prefetch", {}).items()}
+            entry["prefetch"] = race_prefetch(a, offered, entry.get("shapes", {}), run, radius, held)
             for row in entry["prefetch"].values():
                 row.update(command=command, measured=today)
         if "swept" in a.knobs:
@@ -293,10 +295,11 @@ def main() -> int:
     return write(a, entries, command, today)
 
 
-def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
+def race_prefetch(a, offered, shapes: dict, run, radius, held: dict | None = None) -> dict:
     """Per variant, at its shape (the row's, else the compiled default), the prefetch settings raced
     from the compiled default by the decision rule, a winner confirmed by a second race alone (among
-    five settings one passes the rule by chance), as the other knobs' winners are."""
+    five settings one passes the rule by chance) and held against the row's earlier setting (held,
+    per variant), as the other knobs' winners are."""
     out = {}
     for isa in offered:
         shape = shapes.get(isa, {}).get("shape", "default")
@@ -310,9 +313,9 @@ def race_prefetch(a, offered, shapes: dict, run, radius) -> dict:
         names = [default, *[s for s in settings if s != default]]
         again = lambda pick, isa=isa, shape=shape: race(a, pick, lambda p: run(isa, shape, p))  # noqa: E731
         rates = again(names)
-        won, d, confirm = settle(names, rates, again, "prefetch")
-        out[isa] = entry_of(won, names, rates, d, confirm, prefetch=won, shape=shape)
-        said(f"radius {radius} {isa} at {shape}: prefetch {won}", names, rates, confirm)
+        won, d, confirm, standing = settle(names, rates, again, "prefetch", (held or {}).get(isa))
+        out[isa] = entry_of(won, names, rates, d, confirm, standing=standing, prefetch=won, shape=shape)
+        said(f"radius {radius} {isa} at {shape}: prefetch {won}", names, rates, confirm, standing=standing)
     return out
 
 
@@ -330,12 +333,23 @@ def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:
         {f"y{y}": (lambda y=y: run(isa, shape, y=y)) for y in ys}, a.rounds, pause=a.pause
     )
     rates = {k: [r["result"]["mpoints_per_s"] for r in rs] for k, rs in recs.items()}
-    won, d, confirm = settle(
-        names, rates, lambda pick: race(a, pick, lambda k: run(isa, shape, y=int(k[1:]))), "y"
+    earlier = entry.get("blocks", {}).get(isa, {}).get("y")
+    won, d, confirm, standing = settle(
+        names,
+        rates,
+        lambda pick: race(a, pick, lambda k: run(isa, shape, y=int(k[1:]))),
+        "y",
+        f"y{earlier}" if earlier else None,
     )
     traffic = recs[won][0]["result"]["traffic_model"]
     share = traffic["window_bytes"] / traffic["l2_bytes"] if traffic.get("l2_bytes") else 0.5
-    said(f"radius {radius} {isa} {shape} y blocks: {won} (L2 share {share:.2f})", names, rates, confirm)
+    said(
+        f"radius {radius} {isa} {shape} y blocks: {won} (L2 share {share:.2f})",
+        names,
+        rates,
+        confirm,
+        standing=standing,
+    )
     return {
         isa: entry_of(
             won,
@@ -343,6 +357,7 @@ def race_blocks(a, entry: dict, offered, run, radius: int) -> dict:
             rates,
             d,
             confirm,
+            standing=standing,
             # the model's default share when its own y stands, so a row never moves the blocks by chance
             l2_share=0.5 if won == names[0] else round(share * 1.001, 4),
             y=int(won[1:]),
@@ -369,19 +384,30 @@ def race_team(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> d
         return race(a, pick, lambda t: run(isa, shape, team=(t, depth)))
 
     rates = rates_of(names)
-    won, d, confirm = settle(names, rates, rates_of, "team")
+    earlier = entry.get("teams", {}).get(isa, {}).get("team")
+    won, d, confirm, standing = settle(names, rates, rates_of, "team", earlier)
     said(
         f"radius {radius} {isa} {shape} team at depth {depth}: {won} (the model's: {proposal.get('team')})",
         names,
         rates,
         confirm,
+        standing=standing,
     )
     case = (
         f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact, --time-block {depth}"
     )
     return {
         isa: entry_of(
-            won, names, rates, d, confirm, team=won, model_team=proposal.get("team"), depth=depth, case=case
+            won,
+            names,
+            rates,
+            d,
+            confirm,
+            standing=standing,
+            team=won,
+            model_team=proposal.get("team"),
+            depth=depth,
+            case=case,
         )
     }
 

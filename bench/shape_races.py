@@ -63,12 +63,8 @@ def race_shapes(a, offered, cands, run, radius, incumbent: dict[str, str | None]
     variant's compiled default stands only when a second race of it alone against the default settles
     on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do.
 
-    incumbent: the shape per variant the row named before this race. Where the race settles on
-    another, a third race of the two alone (the incumbent as the default) decides: the newcomer
-    takes the row only when faster beyond noise, so that two shapes within noise of each other,
-    both faster than the compiled default, do not take turns from one race to the next (at radius 6
-    on the Emerald Rapids guest the 5x1 ring won one race and 2x4 the next, 1.05x [0.96-1.10] the
-    ring head to head inside one run)."""
+    incumbent: the shape per variant the row named before this race, which a winner must beat in a
+    third race of the two alone to replace (choice_races.settle)."""
     from bandwall.core import decide
 
     if a.in_run:
@@ -100,18 +96,10 @@ def race_shapes(a, offered, cands, run, radius, incumbent: dict[str, str | None]
         def again(pick, isa=isa):
             return more_if_unsettled(pick, lambda p: race(a, p, lambda shape: run(isa, shape)))
 
-        won, d, confirm = settle(names, rates, again, "shape")
-        held = (incumbent or {}).get(isa)
-        standing = None
-        if held in names and held != won:
-            won, standing = hold(held, won, again)
+        won, d, confirm, standing = settle(names, rates, again, "shape", (incumbent or {}).get(isa))
         best_rates[isa] = rates[won]
-        shapes[isa] = entry_of(won, names, rates, d, confirm, shape=won)
-        if standing:
-            shapes[isa]["incumbent_race"] = standing
-        said(f"radius {radius} {isa}: {won}", names, rates, confirm)
-        if standing:
-            print(f"  (against the row's {held}: {standing['why']})", file=sys.stderr)
+        shapes[isa] = entry_of(won, names, rates, d, confirm, standing=standing, shape=won)
+        said(f"radius {radius} {isa}: {won}", names, rates, confirm, standing=standing)
     default_isa = model_default_isa(offered)
     d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
     return {
@@ -126,24 +114,6 @@ def race_shapes(a, offered, cands, run, radius, incumbent: dict[str, str | None]
             "why": d.why,
             "rule": vars(decide.rule()),
         },
-    }
-
-
-def hold(held: str, won: str, again) -> tuple[str, dict]:
-    """The row's shape `held` against the race's `won`, alone (again(pair) gives their rates, held the
-    default): the shape that stands and the race's record."""
-    from bandwall.core import decide
-
-    pair = [held, won]
-    rerun = again(pair)
-    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
-    return pair[c.chosen], {
-        "held": held,
-        "raced": won,
-        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
-        "runs": {k: common.spread(v) for k, v in rerun.items()},
-        "decisive": c.decisive,
-        "why": c.why,
     }
 
 

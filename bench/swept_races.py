@@ -54,7 +54,7 @@ def race_swept_variant(a, entry: dict, offered, run, radius: int, n: int, env: d
         return race(a, pick, lambda isa: run(isa, step[isa], swept=("same", depth)))
 
     rates = rates_of(names)
-    won, d, confirm = settle(names, rates, rates_of, "isa")
+    won, d, confirm, _ = settle(names, rates, rates_of, "isa")
     said(f"radius {radius} variants swept at depth {depth}: {won}", names, rates, confirm)
     out = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}
     # the step race's fields (an earlier swept race's entry keeps them under step_variant)
@@ -114,12 +114,17 @@ def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> 
         return race(a, pick, lambda s: run(isa, step, swept=(s, depth)))
 
     rates = rates_of(names)
-    won, d, confirm = settle(names, rates, rates_of, "shape")
+    # the row's earlier choice, under the name it raced as (the step shape: same)
+    held = entry.get("swept_shapes", {}).get(isa, {}).get("shape")
+    held = "same" if held == step_name else held
+    won, d, confirm, standing = settle(names, rates, rates_of, "shape", held)
 
     def shown(s: str) -> str:
         return step_name if s == "same" else s
 
-    said(f"radius {radius} {isa} swept at depth {depth}: {shown(won)}", names, rates, confirm, shown)
+    said(
+        f"radius {radius} {isa} swept at depth {depth}: {shown(won)}", names, rates, confirm, shown, standing
+    )
     case = (
         f"{a.interior}^3 interior, {a.sweep_steps} steps, {a.threads} threads compact, --time-block {depth}"
     )
@@ -131,6 +136,7 @@ def race_swept(a, entry: dict, offered, run, radius: int, n: int, env: dict) -> 
             d,
             confirm,
             shown,
+            standing,
             shape=shown(won),
             step_shape=step_name,
             depth=depth,

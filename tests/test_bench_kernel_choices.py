@@ -517,3 +517,39 @@ def test_the_rows_shape_stands_unless_the_winner_beats_it(monkeypatch, held, thi
     assert races[0] == ["2x4", "8x2-ring"]  # the second race: the winner against the compiled default
     assert races[1:] == ([[held, "8x2-ring"]] if raced else [])
     assert ("incumbent_race" in out) == raced
+
+
+@pytest.mark.parametrize(
+    "held, third, won, races",
+    [
+        # the default wins the race; the row held another: the third race decides, the row's the default
+        ("1:L1", {"1:L2": 101.0, "1:L1": 100.0}, "1:L1", 1),
+        ("1:L1", {"1:L2": 120.0, "1:L1": 100.0}, "1:L2", 1),
+        # the row held the default, or a setting not raced: no third race
+        ("1:L2", None, "1:L2", 0),
+        ("3:L1", None, "1:L2", 0),
+    ],
+)
+def test_every_knob_holds_the_rows_earlier_choice_unless_beaten(monkeypatch, held, third, won, races):
+    """choice_races.settle, as every knob's race calls it (here the prefetch knob's): a name other
+    than the row's earlier choice replaces it only when a third race of the two alone, the row's as
+    the default, settles on it; the entry keeps that race as incumbent_race."""
+    import types
+
+    calls = []
+    jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+
+    def fake_race(a, pick, go):
+        calls.append(pick)
+        got = {} if len(calls) == 1 else third
+        return {p: [got.get(p, 100.0) * j for j in jitter] for p in pick}
+
+    monkeypatch.setattr(kc, "race", fake_race)
+    a = types.SimpleNamespace(rounds=5, pause=0, prefetch_rows=[0, 1, 2], prefetch_caches=["L1", "L2"])
+    shapes = {"avx512": {"shape": "2x4"}}
+    out = kc.race_prefetch(a, ["avx512"], shapes, None, 3, {"avx512": held})["avx512"]
+    assert out["prefetch"] == won
+    assert calls[1:] == ([[held, "1:L2"]] if races else [])
+    assert ("incumbent_race" in out) == bool(races)
+    if races:
+        assert out["incumbent_race"]["held"] == held
