@@ -298,3 +298,61 @@ def test_the_binding_roof_is_the_lowest_and_says_how_far(given, by):
 
 def test_the_binding_roof_says_when_none_was_measured():
     assert "unavailable" in roofs.binding_roof({"memory_bound_mpoints_per_s": None}, 500.0)
+
+
+@pytest.mark.parametrize(
+    ("allocated", "depth", "per_point", "cached"),
+    [
+        (200 << 20, 1, 16.2, True),  # step by step, the arrays in L3: its bytes into L2 come from there
+        (200 << 20, 4, 3.5, True),  # a sweep with tiles in L2 over arrays L3 holds: the sweep's bytes
+        (400 << 20, 1, None, False),  # more than L3: memory, as before, and no L3 probe
+    ],
+)
+def test_a_run_whose_arrays_the_last_level_cache_holds_is_bound_by_it_not_memory(
+    monkeypatch, fake_record, allocated, depth, per_point, cached
+):
+    """Arrays that fit in the last-level cache come from there: the record says so, the L3 roof is the
+    bytes a point that come into L2 from it at dot's rate on arrays in L3, the ECM estimate's last term
+    is that transfer alone, and memory (which the run may exceed) is not the binding roof."""
+    l2, l3, calls = 2 << 20, 300 << 20, []
+
+    def fake(name, args, **kw):
+        calls.append((name, args))
+        if name == "bandwall-stream":
+            kernel = args[args.index("--kernel") + 1]
+            if kernel != "dot":
+                return {"result": {"best_GBps": 46.0}}
+            size = int(args[args.index("--size") + 1])
+            return {"result": {"best_GBps": 200.0 if size == 2 * l2 // 4 else 81.0}}
+        return {"result": {"total_gflops_sp": 493.0, "lanes_sp": 16}, "config": {"fma_per_cycle": 2}}
+
+    monkeypatch.setattr(native, "run_record", fake)
+    rec = fake_record(3900.0)
+    rec["result"]["allocated_bytes"] = allocated
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 1.2, "bound_by": "FP pipes"}
+    rec["result"]["traffic_model"] = {
+        "l1_fills": {"bytes_per_point": 32.0},
+        "l2_bytes": l2,
+        "l3_bytes": l3,
+        "bytes_per_point_into_l2_estimate": 16.2,
+        "time_block": {"depth": depth, "level": "L2", "llc_bytes_per_point": 3.5},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["percent_of_memory_bound"] > 100  # 3900 MPoints/s past 46 GB/s over 16 bytes
+    assert ("arrays_in_llc" in r) == cached
+    if not cached:
+        assert "llc_GBps" not in r and r["binds"]["by"] == "memory"
+        assert r["ecm_levels"].endswith("+ memory")
+        return
+    assert r["llc_bound_mpoints_per_s"] == pytest.approx(81.0 * 1e3 / per_point)
+    assert r["ecm_levels"].endswith("+ L3-to-L2")
+    assert r["binds"]["by"] != "memory" and "memory" in r["binds"]["roofs"]
+    assert "fit in the last-level cache" in r["binds"]["note"]
+
+
+def test_the_binding_roof_of_a_run_in_the_last_level_cache_leaves_memory_out():
+    given = {"memory_bound_mpoints_per_s": 2900.0, "llc_bound_mpoints_per_s": 5000.0}
+    assert roofs.binding_roof(given, 3900.0)["by"] == "memory"
+    b = roofs.binding_roof(given, 3900.0, cached=True)
+    assert b["by"] == "llc" and b["percent"] == pytest.approx(78.0)
+    assert "unavailable" in roofs.binding_roof({"memory_bound_mpoints_per_s": 2900.0}, 3900.0, cached=True)

@@ -494,3 +494,34 @@ def test_node_projection_bounds_sweeps_by_the_last_level_cache(llc_per_core, lev
     p = roofs.node_projection(rec, roof, 64, 450.0, llc_per_core)
     assert p["pays"] and p["gain"] == pytest.approx(gain)
     assert ("llc_bound_mpoints_per_s" in p["depths"][1]) is (llc_per_core is not None and level == "L3")
+
+
+@pytest.mark.parametrize(
+    "cached, pays, gain",
+    [
+        # the arrays in L3: 2 x 35 GB/s over 16 B/pt feed 4375 step by step; the cores' 4800 outrun it
+        # by 1.10x only, under the threshold: sweeps have little to spare
+        (True, False, 1.0),
+        # from memory: 46 GB/s feed 2875; the sweep's 2.6 B/pt from memory lets the cores run: 4800 / 2875
+        (False, True, 4800 / 2875),
+    ],
+)
+def test_node_projection_of_arrays_in_the_last_level_cache_is_fed_by_it(cached, pays, gain):
+    """Arrays the last-level cache holds are fed to the steps from there, not from memory: the
+    projection's step by step is L3's bandwidth over the bytes into L2, which the cores outrun by too
+    little for sweeps to pay (a 256^3 run on a 300 MiB L3: sweeps in L2 1.05x, not the 1.57x a memory
+    feed projected)."""
+    proposal = {"depth": 5, "memory_bytes_per_point": 2.6, "llc_bytes_per_point": 3.5, "level": "L2"}
+    rec = {
+        "provenance": {"threads": 2},
+        "config": {"time_block": {"proposal": proposal}},
+        "result": {
+            "mpoints_per_s": 3900.0,
+            "traffic_model": {"bytes_per_point_compulsory": 16, "bytes_per_point_into_l2_estimate": 16.0},
+        },
+    }
+    roof = {"port_bound_mpoints_per_s": 9600.0, "l1_fill_bound_mpoints_per_s": 9600.0}
+    p = roofs.node_projection(rec, roof, 2, 46.0, 35.0, cached)
+    assert p["compute_mpoints_per_s"] == pytest.approx(4800.0)
+    assert p["pays"] is pays and p["gain"] == pytest.approx(gain)
+    assert ("L3's 70.0 GB/s" in p["why"]) is cached

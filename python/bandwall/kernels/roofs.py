@@ -9,7 +9,7 @@ from bandwall.core import decide
 # The roofs a run can meet, lowest first when they tie: what each is named in the record's words.
 ROOFS = (
     ("memory_bound_mpoints_per_s", "memory bandwidth (STREAM over the run's bytes a point from memory)"),
-    ("llc_bound_mpoints_per_s", "L3 bandwidth (the bytes a point a sweep moves from L3 into L2)"),
+    ("llc_bound_mpoints_per_s", "L3 bandwidth (the bytes a point the run moves from L3 into L2)"),
     ("l1_fill_bound_mpoints_per_s", "L2 bandwidth (the bytes a point the L1 misses bring from L2)"),
     ("port_bound_mpoints_per_s", "in-core: the row kernel's load ports and FP pipes"),
     ("mix_bound_mpoints_per_s", "in-core: the row kernel's operation mix as this core ran it"),
@@ -17,18 +17,22 @@ ROOFS = (
 )
 
 
-def binding_roof(roof: dict, mp: float) -> dict:
+def binding_roof(roof: dict, mp: float, cached: bool = False) -> dict:
     """Which of the run's roofs binds (the lowest of those measured: memory at the run's own bytes a
     point, so a sweep's fewer bytes raise it; L3, L2, the row kernel's ports, the FMA peak), and how
-    far from it the run is (per cent of it, and the roof over the run's rate)."""
+    far from it the run is (per cent of it, and the roof over the run's rate). cached: the run's
+    arrays fit in the last-level cache, so memory does not bind it (a 256^3 run on a 300 MiB L3
+    reached 1.36x the memory roof) and the lowest of the others does."""
     roofs = {
         key: float(roof[key]) for key, _ in ROOFS if isinstance(roof.get(key), (int, float)) and roof[key] > 0
     }
-    if not roofs:
+    candidates = {k: v for k, v in roofs.items() if not (cached and k == "memory_bound_mpoints_per_s")}
+    if not candidates:
         return {"unavailable": "no roof measured for this run"}
-    key = min(roofs, key=roofs.__getitem__)
-    bound = roofs[key]
+    key = min(candidates, key=candidates.__getitem__)
+    bound = candidates[key]
     name = dict(ROOFS)[key]
+    aside = "; the arrays fit in the last-level cache, so memory does not bind" if cached else ""
     return {
         "by": key.removesuffix("_bound_mpoints_per_s"),
         "what": name,
@@ -36,7 +40,7 @@ def binding_roof(roof: dict, mp: float) -> dict:
         "percent": 100.0 * mp / bound,
         "headroom": bound / mp if mp > 0 else None,
         "roofs": {k.removesuffix("_bound_mpoints_per_s"): v for k, v in roofs.items()},
-        "note": f"{100.0 * mp / bound:.0f}% of the lowest roof, {name}: {bound:.0f} MPoints/s",
+        "note": f"{100.0 * mp / bound:.0f}% of the lowest roof, {name}: {bound:.0f} MPoints/s{aside}",
     }
 
 
@@ -126,7 +130,12 @@ def incore_roof(roof: dict) -> tuple[float, str] | None:
 
 
 def node_projection(
-    rec: dict, roof: dict, cores: int, stream_gbps: float, llc_per_core_gbps: float | None = None
+    rec: dict,
+    roof: dict,
+    cores: int,
+    stream_gbps: float,
+    llc_per_core_gbps: float | None = None,
+    cached: bool = False,
 ) -> dict:
     """Where temporal blocking would pay: this node's cores at the run's per-core speed with its data
     in cache (ports + L2-to-L1 fills, the ECM estimate without memory; else the run's own rate per
@@ -134,8 +143,11 @@ def node_projection(
     the model proposes (its bytes a point and step). Each projected rate is the lowest of these, as a
     roofline; with llc_per_core_gbps (L3's bandwidth to the run's cores, per core) a sweep whose tiles
     L3 holds is also bound by the bytes it moves from L3 into L2 at that bandwidth times the node's
-    cores (a sweep spares memory, not L3). It pays when the cores outrun DRAM step by step by the
-    decision rule's sweeps_outrun threshold (decision.json)."""
+    cores (a sweep spares memory, not L3). cached: the arrays fit in the last-level cache, so L3 feeds
+    the steps (its bytes into L2 a point at that bandwidth), not memory (a 256^3 run on a 300 MiB L3
+    ran at 1.3x STREAM's wall step by step, and sweeps in L2 gained 1.05x, not the 1.57x a memory
+    feed projected). It pays when the cores outrun that feed step by step by the decision rule's
+    sweeps_outrun threshold (decision.json)."""
     r = rec["result"]
     threads = int(rec["provenance"]["threads"])
     core, fill = incore_roof(roof), roof.get("l1_fill_bound_mpoints_per_s")
@@ -154,6 +166,13 @@ def node_projection(
             "projected_mpoints_per_s": min(compute, stream_gbps * 1e3 / step_bytes),
         }
     ]
+    llc_node = llc_per_core_gbps * cores if llc_per_core_gbps else None
+    from_llc = bool(cached and llc_node)
+    if from_llc:
+        into_l2 = float(r.get("traffic_model", {}).get("bytes_per_point_into_l2_estimate", step_bytes))
+        rows[0]["llc_GBps"] = llc_node
+        rows[0]["llc_bound_mpoints_per_s"] = llc_node * 1e3 / into_l2
+        rows[0]["projected_mpoints_per_s"] = min(compute, rows[0]["llc_bound_mpoints_per_s"])
     if int(proposal.get("depth", 1)) > 1:
         b = float(proposal["memory_bytes_per_point"])
         row = {
@@ -163,23 +182,28 @@ def node_projection(
             "projected_mpoints_per_s": min(compute, stream_gbps * 1e3 / b),
         }
         llc_bytes = float(proposal.get("llc_bytes_per_point", 0))
-        if llc_per_core_gbps and llc_bytes > 0 and proposal.get("level") == "L3":
-            row["llc_GBps"] = llc_per_core_gbps * cores
+        if llc_node and llc_bytes > 0 and (proposal.get("level") == "L3" or from_llc):
+            row["llc_GBps"] = llc_node
             row["llc_bound_mpoints_per_s"] = row["llc_GBps"] * 1e3 / llc_bytes
-            row["projected_mpoints_per_s"] = min(
-                row["projected_mpoints_per_s"], row["llc_bound_mpoints_per_s"]
-            )
+            # with the arrays in L3 memory feeds nothing: L3 alone bounds the sweep
+            below = compute if from_llc else row["projected_mpoints_per_s"]
+            row["projected_mpoints_per_s"] = min(below, row["llc_bound_mpoints_per_s"])
         rows.append(row)
     memory = rows[0]["memory_bound_mpoints_per_s"]
+    feed, feeder = (
+        (rows[0]["llc_bound_mpoints_per_s"], f"L3's {llc_node:.1f} GB/s (the arrays fit in it)")
+        if from_llc
+        else (memory, f"STREAM's {stream_gbps:.1f} GB/s")
+    )
     outrun = decide.threshold("sweeps_outrun")
-    pays = compute >= outrun * memory
+    pays = compute >= outrun * feed
     gain = rows[-1]["projected_mpoints_per_s"] / rows[0]["projected_mpoints_per_s"]
     why = (
-        f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) outrun the {memory:.0f} MPoints/s that "
-        f"STREAM's {stream_gbps:.1f} GB/s feeds step by step"
+        f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) outrun the {feed:.0f} MPoints/s that "
+        f"{feeder} feeds step by step"
         if pays
-        else f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) do not outrun the {memory:.0f} "
-        f"MPoints/s that STREAM's {stream_gbps:.1f} GB/s feeds step by step by {outrun}x: temporal blocking has "
+        else f"{cores} cores at {per_core:.0f} MPoints/s each ({source}) do not outrun the {feed:.0f} "
+        f"MPoints/s that {feeder} feeds step by step by {outrun}x: temporal blocking has "
         "little to spare here"
     )
     if pays and len(rows) > 1:
@@ -197,17 +221,24 @@ def node_projection(
     }
 
 
-def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict | None = None) -> dict:
+def fill_bound(
+    fills: dict,
+    ceilings: dict,
+    roof: dict,
+    mp: float,
+    llc_per_point: float | None = None,
+    cached: bool = False,
+) -> dict:
     """What the L1 misses allow: the bytes per point the record's model says come from L2 into L1
     (traffic_model.l1_fills) at the L2-to-L1 bandwidth measured on the same cores; and, with the port
     bound (the lower of the port model's and the operation mix's), the Execution-Cache-Memory
     estimate: the time of the core's work, of the L2-to-L1
-    transfers and (with a memory bound) of the memory transfers, added, not overlapped. With sweep
-    (a time block whose tiles the last-level cache holds) and that cache's bandwidth measured, the
-    last term is the larger of the memory transfers and the transfers from that cache into L2 (its
-    llc_bytes_per_point): a sweep spares memory, not the cache, and the two streams overlap (step by
-    step the 16.5 bytes a point from that cache are not counted beside memory's either). ecm_levels
-    names the terms it added."""
+    transfers and (with a memory bound) of the memory transfers, added, not overlapped. With
+    llc_per_point (the bytes a point and step that come into L2 from the last-level cache) and that
+    cache's bandwidth measured, the L3 bound, and the last term: for a sweep whose tiles that cache
+    holds, the larger of the memory transfers and those from that cache (a sweep spares memory, not
+    the cache, and the two streams overlap); for a run whose arrays fit in that cache (cached), the
+    transfers from it alone (memory sees none of them). ecm_levels names the terms it added."""
     if "bytes_per_point" not in fills:
         return {"l1_fills": "unavailable: the run's record has no L1 fill model"}
     if "l2_GBps" not in ceilings:
@@ -221,20 +252,25 @@ def fill_bound(fills: dict, ceilings: dict, roof: dict, mp: float, sweep: dict |
         "l2_probe": ceilings["l2_probe"],
         "l1_fill_bound_mpoints_per_s": bound,
     }
+    llc = ceilings.get("llc_GBps") if llc_per_point else None
+    llc_bound = None
+    if isinstance(llc, (int, float)) and llc > 0:
+        llc_bound = llc * 1e3 / float(llc_per_point)
+        out.update(
+            llc_GBps=llc,
+            llc_probe=ceilings["llc_probe"],
+            llc_bytes_per_point=float(llc_per_point),
+            llc_bound_mpoints_per_s=llc_bound,
+            llc_from="the arrays, which the last-level cache holds" if cached else "a sweep's tiles in L3",
+        )
     core = incore_roof(roof)
     if core and bound > 0:
         levels, seconds = [core[1], "L2-to-L1 fills"], 1.0 / core[0] + 1.0 / bound
         memory = roof.get("memory_bound_mpoints_per_s")
-        llc = ceilings.get("llc_GBps") if sweep else None
-        if isinstance(memory, (int, float)) and memory > 0 and isinstance(llc, (int, float)) and llc > 0:
-            per_point = float(sweep["llc_bytes_per_point"])
-            llc_bound = llc * 1e3 / per_point
-            out.update(
-                llc_GBps=llc,
-                llc_probe=ceilings["llc_probe"],
-                llc_bytes_per_point=per_point,
-                llc_bound_mpoints_per_s=llc_bound,
-            )
+        if llc_bound and cached:
+            levels.append("L3-to-L2")
+            seconds += 1.0 / llc_bound
+        elif llc_bound and isinstance(memory, (int, float)) and memory > 0:
             levels.append("the larger of memory and L3-to-L2")
             seconds += max(1.0 / memory, 1.0 / llc_bound)
         elif isinstance(memory, (int, float)) and memory > 0:

@@ -239,11 +239,14 @@ def render(con, recs: list[dict]) -> None:
             f"{window} in L1); at {roof['l2_GBps']:.1f} GB/s from L2 ({roof['l2_probe']}): "
             f"{roof['l1_fill_bound_mpoints_per_s']:.0f} MPoints/s"
         )
+    if "arrays_in_llc" in roof:
+        con.print(roof["arrays_in_llc"]["note"])
     if "llc_bound_mpoints_per_s" in roof:
+        source = roof.get("llc_from", "a sweep's tiles in L3")
         con.print(
-            f"the sweep's tiles in L3: {roof['llc_bytes_per_point']:.1f} bytes a point and step come from L3 into "
-            f"L2; at {roof['llc_GBps']:.1f} GB/s from L3 ({roof['llc_probe']}): "
-            f"{roof['llc_bound_mpoints_per_s']:.0f} MPoints/s"
+            f"from {source}: {roof['llc_bytes_per_point']:.1f} "
+            f"bytes a point and step come from L3 into L2; at {roof['llc_GBps']:.1f} GB/s from L3 "
+            f"({roof['llc_probe']}): {roof['llc_bound_mpoints_per_s']:.0f} MPoints/s"
         )
     if "ecm_mpoints_per_s" in roof:
         con.print(
