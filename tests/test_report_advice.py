@@ -554,3 +554,27 @@ def test_stencil_says_where_temporal_blocking_pays(make_record, pays, ran, how, 
     else:
         assert f"temporal blocking: {why}" in line.verdict
     assert line.fix == fix
+
+
+@pytest.mark.parametrize("cached, tight", [(False, "memory"), (True, "L3")])
+def test_stencil_whose_arrays_l3_holds_is_held_to_l3_not_memory(make_record, cached, tight):
+    """A run whose arrays fit in the last-level cache passes memory's bound (it reads them from L3):
+    the report holds it to L3's roof instead."""
+
+    def run(mp):
+        roof = {
+            "memory_bound_mpoints_per_s": 2900.0,
+            "llc_bound_mpoints_per_s": 4300.0,
+            "port_bound_mpoints_per_s": 9100.0,
+            "stream_best_GBps": 46.4,
+            **({"arrays_in_llc": {"note": "the arrays fit"}} if cached else {}),
+        }
+        return make_record(
+            "iso3dfd",
+            result={"mpoints_per_s": mp, "roofline": roof},
+            config={"init": "first-touch", "schedule": "static"},
+        )
+
+    (line,) = advice.stencil(Evidence({"iso3dfd": [run(v) for v in (3900, 3950, 3850, 3900, 3920)]}))
+    share = 3900 / (4300.0 if cached else 2900.0)
+    assert f"{share:.0%} of its tightest bound ({tight})" in line.verdict

@@ -114,10 +114,12 @@ def stencil(ev: Evidence) -> list[Line]:
         best = default
     roof = max(variants[best], key=lambda r: r["result"]["mpoints_per_s"])["result"]["roofline"]
     ecm = roof.get("ecm_levels", ECM)
+    # arrays the last-level cache holds come from there: its roof, not memory's (which the run may pass)
+    feed = ("L3", "llc_bound") if "arrays_in_llc" in roof else ("memory", "memory_bound")
     bounds = {
         name: roof[f"{key}_mpoints_per_s"]
         for name, key in (
-            ("memory", "memory_bound"),
+            feed,
             ("in-core (ports)", "port_bound"),
             ("in-core (operation mix)", "mix_bound"),
             ("FMA", "incore_bound"),
