@@ -301,19 +301,22 @@ def test_the_binding_roof_says_when_none_was_measured():
 
 
 @pytest.mark.parametrize(
-    ("allocated", "depth", "per_point", "cached"),
+    ("allocated", "depth", "per_point", "level"),
     [
-        (200 << 20, 1, 16.2, True),  # step by step, the arrays in L3: its bytes into L2 come from there
-        (200 << 20, 4, 3.5, True),  # a sweep with tiles in L2 over arrays L3 holds: the sweep's bytes
-        (400 << 20, 1, None, False),  # more than L3: memory, as before, and no L3 probe
+        (200 << 20, 1, 16.2, "L3"),  # step by step, the arrays in L3: its bytes into L2 come from there
+        (200 << 20, 4, 3.5, "L3"),  # a sweep with tiles in L2 over arrays L3 holds: the sweep's bytes
+        (400 << 20, 1, None, None),  # more than L3: memory, as before, and no L3 probe
+        (3 << 20, 1, None, "L2"),  # within the two cores' L2s: nothing beyond feeds it
     ],
 )
-def test_a_run_whose_arrays_the_last_level_cache_holds_is_bound_by_it_not_memory(
-    monkeypatch, fake_record, allocated, depth, per_point, cached
+def test_a_run_whose_arrays_a_cache_holds_is_bound_by_it_not_memory(
+    monkeypatch, fake_record, allocated, depth, per_point, level
 ):
     """Arrays that fit in the last-level cache come from there: the record says so, the L3 roof is the
     bytes a point that come into L2 from it at dot's rate on arrays in L3, the ECM estimate's last term
-    is that transfer alone, and memory (which the run may exceed) is not the binding roof."""
+    is that transfer alone, and memory (which the run may exceed) is not the binding roof. Arrays the
+    L2s of the run's cores hold have no feed beyond them: no L3 roof, no memory term, no node
+    projection."""
     l2, l3, calls = 2 << 20, 300 << 20, []
 
     def fake(name, args, **kw):
@@ -339,10 +342,15 @@ def test_a_run_whose_arrays_the_last_level_cache_holds_is_bound_by_it_not_memory
     }
     r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
     assert r["percent_of_memory_bound"] > 100  # 3900 MPoints/s past 46 GB/s over 16 bytes
-    assert ("arrays_in_llc" in r) == cached
-    if not cached:
-        assert "llc_GBps" not in r and r["binds"]["by"] == "memory"
+    assert r.get("arrays_in_cache", {}).get("level") == level
+    if level is None:  # memory's roof, which this rate passes (set apart as passed), not L3's
+        assert "llc_GBps" not in r and r["binds"]["passed"] == ["memory"]
         assert r["ecm_levels"].endswith("+ memory")
+        return
+    if level == "L2":
+        assert "llc_GBps" not in r and r["ecm_levels"] == "ports + L2-to-L1 fills"
+        assert r["binds"]["by"] not in ("memory", "llc") and "node_projection" not in r
+        assert "fit in L2" in r["binds"]["note"]
         return
     assert r["llc_bound_mpoints_per_s"] == pytest.approx(81.0 * 1e3 / per_point)
     assert r["ecm_levels"].endswith("+ L3-to-L2")
@@ -352,7 +360,29 @@ def test_a_run_whose_arrays_the_last_level_cache_holds_is_bound_by_it_not_memory
 
 def test_the_binding_roof_of_a_run_in_the_last_level_cache_leaves_memory_out():
     given = {"memory_bound_mpoints_per_s": 2900.0, "llc_bound_mpoints_per_s": 5000.0}
-    assert roofs.binding_roof(given, 3900.0)["by"] == "memory"
-    b = roofs.binding_roof(given, 3900.0, cached=True)
+    assert roofs.binding_roof(given, 2800.0)["by"] == "memory"
+    b = roofs.binding_roof(given, 3900.0, "the last-level cache")
     assert b["by"] == "llc" and b["percent"] == pytest.approx(78.0)
-    assert "unavailable" in roofs.binding_roof({"memory_bound_mpoints_per_s": 2900.0}, 3900.0, cached=True)
+    assert "unavailable" in roofs.binding_roof({"memory_bound_mpoints_per_s": 2900.0}, 3900.0, "L2")
+
+
+@pytest.mark.parametrize(
+    ("given", "mp", "by", "passed"),
+    [
+        # the L2 probe ran low on a disturbed host: the run passes its roof by 1.67x, so L3 holds it
+        (
+            {"l1_fill_bound_mpoints_per_s": 2114.0, "llc_bound_mpoints_per_s": 4286.0},
+            3530.0,
+            "llc",
+            ["l1_fill"],
+        ),
+        # within PASSED of the lowest: that one still binds
+        ({"l1_fill_bound_mpoints_per_s": 3300.0, "llc_bound_mpoints_per_s": 4286.0}, 3530.0, "l1_fill", []),
+        # every roof passed: the lowest is named, nothing set apart
+        ({"l1_fill_bound_mpoints_per_s": 2114.0, "llc_bound_mpoints_per_s": 2500.0}, 3530.0, "l1_fill", []),
+    ],
+)
+def test_a_roof_the_run_passes_does_not_bind_it(given, mp, by, passed):
+    b = roofs.binding_roof(given, mp)
+    assert (b["by"], b["passed"]) == (by, passed)
+    assert ("passed by the run" in b["note"]) == bool(passed)

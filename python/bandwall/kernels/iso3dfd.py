@@ -315,8 +315,11 @@ class Roofline:
         # (the node projection's L3 bound), or whose arrays L3 holds (they then come from there, not
         # from memory: 256^3 at radius 3 on a 300 MiB L3 ran at 1.36x the memory roof)
         swept = in_llc(sweep) and l2_bytes > 0
-        l3 = int(traffic.get("l3_bytes", 0))
-        cached = l2_bytes > 0 and 0 < int(r.get("allocated_bytes", 0)) <= l3
+        l3, allocated = int(traffic.get("l3_bytes", 0)), int(r.get("allocated_bytes", 0))
+        # arrays the L2s of the run's cores hold come from no farther (neither memory nor L3 feeds
+        # them); arrays beyond those L2s that L3 holds come from L3
+        in_l2 = l2_bytes > 0 and 0 < allocated <= int(prov["threads"]) * l2_bytes
+        cached = l2_bytes > 0 and not in_l2 and 0 < allocated <= l3
         llc_bytes = l3 if swept or in_llc(proposal) or cached else 0
         c = self.ceilings(int(prov["threads"]), prov["cpus"], prov["binding"], l2_bytes, llc_bytes)
         roof: dict = {
@@ -356,22 +359,26 @@ class Roofline:
             llc_per_point = traffic.get("bytes_per_point_into_l2_estimate", r["bytes_per_point"])
         else:
             llc_per_point = sweep.get("llc_bytes_per_point") if swept else None
-        roof.update(fill_bound(fills, c, roof, mp, llc_per_point, cached))
-        if cached:
-            roof["arrays_in_llc"] = {
-                "allocated_bytes": int(r["allocated_bytes"]),
-                "l3_bytes": l3,
-                "note": f"the arrays ({int(r['allocated_bytes']) / 2**20:.0f} MiB) fit in the "
-                f"{l3 / 2**20:.0f} MiB last-level cache: the run reads them from there, not from memory",
+        roof.update(fill_bound(fills, c, roof, mp, llc_per_point, cached, in_l2))
+        cache = "L2" if in_l2 else "the last-level cache" if cached else ""
+        if cache:
+            size = int(prov["threads"]) * l2_bytes if in_l2 else l3
+            roof["arrays_in_cache"] = {
+                "level": "L2" if in_l2 else "L3",
+                "allocated_bytes": allocated,
+                "cache_bytes": size,
+                "note": f"the arrays ({allocated / 2**20:.1f} MiB) fit in {cache} ({size / 2**20:.0f} MiB"
+                + (" on the run's cores" if in_l2 else "")
+                + "): the run reads them from there, not from memory",
             }
         threads, cores = int(prov["threads"]), int(r.get("node_cores", 0))
         node = c if threads >= cores else self.ceilings(cores, "", "none")
         llc_per_core = c["llc_GBps"] / threads if "llc_GBps" in c and threads > 0 else None
-        if cores > 0 and "stream_best_GBps" in node:
+        if cores > 0 and "stream_best_GBps" in node and not in_l2:  # in L2 nothing feeds: no sweeps to spare
             roof["node_projection"] = node_projection(
                 rec, roof, cores, node["stream_best_GBps"], llc_per_core, cached
             )
-        roof["binds"] = binding_roof(roof, mp, cached)
+        roof["binds"] = binding_roof(roof, mp, cache)
         r["roofline"] = roof
         return records.validate(rec)
 

@@ -239,8 +239,8 @@ def render(con, recs: list[dict]) -> None:
             f"{window} in L1); at {roof['l2_GBps']:.1f} GB/s from L2 ({roof['l2_probe']}): "
             f"{roof['l1_fill_bound_mpoints_per_s']:.0f} MPoints/s"
         )
-    if "arrays_in_llc" in roof:
-        con.print(roof["arrays_in_llc"]["note"])
+    if "arrays_in_cache" in roof:
+        con.print(roof["arrays_in_cache"]["note"])
     if "llc_bound_mpoints_per_s" in roof:
         source = roof.get("llc_from", "a sweep's tiles in L3")
         con.print(

@@ -114,8 +114,10 @@ def stencil(ev: Evidence) -> list[Line]:
         best = default
     roof = max(variants[best], key=lambda r: r["result"]["mpoints_per_s"])["result"]["roofline"]
     ecm = roof.get("ecm_levels", ECM)
-    # arrays the last-level cache holds come from there: its roof, not memory's (which the run may pass)
-    feed = ("L3", "llc_bound") if "arrays_in_llc" in roof else ("memory", "memory_bound")
+    # arrays a cache holds come from there: L3's roof (or, in L2, none beyond it), not memory's, which
+    # the run may pass
+    level = roof.get("arrays_in_cache", {}).get("level")
+    feed = {"L3": ("L3", "llc_bound"), "L2": ("L2", "l2_feed")}.get(level, ("memory", "memory_bound"))
     bounds = {
         name: roof[f"{key}_mpoints_per_s"]
         for name, key in (
