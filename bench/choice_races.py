@@ -29,34 +29,28 @@ def settle(names: list[str], rates: dict[str, list[float]], again, label: str, h
     from bandwall.core import decide
 
     d = decide.choose_best(names, [rates[k] for k in names], 0)
-    won, confirm = names[d.chosen], None
+    won, confirm, standing = names[d.chosen], None, None
     if won != names[0]:
-        pair = [names[0], won]
-        rerun = again(pair)
-        c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
-        confirm = {
-            label: won,
-            "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
-            "runs": {k: common.spread(v) for k, v in rerun.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        won = won if c.chosen == 1 else names[0]
-    standing = None
+        won, confirm = head_to_head([names[0], won], again, **{label: won})
     if held in names and held != won:
-        pair = [held, won]
-        rerun = again(pair)
-        c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
-        standing = {
-            "held": held,
-            "raced": won,
-            "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
-            "runs": {k: common.spread(v) for k, v in rerun.items()},
-            "decisive": c.decisive,
-            "why": c.why,
-        }
-        won = pair[c.chosen]
+        won, standing = head_to_head([held, won], again, held=held, raced=won)
     return won, d, confirm, standing
+
+
+def head_to_head(pair: list[str], again, **fields) -> tuple[str, dict]:
+    """pair[1] against pair[0] alone (again(pair) gives their rates), pair[0] the default: the name the
+    decision rule keeps, and the race's record (fields, each side's figures and spread, the verdict)."""
+    from bandwall.core import decide
+
+    rerun = again(pair)
+    c = decide.choose_best(pair, [rerun[k] for k in pair], 0)
+    return pair[c.chosen], {
+        **fields,
+        "figures": {k: round(statistics.median(v), 1) for k, v in rerun.items()},
+        "runs": {k: common.spread(v) for k, v in rerun.items()},
+        "decisive": c.decisive,
+        "why": c.why,
+    }
 
 
 def entry_of(
