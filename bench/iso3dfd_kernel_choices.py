@@ -41,7 +41,8 @@ as it stands), the depth the model proposes for the grid (--time-block D) races 
 unsettled), and beside it the proposals on tiles L2 holds (--tile-cache L2, and each deeper depth
 they allow) and on tiles the last-level cache holds (--tile-cache L3) where they differ; the
 entry's sweeps keep the winner's depth (and tile_cache L2 or L3 for those) when it was faster
-beyond noise twice, the second race the winner alone against single steps (a run whose model
+beyond noise twice, the second race the winner alone against single steps, on its rounds and
+those the row's earlier second race of the same pair kept, the latest 48 (a run whose model
 proposes that depth then sweeps from its first step), and say `slower` when the model's proposal was
 slower beyond noise twice (a run there then does not race it: a race costs the run what its slower
 side takes); within noise runs race as before. So a row never names a coin toss. The races of the

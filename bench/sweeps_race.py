@@ -22,6 +22,36 @@ def shallower(depth: int) -> list[int]:
     return list(range(2, depth))
 
 
+# The most rounds a second race decides on, its own and those of the row's earlier second races of
+# the same pair pooled before them (pooled()): the latest ones, so that what the host did months ago
+# does not hold a verdict for ever.
+POOLED_ROUNDS = 48
+
+
+def pooled(
+    earlier: dict | None, pick: list[str], case: str, rates: dict[str, list[float]]
+) -> tuple[dict, dict]:
+    """A second race's rates with those the row's earlier entry kept from its own second race of the
+    same pair on the same case (`earlier`: the entry's sweeps record of this variant before this run)
+    before them, the latest POOLED_ROUNDS rounds, and what was pooled ({} when nothing was). On the
+    Emerald Rapids guest at radius 3, depth 3 ran 1.08x-1.09x single steps in three races in a row
+    (the first race beyond noise, 1.02 to 1.12 over 24 rounds), and each second race of 12-24
+    rounds left it within noise: a race that cannot tell is not thrown away, as a run's own race
+    pools its rounds with the next (iso3dfd/timemodel.hpp's pool_race)."""
+    before = (earlier or {}).get("second_race") or {}
+    kept = before.get("rates") or {}
+    if (
+        (earlier or {}).get("case") != case
+        or before.get("raced") != pick[1]
+        or not all(k in kept for k in pick)
+    ):
+        return rates, {}
+    n = min(len(kept[k]) for k in pick)  # paired rounds: as many of each
+    out = {k: (list(kept[k][-n:]) + list(rates[k]))[-POOLED_ROUNDS:] for k in pick}
+    races = int((before.get("pooled") or {}).get("races", 1)) + 1
+    return out, {"pooled": {"races": races, "rounds": len(out[pick[0]])}}
+
+
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid and
@@ -32,7 +62,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     and the winner alone says so too (the entry then names its depth, and tile_cache L2 or L3 for
     those proposals); the model's
     proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
-    runs race as before."""
+    runs race as before. The second race decides on its rounds pooled with those of the row's
+    earlier second race of the same pair (pooled), and keeps them for the next."""
     from bandwall.core import decide
 
     isa = entry.get("isa") or offered[0]
@@ -112,7 +143,9 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         return more_if_unsettled(pick, lambda p: race(a, p, run))
 
     def second(pick: list[str]) -> tuple[dict, str]:
-        rerun = measured(pick)
+        """The winner (or the model's proposal) alone against single steps, on this race's rounds and
+        those the row's earlier second race of the pair kept (pooled)."""
+        rerun, pool = pooled((entry.get("sweeps") or {}).get(isa), pick, case, measured(pick))
         c = decide.choose_best(pick, [rerun[k] for k in pick], 0)
         confirm = {
             "raced": pick[1],
@@ -121,6 +154,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             "runs": {k: common.spread(x) for k, x in rerun.items()},
             "decisive": c.decisive,
             "why": c.why,
+            **pool,
+            "rates": {k: [round(x, 1) for x in rerun[k]] for k in pick},  # for the next race to pool
         }
         return confirm, confirm["verdict"]
 

@@ -204,7 +204,7 @@ def test_an_unsettled_second_race_runs_as_many_rounds_again(monkeypatch, ring, c
     assert out["shape"] == shape
 
 
-def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512"):
+def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512", earlier=None):
     """bench/sweeps_race.py's race_sweeps with made-up runs: record(cmd) answers the probes (the
     proposals, where tiles stay), and each race of names returns single steps at 100 MPoints/s and
     the next of `races` for the others. Returns the entry and the names of every race run; every race
@@ -223,7 +223,8 @@ def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: st
     monkeypatch.setattr(sr.common, "record", record)
     a = types.SimpleNamespace(bindir=bench_scripts.BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
     n = 256 + 2 * radius
-    out = sr.race_sweeps(a, {"isa": isa}, [isa], radius, n, {"BANDWALL_CACHE_DIR": "/nonexistent"})
+    entry = {"isa": isa, **({"sweeps": {isa: earlier}} if earlier else {})}
+    out = sr.race_sweeps(a, entry, [isa], radius, n, {"BANDWALL_CACHE_DIR": "/nonexistent"})
     assert not left  # every race offered was run
     return out[isa], calls
 
@@ -252,6 +253,61 @@ def test_the_sweeps_entry_keeps_a_verdict_only_when_two_races_say_so(monkeypatch
     doubled = entry(mixed, fast, fast)  # ten rounds, then a second race
     assert doubled["depth"] == 4 and doubled["proposed"] == 4
     assert doubled["threads"] == 2  # the team it was measured with: a run of another does not take it
+
+
+CASE = "256^3 interior, 40 steps, 2 threads compact"
+EARLIER_3 = {"1": [100.0] * 5, "3": [108.0, 107.0, 110.0, 106.0, 109.0]}
+
+
+def kept(raced: str = "3", case: str = CASE, rates: dict | None = EARLIER_3, **more) -> dict:
+    """The row's earlier sweeps record: its case and its second race of `raced` with `rates` kept."""
+    return {"case": case, "second_race": {"raced": raced, **({"rates": rates} if rates else {}), **more}}
+
+
+@pytest.mark.parametrize(
+    "earlier, rounds, pool",
+    [
+        (None, 5, {}),  # no earlier entry: this race's rounds alone
+        ({"case": CASE}, 5, {}),  # an earlier entry without a second race
+        (kept(rates=None), 5, {}),  # one that kept no rounds
+        (kept(), 10, {"races": 2, "rounds": 10}),
+        (kept(raced="4"), 5, {}),  # another depth
+        (kept(case="512^3 interior, 40 steps, 2 threads compact"), 5, {}),  # another case
+        (kept(pooled={"races": 2, "rounds": 5}), 10, {"races": 3, "rounds": 10}),  # the third race
+        (kept(rates={"1": [100.0] * 46, "3": [105.0] * 46}), 48, {"races": 2, "rounds": 48}),  # the latest 48
+        (kept(rates={"1": [100.0] * 7, "3": [105.0] * 6}), 11, {"races": 2, "rounds": 11}),  # as many of each
+    ],
+)
+def test_a_second_race_pools_the_rows_earlier_rounds_of_the_same_pair(earlier, rounds, pool):
+    """The sweeps' second race decides on its rounds after those the row's earlier second race of the
+    same pair on the same case kept (the latest 48), and says what it pooled."""
+    rates = {"1": [100.0] * 5, "3": [108.0, 97.0, 110.0, 106.0, 109.0]}
+    out, said = sr.pooled(earlier, ["1", "3"], CASE, rates)
+    assert said == ({"pooled": pool} if pool else {})
+    assert [len(out[k]) for k in ("1", "3")] == [rounds, rounds]
+    assert out["3"][-5:] == rates["3"]  # this race's rounds last
+    assert sr.POOLED_ROUNDS == 48
+
+
+def test_a_second_race_within_noise_alone_decides_on_the_pooled_rounds(monkeypatch):
+    """Depth 3 within noise of single steps in this second race alone (its 5 rounds unsettled, 5 more
+    alike: 0.97x to 1.10x over 10) but faster beyond noise on its rounds pooled with the row's earlier
+    second race of it: the entry sweeps at depth 3 and keeps all fifteen rounds for the next race."""
+
+    def record(*x, **k):
+        return {"config": {"time_block": {"proposal": {"depth": 3, "level": "L2"}}}}
+
+    first = {"3": [150.0] * 5, "2": [101.0, 99.0, 100.0, 102.0, 98.0]}
+    second = {"3": [108.0, 97.0, 110.0, 106.0, 109.0]}
+    earlier = {**kept(), "depth": 1}
+    alone, calls = race_sweeps(monkeypatch, record, [first, second, second])
+    assert calls == [["1", "3", "2"], ["1", "3"], ["1", "3"]]
+    assert alone["depth"] == 1 and "pooled" not in alone["second_race"]
+    assert alone["second_race"]["rates"] == {"1": [100.0] * 10, "3": second["3"] * 2}
+    out, _ = race_sweeps(monkeypatch, record, [first, second, second], earlier=earlier)
+    assert out["depth"] == 3
+    assert out["second_race"]["pooled"] == {"races": 2, "rounds": 15}
+    assert out["second_race"]["rates"]["3"] == EARLIER_3["3"] + second["3"] * 2
 
 
 def test_tiles_sized_for_l2_race_beside_the_models_proposal(monkeypatch):
