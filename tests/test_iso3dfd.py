@@ -55,6 +55,11 @@ def test_each_isa_matches_the_reference_or_is_refused(isa):
         assert model["points_per_cycle_per_core"] == pytest.approx(
             model["lanes"] / model["cycles_per_vector"]
         )
+        # the kernel itself in L2, checked against the generic loops (unless hwloc knows no L2 size)
+        k = model["kernel_in_l2"]
+        if k.get("unavailable") != "the L2 size of this core is unknown":
+            assert k["checked"] and k["max_rel_difference"] <= 1e-5 and k["mpoints_per_s_per_core"] > 0, k
+            assert k["bytes"] <= k["l2_bytes"] / 2
 
 
 @pytest.mark.parametrize("shape", ["default", "8x2-ring", "5x1-ring-x81"])

@@ -386,3 +386,49 @@ def test_a_roof_the_run_passes_does_not_bind_it(given, mp, by, passed):
     b = roofs.binding_roof(given, mp)
     assert (b["by"], b["passed"]) == (by, passed)
     assert ("passed by the run" in b["note"]) == bool(passed)
+
+
+def test_roofline_kernel_in_l2_is_a_roof_and_binds_when_lowest(monkeypatch, fake_record):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(1000.0)
+    rec["result"]["incore_model"] = {
+        "points_per_cycle_per_core": 0.5,
+        "bound_by": "FP pipes",
+        "mix": {"mpoints_per_s_per_core": 2000.0},
+        "kernel_in_l2": {"mpoints_per_s_per_core": 600.0, "over_mix": 3.33, "block": [256, 16, 8]},
+    }
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    # per core times the threads of the run (2)
+    assert r["kernel_bound_mpoints_per_s"] == pytest.approx(1200.0)
+    assert r["percent_of_kernel_bound"] == pytest.approx(100.0 * 1000.0 / 1200.0)
+    assert (r["kernel_over_mix"], r["kernel_block"]) == (3.33, [256, 16, 8])
+    assert r["binds"]["by"] == "kernel" and r["binds"]["roofs"]["kernel"] == pytest.approx(1200.0)
+    assert "the row kernel itself with its data in L2" in r["binds"]["note"]
+
+
+@pytest.mark.parametrize(
+    "model, why",
+    [
+        ({}, "the run has no timing of its kernel in L2"),
+        ({"kernel_in_l2": {"unavailable": "the L2 size of this core is unknown"}}, "L2 size"),
+    ],
+)
+def test_roofline_says_why_the_kernel_in_l2_is_unavailable(monkeypatch, fake_record, model, why):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(100.0)
+    rec["result"]["incore_model"] = model
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert r["kernel_in_l2"].startswith("unavailable: ") and why in r["kernel_in_l2"]
+    assert "kernel_bound_mpoints_per_s" not in r
+
+
+def test_node_projection_takes_the_kernel_in_l2_before_the_ecm_estimate():
+    rec = {"provenance": {"threads": 2}, "config": {}, "result": {"mpoints_per_s": 1400.0}}
+    roof = {
+        "port_bound_mpoints_per_s": 3000.0,
+        "l1_fill_bound_mpoints_per_s": 3000.0,
+        "kernel_bound_mpoints_per_s": 2400.0,
+    }
+    p = roofs.node_projection(rec, roof, 4, 10.0)
+    assert p["per_core_mpoints_per_s"] == pytest.approx(1200.0)
+    assert p["per_core_source"] == "the row kernel with its data in L2, as this core ran it"

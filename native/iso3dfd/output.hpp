@@ -1,5 +1,6 @@
 // What bandwall-iso3dfd prints: the seed's lines, or the JSON record.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,10 @@ json traffic_model(const Options& o, const TimeBlockModel& t);
 
 // The in-core bound of the row kernel in use: its operations per output vector against the
 // core's ports (rows.hpp), as cycles per vector and points per cycle per core: the sweeps' shape
-// (swept_shape) for a run that swept.
-json incore_model(int radius, bool swept = false);
+// (swept_shape) for a run that swept; with its operation mix as this core ran it (mix) and the
+// shape's block function itself on a block of g's rows in L2 (kernel_in_l2, iso3dfd/in_l2.hpp; l2_bytes:
+// the first thread's L2, 0 unknown).
+json incore_model(const Grid& g, std::uint64_t l2_bytes, bool swept = false);
 
 void print_header(const Options& o, int threads, std::size_t allocated_bytes);
 // The article's result lines, from the run's record.

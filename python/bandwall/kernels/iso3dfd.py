@@ -13,6 +13,7 @@ from bandwall.kernels import threads_auto
 from bandwall.kernels.roofs import (
     binding_roof,
     fill_bound,
+    kernel_bound,
     memory_wall,
     mix_bound,
     node_projection,
@@ -352,6 +353,7 @@ class Roofline:
             roof["incore"] = c["incore"]
         roof.update(port_bound(r.get("incore_model", {}), c, int(prov["threads"]), mp))
         roof.update(mix_bound(r.get("incore_model", {}), int(prov["threads"]), mp))
+        roof.update(kernel_bound(r.get("incore_model", {}), int(prov["threads"]), mp))
         # the bytes a point and step that come into L2 from L3: a sweep's model's, else step by step's
         if cached and int(sweep.get("depth", 1)) > 1:
             llc_per_point = sweep.get("llc_bytes_per_point")

@@ -1,6 +1,6 @@
 """The roofs an ISO3DFD run meets, from its record and the ceilings measured on the same cores: the
-memory wall, the row kernel's port bound and its operation mix as run, the L1 fills from L2 and the
-ECM estimate, where temporal blocking would pay on the node, and which roof binds the run."""
+memory wall, the row kernel's port bound, its operation mix as run and the kernel itself with its
+data in L2, the L1 fills from L2 and the ECM estimate, where temporal blocking would pay on the node, and which roof binds the run."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ ROOFS = (
     ("memory_bound_mpoints_per_s", "memory bandwidth (STREAM over the run's bytes a point from memory)"),
     ("llc_bound_mpoints_per_s", "L3 bandwidth (the bytes a point the run moves from L3 into L2)"),
     ("l1_fill_bound_mpoints_per_s", "L2 bandwidth (the bytes a point the L1 misses bring from L2)"),
+    ("kernel_bound_mpoints_per_s", "the row kernel itself with its data in L2, as this core ran it"),
     ("port_bound_mpoints_per_s", "in-core: the row kernel's load ports and FP pipes"),
     ("mix_bound_mpoints_per_s", "in-core: the row kernel's operation mix as this core ran it"),
     ("incore_bound_mpoints_per_s", "in-core: the FMA peak over the flops a point"),
@@ -135,6 +136,29 @@ def mix_bound(model: dict, threads: int, mp: float) -> dict:
     return out
 
 
+def kernel_bound(model: dict, threads: int, mp: float) -> dict:
+    """The row kernel itself with its data in L2 (the native record's incore_model.kernel_in_l2: the
+    run's shape on a block of its rows that half of L2 holds, timed on one core) times the threads:
+    the roof of a run that nothing beyond L2 slows, its loads, L1 misses, address arithmetic and
+    dependences included. How far below it the run is, is what the feed from L3 or memory costs; how
+    far it is below the mix, what the kernel's memory accesses and dependences cost
+    (kernel_over_mix: the mix's rate over the kernel's)."""
+    k = model.get("kernel_in_l2", {})
+    per_core = k.get("mpoints_per_s_per_core")
+    if not isinstance(per_core, (int, float)) or per_core <= 0:
+        why = k.get("unavailable", "the run has no timing of its kernel in L2")
+        return {"kernel_in_l2": why if why.startswith("unavailable") else f"unavailable: {why}"}
+    bound = per_core * threads
+    out = {
+        "kernel_bound_mpoints_per_s": bound,
+        "percent_of_kernel_bound": 100.0 * mp / bound,
+        "kernel_block": k.get("block"),
+    }
+    if isinstance(k.get("over_mix"), (int, float)):
+        out["kernel_over_mix"] = k["over_mix"]
+    return out
+
+
 def incore_roof(roof: dict) -> tuple[float, str] | None:
     """The lower of the row kernel's in-core roofs (the port model's and the mix as run) and its name."""
     found = [
@@ -157,8 +181,8 @@ def node_projection(
     cached: bool = False,
 ) -> dict:
     """Where temporal blocking would pay: this node's cores at the run's per-core speed with its data
-    in cache (ports + L2-to-L1 fills, the ECM estimate without memory; else the run's own rate per
-    thread), against what the node's STREAM feeds step by step (16 bytes a point) and with the sweeps
+    in cache (the row kernel timed with its data in L2; else ports + L2-to-L1 fills, the ECM estimate
+    without memory; else the run's own rate per thread), against what the node's STREAM feeds step by step (16 bytes a point) and with the sweeps
     the model proposes (its bytes a point and step). Each projected rate is the lowest of these, as a
     roofline; with llc_per_core_gbps (L3's bandwidth to the run's cores, per core) a sweep whose tiles
     L3 holds is also bound by the bytes it moves from L3 into L2 at that bandwidth times the node's
@@ -170,7 +194,10 @@ def node_projection(
     r = rec["result"]
     threads = int(rec["provenance"]["threads"])
     core, fill = incore_roof(roof), roof.get("l1_fill_bound_mpoints_per_s")
-    if core and isinstance(fill, (int, float)) and fill > 0:
+    kernel = roof.get("kernel_bound_mpoints_per_s")
+    if isinstance(kernel, (int, float)) and kernel > 0:
+        per_core, source = kernel / threads, "the row kernel with its data in L2, as this core ran it"
+    elif core and isinstance(fill, (int, float)) and fill > 0:
         per_core, source = 1.0 / (1.0 / core[0] + 1.0 / fill) / threads, f"{core[1]} + L2-to-L1 fills"
     else:
         per_core, source = float(r["mpoints_per_s"]) / threads, "the run's rate per thread"

@@ -232,6 +232,15 @@ def render(con, recs: list[dict]) -> None:
             f"its operation mix as this core ran it (independent, from registers and L1): "
             f"{roof['mix_bound_mpoints_per_s']:.0f} MPoints/s{model}"
         )
+    if "kernel_bound_mpoints_per_s" in roof:
+        over = roof.get("kernel_over_mix")
+        mix = f", {over:.2f}x the time of its operation mix" if isinstance(over, (int, float)) else ""
+        block = roof.get("kernel_block") or []
+        on = f" ({'x'.join(str(n) for n in block)} points)" if block else ""
+        con.print(
+            f"the row kernel itself with its data in L2{on}: {roof['kernel_bound_mpoints_per_s']:.0f} MPoints/s"
+            f"{mix}"
+        )
     if "l1_fill_bound_mpoints_per_s" in roof:
         window = "stay" if roof["y_window_in_l1"] else "do not stay"
         con.print(

@@ -124,6 +124,7 @@ def stencil(ev: Evidence) -> list[Line]:
             feed,
             ("in-core (ports)", "port_bound"),
             ("in-core (operation mix)", "mix_bound"),
+            ("the kernel in L2", "kernel_bound"),
             ("FMA", "incore_bound"),
             (ecm, "ecm"),
         )
