@@ -22,6 +22,11 @@ SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofl
 # Two threads where the machine gives two (a team, not one thread), else one.
 THREADS = min(2, len(os.sched_getaffinity(0)))
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
+# Why a record may lack the timing of its kernel in L2 on some CPU (iso3dfd/in_l2.cpp's words).
+IN_L2_UNAVAILABLE = (
+    "the L2 size of this core is unknown",
+    "no block of these rows fits in half of L2 with whole vectors",
+)
 
 
 def cli_json(run_bandwall, *args) -> dict | list:
@@ -55,9 +60,13 @@ def test_each_isa_matches_the_reference_or_is_refused(isa):
         assert model["points_per_cycle_per_core"] == pytest.approx(
             model["lanes"] / model["cycles_per_vector"]
         )
-        # the kernel itself in L2, checked against the generic loops (unless hwloc knows no L2 size)
+        # the kernel itself in L2, checked against the generic loops, unless hwloc knows no L2 size or
+        # half of this core's L2 holds no block of radius 8's halos (the native tests time it on an
+        # L2 of their own)
         k = model["kernel_in_l2"]
-        if k.get("unavailable") != "the L2 size of this core is unknown":
+        if "unavailable" in k:
+            assert k["unavailable"] in IN_L2_UNAVAILABLE, k
+        else:
             assert k["checked"] and k["max_rel_difference"] <= 1e-5 and k["mpoints_per_s_per_core"] > 0, k
             assert k["bytes"] <= k["l2_bytes"] / 2
 
