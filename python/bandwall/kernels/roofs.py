@@ -118,22 +118,33 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     }
 
 
+def per_core_roof(
+    model: dict, section: str, name: str, missing: str, copied: dict[str, str], threads: int, mp: float
+) -> dict:
+    """The roof a timing on one core gives (the native record's incore_model[section]: its
+    mpoints_per_s_per_core, or why it is unavailable): that rate times the run's threads as
+    {name}_bound_mpoints_per_s and the run's per cent of it, with the section's keys `copied` names
+    (ours: the record's) where present; else {section: "unavailable: why"} (missing: why, when the
+    record says nothing)."""
+    part = model.get(section, {})
+    per_core = part.get("mpoints_per_s_per_core")
+    if not isinstance(per_core, (int, float)) or per_core <= 0:
+        why = part.get("unavailable", missing)
+        return {section: why if why.startswith("unavailable") else f"unavailable: {why}"}
+    bound = per_core * threads
+    out = {f"{name}_bound_mpoints_per_s": bound, f"percent_of_{name}_bound": 100.0 * mp / bound}
+    out.update({ours: part[theirs] for ours, theirs in copied.items() if part.get(theirs) is not None})
+    return out
+
+
 def mix_bound(model: dict, threads: int, mp: float) -> dict:
     """The row kernel's operation mix as a core of this CPU ran it (the native record's
     incore_model.mix: the loads, FMAs, adds and shuffles of its shape per vector, independent, from
     registers and L1) times the threads: the in-core roof the cores reach with that mix, where the
     port model may count on pipes the mix does not get (mix_over_port_model: its cycles over the
     model's)."""
-    mix = model.get("mix", {})
-    per_core = mix.get("mpoints_per_s_per_core")
-    if not isinstance(per_core, (int, float)) or per_core <= 0:
-        why = mix.get("unavailable", "the run has no operation mix")
-        return {"mix": why if why.startswith("unavailable") else f"unavailable: {why}"}
-    bound = per_core * threads
-    out = {"mix_bound_mpoints_per_s": bound, "percent_of_mix_bound": 100.0 * mp / bound}
-    if isinstance(mix.get("over_port_model"), (int, float)):
-        out["mix_over_port_model"] = mix["over_port_model"]
-    return out
+    copied = {"mix_over_port_model": "over_port_model"}
+    return per_core_roof(model, "mix", "mix", "the run has no operation mix", copied, threads, mp)
 
 
 def kernel_bound(model: dict, threads: int, mp: float) -> dict:
@@ -143,20 +154,9 @@ def kernel_bound(model: dict, threads: int, mp: float) -> dict:
     dependences included. How far below it the run is, is what the feed from L3 or memory costs; how
     far it is below the mix, what the kernel's memory accesses and dependences cost
     (kernel_over_mix: the mix's rate over the kernel's)."""
-    k = model.get("kernel_in_l2", {})
-    per_core = k.get("mpoints_per_s_per_core")
-    if not isinstance(per_core, (int, float)) or per_core <= 0:
-        why = k.get("unavailable", "the run has no timing of its kernel in L2")
-        return {"kernel_in_l2": why if why.startswith("unavailable") else f"unavailable: {why}"}
-    bound = per_core * threads
-    out = {
-        "kernel_bound_mpoints_per_s": bound,
-        "percent_of_kernel_bound": 100.0 * mp / bound,
-        "kernel_block": k.get("block"),
-    }
-    if isinstance(k.get("over_mix"), (int, float)):
-        out["kernel_over_mix"] = k["over_mix"]
-    return out
+    copied = {"kernel_block": "block", "kernel_over_mix": "over_mix"}
+    missing = "the run has no timing of its kernel in L2"
+    return per_core_roof(model, "kernel_in_l2", "kernel", missing, copied, threads, mp)
 
 
 def incore_roof(roof: dict) -> tuple[float, str] | None:
