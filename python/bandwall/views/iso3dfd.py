@@ -17,6 +17,7 @@ COLUMNS = [
     "% memory bound",
     "% FMA bound",
     "% port bound",
+    "% kernel in L2",
     "% ECM",
     "prev pages",
 ]
@@ -44,6 +45,7 @@ def row(rec: dict) -> list:
         _pct(roof, "memory"),
         _pct(roof, "incore"),
         _pct(roof, "port"),
+        _pct(roof, "kernel_in_l2", "percent_of_kernel_bound"),
         _pct(roof, "l1_fills", "percent_of_ecm"),
         page_map_text(pm.get("prev", {})),
     ]
