@@ -399,6 +399,14 @@ class RowKernel {
 #pragma GCC unroll 16
     for (int v = 0; v < V; ++v) {
       const float* q = p + L * v;
+      // From radius 3 on the window's planes are loaded again rather than kept from the x part
+      // (hidden from the optimiser, which otherwise keeps P (V + 2) vectors of the centre planes
+      // live across the y part: at radius 4 the 2x4 segment spilled 24 vectors to the stack). One
+      // core on a box in L2, every shape, 5 alternated rounds (Intel Emerald Rapids): radius 3-8
+      // mostly 1.02x-1.17x (2x4 at radius 4 1.08x, 4x2 at 3 1.12x; AVX2 up to 1.27x at 3), none
+      // beyond noise slower; at radius 1 and 2 the loads cost more than the registers (8x1 at 1
+      // 0.79x, 4x2 at 2 0.82x), so there the optimiser keeps them.
+      if constexpr (R >= 3) opaque(q);
       if constexpr (Part == Pass::FromPartialSums) {
 #pragma GCC unroll 8
         for (int o = 0; o < P; ++o)
