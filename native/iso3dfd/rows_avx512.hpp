@@ -20,6 +20,8 @@ struct Avx512 {
   using Mask = __mmask16;
   static constexpr int kLanes = 16;
   static constexpr bool kCoefficientsInRegisters = true;
+  // the segment hides its base from radius 3 on (rows_kernel.hpp)
+  static constexpr bool kHideSegmentBase = true;
   // An aligned vector of a row; valignd needs nothing prepared.
   struct Row {
     Vec m;

@@ -353,6 +353,13 @@ class RowKernel {
     constexpr bool kAlongY = Part == Pass::PartialSums;
     const long ws = kAlongY ? sy : sz;
     const float* p = prev + i;
+    // From radius 3 on the segment's base is hidden from the optimiser too, so that every address
+    // of the segment is computed from it (one register) instead of a walking pointer per row that
+    // spills: the general registers' stack references of a 2x4 segment at radius 4 go from 45 to
+    // 29. One core on a box in L2, 7 alternated rounds (Intel Emerald Rapids): AVX-512 2x4 1.07x
+    // at radius 3, 1x4 and 3x2-x81 1.06x-1.10x at 3-5, 4x2 at 2 0.95x; AVX2 0.96x-1.02x at 3-8
+    // (Isa::kHideSegmentBase).
+    if constexpr (Isa::kHideSegmentBase && R >= 3) opaque(p);
     Vec acc[P][V];
     if constexpr (Part == Pass::FromPartialSums) {
       // the partial sums are loaded vector by vector in the z part, so that only P are live at once
@@ -402,10 +409,10 @@ class RowKernel {
       // From radius 3 on the window's planes are loaded again rather than kept from the x part
       // (hidden from the optimiser, which otherwise keeps P (V + 2) vectors of the centre planes
       // live across the y part: at radius 4 the 2x4 segment spilled 24 vectors to the stack). One
-      // core on a box in L2, every shape, 5 alternated rounds (Intel Emerald Rapids): radius 3-8
-      // mostly 1.02x-1.17x (2x4 at radius 4 1.08x, 4x2 at 3 1.12x; AVX2 up to 1.27x at 3), none
-      // beyond noise slower; at radius 1 and 2 the loads cost more than the registers (8x1 at 1
-      // 0.79x, 4x2 at 2 0.82x), so there the optimiser keeps them.
+      // core on a box in L2, 5 alternated rounds (Intel Emerald Rapids): at radius 3-8 the median
+      // shape 1.02x (AVX-512) and 1.03x (AVX2), 0.89x-1.27x shape by shape (2x4 at radius 4 1.08x,
+      // 4x2 at 3 1.12x); at radius 1 and 2 the loads cost more than the registers (8x1 at 1 0.79x,
+      // 4x2 at 2 0.82x), so there the optimiser keeps them (bench/results/2026-12-06-emr-reload.md).
       if constexpr (R >= 3) opaque(q);
       if constexpr (Part == Pass::FromPartialSums) {
 #pragma GCC unroll 8
