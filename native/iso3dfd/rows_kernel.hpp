@@ -357,8 +357,8 @@ class RowKernel {
     // of the segment is computed from it (one register) instead of a walking pointer per row that
     // spills: the general registers' stack references of a 2x4 segment at radius 4 go from 45 to
     // 29. One core on a box in L2, 7 alternated rounds (Intel Emerald Rapids): AVX-512 2x4 1.07x
-    // at radius 3, 1x4 and 3x2-x81 1.06x-1.10x at 3-5, 4x2 at 2 0.95x; AVX2 0.96x-1.02x at 3-8
-    // (Isa::kHideSegmentBase).
+    // at radius 3, 1x4 1.10x and 1.06x at 4 and 5, 3x2-x81 1.04x-1.09x at 3-5, 4x2 at 2 0.95x;
+    // AVX2 0.96x-1.02x at 3-8 (Isa::kHideSegmentBase).
     if constexpr (Isa::kHideSegmentBase && R >= 3) opaque(p);
     Vec acc[P][V];
     if constexpr (Part == Pass::FromPartialSums) {
