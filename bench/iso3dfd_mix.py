@@ -20,12 +20,15 @@ import common
 def main() -> None:
     p = common.parser(__doc__, rounds=None, results=True)
     p.add_argument("--runs", type=int, default=3, help="runs of each variant and radius")
-    p.add_argument("--isas", default="avx512,avx2", help="variants, comma separated (those this CPU runs)")
+    p.add_argument("--isas", help="variants, comma separated (default: the vector variants this CPU runs)")
     p.add_argument("--radii", default="1,2,3,4,5,6,7,8", help="radii, comma separated")
     p.add_argument("--steps", type=int, default=1000)
     p.add_argument("--row-pitch", default="auto", help="as bandwall-iso3dfd --row-pitch")
     a = common.parse(p)
     exe = common.tool(a.bindir, "bandwall-iso3dfd")
+    if not a.isas:
+        topo = common.record([common.tool(a.bindir, "bandwall-topo")])
+        a.isas = ",".join(i for i in topo["result"]["isa"]["offered"] if i != "generic")
     cases = [(isa, int(r)) for isa in a.isas.split(",") for r in a.radii.split(",")]
     got: dict[tuple[str, int], list[dict]] = {c: [] for c in cases}
     for run in range(a.runs):
@@ -62,13 +65,21 @@ def main() -> None:
             * 1e3
             / x["result"]["incore_model"]["kernel_in_l2"]["mpoints_per_s_per_core"]
             for m, x in zip(mixes, recs)
+            if "mpoints_per_s_per_core" in x["result"]["incore_model"]["kernel_in_l2"]
         ]
-        block = "x".join(str(n) for n in model["kernel_in_l2"]["block"])
+        k = model["kernel_in_l2"]
+        if in_l2:
+            block = "x".join(str(n) for n in k["block"])
+            in_l2_cells = (
+                f"{common.spread(in_l2)} ({block})",
+                f"{statistics.median(in_l2) / statistics.median(cycles):.2f}x",
+            )
+        else:
+            in_l2_cells = (f"unavailable: {k.get('unavailable', '?')}", "-")
         lines.append(
             f"| {isa} | {r} | {model['shape']} | {recs[0]['config']['row_pitch']['floats']} | "
             f"{model['cycles_per_vector']:.2f} | {common.spread(cycles)} | {statistics.median(clocks):.2f} | "
-            f"{common.spread(in_l2)} ({block}) | {common.spread(kernel)} | "
-            f"{statistics.median(in_l2) / statistics.median(cycles):.2f}x | "
+            f"{in_l2_cells[0]} | {common.spread(kernel)} | {in_l2_cells[1]} | "
             f"{statistics.median(kernel) / statistics.median(cycles):.2f}x |"
         )
     common.publish("\n".join(lines), a.results)

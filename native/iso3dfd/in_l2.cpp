@@ -49,6 +49,14 @@ Grid block_grid(std::size_t nx, std::size_t ny, std::size_t nz, int radius) {
   return g;
 }
 
+// The bytes a call on the block brings into cache: prev with its halos, and the rows of next and vel it
+// reads and writes (their halos are never touched), in whole cache lines. At radius 7 and 8 counting the
+// halos of next and vel too left no block of 64-float rows in half of a 512 KiB L2.
+std::size_t touched_bytes(const Grid& g, std::size_t nx, std::size_t ny, std::size_t nz) {
+  const std::size_t row_lines = (nx * sizeof(float) + 63) / 64 + 1;
+  return array_bytes(g, 0) + 2 * ny * nz * row_lines * 64;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -72,16 +80,18 @@ KernelInL2 kernel_in_l2(const RowShape& shape, const Grid& run, std::uint64_t l2
   const std::size_t nz = (kMinPlanes + planes - 1) / planes * planes;
   const std::size_t h = static_cast<std::size_t>(r);
   // the run's rows, halved (whole lines) while even kMinRows rows do not fit; then fewer rows
-  const auto fits = [&](std::size_t x, std::size_t y) { return arrays_bytes(block_grid(x, y, nz, r)) <= l2_bytes / 2; };
+  const auto fits = [&](std::size_t x, std::size_t y) {
+    return touched_bytes(block_grid(x, y, nz, r), x, y, nz) <= l2_bytes / 2;
+  };
   std::size_t nx = run.n1 > 2 * h ? run.n1 - 2 * h : 0, ny = kMaxRows;
   while (nx / 2 >= kMinRowFloats && !fits(nx, kMinRows)) nx = nx / 2 / 16 * 16;
   while (ny > 1 && !fits(nx, ny)) --ny;
   const Grid g = block_grid(nx, ny, nz, r);
-  if (arrays_bytes(g) > l2_bytes / 2 || radius_path(g) != "templated") {
+  if (touched_bytes(g, nx, ny, nz) > l2_bytes / 2 || radius_path(g) != "templated") {
     out.unavailable = "no block of these rows fits in half of L2 with whole vectors";
     return out;
   }
-  out.nx = nx, out.ny = ny, out.nz = nz, out.bytes = arrays_bytes(g);
+  out.nx = nx, out.ny = ny, out.nz = nz, out.bytes = touched_bytes(g, nx, ny, nz);
 
   Array a[3] = {page_aligned(array_bytes(g, 0)), page_aligned(array_bytes(g, 1)), page_aligned(array_bytes(g, 2))};
   float* prev = a[0].get() + g.lead_of(0);

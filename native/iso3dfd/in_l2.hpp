@@ -20,12 +20,12 @@ struct KernelInL2 {
   double seconds_per_point = 0;  // the best of the timings; 0: unavailable (it says why)
   std::string unavailable;
   std::size_t nx = 0, ny = 0, nz = 0;  // the block: points along x, rows along y, planes along z
-  std::size_t bytes = 0;               // the three arrays, halos and padding included
+  std::size_t bytes = 0;               // prev with its halos and the block's rows of next and vel
   double max_rel_difference = 0;       // against the generic variant's loops, one step on the block
 };
 
 // The block run's rows give (its interior along x, halved until the arrays fit), up to 16 rows and
-// at least 8 planes (a multiple of the shape's), its three arrays within half of l2_bytes; the
+// at least 8 planes (a multiple of the shape's), the bytes it touches within half of l2_bytes; the
 // shape's block function on it, checked once against the generic variant's loops (a difference
 // beyond 1e-5 of the norm throws std::runtime_error: the kernel is wrong), then timed.
 KernelInL2 kernel_in_l2(const RowShape& shape, const Grid& run, std::uint64_t l2_bytes);

@@ -83,7 +83,8 @@ json in_l2_json(const RowShape& s, const Grid& g, std::uint64_t l2_bytes, const 
               {"checked", true},
               {"max_rel_difference", k.max_rel_difference},
               {"method",
-               "the shape's block function on a block of the run's rows whose three arrays fit in half of L2, "
+               "the shape's block function on a block of the run's rows whose data (prev with its halos, the rows of "
+               "next and vel) fit in half of L2, "
                "called again and again on the master thread's core, the best of 5 timings; checked once against "
                "the generic variant's loops (its loads, L1 misses, address arithmetic and dependences, nothing "
                "from beyond L2)"}};

@@ -78,6 +78,20 @@ TEST_P(KernelInL2Isa, RowsTooLongForL2AreCutAndAWrongKernelIsCaught) {
   EXPECT_THROW(kernel_in_l2(wrong, run_grid(4, 256), kL2), std::runtime_error);
 }
 
+TEST_P(KernelInL2Isa, HalfOfA512KiBL2HoldsABlockAtEveryRadius) {
+  // the halos of next and vel are never touched, so they are not counted: at radius 7 and 8 a block
+  // of rows of 64 floats or more still fits half of a 512 KiB L2 (AMD Zen 3's)
+  constexpr std::uint64_t kSmallL2 = 512 << 10;
+  for (const int radius : kKernelRadii) {
+    const std::string what = GetParam() + " at radius " + std::to_string(radius);
+    const KernelInL2 k = kernel_in_l2(variant_->default_shape(radius), run_grid(radius, 256), kSmallL2);
+    EXPECT_EQ(k.unavailable, "") << what;
+    EXPECT_LE(k.bytes, kSmallL2 / 2) << what;
+    EXPECT_GE(k.nx, 64u) << what;
+    EXPECT_LE(k.max_rel_difference, 1e-5) << what;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isa, KernelInL2Isa, ::testing::ValuesIn(bw::isa_names()));
 
 TEST(KernelInL2, SaysWhyWhenItCannotMeasure) {
