@@ -318,6 +318,8 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
         "a shallower depth raced there": proposed,
     }
     more = {"proposed": raced[entry]} if entry in raced else {}
+    if entry == "within noise":  # the first race's winner, alone against single steps, within noise
+        more["second_race"] = {"raced": str(proposed), "why": "the default 1 stands"}
     write_sweeps_table(table, isa, depth, slower=entry == "slower", **more)
     monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "checks"))  # no earlier round to pool with
     tb = sweeps_table_run(isa)
@@ -330,6 +332,7 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
         if entry in ("slower", "within noise"):
             assert "check" not in tb
             assert ("not told from single steps" in tb["why"]) == (entry == "within noise"), tb
+            assert ("then alone: the default 1 stands" in tb["why"]) == (entry == "within noise"), tb
         else:
             check = tb["check"]
             assert check["ran"] and (check["rounds"], check["runs"], check["settled"]) == (1, 1, False), check

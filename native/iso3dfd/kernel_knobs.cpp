@@ -218,6 +218,11 @@ Measurement::TableSweeps Measurement::table_sweeps(int threads) const {
   s.from = t.cite;
   const json decision = t.row->value("decision", json::object());
   s.why = decision.is_object() ? text_field(decision, "why", "") : "";
+  // The second race (the first's winner alone against single steps) decides where there was one: a
+  // first race's "faster beyond noise" alone reads as the opposite of the depth 1 it left.
+  const json second = t.row->value("second_race", json::object());
+  if (second.is_object() && second.contains("why"))
+    s.why += (s.why.empty() ? std::string() : std::string("; then alone: ")) + text_field(second, "why", "");
   return s;
 }
 
