@@ -13,6 +13,7 @@ namespace {
 
 #if defined(__AVX512F__)
 constexpr bool kFma = true;
+constexpr int kAccumulators = accumulators_for(32);
 struct VD {
   using T = __m512d;
   using E = double;
@@ -31,6 +32,7 @@ struct VS {
 };
 #elif defined(__AVX2__) && defined(__FMA__)
 constexpr bool kFma = true;
+constexpr int kAccumulators = accumulators_for(16);
 struct VD {
   using T = __m256d;
   using E = double;
@@ -49,6 +51,7 @@ struct VS {
 };
 #else
 constexpr bool kFma = false;  // SSE2: multiply + add, the same flops
+constexpr int kAccumulators = accumulators_for(16);
 struct VD {
   using T = __m128d;
   using E = double;

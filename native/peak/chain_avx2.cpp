@@ -7,6 +7,6 @@
 namespace bw::peak {
 
 extern const Variant kPeakAvx2;
-constinit const Variant kPeakAvx2{"avx2", kVectorBits, kFma, VD::n, &chain_dp, &chain_sp};
+constinit const Variant kPeakAvx2{"avx2", kVectorBits, kFma, VD::n, kAccumulators, &chain_dp, &chain_sp};
 
 }  // namespace bw::peak

@@ -7,6 +7,6 @@
 namespace bw::peak {
 
 extern const Variant kPeakAvx512;
-constinit const Variant kPeakAvx512{"avx512", kVectorBits, kFma, VD::n, &chain_dp, &chain_sp};
+constinit const Variant kPeakAvx512{"avx512", kVectorBits, kFma, VD::n, kAccumulators, &chain_dp, &chain_sp};
 
 }  // namespace bw::peak

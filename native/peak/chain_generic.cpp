@@ -5,6 +5,6 @@
 namespace bw::peak {
 
 extern const Variant kPeakGeneric;
-constinit const Variant kPeakGeneric{"generic", kVectorBits, kFma, VD::n, &chain_dp, &chain_sp};
+constinit const Variant kPeakGeneric{"generic", kVectorBits, kFma, VD::n, kAccumulators, &chain_dp, &chain_sp};
 
 }  // namespace bw::peak

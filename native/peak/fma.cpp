@@ -45,7 +45,7 @@ nlohmann::json isa_choice_json() { return dispatch().choice_json(); }
 const Variant& variant() { return *active(); }
 
 int lanes(Precision p) { return p == Precision::Double ? active()->lanes_dp : active()->lanes_dp * 2; }
-double flops_per_iteration(Precision p) { return 2.0 * lanes(p) * kAccumulators; }
+double flops_per_iteration(Precision p) { return 2.0 * lanes(p) * variant().accumulators; }
 
 double run_chain(Precision p, std::uint64_t iters) {
   return p == Precision::Double ? active()->chain_dp(iters) : active()->chain_sp(iters);
@@ -75,7 +75,8 @@ Repetition repetition(Precision p, int nthreads, std::uint64_t iters) {
     auto t0 = std::chrono::steady_clock::now();
     double sum = run_chain(p, iters);
     secs[static_cast<std::size_t>(omp_get_thread_num())] = seconds_since(t0);
-    ok = std::isfinite(sum) && std::fabs(sum - kAccumulators) < 1e-3 * kAccumulators;
+    const int n = variant().accumulators;
+    ok = std::isfinite(sum) && std::fabs(sum - n) < 1e-3 * n;
   }
   return {*std::max_element(secs.begin(), secs.end()), ok};
 }

@@ -16,8 +16,12 @@ namespace bw::peak {
 
 enum class Precision { Double, Single };
 
-// Independent chains; 16 covers a 4-cycle latency on 2 pipes (8 needed) with room to spare.
-inline constexpr int kAccumulators = 16;
+// Independent chains a variant runs: enough to cover the FMA latency times the FMA pipes (4-5 cycles
+// x 2 pipes: 8-10), and few enough that they all stay in registers beside the two constants. 16
+// chains in 16 registers (AVX2, SSE) spill two to the stack, and their store-to-load round trip
+// then bounds the loop (on AMD Zen 3, 1.78 GHz of a 3.2 GHz clock); AVX-512 has 32 registers.
+inline constexpr int kMinAccumulators = 8;
+constexpr int accumulators_for(int vector_registers) { return vector_registers >= 32 ? 16 : 12; }
 
 // One instruction set's chains (initialised at compile time: no code of its file may run before
 // the CPU is known to have its instructions).
@@ -26,6 +30,7 @@ struct Variant {
   int vector_bits;
   bool fma;      // a fused multiply-add instruction; false: a multiply and an add (the same flops)
   int lanes_dp;  // doubles per vector (floats: twice as many)
+  int accumulators;  // independent chains (accumulators_for the variant's vector registers)
   double (*chain_dp)(std::uint64_t iters);
   double (*chain_sp)(std::uint64_t iters);
 };
@@ -47,12 +52,13 @@ nlohmann::json isa_choice_json();
 const Variant& variant();
 
 // Vector lanes of the precision in the chosen variant, and the flops of one chain iteration
-// (2 per lane per accumulator: one multiply and one add per FMA).
+// (2 per lane per accumulator of the variant: one multiply and one add per FMA).
 int lanes(Precision p);
 double flops_per_iteration(Precision p);
 
-// Runs iters iterations on the calling thread; returns a checksum of the accumulators (finite,
-// so the work cannot be optimised away and a broken kernel is caught).
+// Runs iters iterations on the calling thread; returns a checksum of the accumulators (their sum,
+// which converges to their number: finite, so the work cannot be optimised away and a broken
+// kernel is caught).
 double run_chain(Precision p, std::uint64_t iters);
 
 struct Measurement {

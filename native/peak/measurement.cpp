@@ -52,7 +52,7 @@ json PeakMeasurement::validate(int, int) {
 json PeakMeasurement::config() const {
   const Variant& v = variant();
   json c = {
-      {"isa", v.isa},  {"vector_bits", v.vector_bits}, {"fma_instruction", v.fma},     {"accumulators", kAccumulators},
+      {"isa", v.isa},  {"vector_bits", v.vector_bits}, {"fma_instruction", v.fma},     {"accumulators", v.accumulators},
       {"reps", reps_}, {"seconds_per_rep", seconds_},  {"microarch", microarch_json()}};
   // The FMAs of this width a core issues per cycle (the machine model's row): with the peak it
   // gives the clock the cores ran at.
