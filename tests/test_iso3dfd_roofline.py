@@ -92,6 +92,28 @@ def test_roofline_port_bound_from_the_incore_model(monkeypatch, fake_record):
 
 
 @pytest.mark.parametrize(
+    "mix_ghz, noted",
+    [
+        (3.8, False),  # the peak's 3.8125 GHz: the same clock
+        (3.4, False),  # one core's turbo a little above all cores' clock
+        (6.8, True),  # the mix's FMAs ran at nearly twice the peak's clock: the peak run is off
+        (2.0, True),  # the peak implies a clock far above the mix's
+        (None, False),  # no mix: nothing to compare
+    ],
+)
+def test_roofline_says_when_the_peaks_clock_is_not_the_mixs(monkeypatch, fake_record, mix_ghz, noted):
+    fake_ceilings(monkeypatch, {"copy": 30.0})
+    rec = fake_record(1000.0)
+    rec["result"]["incore_model"] = {"points_per_cycle_per_core": 0.5, "bound_by": "load ports"}
+    if mix_ghz is not None:
+        rec["result"]["incore_model"]["mix"] = {"mpoints_per_s_per_core": 900.0, "clock_ghz": mix_ghz}
+    r = iso3dfd.Roofline().place(rec)["result"]["roofline"]
+    assert ("clock_note" in r) == noted
+    if noted:
+        assert f"{mix_ghz:.2f} GHz" in r["clock_note"] and "3.81 GHz" in r["clock_note"]
+
+
+@pytest.mark.parametrize(
     "mix, lower",
     [
         # the mix as run slower than the port model counts: the ECM estimate takes it

@@ -28,8 +28,8 @@ constexpr int accumulators_for(int vector_registers) { return vector_registers >
 struct Variant {
   const char* isa;  // avx512, avx2 or generic (common/isa.hpp's names)
   int vector_bits;
-  bool fma;      // a fused multiply-add instruction; false: a multiply and an add (the same flops)
-  int lanes_dp;  // doubles per vector (floats: twice as many)
+  bool fma;          // a fused multiply-add instruction; false: a multiply and an add (the same flops)
+  int lanes_dp;      // doubles per vector (floats: twice as many)
   int accumulators;  // independent chains (accumulators_for the variant's vector registers)
   double (*chain_dp)(std::uint64_t iters);
   double (*chain_sp)(std::uint64_t iters);

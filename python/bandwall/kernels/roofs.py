@@ -109,12 +109,34 @@ def port_bound(model: dict, ceilings: dict, threads: int, mp: float) -> dict:
     # the clock.
     ghz = ceilings["peak_gflops_sp"] / (2 * ceilings["peak_lanes_sp"] * fma * threads)
     bound = model["points_per_cycle_per_core"] * threads * ghz * 1e3
-    return {
+    out = {
         "port_bound_mpoints_per_s": bound,
         "percent_of_port_bound": 100.0 * mp / bound if bound > 0 else None,
         "port_bound_by": model["bound_by"],
         "microarch": model.get("microarch", {}).get("name", "unknown"),
         "core_ghz_from_peak": ghz,
+    }
+    out.update(clock_check(ghz, model.get("mix", {}).get("clock_ghz")))
+    return out
+
+
+# How far the clock the FMA peak implies may stand from the one the operation mix's FMAs alone ran
+# at (one core, at once before the run) before the record says so: one core's turbo over all cores'.
+CLOCK_SPREAD = 1.15
+
+
+def clock_check(peak_ghz: float, mix_ghz: object) -> dict:
+    """{"clock_note": why} when the clock the FMA peak implies (all the run's cores) and the one the
+    operation mix's FMAs alone ran at (one core) differ by more than CLOCK_SPREAD either way: the
+    port bound then stands on a clock the kernel did not run at (a peak run slowed by other load or
+    by threads sharing a core, or a chain that does not reach the FMA pipes)."""
+    if not isinstance(mix_ghz, (int, float)) or mix_ghz <= 0 or peak_ghz <= 0:
+        return {}
+    if 1 / CLOCK_SPREAD <= peak_ghz / mix_ghz <= CLOCK_SPREAD:
+        return {}
+    return {
+        "clock_note": f"the FMA peak implies {peak_ghz:.2f} GHz and the operation mix's FMAs alone ran at "
+        f"{mix_ghz:.2f} GHz on one core: the port bound stands on the peak's clock"
     }
 
 

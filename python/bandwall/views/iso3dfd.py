@@ -227,6 +227,8 @@ def render(con, recs: list[dict]) -> None:
             f"in-core bound of the {c['isa']} row kernel: {roof['port_bound_mpoints_per_s']:.0f} MPoints/s "
             f"({roof['port_bound_by']}, at {roof['core_ghz_from_peak']:.2f} GHz from the FMA peak)"
         )
+        if "clock_note" in roof:
+            con.print(f"  {roof['clock_note']}")
     if "mix_bound_mpoints_per_s" in roof:
         over = roof.get("mix_over_port_model")
         model = f", {over:.2f}x the cycles the port model counts" if isinstance(over, (int, float)) else ""
