@@ -87,7 +87,8 @@ CacheModel model_blocks(const Grid& g, const Blocks& requested, std::uint64_t l1
     while (y + 8 <= ny && window_bytes(g, Blocks{m.blocks.b1, y + 8, m.blocks.b3}, planes) <= room) y += 8;
     const double window = window_bytes(g, Blocks{m.blocks.b1, y, m.blocks.b3}, planes);
     m.why = "the window of prev (" + std::to_string(2 * g.radius + planes) + " planes of " +
-            std::to_string(y + 2 * g.halo()) + " rows of " + std::to_string(g.n1) + " floats, " +
+            std::to_string(y + 2 * g.halo()) + " rows of " +
+            std::to_string(std::min(m.blocks.b1, interior(g, g.n1)) + 2 * g.halo()) + " floats, " +
             std::to_string(static_cast<long>(window) / 1024) + " KiB) " + (window <= room ? "fits" : "does not fit") +
             " " + std::to_string(static_cast<int>(std::lround(100 * l2_share))) + "% of the " + kib(l2_bytes) +
             " L2 up to y block " + std::to_string(y);

@@ -4,6 +4,10 @@
 
 using namespace bw::iso3dfd;
 
+namespace {
+std::string small_why(const Grid& g) { return model_blocks(g, Blocks{}, 32 << 10, 512 << 10, 2, false).why; }
+}  // namespace
+
 // The model's y block from the L2 size: the largest multiple of 8 whose window of prev fits half
 // of it, at least 24; given dimensions kept; whole rows along x.
 TEST(AutoBlocks, ModelFollowsTheL2) {
@@ -38,6 +42,10 @@ TEST(AutoBlocks, ModelFollowsTheL2) {
   EXPECT_EQ(model_blocks(g, Blocks{}, 0, 0, 2, false).blocks.b2, 24u);
   CacheModel given = model_blocks(g, Blocks{100, 0, 50}, 32 << 10, 1 << 20, 2, false);
   EXPECT_EQ(given.blocks.b1, 100u);
+  // The window it names is the one it sizes: rows of the x block and its halos (100 + 16 floats).
+  CacheModel narrow = model_blocks(g, Blocks{100, 0, 0}, 32 << 10, 512 << 10, 2, false);
+  EXPECT_NE(narrow.why.find("rows of 116 floats"), std::string::npos) << narrow.why;
+  EXPECT_NE(small_why(g).find("rows of 272 floats"), std::string::npos) << small_why(g);
   EXPECT_EQ(given.blocks.b3, 50u);
 }
 
