@@ -25,7 +25,11 @@ inline constexpr int kRoundVectors = 4;
 // flight); the adds, shuffles and loads write registers nothing reads.
 template <class Isa>
 inline constexpr int kChains = Isa::kLanes == 16 ? 12 : 10;
-inline constexpr int kBufferVectors = 64;  // 4 KiB at 16 lanes: L1 holds it
+// The buffer the loads read: every load of a round its own vector (a round's most, 252 at radius 8
+// under AVX2), so that no two load one address. With 64, the optimiser kept a vector loaded once
+// for its second use 64 loads later and spilled it to the stack: from radius 6 on the mix timed
+// those stores too (AVX2 at radius 8: 1.8x the port model's cycles). 16 KiB at 16 lanes: L1 holds it.
+inline constexpr int kBufferVectors = 256;
 
 constexpr int per_round(double per_vector) { return static_cast<int>(per_vector * kRoundVectors + 0.5); }
 
@@ -43,7 +47,7 @@ template <class Isa, int A, int F, int S, int L, int I>
                                         const float* p) {
   using Vec = typename Isa::Vec;
   constexpr int kL = Isa::kLanes;
-  auto at = [p](int k) { return Isa::load(p + kL * (k % kBufferVectors)); };
+  auto at = [p](int k) { return Isa::load(p + kL * k); };
   if constexpr (I < A) {
     keep(b);
     Vec v = I < L ? Isa::add(b, at(I)) : Isa::add(b, c);
@@ -77,6 +81,7 @@ template <class Isa, int A, int F, int S, int L>
   alignas(64) static float buffer[kBufferVectors * Isa::kLanes];
   Vec acc[kChains<Isa>];
   for (Vec& a : acc) a = Isa::set1(1.0f);
+  static_assert(L <= kBufferVectors, "a round's loads would reuse addresses (kBufferVectors)");
   Vec b = Isa::set1(0.999f), c = Isa::set1(1e-3f);
   constexpr int kMost =
       A > F ? (A > S ? (A > L ? A : L) : (S > L ? S : L)) : (F > S ? (F > L ? F : L) : (S > L ? S : L));
