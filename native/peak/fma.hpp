@@ -20,7 +20,6 @@ enum class Precision { Double, Single };
 // x 2 pipes: 8-10), and few enough that they all stay in registers beside the two constants. 16
 // chains in 16 registers (AVX2, SSE) spill two to the stack, and their store-to-load round trip
 // then bounds the loop (on AMD Zen 3, 1.78 GHz of a 3.2 GHz clock); AVX-512 has 32 registers.
-inline constexpr int kMinAccumulators = 8;
 constexpr int accumulators_for(int vector_registers) { return vector_registers >= 32 ? 16 : 12; }
 
 // One instruction set's chains (initialised at compile time: no code of its file may run before
