@@ -45,6 +45,7 @@ from iso3dfd_vs_devito import ALL_CPUS, DevitoRun, pin_openmp, rates, run_bandwa
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 from bandwall.kernels import roofs  # noqa: E402
+from bandwall.views.host import SHOWN_STEAL  # noqa: E402
 
 SEED_RADIUS = 8
 STEP_BYTES = 16  # a point's compulsory bytes step by step
@@ -85,13 +86,29 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
         "depth_how": tb.get("how", ""),
         "round_trip_ns": trip,
         "mix_bound": mix.get("mix_bound_mpoints_per_s"),  # the row kernel's in-core roof
+        "steal": stolen(rec),
     }
 
 
 def wall(exe: str, threads: int) -> dict:
     rec = run_bandwall([exe, "--kernel", "triad", "--threads", str(threads), "--bind", "compact"])
     gbps = float(rec["result"]["best_GBps"])
-    return {"mpoints_per_s": gbps * 1e3 / STEP_BYTES, "GBps": gbps}
+    return {"mpoints_per_s": gbps * 1e3 / STEP_BYTES, "GBps": gbps, "steal": stolen(rec)}
+
+
+def stolen(rec: dict) -> float | None:
+    """The share of its CPUs' time the host took while a native run ran (provenance.steal)."""
+    s = rec["provenance"].get("steal")
+    return s["share"] if s else None
+
+
+def steal_cell(samples: list[dict]) -> str:
+    """The host's steal over a row's native runs: the most it took of a run's CPU time, and in how
+    many runs it took a hundredth or more."""
+    shares = [x["steal"] for x in samples if x.get("steal") is not None]
+    if not shares:
+        return "-"
+    return f"{max(shares):.0%} ({sum(x >= SHOWN_STEAL for x in shares)}/{len(shares)})"
 
 
 def paired(a: list[dict], b: list[dict]) -> str:
@@ -162,8 +179,8 @@ def main() -> None:
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
-        + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core |",
-        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|---|",
+        + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core | host steal |",
+        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|---|---|",
     ]
     for r in a.radii:
         s = samples[r]
@@ -185,7 +202,8 @@ def main() -> None:
             x["round_trip_ns"] for x in s["bandwall"] + s["step by step"] if x["round_trip_ns"] is not None
         ]
         one = f"{sum(t < common.ONE_LLC_NS for t in trips)}/{len(trips)}" if trips else "-"
-        row += [depths, s["bandwall"][-1]["isa"], agree, one, incore(s["step by step"])]
+        native = s["bandwall"] + s["step by step"] + s["memory wall"]
+        row += [depths, s["bandwall"][-1]["isa"], agree, one, incore(s["step by step"]), steal_cell(native)]
         lines.append("| " + " | ".join(row) + " |")
     if not a.no_devito:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
@@ -200,6 +218,9 @@ def main() -> None:
         "step by step / in-core: the step-by-step runs' median against the median of their records' in-core "
         "roof (the row kernel's operation mix as this core ran it, from registers and L1, times the threads), "
         "with that roof in MPoints/s",
+        "host steal: the most a virtual machine's host took of a bandwall, step-by-step or triad run's CPU time "
+        f"(/proc/stat's steal), and in how many of those runs it took {SHOWN_STEAL:.0%} or more: a round it fell "
+        "in ran slow, and its ratios with it",
     ]
     common.publish("\n".join(lines), a.results)
 

@@ -24,3 +24,17 @@ orders = bench_scripts.load("iso3dfd_orders.py", "orders")
 )
 def test_a_depth_says_whether_the_run_raced(depth, how, shown):
     assert orders.depth_mark({"depth": depth, "depth_how": how}) == shown
+
+
+@pytest.mark.parametrize(
+    "steals, shown",
+    [
+        ([], "-"),
+        ([None, None], "-"),
+        ([0.0, 0.004], "0% (0/2)"),
+        ([0.02, None, 0.0, 0.13], "13% (2/3)"),
+        ([0.01], "1% (1/1)"),  # a hundredth counts
+    ],
+)
+def test_the_hosts_steal_over_a_rows_runs(steals, shown):
+    assert orders.steal_cell([{"steal": s} for s in steals]) == shown

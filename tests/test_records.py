@@ -121,6 +121,7 @@ def test_native_record_fits_the_schema(exe):
     assert (v["checked"], v["passed"]) in ((True, True), (False, records.NOT_APPLICABLE)), v
     assert v["method"], v
     assert rec["provenance"]["bandwall_version"]
+    assert "steal" in rec["provenance"]  # every executable says what the host took, or null
     sizes, repetitions = SAMPLE_SIZES[exe]
     assert rec["provenance"]["sizes"] == sizes and rec["provenance"]["repetitions"] == repetitions
 
@@ -185,6 +186,9 @@ def _set(path: str, value):
         (_set("provenance/sizes/a", "1M"), "provenance/sizes/a"),
         (_set("provenance/repetitions", -1), "provenance/repetitions"),
         (_set("provenance/repetitions", 2.5), "provenance/repetitions"),
+        (_set("provenance/steal", {"share": 1.5, "seconds": 0.1}), "provenance/steal/share"),
+        (_set("provenance/steal", {"share": 0.1}), "provenance/steal"),
+        (_set("provenance/steal", 0.1), "provenance/steal"),
         (_set("placement/page_map/a/0", 1.5), "placement/page_map/a/0"),
         (_set("id", 0), "id"),
     ],

@@ -14,6 +14,7 @@
 #include "common/args.hpp"
 #include "common/errors.hpp"
 #include "common/ompenv.hpp"
+#include "common/steal.hpp"
 #include "common/topology.hpp"
 
 #ifndef BANDWALL_GIT_REV
@@ -56,6 +57,7 @@ json provenance(int threads, const std::vector<int>& cpus, const std::string& bi
   p["sizes"] = sizes.is_null() ? json::object() : std::move(sizes);
   p["repetitions"] = repetitions;
   p["openmp_env"] = openmp_env_record();
+  p["steal"] = steal_since_start(cpus);
   return p;
 }
 
@@ -79,6 +81,7 @@ void emit(const json& record) { std::cout << record.dump() << std::endl; }
 
 int guarded_main(const char* prog, const std::function<int()>& body) {
   try {
+    start_steal_clock();
     isa_ceiling();  // a bad BANDWALL_MAX_ISA is one line and exit 2 here, never from a parallel region
     return body();
   } catch (const UsageError& e) {

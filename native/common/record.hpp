@@ -14,7 +14,8 @@ inline constexpr int kSchemaVersion = 1;
 
 // Host, CPU model, compiler and flags, git revision, date, threads and CPUs of the run, its
 // binding and placement, the sizes it worked on (array name -> bytes, or the grid's dimensions;
-// empty when it allocates nothing) and how many times it repeated the measurement.
+// empty when it allocates nothing), how many times it repeated the measurement, and the share of
+// those CPUs' time a virtual machine's host took while it ran (steal.hpp).
 json provenance(int threads, const std::vector<int>& cpus, const std::string& binding, const std::string& placement,
                 json sizes, long repetitions);
 

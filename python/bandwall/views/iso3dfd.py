@@ -6,6 +6,7 @@ import statistics
 
 from bandwall.display import table
 from bandwall.kernels import iso3dfd
+from bandwall.views.host import steal_notes
 from bandwall.views.place import moved_notes
 
 COLUMNS = [
@@ -294,7 +295,7 @@ def render(con, recs: list[dict]) -> None:
         con.print(f"checked: {v['method']}")
     if len(recs) > 1:
         con.print(table("Page maps after initialisation", ["init", "schedule", *ARRAYS], page_map_rows(recs)))
-    for note in moved_notes(recs):
+    for note in [*moved_notes(recs), *steal_notes(recs)]:
         con.print(note)
 
 

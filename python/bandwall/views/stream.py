@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bandwall.display import table
+from bandwall.views.host import steal_notes
 from bandwall.views.place import moved_notes
 
 COLUMNS = ["kernel", "threads", "stores", "best GB/s", "median GB/s", "min GB/s", "GFlop/s", "MiB/array"]
@@ -43,7 +44,7 @@ def render(con, recs: list[dict]) -> None:
                 f"(+{r['write_allocate_bytes_per_element']:.0f} B/element): "
                 f"{r['traffic']['with_write_allocate']['best_GBps']:.2f} GB/s of real traffic"
             )
-    for note in moved_notes(recs):
+    for note in [*moved_notes(recs), *steal_notes(recs)]:
         con.print(note)
 
 
