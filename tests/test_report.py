@@ -585,3 +585,26 @@ def test_the_page_opens_with_one_card_per_recommendation(tmp_path, capsys, fake,
     cards = [a for t, a in tags if t == "article" and "card" in a.get("class", "").split()]
     assert len(cards) == len(lines) == len([t for t, _ in tags if t == "details"])
     assert [t for t, _ in tags].count("svg") == sum("value" in line for line in lines)
+
+
+class StolenSection(FakeSection):
+    """A section whose one record ran while the host took a share of its CPUs."""
+
+    def __init__(self, record: dict):
+        super().__init__()
+        self.record = record
+
+    def collect(self, ctx):
+        ctx.save(self.record)
+
+
+@pytest.mark.parametrize("share, shown", [(0.06, True), (0.002, False), (None, False)])
+def test_the_page_says_when_the_host_took_the_cpus_time(tmp_path, capsys, fake, make_record, share, shown):
+    steal = None if share is None else {"share": share, "seconds": 0.4}
+    fake(StolenSection(make_record(steal=steal)))
+    code, stdout, _ = inproc(capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path)
+    assert code == 0
+    said = "the host took 6% of the CPUs' time (0.40 s) in the run"
+    page_text = " ".join(" ".join(PageParts((tmp_path / "index.html").read_text()).text).split())
+    assert (said in " ".join(stdout.split())) is shown
+    assert (said in page_text) is shown

@@ -36,6 +36,7 @@ from bandwall.report import (
     render,
     terminal,
 )
+from bandwall.views.host import steal_notes
 
 
 @dataclass
@@ -248,6 +249,7 @@ def publish(
     )
     lines = advice.recommend(advice.Evidence(sections))
     hist = record.history(lines, record.earlier(store, digest, before))
+    meta["steal"] = " ".join(steal_notes([r for o in outcomes for r in o.records]))
     if fmt == "table":
         terminal.header(ctx.console, meta)
         advice_page.terminal(ctx.console, lines, hist)

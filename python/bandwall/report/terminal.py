@@ -113,6 +113,8 @@ def header(con: Console, meta: dict) -> None:
         con.print(meta["rebuilt"], highlight=False, markup=False)
     if meta.get("stopped"):
         con.print(f"[bold red]{meta['stopped']}[/]", highlight=False)
+    if meta.get("steal"):
+        con.print(f"[yellow]{meta['steal']}[/]", highlight=False)
 
 
 def footer(con: Console, outcomes: list[Outcome], ctx: Context, meta: dict, html: Path) -> None:
