@@ -9,6 +9,7 @@
 #include "common/cpulist.hpp"
 #include "common/errors.hpp"
 #include "common/isa.hpp"
+#include "common/steal.hpp"
 #include "common/topology.hpp"
 
 namespace bw::mpi {
@@ -54,6 +55,7 @@ bool ceiling_refused(const char* prog) {
 }  // namespace
 
 int guarded_mpi_main(const char* prog, int& argc, char**& argv, const std::function<int()>& body) {
+  start_steal_clock();
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int code = kExitOk;
