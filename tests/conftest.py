@@ -256,3 +256,17 @@ def real_node(tmp_path_factory):
     proc = run("survey", "--local", "--short", "--no-store", "--format", "json")
     assert proc.returncode == 0, proc.stderr
     return records.validate(json.loads(proc.stdout))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """fake(section) registers it as report section 'fake' for this test (tests/report_fakes.py)."""
+    from bandwall.report import load_sections, registry
+
+    load_sections()
+
+    def add(section):
+        monkeypatch.setitem(registry._items, "fake", section)
+        return section
+
+    return add

@@ -13,77 +13,18 @@ import os
 import re
 import signal
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from bandwall import cli
 from bandwall.core import store
 from bandwall.core.errors import RunFailed, Unavailable
 from bandwall.kernels import sweep
-from bandwall.report import Context, load_sections, registry, render
+from bandwall.report import Context, load_sections, render
+from report_fakes import FakeSection, PageParts, inproc
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-
-class PageParts(HTMLParser):
-    """Every tag with its attributes, and the text, of an HTML page."""
-
-    def __init__(self, text: str):
-        super().__init__()
-        self.tags: list[tuple[str, dict]] = []
-        self.text: list[str] = []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def inproc(capsys, *args) -> tuple[int, str, str]:
-    """Runs the CLI in this process (so test sections registered here take part)."""
-    with pytest.raises(SystemExit) as e:
-        cli.main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return e.value.code, cap.out, cap.err
-
-
-class FakeSection:
-    title = "Fake widget"
-
-    def __init__(self, raises: BaseException | None = None, order: int = 5, html_raises: bool = False):
-        self.raises, self.order, self.html_raises = raises, order, html_raises
-
-    def collect(self, ctx):
-        if self.raises:
-            raise self.raises
-
-    def build(self, ctx, recs):
-        return {"answer": 42}
-
-    def terminal(self, ctx, data):
-        ctx.console.print(f"the answer is {data['answer']}")
-
-    def html(self, ctx, data):
-        if self.html_raises:
-            raise ValueError("bad markup")
-        return render.html_table(["answer"], [[data["answer"]]])
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    """fake(section) registers it as report section 'fake' for this test."""
-    load_sections()
-
-    def add(section):
-        monkeypatch.setitem(registry._items, "fake", section)
-        return section
-
-    return add
 
 
 def report_of(stdout: str) -> tuple[list[dict], dict]:
@@ -585,26 +526,3 @@ def test_the_page_opens_with_one_card_per_recommendation(tmp_path, capsys, fake,
     cards = [a for t, a in tags if t == "article" and "card" in a.get("class", "").split()]
     assert len(cards) == len(lines) == len([t for t, _ in tags if t == "details"])
     assert [t for t, _ in tags].count("svg") == sum("value" in line for line in lines)
-
-
-class StolenSection(FakeSection):
-    """A section whose one record ran while the host took a share of its CPUs."""
-
-    def __init__(self, record: dict):
-        super().__init__()
-        self.record = record
-
-    def collect(self, ctx):
-        ctx.save(self.record)
-
-
-@pytest.mark.parametrize("share, shown", [(0.06, True), (0.002, False), (None, False)])
-def test_the_page_says_when_the_host_took_the_cpus_time(tmp_path, capsys, fake, make_record, share, shown):
-    steal = None if share is None else {"share": share, "seconds": 0.4}
-    fake(StolenSection(make_record(steal=steal)))
-    code, stdout, _ = inproc(capsys, "report", "--sections", "fake", "--no-store", "--out", tmp_path)
-    assert code == 0
-    said = "the host took 6% of the CPUs' time (0.40 s) in the run"
-    page_text = " ".join(" ".join(PageParts((tmp_path / "index.html").read_text()).text).split())
-    assert (said in " ".join(stdout.split())) is shown
-    assert (said in page_text) is shown
