@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import io
 
+import pytest
+from rich.console import Console
+
+from bandwall.core import records
+from bandwall.kernels import sweep
+from bandwall.mpi import mpi_stream
+from bandwall.views import mpi_stream as mpi_stream_view
+from bandwall.views import sweep as sweep_view
 from bandwall.views.host import SHOWN_STEAL, steal_notes
 from report_fakes import FakeSection, PageParts, inproc
 
@@ -35,6 +43,62 @@ def test_steal_is_named_from_a_hundredth_of_the_time(steals, said):
         assert notes == []
     else:
         assert len(notes) == 1 and notes[0].startswith(said + " (steal"), notes
+
+
+def test_a_record_of_several_runs_says_the_most_any_lost_and_their_seconds_together():
+    notes = steal_notes([_rec({"share": 0.12, "seconds": 0.9, "runs": 3})])
+    assert notes[0].startswith(
+        "the host took up to 12% of the CPUs' time (0.90 s in all) in its 3 runs (steal"
+    )
+
+
+A = {"share": 0.02, "seconds": 0.1}
+B = {"share": 0.05, "seconds": 0.3}
+
+
+@pytest.mark.parametrize(
+    "parts, steal",
+    [
+        ([A, B], {"share": 0.05, "seconds": 0.4, "runs": 2}),
+        ([A, None, None], {"share": 0.02, "seconds": 0.1, "runs": 3}),
+        ([{**B, "runs": 4}, A], {"share": 0.05, "seconds": 0.4, "runs": 5}),
+        ([None, None], None),
+    ],
+)
+def test_a_record_made_of_runs_carries_their_steal(parts, steal):
+    prov = records.provenance_of_parts(_rec(parts[-1]), [_rec(p) for p in parts])
+    assert prov["steal"] == (None if steal is None else pytest.approx(steal))
+
+
+def _stream_point(make_record, n: int, steal) -> dict:
+    config = {"kernel": "triad", "threads": n, "stores": "nt", "size_per_array_bytes": 1 << 20, "reps": 3}
+    config.update(
+        ranks=n,
+        ranks_per_node=n,
+        nodes=1,
+        bind="core",
+        launcher={"name": "mpirun", "argv": [], "mpi": "openmpi"},
+        mpi_library="Open MPI",
+    )
+    result = {"best_GBps": 10.0 * n, "median_GBps": 9.0 * n, "best_GBps_per_node": 10.0 * n}
+    return make_record(result=result, threads=n, config=config, steal=steal)
+
+
+SWEEPS = [
+    (lambda recs: sweep.sweep_record("triad", recs, 0.95, config={"bind": "compact"}), sweep_view.render),
+    (lambda recs: mpi_stream.sweep_record("triad", recs), mpi_stream_view.render),
+]
+
+
+@pytest.mark.parametrize("build, render", SWEEPS, ids=["sweep", "mpi-stream"])
+@pytest.mark.parametrize("stolen", [True, False])
+def test_a_sweep_says_what_the_host_took_from_any_of_its_runs(make_record, build, render, stolen):
+    steals = [None, {"share": 0.07 if stolen else 0.001, "seconds": 0.5}, {"share": 0.0, "seconds": 0.0}]
+    rec = records.validate(build([_stream_point(make_record, n + 1, s) for n, s in enumerate(steals)]))
+    out = io.StringIO()
+    render(Console(file=out, width=200), rec)
+    said = "the host took up to 7% of the CPUs' time (0.50 s in all) in its 3 runs"
+    assert (said in out.getvalue()) is stolen, out.getvalue()
 
 
 def test_records_without_steal_say_nothing():

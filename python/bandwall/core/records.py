@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import platform
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
@@ -80,6 +81,23 @@ def of_parts(parts: list[dict], what: str) -> dict:
             all(passed(p) for p in parts), f"each of the {n} {what} checked its own answer", parts_checked=n
         )
     return not_applicable(f"{len(done)} of the {n} {what} checked an answer")
+
+
+def provenance_of_parts(base: dict, parts: Sequence[dict]) -> dict:
+    """The provenance of a record made of other records: base's (the part that says where it ran),
+    with steal over all the parts: the largest share the host took of any part's CPUs, the seconds
+    summed over the parts, and how many runs the record is made of; null when no part could count it."""
+    prov = dict(base["provenance"])
+    steals = [s for s in (p.get("provenance", {}).get("steal") for p in parts) if s]
+    if steals:
+        prov["steal"] = {
+            "share": max(s["share"] for s in steals),
+            "seconds": sum(s["seconds"] for s in steals),
+            "runs": sum(s.get("runs", 1) for s in steals) + len(parts) - len(steals),
+        }
+    elif "steal" in prov:
+        prov["steal"] = None
+    return prov
 
 
 def passed(record: dict) -> bool:

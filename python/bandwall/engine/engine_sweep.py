@@ -185,6 +185,6 @@ def sweep_record(
         "config": cfg,
         "result": result,
         "validation": records.of_parts(recs, "points"),
-        "provenance": dict(last["provenance"]),
+        "provenance": records.provenance_of_parts(last, recs),
     }
     return records.finish(rec)

@@ -105,7 +105,7 @@ def balance_record(stream_rec: dict, peak_rec: dict) -> dict:
         "config": config,
         "result": result,
         "validation": records.of_parts([stream_rec, peak_rec], "runs (stream and FMA peak)"),
-        "provenance": dict(stream_rec["provenance"]),
+        "provenance": records.provenance_of_parts(stream_rec, [stream_rec, peak_rec]),
     }
     return records.finish(rec)
 

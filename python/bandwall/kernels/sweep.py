@@ -165,7 +165,7 @@ def sweep_record(
     k = knee(points, share)
     choice = knee_decision(points, share)
     last = max(point_records, key=lambda r: r["config"]["threads"])
-    prov = dict(last["provenance"])
+    prov = records.provenance_of_parts(last, list(point_records))
     cfg = {
         "kernel": kernel,
         "cores": [p["cores"] for p in points],

@@ -115,6 +115,6 @@ def sweep_record(
         "config": cfg,
         "result": result,
         "validation": records.of_parts(point_records, "points"),
-        "provenance": dict(last["provenance"]),
+        "provenance": records.provenance_of_parts(last, list(point_records)),
     }
     return records.finish(rec)

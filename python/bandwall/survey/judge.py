@@ -393,6 +393,6 @@ def survey_record(
                 [*node_recs, *([ring] if ring else [])],
                 "node records and the ring" if ring else "node records",
             ),
-            "provenance": dict(node_recs[0]["provenance"]),
+            "provenance": records.provenance_of_parts(node_recs[0], node_recs),
         }
     )

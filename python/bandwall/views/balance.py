@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bandwall.display import table
+from bandwall.views.host import steal_notes
 
 APP_COLUMNS = ["code", "B/F needed", "prec.", "machine B/F", "bound", "% of peak", "source"]
 
@@ -50,3 +51,5 @@ def render(con, rec: dict) -> None:
             f"min(1, machine B/F / needed B/F)",
         )
     )
+    for note in steal_notes([rec]):
+        con.print(note)

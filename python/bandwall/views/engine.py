@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bandwall.display import table
+from bandwall.views.host import steal_notes
 
 
 def engine_line(rec: dict) -> str:
@@ -70,6 +71,8 @@ def render_sweep(con, rec: dict) -> None:
     )
     for s in r["summary"]:
         con.print(s["statement"])
+    for note in steal_notes([rec]):
+        con.print(note)
 
 
 def heatmap_cells(rows: Sequence[dict]) -> tuple[list, list, list[list]]:

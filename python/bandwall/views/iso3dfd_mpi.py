@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from bandwall.display import table
 from bandwall.mpi import iso3dfd_mpi
+from bandwall.views.host import steal_notes
 from bandwall.views.iso3dfd import page_map_text
 
 COLUMNS = ["ranks", "threads/rank", "MPoints/s", "speed-up", "efficiency", "comm share", "norm"]
@@ -107,6 +108,8 @@ def render(con, recs: Sequence[dict]) -> None:
             f"verified against one process: max rel error {v['max_rel_error']:.3e} "
             f"(single-process norm {v['single_process_norm']:.9g})"
         )
+    for note in steal_notes(list(recs)):
+        con.print(note)
 
 
 def csv_rows(recs: Sequence[dict]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bandwall.display import table
+from bandwall.views.host import steal_notes
 
 
 def render(con, rec: dict) -> None:
@@ -23,6 +24,8 @@ def render(con, rec: dict) -> None:
         f"knee: {r['knee_ranks']} ranks per node reach {c['knee_share']:.0%} of the best "
         f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"
     )
+    for note in steal_notes([rec]):
+        con.print(note)
 
 
 def csv_rows(rec: dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bandwall.display import table
+from bandwall.views.host import steal_notes
 
 
 def render(con, rec: dict) -> None:
@@ -20,11 +21,13 @@ def render(con, rec: dict) -> None:
     )
     if r.get("verdict"):  # rendered from the record's claims (the decision rule on the repetitions)
         con.print(f"knee: {r['knee_cores']} cores; {r['verdict']}", markup=False)
-        return
-    con.print(
-        f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
-        f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"
-    )
+    else:
+        con.print(
+            f"knee: {r['knee_cores']} cores reach {c['knee_share']:.0%} of the best "
+            f"{r['best_GBps']:.2f} GB/s; surplus cores: {r['surplus_cores']}"
+        )
+    for note in steal_notes([rec]):
+        con.print(note)
 
 
 def csv_rows(rec: dict):
