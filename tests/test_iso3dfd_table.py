@@ -199,6 +199,8 @@ def test_the_blocks_follow_the_share_of_l2_the_table_names(monkeypatch, tmp_path
     assert (wide["l2_share"], wide["l2_share_how"]) == (2.0, "table")
     assert "iso3dfd.rows.r3" in wide["l2_share_from"] and "2026-01-04" in wide["l2_share_from"]
     assert wide["blocks"][1] > default["blocks"][1] and "200% of the" in wide["why"]
+    # a window several times the L2 (radius 8 on AMD Zen 3: 4.19), refused only beyond eight
+    assert model(4.5)["l2_share_how"] == "table"
     assert model(9.0)["l2_share_how"] == "default"
 
 

@@ -21,6 +21,11 @@ namespace bw::iso3dfd {
 // The model's default; a CPU's row of the table of measured choices may give its own per radius and
 // variant (blocks.<isa>.l2_share, bench/iso3dfd_kernel_choices.py --knobs blocks).
 inline constexpr double kL2Share = 0.5;
+// The shares a row may give: beyond L2 where no y block keeps the window there (its z neighbours
+// come from L3 either way) and larger blocks re-read fewer halo rows: on AMD Zen 3 (512 KiB L2) y96
+// beat y24 beyond noise in two races at radius 5, 7 and 8, a window of 2.6-4.2 times the L2
+// (bench/results/2026-12-06-zen3-rings.md). A share outside them is refused (the model's default).
+inline constexpr double kL2ShareMin = 0.05, kL2ShareMax = 8.0;
 struct L2Share {
   double share = kL2Share;
   std::string how = "default";  // default or table

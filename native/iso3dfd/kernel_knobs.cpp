@@ -251,7 +251,8 @@ L2Share Measurement::l2_share() const {
   if (o_.kernel != KernelChoice::Optimised) return s;
   const TableRow t = table_row(variant_key(), kernel_isa(), "blocks", "L2 share", " blocks");
   const auto it = t.row ? t.row->find("l2_share") : json::const_iterator{};
-  if (!t.row || it == t.row->end() || !it->is_number() || !(it->get<double>() > 0.05) || !(it->get<double>() <= 4.0)) {
+  if (!t.row || it == t.row->end() || !it->is_number() || !(it->get<double>() > kL2ShareMin) ||
+      !(it->get<double>() <= kL2ShareMax)) {
     s.from += t.missing;
     return s;
   }
