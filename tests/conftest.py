@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+import procs
+
 # A shell without job control starts background jobs (`cmd &`, nohup, some CI runners) with SIGINT
 # ignored, and an ignored signal stays ignored in every child: the tests that press Ctrl-C on a
 # bandwall command would then see it run on to its end. The tests send SIGINT as a terminal does,
@@ -29,9 +31,8 @@ def run(
     """`bandwall ARGS...` in a subprocess of this Python (with env added to os.environ)."""
     full = dict(os.environ)
     full.update(env or {})
-    return subprocess.run(
+    return procs.run(
         [*(prefix or []), sys.executable, "-m", "bandwall", *map(str, args)],
-        capture_output=True,
         text=True,
         env=full,
         timeout=timeout,

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import procs as proctree  # the module; `procs` below is a cluster's daemons
+
 DAEMONS = ("munged", "mungekey", "slurmctld", "slurmd")
 CLIENTS = ("sinfo", "srun", "scontrol")
 START_TIMEOUT_S = 60
@@ -61,7 +63,7 @@ class Cluster:
     def run(self, *argv: str, timeout: float = 60, env: dict | None = None) -> subprocess.CompletedProcess:
         """A Slurm client command (srun, sinfo, ...) against this cluster."""
         full = dict(os.environ, **self.env, **(env or {}))
-        return subprocess.run(list(argv), capture_output=True, text=True, env=full, timeout=timeout)
+        return proctree.run(list(argv), text=True, env=full, timeout=timeout)
 
     def mpi_plugins(self) -> list[str]:
         """The MPI plugin types `srun --mpi=list` offers (e.g. none, pmi2, pmix): its indented lines."""

@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+import procs
 from bandwall.core import native
 from bandwall.core.errors import Unavailable, UsageError
 from bandwall.mpi import flavours as mpi
@@ -155,7 +156,7 @@ def test_native_refuses_the_same_decompositions_as_the_front_end():
     """Run directly under mpirun, the executable itself refuses, in one line from rank 0 only."""
     plan = launchers.plan(iso3dfd_mpi.TOOL, 5, "mpirun")
     argv = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
-    out = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **plan.env}, timeout=120)
+    out = procs.run(argv, text=True, env={**os.environ, **plan.env}, timeout=120)
     assert out.returncode == 2
     assert out.stderr.count("5 ranks along z leave a rank 6 interior points there") == 1
     assert out.stdout == ""
@@ -318,9 +319,8 @@ def test_native_refuses_a_sweep_the_parts_cannot_hold(args, fragment):
     line from rank 0 (16 planes a rank; sweeps of 2 fit)."""
     plan = launchers.plan(iso3dfd_mpi.TOOL, 2, "mpirun")
     base = [*plan.prefix, native.executable(iso3dfd_mpi.TOOL), "40", "36", "48", "2", "40", "36", "48"]
-    out = subprocess.run(
+    out = procs.run(
         [*base, *args],
-        capture_output=True,
         text=True,
         env={**os.environ, **plan.env},
         timeout=120,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import procs
 import slurm
 from bandwall.core import records
 from bandwall.mpi import flavours as mpi
@@ -291,9 +292,9 @@ def test_reports_never_overwrite(build, tmp_path):
     env = {**os.environ, **ENV, "BANDWALL_MPIPROF_DIR": str(tmp_path)}
     preload = mpi.pass_env(impl, {"LD_PRELOAD": str(mpi.profiler_library(impl))})
     cmd = [*launcher(impl, 2)[:1], *preload, *launcher(impl, 2)[1:], str(exe)]
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=120)
+    procs.run(cmd, env=env, check=True, timeout=120)
     first = {p: p.read_bytes() for p in tmp_path.iterdir()}
-    subprocess.run(cmd, env=env, check=True, capture_output=True, timeout=120)
+    procs.run(cmd, env=env, check=True, timeout=120)
     assert len(first) == 2 and len(list(tmp_path.glob("mpiprof-*.json"))) == 2
     assert len(list(tmp_path.glob("mpiprof-*.txt"))) == 2
     assert all(p.read_bytes() == data for p, data in first.items())
@@ -330,7 +331,7 @@ def test_the_ring_measures_every_link_once(impl, np, links):
 
     argv = [*launcher(impl, np), native.executable(f"bandwall-mpi-pingpong-{impl}")]
     argv += ["--ring", "--max-size", "64K", "--reps", "2", "--max-iterations", "20"]
-    p = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **ENV}, timeout=120)
+    p = procs.run(argv, text=True, env={**os.environ, **ENV}, timeout=120)
     assert p.returncode == 0, p.stderr
     rec = records.validate(json.loads(p.stdout))
     assert rec["tool"] == "mpi-ring" and records.passed(rec)
@@ -386,7 +387,7 @@ def test_a_ring_of_one_rank_is_refused(impl):
     from bandwall.core import native
 
     argv = [*launcher(impl, 1), native.executable(f"bandwall-mpi-pingpong-{impl}"), "--ring"]
-    p = subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **ENV}, timeout=120)
+    p = procs.run(argv, text=True, env={**os.environ, **ENV}, timeout=120)
     assert p.returncode != 0 and "--ring needs 2 ranks or more, got 1" in p.stderr
 
 
