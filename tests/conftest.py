@@ -98,6 +98,12 @@ def pytest_configure(config):
     os.environ.pop("BANDWALL_MICROARCH", None)  # the `microarch` fixture forces rows where a test means to
     os.environ.pop("BANDWALL_CACHES", None)  # cache sizes too: the tests that hold them fixed say so
     os.environ.pop("BANDWALL_MAX_ISA", None)  # and a ceiling: the `isa_ceiling` fixture sets each in turn
+    # The OpenMP runtimes' variables a module file or the user's shell set (and IBM's MP_BLIST, a
+    # binding bandwall pin reads): the tests that mean a hostile environment set their own
+    # (test_ompenv.py, test_pin.py); the others expect bandwall's own thread counts, and stderr
+    # without the line that says which variables it ignored.
+    for var in [v for v in os.environ if v.startswith(("OMP_", "GOMP_", "KMP_")) or v == "MP_BLIST"]:
+        del os.environ[var]
     from bandwall.core import manifest
 
     manifest.manifest.cache_clear()
