@@ -64,25 +64,21 @@ class Sweeper {
   }
 
   // Level s on rows y and planes z (within the region's level s), in boxes of the run's x and y
-  // blocks: the boxes k with k % parts == part (counted on from *k, so that several calls share one
-  // count).
-  void level(float* a, float* b, int s, Span y, Span z, int part = 0, int parts = 1, long* k = nullptr) const {
+  // blocks.
+  void level(float* a, float* b, int s, Span y, Span z) const {
     y = clip(y, bounds(1, s));
     z = clip(z, bounds(2, s));
     if (y.empty() || z.empty()) return;
     const Span x = bounds(0, s);
     const Level l = s % 2 ? Level{a, b} : Level{b, a};
-    long own = 0;
-    long& n = k ? *k : own;
     for (Index y0 = y.lo; y0 < y.hi; y0 += b2_)
       for (std::size_t i = 0; i + 1 < xs_.size(); ++i) {
         const Span xi = clip({at(xs_[i]), at(xs_[i + 1])}, x);
         if (xi.empty()) continue;
-        if (n++ % parts == part)
-          box_(c_, l.prev, l.next, vel_, g_,
-               Box{static_cast<std::size_t>(xi.lo), static_cast<std::size_t>(xi.hi), static_cast<std::size_t>(y0),
-                   static_cast<std::size_t>(std::min(y0 + b2_, y.hi)), static_cast<std::size_t>(z.lo),
-                   static_cast<std::size_t>(z.hi)});
+        box_(c_, l.prev, l.next, vel_, g_,
+             Box{static_cast<std::size_t>(xi.lo), static_cast<std::size_t>(xi.hi), static_cast<std::size_t>(y0),
+                 static_cast<std::size_t>(std::min(y0 + b2_, y.hi)), static_cast<std::size_t>(z.lo),
+                 static_cast<std::size_t>(z.hi)});
       }
   }
 
@@ -148,13 +144,15 @@ void sweep(const Sweeper& w, float* a, float* b, const Grid& g, const SweepRegio
     }
   if (team == 1 || d == 1) return;
 #pragma omp barrier
-  // The triangles about the shared faces, by the whole team, tile by tile and level by level.
+  // The triangles about the shared faces, tile by tile and level by level: at level s each thread
+  // the R (s - 1) planes of its own side of each face it shares, the planes its trapezoid left out
+  // and its cache last held, all threads at once.
   for (std::size_t j = 0; j < tiles; ++j)
     for (int s = 2; s <= d; ++s) {
       const Index back = Index{r.radius} * (s - 1);
-      long k = 0;
-      for (std::size_t f = 1; f < slab.size() - 1; ++f)
-        w.level(a, b, s, tile_span(r, rows, j, tiles, s), Span{at(slab[f]) - back, at(slab[f]) + back}, me, team, &k);
+      const Span y = tile_span(r, rows, j, tiles, s);
+      if (below) w.level(a, b, s, y, Span{za, za + back});
+      if (above) w.level(a, b, s, y, Span{zb - back, zb});
 #pragma omp barrier
     }
 }
