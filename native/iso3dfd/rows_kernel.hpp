@@ -73,6 +73,23 @@ class RowKernel {
     return D.planes * sz_ + (static_cast<long>(b.y0) - static_cast<long>(b.y1) + r) * sy_;
   }
 
+  // The halo row of prev's next P planes that row y of a one-pass block brings into the prefetch
+  // cache with its own lines: R rows above the block for its first R rows, R rows below for its
+  // last R (0: none; none either where prefetching is off or the variant leaves them out,
+  // Isa::kPrefetchHaloRows). No plane is ever their leading plane, so ahead() never brings them,
+  // and the blocks of few rows a z window in L2 needs read 2 R of them a plane from beyond L2 (at
+  // radius 4, 24-row blocks: a fifth of prev's rows). AVX2, step by step, 256^3, 2 threads: radius 4
+  // 1.06x (1.03 to 1.09 over 50 alternated rounds), 5-8 within noise (1.01x-1.07x), radius 3's
+  // sweeps 1.05x (0.99 to 1.10 over 15); AMD Zen 3 (bench/results/2026-12-06-zen3-triangles.md).
+  // The split shapes' first pass brings the same rows (RowsAhead).
+  template <RowDesc D>
+  long halo_ahead(const Box& b, std::size_t y) const {
+    if (!Isa::kPrefetchHaloRows || rows_ahead_ == 0) return 0;
+    if (y - b.y0 < static_cast<std::size_t>(R)) return D.planes * sz_ - R * sy_;
+    if (b.y1 - 1 - y < static_cast<std::size_t>(R)) return D.planes * sz_ + R * sy_;
+    return 0;
+  }
+
   RowKernel(const Coefficients& c, std::size_t sy, std::size_t sz, int rows_ahead = default_prefetch_rows(R))
       : sy_(static_cast<long>(sy)), sz_(static_cast<long>(sz)), rows_ahead_(rows_ahead) {
     for (std::size_t k = 0; k <= R; ++k) c_[k] = c[k];
@@ -110,11 +127,13 @@ class RowKernel {
     } else {
       for (; z + D.planes <= b.z1; z += D.planes)
         for (std::size_t y = b.y0; y < b.y1; ++y)
-          row<D, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z));
+          row<D, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<D>(b, y, z), nullptr, 0, nullptr,
+                               halo_ahead<D>(b, y));
     }
     for (; z < b.z1; ++z)
       for (std::size_t y = b.y0; y < b.y1; ++y)
-        row<one, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z));
+        row<one, Pass::All, C>(prev, next, vel, g.index(0, y, z), b.x0, b.x1, ahead<one>(b, y, z), nullptr, 0, nullptr,
+                               halo_ahead<one>(b, y));
   }
 
   // A split shape's first pass: the centre, x and y sums of n planes from z on, plane by plane (its
@@ -235,27 +254,27 @@ class RowKernel {
   // ends at or after x1; those two are masked, the others whole.
   template <RowDesc D, Pass Part = Pass::All, PrefetchCache C = kDefaultPrefetchCache>
   void row(const float* prev, float* next, const float* vel, std::size_t base, std::size_t x0, std::size_t x1, long pf,
-           float* t = nullptr, long tp = 0, const RowsAhead* ra = nullptr) const {
+           float* t = nullptr, long tp = 0, const RowsAhead* ra = nullptr, long halo = 0) const {
     constexpr RowDesc one{D.planes, 1, D.x_loads};
     const long lo = static_cast<long>(x0), hi = static_cast<long>(x1);
     long x = lo - static_cast<long>((reinterpret_cast<std::uintptr_t>(prev + base + x0) / 4) & (L - 1));
     auto at = [&](long xx) { return base + static_cast<std::size_t>(xx); };
     if (x < lo) {
       bring(ra, x, L);
-      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp, halo);
       x += L;
     }
     for (; x + L * D.vectors <= hi; x += L * D.vectors) {
       bring(ra, x, L * D.vectors);
-      segment<D, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+      segment<D, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp, halo);
     }
     for (; x + L <= hi; x += L) {
       bring(ra, x, L);
-      segment<one, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp);
+      segment<one, false, Part, C>(prev, next, vel, at(x), Mask{}, pf, t + x, tp, halo);
     }
     if (x < hi) {
       bring(ra, x, L);
-      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp);
+      segment<one, true, Part, C>(prev, next, vel, at(x), Isa::mask(x, lo, hi), pf, t + x, tp, halo);
     }
   }
 
@@ -345,7 +364,7 @@ class RowKernel {
   // vector whose lanes outside the box are neither read from next/vel nor written.
   template <RowDesc D, bool Masked, Pass Part = Pass::All, PrefetchCache C = kDefaultPrefetchCache>
   [[gnu::always_inline]] inline void segment(const float* prev, float* next, const float* vel, std::size_t i, Mask m,
-                                             long pf, float* t = nullptr, long tp = 0) const {
+                                             long pf, float* t = nullptr, long tp = 0, long halo = 0) const {
     constexpr int P = D.planes, V = D.vectors;
     const long sy = sy_, sz = sz_;
     // The P outputs and the window that slides over their neighbours lie along z, or along y for
@@ -468,6 +487,7 @@ class RowKernel {
           prefetch_at<C>(next + iv, ahead);
           prefetch_at<C>(vel + iv, ahead);
           prefetch_at<C>(prev + iv, ahead_z);
+          if (halo != 0) prefetch_at<C>(prev + iv, halo);
         }
         const Vec cur = Isa::load(prev + iv);
         if constexpr (Masked) {
