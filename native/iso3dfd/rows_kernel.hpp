@@ -2,11 +2,10 @@
 // set: rows_avx512.hpp and rows_avx2.hpp supply the operations (a traits struct Isa: the vector
 // type, loads, stores, masks, lane shifts) and each variant's file instantiates it for the register
 // shapes it lists. Included only by those files, each compiled with its own target flags, and
-// everything here is a template on Isa, so no code built for one instruction set is shared with
-// another.
+// everything here is a template on Isa, so no code built for one instruction set is shared.
 //
-// Everything is a template on the radius R too (kKernelRadii). The figures below are the seed's,
-// R = 8; at radius R read 2R for 16 and 2R + 1 for 17.
+// And on the radius R (kKernelRadii). The figures below are the seed's, R = 8; at radius R read 2R
+// for 16 and 2R + 1 for 17.
 //
 // How it cuts loads (per output vector of lanes points, against the 25 neighbour vectors of the
 // stencil plus the centre, next and vel; docs/guides/iso3dfd.md):
@@ -59,11 +58,10 @@ class RowKernel {
  public:
   // How far ahead of row y (of the P planes from z on) next, vel and the leading z plane of prev are
   // prefetched (0: not at all, and neither does a split shape's first pass for its second): the data
-  // that comes from DRAM. rows_ahead_ rows on in the block's
-  // order: further rows of the same planes, or past the block's last row the block's first rows of
-  // the next P planes (rows of the same planes for the last P planes, whose successors are not in
-  // the box). Following the block's order measured 2-6% more than plain rows ahead
-  // (bench/results/2026-11-26-zen4.md). How many rows: prefetch_rows (rows.hpp).
+  // that comes from DRAM. rows_ahead_ rows on in the block's order: further rows of the same planes,
+  // or past the block's last row the block's first rows of the next P planes (rows of the same planes
+  // for the last P planes, whose successors are not in the box). Following the block's order measured
+  // 2-6% more than plain rows ahead (bench/results/2026-11-26-zen4.md). How many: prefetch_rows.
   template <RowDesc D>
   long ahead(const Box& b, std::size_t y, std::size_t z) const {
     if (rows_ahead_ == 0) return 0;
@@ -73,15 +71,11 @@ class RowKernel {
     return D.planes * sz_ + (static_cast<long>(b.y0) - static_cast<long>(b.y1) + r) * sy_;
   }
 
-  // The halo row of prev's next P planes that row y of a one-pass block brings into the prefetch
-  // cache with its own lines: R rows above the block for its first R rows, R rows below for its
-  // last R (0: none; none either where prefetching is off or the variant leaves them out,
-  // Isa::kPrefetchHaloRows). No plane is ever their leading plane, so ahead() never brings them,
-  // and the blocks of few rows a z window in L2 needs read 2 R of them a plane from beyond L2 (at
-  // radius 4, 24-row blocks: a fifth of prev's rows). AVX2, step by step, 256^3, 2 threads: radius 4
-  // 1.06x (1.03 to 1.09 over 50 alternated rounds), 5-8 within noise (1.01x-1.07x), radius 3's
-  // sweeps 1.05x (0.99 to 1.10 over 15); AMD Zen 3 (bench/results/2026-12-06-zen3-triangles.md).
-  // The split shapes' first pass brings the same rows (RowsAhead).
+  // The halo row of prev's next P planes that row y of a one-pass block prefetches too: R rows above
+  // the block for its first R rows, R below for its last R (0: none, or prefetching off, or not
+  // Isa::kPrefetchHaloRows). No leading plane brings them (the split shapes' first pass does). AVX2,
+  // AMD Zen 3, step by step: radius 4 1.06x (1.03 to 1.09 over 50 alternated rounds), 5-8 within
+  // noise (bench/results/2026-12-06-zen3-triangles.md).
   template <RowDesc D>
   long halo_ahead(const Box& b, std::size_t y) const {
     if (!Isa::kPrefetchHaloRows || rows_ahead_ == 0) return 0;
@@ -210,8 +204,7 @@ class RowKernel {
   // off) made the compiler walk a pointer of its own per stream along the row, and those pointers
   // spilled: a segment of 2x4 at radius 3 went from 46 general-register loads and stores of the
   // stack to 39 (one core in cache at radius 3 1.03x, 1.02 to 1.04 over 16 alternated rounds, within
-  // the decision rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md). Which cache:
-  // PrefetchCache (rows.hpp).
+  // the rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md). Which cache: PrefetchCache.
   template <PrefetchCache C>
   [[gnu::always_inline]] static inline void prefetch_at(const float* base, long off) {
     if constexpr (C == PrefetchCache::L1)
