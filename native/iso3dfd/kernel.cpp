@@ -153,7 +153,9 @@ std::optional<Prefetch> parse_prefetch(std::string_view text) {
   return p;
 }
 
-const char* cache_name(PrefetchCache c) { return c == PrefetchCache::L1 ? "L1" : "L2"; }
+const char* cache_name(PrefetchCache c) {
+  return c == PrefetchCache::L1 ? "L1" : c == PrefetchCache::L2 ? "L2" : "none";
+}
 
 std::string prefetch_name(const Prefetch& p) {
   return p.rows == 0 ? "0" : std::to_string(p.rows) + ":" + cache_name(p.cache);

@@ -146,7 +146,7 @@ constexpr int kMaxPrefetchRows = 8;
 // z rows the kernel reads again; on AMD Zen 4 (256^3, two threads) step by step ran 1.11x at radius
 // 3 and 1.24x at 2 with L2 (bench/results/2026-12-05-l2-prefetch-zen4.md). The table of measured
 // choices sets it per CPU and radius with the distance (bench/iso3dfd_kernel_choices.py races both).
-enum class PrefetchCache { L1, L2 };
+enum class PrefetchCache { L1, L2, Off };  // Off: the row kernel's own, for block functions that issue none
 constexpr PrefetchCache kDefaultPrefetchCache = PrefetchCache::L2;
 
 // A prefetch setting: rows ahead (0: none) and the cache. Its one written form, for --prefetch, the

@@ -200,11 +200,9 @@ class RowKernel {
   }
 
   // Prefetches the line of base[off] into cache C through one addressing mode, base + 4 off: the
-  // distance stays one register for every stream the row kernel walks, where _mm_prefetch(base +
-  // off) made the compiler walk a pointer of its own per stream along the row, and those pointers
-  // spilled: a segment of 2x4 at radius 3 went from 46 general-register loads and stores of the
-  // stack to 39 (one core in cache at radius 3 1.03x, 1.02 to 1.04 over 16 alternated rounds, within
-  // the rule's 2% margin; bench/results/2026-12-04-ceilings-zen4.md). Which cache: PrefetchCache.
+  // distance stays one register for every stream, where _mm_prefetch(base + off) made the compiler
+  // walk a pointer per stream, which spilled (a 2x4 segment at radius 3: 46 general-register stack
+  // references to 39; bench/results/2026-12-04-ceilings-zen4.md). Which cache: PrefetchCache.
   template <PrefetchCache C>
   [[gnu::always_inline]] static inline void prefetch_at(const float* base, long off) {
     if constexpr (C == PrefetchCache::L1)
@@ -476,12 +474,13 @@ class RowKernel {
 #pragma GCC unroll 16
       for (int v = 0; v < V; ++v) {
         const std::size_t iv = io + static_cast<std::size_t>(L * v);
-        if (ahead != 0 && (L * v) % 16 == 0) {
-          prefetch_at<C>(next + iv, ahead);
-          prefetch_at<C>(vel + iv, ahead);
-          prefetch_at<C>(prev + iv, ahead_z);
-          if (halo != 0) prefetch_at<C>(prev + iv, halo);
-        }
+        if constexpr (C != PrefetchCache::Off)
+          if (ahead != 0 && (L * v) % 16 == 0) {
+            prefetch_at<C>(next + iv, ahead);
+            prefetch_at<C>(vel + iv, ahead);
+            prefetch_at<C>(prev + iv, ahead_z);
+            if (halo != 0) prefetch_at<C>(prev + iv, halo);
+          }
         const Vec cur = Isa::load(prev + iv);
         if constexpr (Masked) {
           const Vec old = Isa::maskload(next + iv, m);
@@ -529,15 +528,16 @@ template <class Isa, RowDesc D, int R>
                               const Box& b) {
   const Prefetch p = prefetch_setting(R);
   const RowKernel<Isa, R> k(c, g.pitch(), g.plane(), p.rows);
-  // the cache is a template argument (a branch per prefetch would sit in the hot loop); a ring's
-  // update does not use it, and neither does a kernel that prefetches nothing
-  if constexpr (!D.ring)
-    if (p.rows != 0 && p.cache != kDefaultPrefetchCache) {
-      constexpr PrefetchCache kOther =
-          kDefaultPrefetchCache == PrefetchCache::L1 ? PrefetchCache::L2 : PrefetchCache::L1;
-      k.template box<D, kOther>(prev, next, vel, g, b);
-      return;
-    }
+  // The cache is a template argument (no branch per prefetch in the hot loop; a ring ignores it), Off
+  // where nothing is prefetched: the segment then holds none of their offsets and GCC spills fewer
+  // general registers (AVX2 2x2 at radius 1: 84 instructions a segment instead of 114, 3 loads from
+  // the stack instead of 13; 256^3, 2 threads, the defaults 1.06x, 1.04 to 1.09 over 65 alternated
+  // rounds, AMD Zen 3, bench/results/2026-12-07-zen3-leads.md).
+  if constexpr (!D.ring) {
+    constexpr PrefetchCache kOther = kDefaultPrefetchCache == PrefetchCache::L1 ? PrefetchCache::L2 : PrefetchCache::L1;
+    if (p.rows == 0) return k.template box<D, PrefetchCache::Off>(prev, next, vel, g, b);
+    if (p.cache != kDefaultPrefetchCache) return k.template box<D, kOther>(prev, next, vel, g, b);
+  }
   k.template box<D>(prev, next, vel, g, b);
 }
 

@@ -213,7 +213,8 @@ TEST_P(RowVariantMatches, EveryRegisterBlockShape) {
 }
 
 // Every prefetch setting a shape can run: none, rows into L1 and into L2 (a block function holds the
-// update once per cache, rows_kernel.hpp's row_box), each against the reference at every radius.
+// update once per cache and once without prefetches, rows_kernel.hpp's row_box), each against the
+// reference at every radius.
 TEST_P(RowVariantMatches, EveryPrefetchSetting) {
   const std::string isa = GetParam();
   const RowVariant* v = find_row_variant(isa);
@@ -278,7 +279,9 @@ TEST(Iso3dfd, PrefetchSettingsReadAndWrite) {
     }
     ASSERT_TRUE(p.has_value()) << k.text;
     EXPECT_EQ(p->rows, k.rows) << k.text;
-    if (k.rows > 0) EXPECT_EQ(p->cache, k.cache) << k.text;
+    if (k.rows > 0) {
+      EXPECT_EQ(p->cache, k.cache) << k.text;
+    }
     EXPECT_EQ(prefetch_name(*p), k.name) << k.text;
     EXPECT_EQ(parse_prefetch(prefetch_name(*p)), p) << k.text;  // the name reads back as the setting
   }
