@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 import common
-from choice_races import entry_of, more_if_unsettled, race, said
+from choice_races import entry_of, head_to_head, more_if_unsettled, race, said
 
 
 def shallower(depth: int) -> list[int]:
@@ -52,6 +52,15 @@ def pooled(
     return out, {"pooled": {"races": races, "rounds": len(out[pick[0]])}}
 
 
+def held_sweeps(earlier: dict | None, case: str) -> str | None:
+    """The sweeps the row's earlier entry chose on the same case, as a race names them ("2", or
+    "7 L3" with its tile cache), or None where it chose single steps or measured another case."""
+    e = earlier or {}
+    if e.get("case") != case or int(e.get("depth", 1)) <= 1:
+        return None
+    return f"{e['depth']} {e['tile_cache']}" if e.get("tile_cache") else str(e["depth"])
+
+
 def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid and
@@ -63,7 +72,11 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     those proposals); the model's
     proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
     runs race as before. The second race decides on its rounds pooled with those of the row's
-    earlier second race of the same pair (pooled), and keeps them for the next."""
+    earlier second race of the same pair (pooled), and keeps them for the next. Where the row chose
+    other sweeps before (held_sweeps) and this race's winner passed both races, the two race a third
+    time alone, the row's as the default, as the other knobs' choices are held (choice_races.settle):
+    two depths both faster than single steps, within noise of each other, do not take turns from one
+    run of the bench to the next."""
     from bandwall.core import decide
 
     isa = entry.get("isa") or offered[0]
@@ -137,6 +150,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             }
         }
 
+    earlier = (entry.get("sweeps") or {}).get(isa)
+
     def measured(pick: list[str]) -> dict:
         """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
         margin, the interval not: the host's bandwidth moves within minutes)."""
@@ -145,7 +160,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     def second(pick: list[str]) -> tuple[dict, str]:
         """The winner (or the model's proposal) alone against single steps, on this race's rounds and
         those the row's earlier second race of the pair kept (pooled)."""
-        rerun, pool = pooled((entry.get("sweeps") or {}).get(isa), pick, case, measured(pick))
+        rerun, pool = pooled(earlier, pick, case, measured(pick))
         c = decide.choose_best(pick, [rerun[k] for k in pick], 0)
         confirm = {
             "raced": pick[1],
@@ -161,19 +176,23 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
 
     rates = measured(names)
     d = decide.choose_best(names, [rates[k] for k in names], 0)
-    won, confirm, slower = names[0], None, False
+    won, confirm, slower, standing = names[0], None, False, None
     if d.chosen != 0:  # faster beyond noise: a second race of the winner alone must say so too
         confirm, w = second([names[0], names[d.chosen]])
         won = names[d.chosen] if w == decide.FASTER else names[0]
     elif depth > 1 and d.comparisons[0]["verdict"] == decide.SLOWER:  # the model's proposal, slower
         confirm, w = second(names[:2])
         slower = w == decide.SLOWER
+    held = held_sweeps(earlier, case)
+    if won != names[0] and held in names and held != won:  # both sweeps pay: the row's holds unless beaten
+        won, standing = head_to_head([held, won], measured, held=held, raced=won)
     said(
         f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
         + (" (slower twice)" if slower else ""),
         names,
         rates,
         confirm,
+        standing=standing,
     )
     tiles = {"tile_cache": won.split()[1]} if " " in won else {}
     return {
@@ -183,6 +202,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             rates,
             d,
             confirm,
+            standing=standing,
             depth=int(won.split()[0]),
             slower=slower,
             proposed=depth,

@@ -1,7 +1,8 @@
 """bench/sweeps_race.py, the sweeps knob of bench/iso3dfd_kernel_choices.py: the model's proposal and
 every shallower depth (and the proposals on tiles L2 or the last-level cache holds) against single
 steps; the entry keeps a verdict only when two races say so, the second pooling the rounds the row's
-earlier second race of the same depth kept; the race runs on the table as the bench stands."""
+earlier second race of the same depth kept, and the row's earlier sweeps hold against a newcomer
+within noise of them; the race runs on the table as the bench stands."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ sr = sys.modules[kc.race_sweeps.__module__]  # bench/sweeps_race.py, as the scri
 def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: str = "avx512", earlier=None):
     """bench/sweeps_race.py's race_sweeps with made-up runs: record(cmd) answers the probes (the
     proposals, where tiles stay), and each race of names returns single steps at 100 MPoints/s and
-    the next of `races` for the others. Returns the entry and the names of every race run; every race
+    the next of `races` for the others (the first of a race of two sweeps included). Returns the entry and the names of every race run; every race
     offered must have run."""
     import types
 
@@ -28,7 +29,7 @@ def race_sweeps(monkeypatch, record, races: list[dict], radius: int = 3, isa: st
     def fake_race(a, names, run):
         calls.append(names)
         got = left.pop(0)
-        return {"1": [100.0] * 5, **{k: got[k] for k in names[1:]}}
+        return {"1": [100.0] * 5, **{k: got[k] for k in names if k != "1"}}
 
     monkeypatch.setattr(sr, "race", fake_race)
     monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
@@ -212,3 +213,37 @@ def test_the_sweeps_race_runs_on_the_table_as_the_bench_stands(monkeypatch, tmp_
     assert envs and all(
         e == {"BANDWALL_CACHE_DIR": str(tmp_path), "BANDWALL_ISA_CHOICES": str(path)} for e in envs
     )
+
+
+@pytest.mark.parametrize(
+    "earlier, third, depth, held_race",
+    [
+        ({"case": CASE, "depth": 2}, [109.0, 112.0, 108.0, 111.0, 110.0], 2, True),  # within noise: 2 holds
+        ({"case": CASE, "depth": 2}, [150.0] * 5, 3, True),  # beyond noise: 3 takes the row
+        ({"case": CASE, "depth": 3}, None, 3, False),  # the row's own depth won again
+        ({"case": CASE, "depth": 1}, None, 3, False),  # single steps held: the second race decided
+        ({"case": "512^3 interior, 40 steps, 2 threads compact", "depth": 2}, None, 3, False),  # another case
+        ({"case": CASE, "depth": 6}, None, 3, False),  # a depth this race did not run
+    ],
+)
+def test_the_rows_earlier_sweeps_hold_against_a_winner_within_noise_of_them(
+    monkeypatch, earlier, third, depth, held_race
+):
+    """Where the row chose other sweeps on the same case before and this race's winner passed both
+    races, the two race a third time alone, the row's as the default: the newcomer takes the row only
+    when faster beyond noise of it, so two depths within noise of each other do not take turns."""
+
+    def record(*x, **k):
+        return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
+
+    first = {"4": [105.0] * 5, "2": [110.0, 111.0, 109.0, 112.0, 108.0], "3": [120.0] * 5}
+    races = [first, {"3": [120.0] * 5}]
+    if third:
+        races.append({"2": [110.0, 111.0, 109.0, 112.0, 108.0], "3": third})
+    out, calls = race_sweeps(monkeypatch, record, races, earlier=earlier)
+    assert calls[:2] == [["1", "4", "2", "3"], ["1", "3"]]
+    assert out["depth"] == depth
+    assert ("incumbent_race" in out) == held_race
+    if held_race:
+        assert calls[2] == ["2", "3"]
+        assert (out["incumbent_race"]["held"], out["incumbent_race"]["raced"]) == ("2", "3")
