@@ -14,7 +14,8 @@ passes the rule by chance); where the row named another shape before, that one a
 a third time alone, the row's as the default, so that two shapes within noise of each other do not
 take turns from one run of the bench to the next (the prefetch, swept shape, blocks and team knobs
 hold the row's earlier choice the same way); the variant then by the same rule, each at its
-chosen shape, starting from the machine model's default. Then, at each variant's chosen shape, the prefetch settings (the
+chosen shape, starting from the machine model's default, confirmed and held the same way (with
+--in-run in whole runs alternated: each variant's rates inside runs come from a run of its own). Then, at each variant's chosen shape, the prefetch settings (the
 distances of --prefetch-rows, each into each cache of --prefetch-caches: --prefetch 2:L1) race the
 same way from the compiled default (none at radius 1 and 2, one row beyond, into L2), a setting
 replacing it only when faster beyond noise (ring shapes prefetch along their column at any
@@ -253,9 +254,9 @@ def main() -> int:
 
         entry = dict(kept.get(key_of(radius), {}))
         if "shapes" in a.knobs:
-            before = shapes_of(entry)
+            before, held_isa = shapes_of(entry), (entry.get("step_variant") or entry).get("isa")
             entry = {k: v for k, v in entry.items() if k not in SWEPT_VARIANT}  # raced again below
-            entry.update(race_shapes(a, offered, cands, run, radius, before))
+            entry.update(race_shapes(a, offered, cands, run, radius, before, held_isa))
             entry = keep_measured_at(entry, before)
         if "shapes" in a.knobs or not entry:
             how = (

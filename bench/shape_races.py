@@ -58,15 +58,22 @@ def model_default_isa(offered: list[str]) -> str:
     return default if default in offered else offered[0]
 
 
-def race_shapes(a, offered, cands, run, radius, incumbent: dict[str, str | None] | None = None) -> dict:
+def race_shapes(
+    a,
+    offered,
+    cands,
+    run,
+    radius,
+    incumbent: dict[str, str | None] | None = None,
+    held_isa: str | None = None,
+) -> dict:
     """The variant and each variant's shape at one radius, by the decision rule: a shape other than the
     variant's compiled default stands only when a second race of it alone against the default settles
     on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do.
 
     incumbent: the shape per variant the row named before this race, which a winner must beat in a
-    third race of the two alone to replace (choice_races.settle)."""
-    from bandwall.core import decide
-
+    third race of the two alone to replace (choice_races.settle); held_isa: the row's variant, the
+    same way (race_variants)."""
     if a.in_run:
         # each candidate's name as it runs (default: the compiled default), one short run each
         shape_of = {c: run(c[0], "compiled" if c[1] == "default" else c[1], steps=1) for c in cands}
@@ -100,20 +107,47 @@ def race_shapes(a, offered, cands, run, radius, incumbent: dict[str, str | None]
         best_rates[isa] = rates[won]
         shapes[isa] = entry_of(won, names, rates, d, confirm, standing=standing, shape=won)
         said(f"radius {radius} {isa}: {won}", names, rates, confirm, standing=standing)
+    return race_variants(a, offered, shapes, best_rates, run, radius, held_isa)
+
+
+def race_variants(
+    a, offered, shapes: dict, best_rates: dict, run, radius: int, held: str | None = None
+) -> dict:
+    """The variant at one radius, each at its chosen shape, by the decision rule from the machine
+    model's default: a winner confirmed by a second race of the two alone and held against the row's
+    earlier variant by a third (choice_races.settle), as the shapes are. Run against run, the shapes'
+    rounds pair the variants too (best_rates); inside runs (--in-run) each variant's rates come from a
+    run of its own, minutes apart, so the variants race whole runs alternated round by round instead
+    (on the Zen 4 guest at radius 3 the rates of two such runs put AVX2 1.11x ahead, 15 alternated
+    rounds 1.02x, within noise)."""
+    from bandwall.core import decide
+
     default_isa = model_default_isa(offered)
-    d = decide.choose_best(offered, [best_rates[i] for i in offered], offered.index(default_isa))
+    names = [default_isa, *(i for i in offered if i != default_isa)]
+
+    def again(pick):
+        return more_if_unsettled(pick, lambda p: race(a, p, lambda isa: run(isa, shapes[isa]["shape"])))
+
+    rates = again(names) if a.in_run and len(names) > 1 else {i: best_rates[i] for i in names}
+    won, d, confirm, standing = settle(names, rates, again, "variant", held)
+    said(f"radius {radius} variant: {won}", names, rates, confirm, standing=standing)
+    decision = {
+        "default": default_isa,
+        "chosen": won,
+        "decisive": d.decisive,
+        "why": d.why,
+        "rule": vars(decide.rule()),
+    }
+    if confirm:
+        decision["second_race"] = confirm
+    if standing:
+        decision["incumbent_race"] = standing
     return {
-        "isa": offered[d.chosen],
-        "figures": {i: round(statistics.median(best_rates[i]), 1) for i in offered},
+        "isa": won,
+        "figures": {i: round(statistics.median(rates[i]), 1) for i in offered},
         "unit": "MPoints/s",
         "shapes": shapes,
-        "decision": {
-            "default": default_isa,
-            "chosen": offered[d.chosen],
-            "decisive": d.decisive,
-            "why": d.why,
-            "rule": vars(decide.rule()),
-        },
+        "decision": decision,
     }
 
 

@@ -410,3 +410,52 @@ def test_every_knob_holds_the_rows_earlier_choice_unless_beaten(monkeypatch, hel
     assert ("incumbent_race" in out) == bool(races)
     if races:
         assert out["incumbent_race"]["held"] == held
+
+
+AVX2_WINS, LEVEL, AVX512_WINS = {"avx2": 120.0}, {}, {"avx512": 120.0}
+
+
+@pytest.mark.parametrize(
+    "in_run, steps, answers, held, chosen, second, third",
+    [
+        # inside runs: the variants race whole runs (the in-run rates come from separate runs)
+        (True, LEVEL, [LEVEL], None, "avx512", False, False),
+        (True, LEVEL, [AVX2_WINS, AVX2_WINS], None, "avx2", True, False),
+        (True, LEVEL, [AVX2_WINS, LEVEL], None, "avx512", True, False),
+        # the row's avx2 held against avx512 within noise of it: a third race, avx2 the default
+        (True, LEVEL, [LEVEL, LEVEL], "avx2", "avx2", False, True),
+        (True, LEVEL, [LEVEL, AVX512_WINS], "avx2", "avx512", False, True),
+        # run against run: the shapes' rounds pair the variants, no race of their own unless one wins
+        (False, LEVEL, [], None, "avx512", False, False),
+        (False, AVX2_WINS, [AVX2_WINS], None, "avx2", True, False),
+        (False, AVX2_WINS, [LEVEL], None, "avx512", True, False),
+    ],
+)
+def test_the_variants_race_whole_runs_confirmed_and_held(
+    monkeypatch, in_run, steps, answers, held, chosen, second, third
+):
+    """The variant at a radius: each at its chosen shape from the machine model's default (avx512
+    here), in whole runs alternated when the shapes raced inside runs; a winner stands only when a
+    second race of the two alone settles on it too, and the row's earlier variant holds against a
+    newcomer within noise of it."""
+    import types
+
+    jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+    seen = []
+
+    def fake_race(a, pick, go):
+        got = answers[len(seen)]
+        seen.append(pick)
+        return {n: [got.get(n, 100.0) * j for j in jitter] for n in pick}
+
+    monkeypatch.setattr(sh, "race", fake_race)
+    monkeypatch.setattr(sh, "model_default_isa", lambda offered: "avx512")
+    a = types.SimpleNamespace(rounds=5, pause=0, in_run=in_run)
+    shapes = {"avx512": {"shape": "2x4"}, "avx2": {"shape": "2x2"}}
+    best = {isa: [steps.get(isa, 100.0) * j for j in jitter] for isa in shapes}
+    out = sh.race_variants(a, ["avx512", "avx2"], shapes, best, None, 3, held)
+    assert out["isa"] == chosen and out["decision"]["chosen"] == chosen
+    assert len(seen) == len(answers) and all(sorted(p) == ["avx2", "avx512"] for p in seen)
+    assert ("second_race" in out["decision"]) == second
+    assert ("incumbent_race" in out["decision"]) == third
+    assert list(out["figures"]) == ["avx512", "avx2"] and out["shapes"] == shapes
