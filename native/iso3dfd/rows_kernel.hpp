@@ -73,9 +73,9 @@ class RowKernel {
 
   // The halo row of prev's next P planes that row y of a one-pass block prefetches too: R rows above
   // the block for its first R rows, R below for its last R (0: none, or prefetching off, or not
-  // Isa::kPrefetchHaloRows). No leading plane brings them (the split shapes' first pass does). AVX2,
-  // AMD Zen 3, step by step: radius 4 1.06x (1.03 to 1.09 over 50 alternated rounds), 5-8 within
-  // noise (bench/results/2026-12-06-zen3-triangles.md).
+  // Isa::kPrefetchHaloRows). No leading plane brings them (the split shapes' first pass does). Step by
+  // step, alternated rounds: AVX2 on Zen 3 radius 4 1.06x (1.03-1.09, 50 rounds), 5-8 within noise;
+  // AVX-512 2x4 on Zen 4 radius 3 1.07x (1.06-1.08, 31 rounds) (bench/results: zen3-triangles, zen4-halo).
   template <RowDesc D>
   long halo_ahead(const Box& b, std::size_t y) const {
     if (!Isa::kPrefetchHaloRows || rows_ahead_ == 0) return 0;
