@@ -74,7 +74,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     runs race as before. The second race decides on its rounds pooled with those of the row's
     earlier second race of the same pair (pooled), and keeps them for the next. Where the row chose
     other sweeps before (held_sweeps) and this race's winner passed both races, the two race a third
-    time alone, the row's as the default, as the other knobs' choices are held (choice_races.settle):
+    time alone, the row's as the default, as the other knobs' choices are held (choice_races.settle);
+    the row's sweeps race in the first race too where the model no longer proposes them:
     two depths both faster than single steps, within noise of each other, do not take turns from one
     run of the bench to the next."""
     from bandwall.core import decide
@@ -139,6 +140,13 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     l3_depth = int(in_l3.get("depth", 1))
     if l3_depth > 1 and in_l3.get("level") == "L3" and (l3_depth != depth or proposal.get("level") != "L3"):
         names.append(f"{l3_depth} L3")
+    # and the row's earlier sweeps on this case, where the model no longer proposes them (on the Zen
+    # 4 guest radius 2's row named depth 8 and the model, its cache figures measured again, proposed
+    # 6): the hold below needs them raced
+    earlier = (entry.get("sweeps") or {}).get(isa)
+    held = held_sweeps(earlier, case)
+    if held and held not in names:
+        names.append(held)
     if len(names) < 2:
         return {
             isa: {
@@ -149,8 +157,6 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
                 "why": "the model proposes no sweeps here",
             }
         }
-
-    earlier = (entry.get("sweeps") or {}).get(isa)
 
     def measured(pick: list[str]) -> dict:
         """a.rounds rounds, twice as many when they leave a race unsettled (the median beyond the
@@ -183,7 +189,6 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     elif depth > 1 and d.comparisons[0]["verdict"] == decide.SLOWER:  # the model's proposal, slower
         confirm, w = second(names[:2])
         slower = w == decide.SLOWER
-    held = held_sweeps(earlier, case)
     if won != names[0] and held in names and held != won:  # both sweeps pay: the row's holds unless beaten
         won, standing = head_to_head([held, won], measured, held=held, raced=won)
     said(
