@@ -31,15 +31,18 @@ def wait_until_gone(pid: int, seconds: float = 60) -> bool:
 
 
 def test_kill_tree_stops_a_grandchild_in_its_own_session():
-    # sh starts `sleep` in a new session, says its pid, then becomes a sleep itself
+    # sh starts a shell in a new session, which says its pid once setsid has made the session (so
+    # the test reads a state, not a race with setsid) and becomes a sleep; sh then becomes one too
     with subprocess.Popen(
-        ["sh", "-c", "setsid sleep 300 & echo $!; exec sleep 300"], stdout=subprocess.PIPE
+        ["sh", "-c", "setsid sh -c 'echo $$; exec sleep 300' & exec sleep 300"], stdout=subprocess.PIPE
     ) as p:
-        grandchild = int(p.stdout.readline())
-        assert grandchild in procs.tree(p.pid)
-        assert os.getsid(grandchild) != os.getsid(p.pid)
-        procs.kill_tree(p.pid)
-        p.wait()
+        try:
+            grandchild = int(p.stdout.readline())
+            assert grandchild in procs.tree(p.pid)
+            assert os.getsid(grandchild) != os.getsid(p.pid)
+        finally:
+            procs.kill_tree(p.pid)
+            p.wait()
     assert wait_until_gone(grandchild)
 
 
