@@ -18,7 +18,9 @@ same way:
     last-level cache (a virtual machine's host may move its vCPUs onto two L3s and back, which moves
     what sweeps by the team together get);
   - step by step against the row kernel's in-core roof: its operation mix as this core ran it, from
-    registers and L1, times the threads (each record's incore_model; bandwall.kernels.roofs.mix_bound).
+    registers and L1, times the threads (each record's incore_model; bandwall.kernels.roofs.mix_bound);
+  - both bandwall runs against the row kernel itself with its data in L2, timed on one core, times
+    the threads (bandwall.kernels.roofs.kernel_bound): what L3 and memory cost them.
 Every round runs them all, every other round in the reverse order, with a rest before each; the
 median of the rounds is kept, and the ratios are given as the ratio of the medians and as the
 median and range of the ratios within each round (a pair sees the same state of a noisy host).
@@ -77,7 +79,9 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
     )
     tb = rec["config"].get("time_block", {})
     mp = common.whole_run_rate(rec)
-    mix = roofs.mix_bound(rec["result"].get("incore_model", {}), threads, mp)
+    model = rec["result"].get("incore_model", {})
+    mix = roofs.mix_bound(model, threads, mp)
+    kernel = roofs.kernel_bound(model, threads, mp)
     return {
         "mpoints_per_s": mp,
         "norm": rec["result"]["norm"],
@@ -86,6 +90,7 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
         "depth_how": tb.get("how", ""),
         "round_trip_ns": trip,
         "mix_bound": mix.get("mix_bound_mpoints_per_s"),  # the row kernel's in-core roof
+        "kernel_bound": kernel.get("kernel_bound_mpoints_per_s"),  # the row kernel with its data in L2
         "steal": stolen(rec),
     }
 
@@ -115,13 +120,21 @@ def paired(a: list[dict], b: list[dict]) -> str:
     return common.spread(common.ratios(rates(a), rates(b)), "{:.2f}", "x")
 
 
-def incore(samples: list[dict]) -> str:
-    """The step-by-step runs' median rate against the median of their records' in-core roof."""
-    found = [x["mix_bound"] for x in samples if x.get("mix_bound")]
+def incore(samples: list[dict], roof: str = "mix_bound") -> str:
+    """The runs' median rate against the median of their records' roof (mix_bound: the in-core roof of
+    the row kernel's operation mix; kernel_bound: the row kernel with its data in L2)."""
+    found = [x[roof] for x in samples if x.get(roof)]
     if not found:
         return "-"
-    roof = statistics.median(found)
-    return f"{100 * median(samples) / roof:.0f}% of {roof:.0f}"
+    top = statistics.median(found)
+    return f"{100 * median(samples) / top:.0f}% of {top:.0f}"
+
+
+def in_l2(s: dict) -> str:
+    """The defaults' and step by step's medians against the median of their records' roof of the row
+    kernel with its data in L2: what a run would reach were nothing beyond L2 to slow it."""
+    shown = [incore(s[name], "kernel_bound") for name in ("bandwall", "step by step")]
+    return "-" if "-" in shown else f"{shown[0]}, {shown[1]}"
 
 
 # How a run came to its depth without racing on its own steps (config.time_block.how): a run at
@@ -179,8 +192,11 @@ def main() -> None:
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
-        + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core | host steal |",
-        "|---|---|---|---|---|---|" + ("---|---|" if not a.no_devito else "") + "---|---|---|---|---|---|",
+        + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core "
+        + "| bandwall, step by step / kernel in L2 | host steal |",
+        "|---|---|---|---|---|---|"
+        + ("---|---|" if not a.no_devito else "")
+        + "---|---|---|---|---|---|---|",
     ]
     for r in a.radii:
         s = samples[r]
@@ -203,7 +219,15 @@ def main() -> None:
         ]
         one = f"{sum(t < common.ONE_LLC_NS for t in trips)}/{len(trips)}" if trips else "-"
         native = s["bandwall"] + s["step by step"] + s["memory wall"]
-        row += [depths, s["bandwall"][-1]["isa"], agree, one, incore(s["step by step"]), steal_cell(native)]
+        row += [
+            depths,
+            s["bandwall"][-1]["isa"],
+            agree,
+            one,
+            incore(s["step by step"]),
+            in_l2(s),
+            steal_cell(native),
+        ]
         lines.append("| " + " | ".join(row) + " |")
     if not a.no_devito:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
@@ -218,6 +242,10 @@ def main() -> None:
         "step by step / in-core: the step-by-step runs' median against the median of their records' in-core "
         "roof (the row kernel's operation mix as this core ran it, from registers and L1, times the threads), "
         "with that roof in MPoints/s",
+        "bandwall, step by step / kernel in L2: the two runs' medians against the median of their records' "
+        "timing of the row kernel on a block of its rows that half of L2 holds, one core, times the threads "
+        "(incore_model.kernel_in_l2; bandwall.kernels.roofs.kernel_bound): its loads, L1 misses and dependences "
+        "counted, nothing from beyond L2; the swept shape may differ from the step shape timed there",
         "host steal: the most a virtual machine's host took of a bandwall, step-by-step or triad run's CPU time "
         f"(/proc/stat's steal), and in how many of those runs it took {SHOWN_STEAL:.0%} or more: a round it fell "
         "in ran slow, and its ratios with it",

@@ -38,3 +38,19 @@ def test_a_depth_says_whether_the_run_raced(depth, how, shown):
 )
 def test_the_hosts_steal_over_a_rows_runs(steals, shown):
     assert orders.steal_cell([{"steal": s} for s in steals]) == shown
+
+
+@pytest.mark.parametrize(
+    "defaults, singles, shown",
+    [
+        # rates and roofs of the runs, round by round: medians against medians
+        ([(300, 1000), (500, 1000)], [(200, 800), (300, 1200)], "40% of 1000, 25% of 1000"),
+        ([(300, None)], [(200, 1000)], "-"),  # a record without its kernel in L2: no figure
+        ([(300, 1000)], [], "-"),
+    ],
+)
+def test_the_runs_against_their_kernel_in_l2(defaults, singles, shown):
+    def runs(pairs):
+        return [{"mpoints_per_s": mp, "kernel_bound": top} for mp, top in pairs]
+
+    assert orders.in_l2({"bandwall": runs(defaults), "step by step": runs(singles)}) == shown
