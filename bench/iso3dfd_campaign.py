@@ -7,15 +7,26 @@ the host), runs one script of bench/ and copies its command and its output into 
 heading that gives the time, the build (git describe) and the CPU (model name, CPUID family and
 model, caches from lscpu). Nothing runs side by side. The steps:
 
+  row         this CPU's row of the table of measured choices, filled by the scripts that race it and
+              --write what the decision rule chooses, in the order whose later races meet the
+              earlier winners: iso3dfd_time_model.py (the cache figures of the time model, 9 rounds),
+              iso3dfd_kernel_choices.py --knobs shapes --in-run (the row shapes and variants raced
+              inside runs, 9 rounds), --knobs prefetch,swept,blocks,team,sweeps (5 rounds), and
+              isa_choices.py (every kernel's variant, 3 rounds); about 90 minutes on 2 cores
+  orders      iso3dfd_orders.py: every space order 2-16 against Devito, the memory wall and step by
+              step, 256^3 interior, 40 steps
   devito      iso3dfd_vs_devito.py at the defaults: bandwall against Devito, 256^3 interior, 40 steps
   sweeps      iso3dfd_time_block.py: depths 1, 2, 4, 8 by slabs, 3 by the team together, auto (a
               settled race kept for the later rounds) and measure (a race every round), with the
               three-level estimate beside each (--roofline)
   shapes      iso3dfd_shapes.py: the register shapes of the widest variant against its default
-  variants    isa_choices.py (without --write: the table changes only when someone reads the figures);
-              the longest step: every variant of 12 kernels (STREAM at 1 and 2 threads, the FMA peak;
-              the ISO3DFD row kernel's variant races in iso3dfd_kernel_choices.py), about 50 minutes on
-              2 cores (the others together took under 10 on the Intel AMX guest)
+  variants    isa_choices.py without --write (row writes the same races' choices): every variant of
+              12 kernels (STREAM at 1 and 2 threads, the FMA peak; the ISO3DFD row kernel's variant
+              races in iso3dfd_kernel_choices.py), about 50 minutes on 2 cores
+
+Every program reads the table of measured choices as it stands in native/common/isa_choices.json
+(BANDWALL_ISA_CHOICES), so the steps after `row` run with the row it wrote, before any rebuild
+compiles it in. By default the campaign runs `row`, then `orders`; --steps names others.
 
 A failed step is written down with its last line of stderr, and the campaign goes on. The file is
 bench/results/<date>-<name>.md, appended to when it exists; the figures still need their reading
@@ -36,17 +47,23 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TextIO
 
 import common
 
 ROOT = common.ROOT
-STEPS = ("devito", "sweeps", "shapes", "variants")
+STEPS = ("row", "orders", "devito", "sweeps", "shapes", "variants")
+DEFAULT_STEPS = ("row", "orders")
+# The table the programs read: the repository's, as the row step leaves it.
+TABLE = ROOT / "native" / "common" / "isa_choices.json"
 
 
 def parse() -> argparse.Namespace:
     p = common.parser(__doc__, rounds=5, min_rounds=3)
     p.add_argument("--name", required=True, help="the CPU's short name in the file name, e.g. zen5")
-    p.add_argument("--steps", default=",".join(STEPS), help=f"some of {', '.join(STEPS)}")
+    p.add_argument(
+        "--steps", default=",".join(DEFAULT_STEPS), help=f"some of {', '.join(STEPS)} (default: row,orders)"
+    )
     p.add_argument(
         "--devito-python", default="build/devito-venv/bin/python", help="the Python that has Devito"
     )
@@ -62,31 +79,37 @@ def parse() -> argparse.Namespace:
     return a
 
 
-def commands(a: argparse.Namespace) -> dict[str, list[str]]:
+def commands(a: argparse.Namespace) -> dict[str, list[list[str]]]:
+    """Each step's commands, run in order."""
     py, rounds = sys.executable, str(a.rounds)
-    shared = ["--bindir", str(a.bindir), "--rounds", rounds]
+    bindir = ["--bindir", str(a.bindir)]
+    shared = [*bindir, "--rounds", rounds]
+    choices = [py, "bench/iso3dfd_kernel_choices.py", *bindir]
     return {
+        "row": [
+            [py, "bench/iso3dfd_time_model.py", *bindir, "--rounds", "9", "--write"],
+            [*choices, "--knobs", "shapes", "--in-run", "--in-run-steps", "400", "--rounds", "9", "--write"],
+            [*choices, "--knobs", "prefetch,swept,blocks,team,sweeps", "--rounds", "5", "--write"],
+            [py, "bench/isa_choices.py", *bindir, "--rounds", "3", "--write"],
+        ],
+        "orders": [[a.devito_python, "bench/iso3dfd_orders.py", *shared]],
         "devito": [
-            a.devito_python,
-            "bench/iso3dfd_vs_devito.py",
-            *shared,
-            "--steps",
-            "40",
-            "--blocks",
-            "auto",
+            [a.devito_python, "bench/iso3dfd_vs_devito.py", *shared, "--steps", "40", "--blocks", "auto"],
         ],
         "sweeps": [
-            py,
-            "bench/iso3dfd_time_block.py",
-            *shared,
-            "--steps",
-            "40",
-            "--roofline",
-            "--depths",
-            "1,2,4,8,3:shared,auto,measure",
+            [
+                py,
+                "bench/iso3dfd_time_block.py",
+                *shared,
+                "--steps",
+                "40",
+                "--roofline",
+                "--depths",
+                "1,2,4,8,3:shared,auto,measure",
+            ]
         ],
-        "shapes": [py, "bench/iso3dfd_shapes.py", *shared],
-        "variants": [py, "bench/isa_choices.py", *shared],
+        "shapes": [[py, "bench/iso3dfd_shapes.py", *shared]],
+        "variants": [[py, "bench/isa_choices.py", *shared]],
     }
 
 
@@ -112,6 +135,32 @@ def wait_for_quiet(a: argparse.Namespace) -> float:
     return os.getloadavg()[0]
 
 
+def run_step(f: TextIO, title: str, cmd: list[str], load: float) -> None:
+    """Runs one command of a step with the repository's table (BANDWALL_ISA_CHOICES) and writes it,
+    its output and, when it failed, the last lines of its stderr under the title."""
+    shown = shlex.join([Path(cmd[0]).name if cmd[0] == sys.executable else cmd[0], *cmd[1:]])
+    print(f"campaign: {title} (load {load:.2f}): {shown}", file=sys.stderr)
+    env = {**os.environ, "BANDWALL_ISA_CHOICES": str(TABLE)}
+    try:
+        run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
+        code, stdout, stderr = run.returncode, run.stdout, run.stderr
+    except OSError as e:
+        code, stdout, stderr = 127, "", str(e)
+    f.write(f"\n### {title}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n")
+    if code != 0:
+        # A step stopped half-way has printed its progress (isa_choices.py: each kernel's
+        # figures) to stderr only: its last lines go into the file too.
+        lines = stderr.strip().splitlines()
+        how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
+        if lines:
+            f.write(f"\nThe step failed ({how}); the last lines of its stderr:\n\n```\n")
+            f.write("\n".join(lines[-20:]) + "\n```\n")
+        else:
+            f.write(f"\nThe step failed ({how}), with nothing on stderr.\n")
+        print(f"campaign: {title} failed ({how}): {(lines or [''])[-1]}", file=sys.stderr)
+    f.flush()
+
+
 def main() -> None:
     a = parse()
     day = datetime.date.today().isoformat()
@@ -126,30 +175,9 @@ def main() -> None:
         f.write(f"\n## The ISO3DFD campaign of {now} UTC, build {common.revision()}\n\n{common.header()}\n\n")
         f.write(f"```\n$ lscpu\n{cpu_header()}\n```\n")
         for step in a.step_list:
-            load = wait_for_quiet(a)
-            cmd = cmds[step]
-            shown = shlex.join([Path(cmd[0]).name if cmd[0] == sys.executable else cmd[0], *cmd[1:]])
-            print(f"campaign: {step} (load {load:.2f}): {shown}", file=sys.stderr)
-            try:
-                run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
-                code, stdout, stderr = run.returncode, run.stdout, run.stderr
-            except OSError as e:
-                code, stdout, stderr = 127, "", str(e)
-            f.write(
-                f"\n### {step}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n"
-            )
-            if code != 0:
-                # A step stopped half-way has printed its progress (isa_choices.py: each kernel's
-                # figures) to stderr only: its last lines go into the file too.
-                lines = stderr.strip().splitlines()
-                how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
-                if lines:
-                    f.write(f"\nThe step failed ({how}); the last lines of its stderr:\n\n```\n")
-                    f.write("\n".join(lines[-20:]) + "\n```\n")
-                else:
-                    f.write(f"\nThe step failed ({how}), with nothing on stderr.\n")
-                print(f"campaign: {step} failed ({how}): {(lines or [''])[-1]}", file=sys.stderr)
-            f.flush()
+            for i, cmd in enumerate(cmds[step], 1):
+                title = step if len(cmds[step]) == 1 else f"{step} ({i} of {len(cmds[step])})"
+                run_step(f, title, cmd, wait_for_quiet(a))
     print(f"campaign: written to {out.relative_to(ROOT)}", file=sys.stderr)
 
 
