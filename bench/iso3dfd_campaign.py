@@ -28,7 +28,8 @@ Every program reads the table of measured choices as it stands in native/common/
 (BANDWALL_ISA_CHOICES), so the steps after `row` run with the row it wrote, before any rebuild
 compiles it in. By default the campaign runs `row`, then `orders`; --steps names others.
 
-A failed step is written down with its last line of stderr, and the campaign goes on. The file is
+Each step's stdout and stderr (the scripts' progress and some of their figures) go into the file;
+a failed step is written down as such, and the campaign goes on. The file is
 bench/results/<date>-<name>.md, appended to when it exists; the figures still need their reading
 (what they say, against which target) written by hand.
 
@@ -137,7 +138,8 @@ def wait_for_quiet(a: argparse.Namespace) -> float:
 
 def run_step(f: TextIO, title: str, cmd: list[str], load: float) -> None:
     """Runs one command of a step with the repository's table (BANDWALL_ISA_CHOICES) and writes it,
-    its output and, when it failed, the last lines of its stderr under the title."""
+    its output, its stderr (where the scripts report their progress, and iso3dfd_time_model.py its
+    figures) and, when it failed, how."""
     shown = shlex.join([Path(cmd[0]).name if cmd[0] == sys.executable else cmd[0], *cmd[1:]])
     print(f"campaign: {title} (load {load:.2f}): {shown}", file=sys.stderr)
     env = {**os.environ, "BANDWALL_ISA_CHOICES": str(TABLE)}
@@ -147,17 +149,15 @@ def run_step(f: TextIO, title: str, cmd: list[str], load: float) -> None:
     except OSError as e:
         code, stdout, stderr = 127, "", str(e)
     f.write(f"\n### {title}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n")
+    lines = stderr.strip().splitlines()
     if code != 0:
-        # A step stopped half-way has printed its progress (isa_choices.py: each kernel's
-        # figures) to stderr only: its last lines go into the file too.
-        lines = stderr.strip().splitlines()
         how = f"killed by signal {-code}" if code < 0 else f"exit {code}"
-        if lines:
-            f.write(f"\nThe step failed ({how}); the last lines of its stderr:\n\n```\n")
-            f.write("\n".join(lines[-20:]) + "\n```\n")
-        else:
-            f.write(f"\nThe step failed ({how}), with nothing on stderr.\n")
+        f.write(f"\nThe step failed ({how}){'; its stderr:' if lines else ', with nothing on stderr.'}\n")
         print(f"campaign: {title} failed ({how}): {(lines or [''])[-1]}", file=sys.stderr)
+    elif lines:
+        f.write("\nIts stderr:\n")
+    if lines:
+        f.write("\n```\n" + "\n".join(lines) + "\n```\n")
     f.flush()
 
 

@@ -80,7 +80,7 @@ def test_a_step_reads_the_repositorys_table_and_its_output_is_written():
         (
             "import sys; sys.stderr.write('first\\nlast words\\n'); sys.exit(1)",
             "last words",
-            "The step failed (exit 1); the last lines of its stderr:",
+            "The step failed (exit 1); its stderr:",
         ),
     ],
 )
@@ -90,6 +90,15 @@ def test_a_failed_step_is_written_down_and_the_campaign_goes_on(code, stderr, wr
     text = out.getvalue()
     assert written in text
     assert stderr in text
+
+
+def test_a_steps_report_on_stderr_is_written_whole():
+    out = io.StringIO()
+    report = "import sys; sys.stderr.write(''.join(f'figure {i}\\n' for i in range(100)))"
+    campaign.run_step(out, "row (1 of 4)", [sys.executable, "-c", report], 0.25)
+    text = out.getvalue()
+    assert "Its stderr:" in text and "figure 0\n" in text and "figure 99\n" in text
+    assert "failed" not in text
 
 
 def test_a_missing_program_is_a_failed_step():
