@@ -47,7 +47,9 @@ those the row's earlier second race of the same pair kept, the latest 48 (a run 
 proposes that depth then sweeps from its first step); where the row named other sweeps before, the
 winner takes the row only when faster beyond noise than those too, in a third race of the two
 alone, the row's as the default (the row's depth races beside the others where the model no
-longer proposes it); and say `slower` when the model's proposal was
+longer proposes it), and where the race leaves single steps (no winner, or one its second race did
+not confirm) the row's sweeps race single steps alone on their pooled rounds and hold the row only
+when faster beyond noise there; and say `slower` when the model's proposal was
 slower beyond noise twice (a run there then does not race it: a race costs the run what its slower
 side takes); within noise runs race as before. So a row never names a coin toss. The races of the
 other knobs see a table with no choices in it (BANDWALL_ISA_CHOICES), so `default` is the compiled

@@ -75,6 +75,9 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     earlier second race of the same pair (pooled), and keeps them for the next. Where the row chose
     other sweeps before (held_sweeps) and this race's winner passed both races, the two race a third
     time alone, the row's as the default, as the other knobs' choices are held (choice_races.settle);
+    where this race leaves single steps and the row's sweeps were not the winner it raced alone, they
+    race single steps alone, on their pooled rounds, and hold the row only when faster beyond noise
+    there (the failed winner's race kept as unconfirmed_race);
     the row's sweeps race in the first race too where the model no longer proposes them:
     two depths both faster than single steps, within noise of each other, do not take turns from one
     run of the bench to the next."""
@@ -191,9 +194,22 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         slower = w == decide.SLOWER
     if won != names[0] and held in names and held != won:  # both sweeps pay: the row's holds unless beaten
         won, standing = head_to_head([held, won], measured, held=held, raced=won)
+    unconfirmed = None
+    if won == names[0] and held in names and (confirm or {}).get("raced") != held:
+        # The row's sweeps, neither this race's choice nor raced alone by it: a first race that chose
+        # nothing, or another depth whose second race then failed, says nothing of them. They race
+        # single steps alone, on their rounds pooled with those the row's earlier second race of them
+        # kept, and hold the row only when faster beyond noise there (on the Zen 4 guest at radius 4
+        # depth 2 won the first race, failed its second at 1.25x, and the row's depth 3, 1.22x single
+        # steps in the race before, would have gone unraced).
+        unconfirmed = confirm
+        confirm, w = second([names[0], held])
+        won = held if w == decide.FASTER else names[0]
     said(
         f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
-        + (" (slower twice)" if slower else ""),
+        + (" (slower twice)" if slower else "")
+        + (f" (the row's {held} alone: {unconfirmed['raced']} unconfirmed)" if unconfirmed else "")
+        + (f" (the row's {held} alone)" if confirm and confirm["raced"] == held and not unconfirmed else ""),
         names,
         rates,
         confirm,
@@ -216,5 +232,6 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             **tiles,
             case=case,
             threads=a.threads,  # a run of another team does not take the verdict
+            **({"unconfirmed_race": unconfirmed} if unconfirmed else {}),
         )
     }

@@ -252,3 +252,36 @@ def test_the_rows_earlier_sweeps_hold_against_a_winner_within_noise_of_them(
     if held_race:
         assert calls[2] == [held, "3"]
         assert (out["incumbent_race"]["held"], out["incumbent_race"]["raced"]) == (held, "3")
+
+
+@pytest.mark.parametrize(
+    "first, second, held_alone, depth, unconfirmed",
+    [
+        # the winner 2 fails its second race: the row's 3 races single steps alone, pooled, and holds
+        ({"4": [105.0] * 5, "2": [150.0] * 5, "3": [110.0] * 5}, {"2": [101.0] * 5}, [125.0] * 5, 3, "2"),
+        # ... or does not, and single steps stand
+        ({"4": [105.0] * 5, "2": [150.0] * 5, "3": [110.0] * 5}, {"2": [101.0] * 5}, [99.0] * 5, 1, "2"),
+        # the first race chose nothing: the row's 3 alone, pooled
+        ({"4": [101.0] * 5, "2": [99.0] * 5, "3": [101.0] * 5}, None, [125.0] * 5, 3, None),
+        ({"4": [101.0] * 5, "2": [99.0] * 5, "3": [101.0] * 5}, None, [100.0] * 5, 1, None),
+    ],
+)
+def test_the_rows_sweeps_left_unraced_by_a_failed_winner_race_single_steps_alone(
+    monkeypatch, first, second, held_alone, depth, unconfirmed
+):
+    """Where this race leaves single steps (it chose nothing, or its winner failed the second race) and
+    the row chose other sweeps before, those race single steps alone on their rounds pooled with the
+    row's earlier second race of them, and hold the row only when faster beyond noise there: a race
+    of other depths says nothing of them."""
+
+    def record(*x, **k):
+        return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
+
+    earlier = {**kept(), "depth": 3}
+    races = [first] + ([second] if second else []) + [{"3": held_alone}]
+    out, calls = race_sweeps(monkeypatch, record, races, earlier=earlier)
+    assert calls[-1] == ["1", "3"]
+    assert out["depth"] == depth
+    assert out["second_race"]["raced"] == "3" and out["second_race"]["pooled"] == {"races": 2, "rounds": 10}
+    assert out["second_race"]["rates"]["3"] == EARLIER_3["3"] + held_alone  # kept for the next race
+    assert (out.get("unconfirmed_race") or {}).get("raced") == unconfirmed
