@@ -12,7 +12,7 @@ model, caches from lscpu). Nothing runs side by side. The steps:
               earlier winners: iso3dfd_time_model.py (the cache figures of the time model, 9 rounds),
               iso3dfd_kernel_choices.py --knobs shapes --in-run (the row shapes and variants raced
               inside runs, 9 rounds), --knobs prefetch,swept,blocks,team,sweeps (5 rounds), and
-              isa_choices.py (every kernel's variant, 3 rounds); about 90 minutes on 2 cores
+              isa_choices.py (every kernel's variant, 5 rounds); 40-90 minutes on 2 cores
   orders      iso3dfd_orders.py: every space order 2-16 against Devito, the memory wall and step by
               step, 256^3 interior, 40 steps
   devito      iso3dfd_vs_devito.py at the defaults: bandwall against Devito, 256^3 interior, 40 steps
@@ -91,7 +91,8 @@ def commands(a: argparse.Namespace) -> dict[str, list[list[str]]]:
             [py, "bench/iso3dfd_time_model.py", *bindir, "--rounds", "9", "--write"],
             [*choices, "--knobs", "shapes", "--in-run", "--in-run-steps", "400", "--rounds", "9", "--write"],
             [*choices, "--knobs", "prefetch,swept,blocks,team,sweeps", "--rounds", "5", "--write"],
-            [py, "bench/isa_choices.py", *bindir, "--rounds", "3", "--write"],
+            # 5 rounds: fewer leave the decision rule no 90% interval, and every entry "too few rounds"
+            [py, "bench/isa_choices.py", *bindir, "--rounds", "5", "--write"],
         ],
         "orders": [[a.devito_python, "bench/iso3dfd_orders.py", *shared]],
         "devito": [
@@ -143,12 +144,15 @@ def run_step(f: TextIO, title: str, cmd: list[str], load: float) -> None:
     shown = shlex.join([Path(cmd[0]).name if cmd[0] == sys.executable else cmd[0], *cmd[1:]])
     print(f"campaign: {title} (load {load:.2f}): {shown}", file=sys.stderr)
     env = {**os.environ, "BANDWALL_ISA_CHOICES": str(TABLE)}
+    start, t0 = time.strftime("%H:%M UTC", time.gmtime()), time.monotonic()
     try:
         run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
         code, stdout, stderr = run.returncode, run.stdout, run.stderr
     except OSError as e:
         code, stdout, stderr = 127, "", str(e)
-    f.write(f"\n### {title}\n\nLoad {load:.2f} before the run.\n\n```\n$ {shown}\n{stdout.rstrip()}\n```\n")
+    took = f"{(time.monotonic() - t0) / 60:.0f} min"
+    f.write(f"\n### {title}\n\nFrom {start}, {took}; load {load:.2f} before the run.\n\n")
+    f.write(f"```\n$ {shown}\n{stdout.rstrip()}\n```\n")
     lines = stderr.strip().splitlines()
     if code != 0:
         how = f"killed by signal {-code}" if code < 0 else f"exit {code}"

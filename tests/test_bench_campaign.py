@@ -5,6 +5,7 @@ written down."""
 from __future__ import annotations
 
 import io
+import re
 import sys
 
 import pytest
@@ -56,6 +57,8 @@ def test_the_row_writes_the_time_model_then_the_shapes_then_the_other_knobs_then
     ]
     assert all("--write" in c and "/nonexistent/bin" in c for c in row)
     assert "--in-run" in row[1]
+    # every race of the row gets rounds enough for the decision rule's 90% interval
+    assert all(int(c[c.index("--rounds") + 1]) >= 5 for c in row)
 
 
 def test_the_orders_run_with_devitos_python(parsed):
@@ -68,7 +71,8 @@ def test_a_step_reads_the_repositorys_table_and_its_output_is_written():
     show = "import os; print('table', os.environ['BANDWALL_ISA_CHOICES'])"
     campaign.run_step(out, "row (1 of 4)", [sys.executable, "-c", show], 0.25)
     text = out.getvalue()
-    assert "### row (1 of 4)" in text and "Load 0.25 before the run." in text
+    assert "### row (1 of 4)" in text and "load 0.25 before the run." in text
+    assert re.search(r"From \d\d:\d\d UTC, \d+ min;", text)
     assert f"table {campaign.TABLE}" in text
     assert "failed" not in text
 
