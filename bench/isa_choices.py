@@ -9,7 +9,9 @@ rounds (STREAM: the mean of its 1-thread and all-thread medians' ratios to the w
 the widest's figure, so both thread counts weigh alike); the spread (min-max over rounds) is
 printed beside it. The entry names the variant the project's decision rule chooses on the rounds
 (bandwall.core.decide: each round's figures paired, a variant replacing the machine model's default
-only when faster beyond noise) and keeps the decision, so a row never names a coin toss.
+only when faster beyond noise, and then again in a second race of the two alone; where the row named
+another variant before, that one and the winner race a third time alone, the row's as the
+default) and keeps the decision and those races, so a row never names a coin toss.
 
 With --write, the row of this CPU's micro-architecture (named as in
 native/common/machine.cpp, which bandwall-peak's record reports) gets these entries, each with
@@ -31,6 +33,7 @@ import statistics
 import sys
 from pathlib import Path
 
+import choice_races
 import choice_table
 import common
 from choice_table import ROOT, TABLE
@@ -91,6 +94,43 @@ def describe(isa: str, figure: float, runs: dict) -> str:
     return f"{isa} {figure:.2f} ({', '.join(parts)})"
 
 
+def measure(a, key: str, threads: list[int], pick: list[str]) -> tuple[dict, dict]:
+    """The variants of pick in a.rounds rounds, their order alternated round by round: each run's
+    figure per (thread tag, variant), and each round's figure per variant (its runs as shares of
+    pick[0]'s median at each thread count, so that the rounds pair across variants and both thread
+    counts weigh alike)."""
+    runs = {(tag, isa): [] for tag, _, _ in runs_of(key, threads) for isa in pick}
+    for r in range(a.rounds):
+        for tag, args, path in runs_of(key, threads):
+            for isa in common.order(pick, r, reverse=True):
+                rec = common.record([common.tool(a.bindir, args[0]), *args[1:], "--isa", isa], valid=True)
+                runs[(tag, isa)].append(rec["result"][path])
+    tags = list(dict.fromkeys(tag for tag, _ in runs))
+    norm = {t: statistics.median(runs[(t, pick[0])]) for t in tags}
+    per_round = {
+        isa: [statistics.mean(runs[(t, isa)][r] / norm[t] for t in tags) for r in range(a.rounds)]
+        for isa in pick
+    }
+    return runs, per_round
+
+
+def choose(a, key: str, threads: list[int], isas: list[str], names: list[str], held: str | None):
+    """Every variant of isas raced on key, the decision rule choosing from names[0] (the machine
+    model's default); a winner races the default again alone, and the row's earlier variant (held)
+    holds against a newcomer unless beaten alone (choice_races.settle), so that a row does not change
+    with one race that passed the rule by chance among the 24 comparisons of a run. Returns the runs,
+    the variant chosen, the first decision, the second race and the third (None where none ran)."""
+    runs, per_round = measure(a, key, threads, isas)
+    best, d, confirm, standing = choice_races.settle(
+        names,
+        per_round,
+        lambda pair: measure(a, key, threads, pair)[1],
+        "variant",
+        held if held != names[0] else None,
+    )
+    return runs, best, d, confirm, standing
+
+
 def offered(bindir: Path) -> list[str]:
     rec = common.record([common.tool(bindir, "bandwall-topo")])
     return rec["result"]["isa"]["offered"]
@@ -120,13 +160,12 @@ def main() -> int:
     kernels: dict = {}
     command = "python3 bench/isa_choices.py " + " ".join(sys.argv[1:])
     today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    held_row = (choice_table.row_named(choice_table.load(), micro["name"]) or {}).get("kernels", {})
+    names = [default["isa"]] + [i for i in isas if i != default["isa"]]
     for key in keys(a.kernels):
-        runs = {(tag, isa): [] for tag, _, _ in runs_of(key, threads) for isa in isas}
-        for r in range(a.rounds):
-            for tag, args, path in runs_of(key, threads):
-                for isa in common.order(isas, r, reverse=True):
-                    rec = common.record([common.tool(a.bindir, args[0]), *args[1:], "--isa", isa], valid=True)
-                    runs[(tag, isa)].append(rec["result"][path])
+        runs, best, d, confirm, standing = choose(
+            a, key, threads, isas, names, (held_row.get(key) or {}).get("isa")
+        )
         tags = list(dict.fromkeys(tag for tag, _ in runs))
         med = {k: statistics.median(v) for k, v in runs.items()}
         widest = isas[0]
@@ -149,16 +188,6 @@ def main() -> int:
             }
             for isa in isas
         }
-        # each round's figure: its values as shares of the widest's median per thread count, so the
-        # rounds pair across variants and both thread counts weigh alike
-        per_round = {
-            isa: [
-                statistics.mean(runs[(t, isa)][r] / med[(t, widest)] for t in tags) for r in range(a.rounds)
-            ]
-            for isa in isas
-        }
-        d = decide.choose_best(isas, [per_round[i] for i in isas], isas.index(default["isa"]))
-        best = isas[d.chosen]
         unit = {"peak": "GFlop/s per core"}.get(key.split(".")[0], "GB/s")
         kernels[key] = {
             "isa": best,
@@ -172,12 +201,18 @@ def main() -> int:
                 "decisive": d.decisive,
                 "why": d.why,
                 "rule": vars(decide.rule()),
+                **({"second_race": confirm} if confirm else {}),
+                **({"incumbent_race": standing} if standing else {}),
             },
             "command": command,
             "measured": today,
         }
         print(
-            f"{key}: {best}  " + "  ".join(describe(i, figures[i], per_run[i]) for i in isas), file=sys.stderr
+            f"{key}: {best}  "
+            + "  ".join(describe(i, figures[i], per_run[i]) for i in isas)
+            + (f"  (second race: {confirm['why']})" if confirm else "")
+            + (f"  (against the row's {standing['held']}: {standing['why']})" if standing else ""),
+            file=sys.stderr,
         )
     row = {
         "microarch": micro["name"],
