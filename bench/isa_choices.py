@@ -121,14 +121,18 @@ def choose(a, key: str, threads: list[int], isas: list[str], names: list[str], h
     with one race that passed the rule by chance among the 24 comparisons of a run. Returns the runs,
     the variant chosen, the first decision, the second race and the third (None where none ran)."""
     runs, per_round = measure(a, key, threads, isas)
+    # the others fastest first: the rule takes a candidate over the one it holds only when faster
+    # beyond noise, so in the order given a slower variant beyond noise of the default stays ahead
+    # of a faster one within noise of it, and the entry would name a variant below its figures' best
+    ranked = [names[0], *sorted(names[1:], key=lambda i: -statistics.median(per_round[i]))]
     best, d, confirm, standing = choice_races.settle(
-        names,
+        ranked,
         per_round,
         lambda pair: measure(a, key, threads, pair)[1],
         "variant",
         held if held != names[0] else None,
     )
-    return runs, best, d, confirm, standing
+    return runs, ranked, best, d, confirm, standing
 
 
 def offered(bindir: Path) -> list[str]:
@@ -163,7 +167,7 @@ def main() -> int:
     held_row = (choice_table.row_named(choice_table.load(), micro["name"]) or {}).get("kernels", {})
     names = [default["isa"]] + [i for i in isas if i != default["isa"]]
     for key in keys(a.kernels):
-        runs, best, d, confirm, standing = choose(
+        runs, ranked, best, d, confirm, standing = choose(
             a, key, threads, isas, names, (held_row.get(key) or {}).get("isa")
         )
         tags = list(dict.fromkeys(tag for tag, _ in runs))
@@ -198,7 +202,9 @@ def main() -> int:
                 "default": default["isa"],
                 "default_why": default["why"],
                 "chosen": best,
-                "decisive": d.decisive,
+                # decided: the first race's winner, confirmed alone and not held off by the row's
+                # earlier variant (a variant the row held stands within noise: not decided anew)
+                "decisive": d.decisive and best == ranked[d.chosen],
                 "why": d.why,
                 "rule": vars(decide.rule()),
                 **({"second_race": confirm} if confirm else {}),
