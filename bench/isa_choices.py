@@ -117,7 +117,7 @@ def measure(a, key: str, threads: list[int], pick: list[str]) -> tuple[dict, dic
 def choose(a, key: str, threads: list[int], isas: list[str], names: list[str], held: str | None):
     """Every variant of isas raced on key, the decision rule choosing from names[0] (the machine
     model's default); a winner races the default again alone, and the row's earlier variant (held)
-    holds against a newcomer unless beaten alone (choice_races.settle), so that a row does not change
+    holds against a newcomer unless beaten alone twice in a row (choice_races.settle), so that a row does not change
     with one race that passed the rule by chance among the 24 comparisons of a run. Returns the runs,
     the variant chosen, the first decision, the second race and the third (None where none ran)."""
     runs, per_round = measure(a, key, threads, isas)
@@ -217,7 +217,11 @@ def main() -> int:
             f"{key}: {best}  "
             + "  ".join(describe(i, figures[i], per_run[i]) for i in isas)
             + (f"  (second race: {confirm['why']})" if confirm else "")
-            + (f"  (against the row's {standing['held']}: {standing['why']})" if standing else ""),
+            + (
+                f"  (against the row's {standing['held']}: {choice_races.against(standing)})"
+                if standing
+                else ""
+            ),
             file=sys.stderr,
         )
     row = {

@@ -45,8 +45,8 @@ entry's sweeps keep the winner's depth (and tile_cache L2 or L3 for those) when 
 beyond noise twice, the second race the winner alone against single steps, on its rounds and
 those the row's earlier second race of the same pair kept, the latest 48 (a run whose model
 proposes that depth then sweeps from its first step); where the row named other sweeps before, the
-winner takes the row only when faster beyond noise than those too, in a third race of the two
-alone, the row's as the default (the row's depth races beside the others where the model no
+winner takes the row only when faster beyond noise than those too, in two races in a row of the
+two alone, the row's as the default (the row's depth races beside the others where the model no
 longer proposes it), and where the race leaves single steps (no winner, or one its second race did
 not confirm) the row's sweeps race single steps alone on their pooled rounds and hold the row only
 when faster beyond noise there; and say `slower` when the model's proposal was

@@ -71,8 +71,8 @@ def race_shapes(
     variant's compiled default stands only when a second race of it alone against the default settles
     on it too (among seven shapes one passes the rule by chance), as the other knobs' winners do.
 
-    incumbent: the shape per variant the row named before this race, which a winner must beat in a
-    third race of the two alone to replace (choice_races.settle); held_isa: the row's variant, the
+    incumbent: the shape per variant the row named before this race, which a winner must beat in two
+    races in a row of the two alone to replace (choice_races.settle); held_isa: the row's variant, the
     same way (race_variants)."""
     if a.in_run:
         # each candidate's name as it runs (default: the compiled default), one short run each

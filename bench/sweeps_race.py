@@ -11,7 +11,7 @@ from __future__ import annotations
 import statistics
 
 import common
-from choice_races import entry_of, head_to_head, more_if_unsettled, race, said
+from choice_races import entry_of, hold_unless_beaten, more_if_unsettled, race, said
 
 
 def shallower(depth: int) -> list[int]:
@@ -73,8 +73,9 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     proposal slower beyond noise in both races says `slower`; otherwise the entry says depth 1, and
     runs race as before. The second race decides on its rounds pooled with those of the row's
     earlier second race of the same pair (pooled), and keeps them for the next. Where the row chose
-    other sweeps before (held_sweeps) and this race's winner passed both races, the two race a third
-    time alone, the row's as the default, as the other knobs' choices are held (choice_races.settle);
+    other sweeps before (held_sweeps) and this race's winner passed both races, the two race alone,
+    the row's as the default, and the winner takes the row only when it wins two such races in a row,
+    as the other knobs' choices are held (choice_races.hold_unless_beaten);
     where this race leaves single steps and the row's sweeps were not the winner it raced alone, they
     race single steps alone, on their pooled rounds, and hold the row only when faster beyond noise
     there (the failed winner's race kept as unconfirmed_race);
@@ -193,7 +194,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         confirm, w = second(names[:2])
         slower = w == decide.SLOWER
     if won != names[0] and held in names and held != won:  # both sweeps pay: the row's holds unless beaten
-        won, standing = head_to_head([held, won], measured, held=held, raced=won)
+        won, standing = hold_unless_beaten(held, won, measured)
     unconfirmed = None
     if won == names[0] and held in names and (confirm or {}).get("raced") != held:
         # The row's sweeps, neither this race's choice nor raced alone by it: a first race that chose

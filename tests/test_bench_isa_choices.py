@@ -45,7 +45,7 @@ AVX2 = {"avx512": 100.0, "avx2": 116.0, "generic": 99.0}
         ([LEVEL], None, "avx512", False, False),  # nothing beyond noise: the default stands
         ([AVX2, {"avx512": 100.0, "avx2": 116.0}], None, "avx2", True, False),  # confirmed alone
         ([AVX2, {"avx512": 100.0, "avx2": 100.5}], None, "avx512", True, False),  # not confirmed
-        # the row's generic holds against the confirmed avx2 unless avx2 beats it alone
+        # the row's generic holds against the confirmed avx2 unless avx2 beats it alone twice in a row
         (
             [AVX2, {"avx512": 100.0, "avx2": 116.0}, {"generic": 100.0, "avx2": 101.0}],
             "generic",
@@ -54,7 +54,19 @@ AVX2 = {"avx512": 100.0, "avx2": 116.0, "generic": 99.0}
             True,
         ),
         (
-            [AVX2, {"avx512": 100.0, "avx2": 116.0}, {"generic": 100.0, "avx2": 120.0}],
+            [
+                AVX2,
+                {"avx512": 100.0, "avx2": 116.0},
+                {"generic": 100.0, "avx2": 120.0},
+                {"generic": 100.0, "avx2": 100.5},
+            ],
+            "generic",
+            "generic",
+            True,
+            True,
+        ),
+        (
+            [AVX2, {"avx512": 100.0, "avx2": 116.0}, *[{"generic": 100.0, "avx2": 120.0}] * 2],
             "generic",
             "avx2",
             True,

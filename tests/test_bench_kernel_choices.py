@@ -337,20 +337,21 @@ def test_all_candidate_shapes_are_every_shape_the_manifest_lists(monkeypatch, gi
 @pytest.mark.parametrize(
     "held, third, shape, raced",
     [
-        # the race's winner within noise of the row's shape: the row's stands
-        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 101.0}, "5x1-ring-x81", True),
-        # faster than it beyond noise: the winner takes the row
-        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 120.0}, "8x2-ring", True),
-        # the row held the winner already, or nothing the race ran: no third race
-        ("8x2-ring", None, "8x2-ring", False),
-        ("16x2-ring", None, "8x2-ring", False),
-        (None, None, "8x2-ring", False),
+        # the race's winner within noise of the row's shape: the row's stands after one race
+        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 101.0}, "5x1-ring-x81", 1),
+        # faster than it beyond noise twice in a row: the winner takes the row
+        ("5x1-ring-x81", {"5x1-ring-x81": 100.0, "8x2-ring": 120.0}, "8x2-ring", 2),
+        # the row held the winner already, or nothing the race ran: no race against it
+        ("8x2-ring", None, "8x2-ring", 0),
+        ("16x2-ring", None, "8x2-ring", 0),
+        (None, None, "8x2-ring", 0),
     ],
 )
 def test_the_rows_shape_stands_unless_the_winner_beats_it(monkeypatch, held, third, shape, raced):
     """The shapes knob with a row that named a shape before: a winner other than it races it alone, the
-    row's as the default, and replaces it only when faster beyond noise; so two shapes that both beat
-    the compiled default by as much do not take turns between runs of the bench."""
+    row's as the default, and replaces it only when faster beyond noise in two such races in a row; so
+    two shapes that both beat the compiled default by as much do not take turns between runs of the
+    bench."""
     import types
 
     races = []
@@ -372,25 +373,28 @@ def test_the_rows_shape_stands_unless_the_winner_beats_it(monkeypatch, held, thi
     out = sh.race_shapes(a, ["avx512"], cands, run, 6, {"avx512": held})["shapes"]["avx512"]
     assert out["shape"] == shape
     assert races[0] == ["2x4", "8x2-ring"]  # the second race: the winner against the compiled default
-    assert races[1:] == ([[held, "8x2-ring"]] if raced else [])
-    assert ("incumbent_race" in out) == raced
+    assert races[1:] == [[held, "8x2-ring"]] * raced
+    assert ("incumbent_race" in out) == bool(raced)
+    assert len(out.get("incumbent_race", {}).get("again", [])) == max(raced - 1, 0)
 
 
 @pytest.mark.parametrize(
     "held, third, won, races",
     [
-        # the default wins the race; the row held another: the third race decides, the row's the default
+        # the default wins the race; the row held another: races of the two alone decide, the row's
+        # the default, which holds at the first the newcomer does not win
         ("1:L1", {"1:L2": 101.0, "1:L1": 100.0}, "1:L1", 1),
-        ("1:L1", {"1:L2": 120.0, "1:L1": 100.0}, "1:L2", 1),
-        # the row held the default, or a setting not raced: no third race
+        ("1:L1", {"1:L2": 120.0, "1:L1": 100.0}, "1:L2", 2),
+        # the row held the default, or a setting not raced: no race against it
         ("1:L2", None, "1:L2", 0),
         ("3:L1", None, "1:L2", 0),
     ],
 )
 def test_every_knob_holds_the_rows_earlier_choice_unless_beaten(monkeypatch, held, third, won, races):
     """choice_races.settle, as every knob's race calls it (here the prefetch knob's): a name other
-    than the row's earlier choice replaces it only when a third race of the two alone, the row's as
-    the default, settles on it; the entry keeps that race as incumbent_race."""
+    than the row's earlier choice replaces it only when a race of the two alone, the row's as the
+    default, settles on it, and a second such race too; the entry keeps the first as
+    incumbent_race, the second under its `again`."""
     import types
 
     calls = []
@@ -406,10 +410,45 @@ def test_every_knob_holds_the_rows_earlier_choice_unless_beaten(monkeypatch, hel
     shapes = {"avx512": {"shape": "2x4"}}
     out = kc.race_prefetch(a, ["avx512"], shapes, None, 3, {"avx512": held})["avx512"]
     assert out["prefetch"] == won
-    assert calls[1:] == ([[held, "1:L2"]] if races else [])
+    assert calls[1:] == [[held, "1:L2"]] * races
     assert ("incumbent_race" in out) == bool(races)
     if races:
         assert out["incumbent_race"]["held"] == held
+
+
+@pytest.mark.parametrize(
+    "answers, kept, races",
+    [
+        # the newcomer within noise of the row's choice: held after one race
+        ([{}], "held", 1),
+        # slower beyond noise: held after one race
+        ([{"raced": 80.0}], "held", 1),
+        # faster beyond noise once, then within noise: held (one race passes the rule by chance)
+        ([{"raced": 120.0}, {}], "held", 2),
+        # faster beyond noise twice in a row: the newcomer takes the row
+        ([{"raced": 120.0}, {"raced": 120.0}], "raced", 2),
+    ],
+)
+def test_a_newcomer_takes_the_row_only_after_two_races_in_a_row(answers, kept, races):
+    """choice_races.hold_unless_beaten: the row's earlier choice against a newcomer alone, the row's
+    the default, the newcomer kept only when it wins UNSEAT_RACES races in a row; the first race that
+    keeps the row's ends it. The record: the first race with held and raced, the later under again."""
+    cr = sys.modules["choice_races"]
+    assert cr.UNSEAT_RACES == 2
+    jitter = [1.0, 1.01, 0.99, 1.0, 1.02]
+    seen = []
+
+    def again(pair):
+        got = answers[len(seen)]
+        seen.append(pair)
+        return {n: [got.get(n, 100.0) * j for j in jitter] for n in pair}
+
+    won, standing = cr.hold_unless_beaten("held", "raced", again)
+    assert won == kept
+    assert seen == [["held", "raced"]] * races
+    assert standing["held"] == "held" and standing["raced"] == "raced"
+    assert len(standing.get("again", [])) == races - 1
+    assert "; then " in cr.against(standing) if races > 1 else "; then " not in cr.against(standing)
 
 
 AVX2_WINS, LEVEL, AVX512_WINS = {"avx2": 120.0}, {}, {"avx512": 120.0}
@@ -422,9 +461,10 @@ AVX2_WINS, LEVEL, AVX512_WINS = {"avx2": 120.0}, {}, {"avx512": 120.0}
         (True, LEVEL, [LEVEL], None, "avx512", False, False),
         (True, LEVEL, [AVX2_WINS, AVX2_WINS], None, "avx2", True, False),
         (True, LEVEL, [AVX2_WINS, LEVEL], None, "avx512", True, False),
-        # the row's avx2 held against avx512 within noise of it: a third race, avx2 the default
+        # the row's avx2 held against avx512 unless beaten alone twice in a row, avx2 the default
         (True, LEVEL, [LEVEL, LEVEL], "avx2", "avx2", False, True),
-        (True, LEVEL, [LEVEL, AVX512_WINS], "avx2", "avx512", False, True),
+        (True, LEVEL, [LEVEL, AVX512_WINS, LEVEL], "avx2", "avx2", False, True),
+        (True, LEVEL, [LEVEL, AVX512_WINS, AVX512_WINS], "avx2", "avx512", False, True),
         # run against run: the shapes' rounds pair the variants, no race of their own unless one wins
         (False, LEVEL, [], None, "avx512", False, False),
         (False, AVX2_WINS, [AVX2_WINS], None, "avx2", True, False),

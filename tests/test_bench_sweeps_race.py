@@ -218,23 +218,25 @@ def test_the_sweeps_race_runs_on_the_table_as_the_bench_stands(monkeypatch, tmp_
 @pytest.mark.parametrize(
     "earlier, third, depth, held_race, first_race",
     [
-        ({"case": CASE, "depth": 2}, [109.0, 112.0, 108.0, 111.0, 110.0], 2, True, "1 4 2 3"),  # 2 holds
-        ({"case": CASE, "depth": 2}, [150.0] * 5, 3, True, "1 4 2 3"),  # beyond noise: 3 takes the row
+        ({"case": CASE, "depth": 2}, [[109.0, 112.0, 108.0, 111.0, 110.0]], 2, True, "1 4 2 3"),  # 2 holds
+        # beyond noise twice in a row: 3 takes the row; once, then within noise: 2 holds
+        ({"case": CASE, "depth": 2}, [[150.0] * 5] * 2, 3, True, "1 4 2 3"),
+        ({"case": CASE, "depth": 2}, [[150.0] * 5, [110.0] * 5], 2, True, "1 4 2 3"),
         ({"case": CASE, "depth": 3}, None, 3, False, "1 4 2 3"),  # the row's own depth won again
         ({"case": CASE, "depth": 1}, None, 3, False, "1 4 2 3"),  # single steps held: the second race decided
         ({"case": "512^3 interior, 40 steps, 2 threads compact", "depth": 2}, None, 3, False, "1 4 2 3"),
         # a depth the model no longer proposes races in the first race too, and then holds
-        ({"case": CASE, "depth": 6}, [109.0, 112.0, 108.0, 111.0, 110.0], 6, True, "1 4 2 3 6"),
-        ({"case": CASE, "depth": 6}, [150.0] * 5, 3, True, "1 4 2 3 6"),
+        ({"case": CASE, "depth": 6}, [[109.0, 112.0, 108.0, 111.0, 110.0]], 6, True, "1 4 2 3 6"),
+        ({"case": CASE, "depth": 6}, [[150.0] * 5] * 2, 3, True, "1 4 2 3 6"),
     ],
 )
 def test_the_rows_earlier_sweeps_hold_against_a_winner_within_noise_of_them(
     monkeypatch, earlier, third, depth, held_race, first_race
 ):
     """Where the row chose other sweeps on the same case before and this race's winner passed both
-    races, the two race a third time alone, the row's as the default: the newcomer takes the row only
-    when faster beyond noise of it, so two depths within noise of each other do not take turns; the
-    row's depth races in the first race too where the model no longer proposes it."""
+    races, the two race alone, the row's as the default: the newcomer takes the row only when faster
+    beyond noise of it in two such races in a row, so two depths within noise of each other do not
+    take turns; the row's depth races in the first race too where the model no longer proposes it."""
 
     def record(*x, **k):
         return {"config": {"time_block": {"proposal": {"depth": 4, "level": "L2"}}}}
@@ -243,15 +245,16 @@ def test_the_rows_earlier_sweeps_hold_against_a_winner_within_noise_of_them(
     first = {"4": [105.0] * 5, "2": within, "3": [120.0] * 5, "6": within}
     races = [first, {"3": [120.0] * 5}]
     held = str(earlier["depth"])
-    if third:
-        races.append({held: within, "3": third})
+    for alone in third or []:
+        races.append({held: within, "3": alone})
     out, calls = race_sweeps(monkeypatch, record, races, earlier=earlier)
     assert calls[:2] == [first_race.split(), ["1", "3"]]
     assert out["depth"] == depth
     assert ("incumbent_race" in out) == held_race
     if held_race:
-        assert calls[2] == [held, "3"]
+        assert calls[2:] == [[held, "3"]] * len(third)
         assert (out["incumbent_race"]["held"], out["incumbent_race"]["raced"]) == (held, "3")
+        assert len(out["incumbent_race"].get("again", [])) == len(third) - 1
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@
 #include "common/decide.hpp"
 #include "common/errors.hpp"
 #include "common/isa_choice.hpp"
+#include "common/llc_probe.hpp"
 #include "common/topology.hpp"
 #include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/rows.hpp"
@@ -128,10 +129,17 @@ void Measurement::choose_time_block(int threads) {
   const auto [table_team, team_from] =
       one_node && o_.sweep_team == "auto" && optimised(o_) ? this->table_team() : std::pair<std::string, std::string>{};
   const std::string team = table_team.empty() ? o_.sweep_team : table_team;
-  const Teams teams = team == "slabs"    ? Teams::Slabs
-                      : team == "shared" ? Teams::Shared
-                      : one_node         ? Teams::Either
-                                         : Teams::Slabs;
+  Teams teams = team == "slabs"    ? Teams::Slabs
+                : team == "shared" ? Teams::Shared
+                : one_node         ? Teams::Either
+                                   : Teams::Slabs;
+  // The team together keeps one window in the last-level cache: only where its CPUs share one by
+  // measurement, whatever hwloc reports (a virtual machine's host may split them; common/llc_probe.hpp).
+  llc_ = LlcProbe{};
+  if (teams == Teams::Either && optimised(o_) && threads > 1) {
+    llc_ = probe_team_llc(threads);
+    if (llc_.ran && !llc_.shared) teams = Teams::Slabs;
+  }
   const int deepest = max_depth(o_.grid, threads, teams != Teams::Slabs);
   const json tile_cache = choose_tile_cache(threads);
   caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
@@ -165,6 +173,10 @@ void Measurement::choose_time_block(int threads) {
     time_block_.update({{"team_how", "model"}, {"team_from", team_from}});
   if (o_.sweep_team == "auto" && !one_node)
     time_block_["team_why"] = "several NUMA nodes: a slab a thread keeps each thread on the planes it first touched";
+  if (!llc_.why.empty()) time_block_["llc_probe"] = llc_.to_json();
+  if (llc_.ran && !llc_.shared)
+    time_block_["team_why"] = "the team's CPUs do not share a last-level cache by measurement (" + llc_.why +
+                              "): a slab a thread, each thread's window in its own cache";
   if (!optimised(o_)) {
     model_ = time_block_model(o_.grid, 1, 0, threads, caches);
     time_block_.update({{"depth", 1}, {"how", "reference"}, {"why", "the reference kernel runs step by step"}});
@@ -386,6 +398,7 @@ std::string Measurement::time_block_key(int threads, bool one_node) const {
          shape_name(active_shape(g.radius)) + swept + ", blocks " + dims(b.b1, b.b2, b.b3) + ", " +
          (o_.schedule == Schedule::Dynamic ? "dynamic" : "static") + ", " + o_.init + " " + o_.placement.str() + ", " +
          to_string(o_.placement.pages) + " pages, team " + o_.sweep_team +
+         (llc_.ran && !llc_.shared ? " (two last-level caches measured)" : "") +
          (one_node ? ", one NUMA node" : ", several NUMA nodes") +
          // the model weighs the last-level cache's bytes by this CPU's measured ratio: another is another race
          ", last-level cache " + ratio_text(caches_.caches.llc_over_memory) + "x memory" +

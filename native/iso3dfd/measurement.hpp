@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/driver.hpp"
+#include "common/llc_probe.hpp"
 #include "iso3dfd/autoblocks.hpp"
 #include "iso3dfd/caches.hpp"
 #include "iso3dfd/options.hpp"
@@ -73,6 +74,7 @@ class Measurement : public driver::Measurement {
   int knob_steps_ = 0;      // the steps race_knobs ran
   std::string size_class_;  // where the run's data live (common/size_class.hpp), from the variant's choice
   TimeBlockModel model_;
+  LlcProbe llc_;          // whether the team's CPUs share a last-level cache, where the model may choose the team
   MachineCaches caches_;  // what the model plans with (iso3dfd/caches.hpp)
 
   // --time-block: the depth given, or auto's choice: the model's proposal raced against single steps

@@ -22,7 +22,8 @@ const std::vector<Word>& schedules() {
 
 const std::vector<Word>& sweep_teams() {
   static const std::vector<Word> rows = {
-      {"auto", "the model's choice, slabs on several NUMA nodes"},
+      {"auto",
+       "the model's choice, slabs on several NUMA nodes or where the team's CPUs measure two last-level caches"},
       {"slabs", "a slab of planes a thread"},
       {"shared", "the team on one wavefront, one window in the shared cache"},
   };
