@@ -436,6 +436,56 @@ def test_the_view_names_who_swept(run_bandwall, tmp_path):
         assert f"time steps per sweep: 2, {words}" in proc.stdout
 
 
+@pytest.mark.cpus(2)
+def test_the_record_says_whether_the_teams_cpus_share_a_last_level_cache(run_bandwall, tmp_path):
+    """Where --sweep-team auto lets the model choose the team, the record gives the probe of the team's
+    last-level caches (a line's round trip between its first and last thread) and its verdict; the
+    view says so where the probe found two caches and the model swept by slabs only."""
+    import io
+
+    from rich.console import Console
+
+    from bandwall.views import iso3dfd as view
+
+    args = (
+        "iso3dfd",
+        *SMALL,
+        "--time-block",
+        "2",
+        "--threads",
+        "2",
+        "--db",
+        tmp_path / "v.db",
+        "--format",
+        "json",
+    )
+    proc = run_bandwall(*args)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout)
+    probe = rec["config"]["time_block"]["llc_probe"]
+    assert probe["why"]
+    if probe["ran"]:
+        assert probe["round_trip_ns"] > 0 and len(probe["cpus"]) == 2
+        if probe["cpus"][0] != probe["cpus"][1]:
+            assert probe["shared"] == (probe["round_trip_ns"] < probe["one_llc_below_ns"])
+        if not probe["shared"]:
+            assert "two last-level caches" in rec["config"]["time_block"]["team_why"]
+            assert rec["result"]["traffic_model"]["time_block"]["team"] == "slabs"
+    # the view, with each verdict in turn
+    for shared, said in ((True, False), (False, True)):
+        rec["config"]["time_block"]["llc_probe"] = {
+            "ran": True,
+            "shared": shared,
+            "why": "a line's round trip",
+        }
+        out = io.StringIO()
+        view.render(Console(file=out, width=200), [rec])
+        assert ("the team's last-level caches: a line's round trip" in out.getvalue()) is said
+    # told the team, nothing is probed
+    told = json.loads(run_bandwall(*args, "--sweep-team", "slabs").stdout)
+    assert "llc_probe" not in told["config"]["time_block"]
+
+
 PROJECTION_CASES = [
     # cores, STREAM GB/s, proposal (depth, bytes) or None: pays, gain
     (2, 44.0, (8, 4.6875), False, 1.0),  # 2 x 750 = 1500 against 2750 fed step by step

@@ -165,6 +165,9 @@ def render(con, recs: list[dict]) -> None:
         who = {"shared": ", the team on one wavefront", "slabs": ", a slab a thread"}.get(team, "")
         who = who if tb["depth"] > 1 and int(c.get("threads", 1)) > 1 else ""
         con.print(f"time steps per sweep: {tb['depth']}{who} ({tb['how']}: {tb['why']})")
+        probe = tb.get("llc_probe", {})
+        if probe.get("ran") and not probe.get("shared", True):  # the model then left slabs only
+            con.print(f"the team's last-level caches: {probe['why']}, whatever hwloc reports: slabs only")
         check = tb.get("check", {})
         if check.get("ran"):  # the table's depth, one round of a race a run until the rounds settle
             mine = ", ".join(
