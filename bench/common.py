@@ -32,7 +32,7 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
 K = TypeVar("K")
@@ -233,19 +233,31 @@ def compile_c(src: Path, flags: Sequence[str], libs: Sequence[str] = (), out: Pa
     return exe
 
 
-# A cache line's round trip between two CPUs below this many ns: they share a last-level cache
-# (50-150 ns there; 200-400 ns between two AMD CCDs or two sockets).
-ONE_LLC_NS = 200.0
+class LineTrip(NamedTuple):
+    """A cache line's round trip between two CPUs and bandwall's verdict on it (common/llc_probe.hpp)."""
+
+    ns: float
+    one_llc: bool  # under bandwall's threshold: the two share a last-level cache
 
 
-def line_round_trip(cpus: Sequence[int], samples: int = 3) -> float:
-    """The median of `samples` samples of a cache line's round trip between the first two of cpus, in
-    ns (line_round_trip.c): a virtual machine's host may move two vCPUs the guest sees sharing an L3
-    onto two L3s and back from second to second, which moves what a team of threads sharing a
-    cache gets."""
-    exe = compile_c(ROOT / "bench" / "line_round_trip.c", ["-O2"], ["-lpthread"])
-    rec = record([exe, cpus[0], cpus[1], samples])
-    return statistics.median(rec["round_trip_ns"])
+def llc_probe(bindir: Path | str, cpus: Sequence[int], samples: int = 3) -> LineTrip | None:
+    """`bandwall-topo --llc-probe` between the first two of cpus, bandwall's own probe and threshold
+    (the median of `samples` samples of 256 round trips): a virtual machine's host may move two vCPUs
+    the guest sees sharing an L3 onto two L3s and back from second to second, which moves what a
+    team of threads sharing a cache gets. None where the probe did not run (the two threads did not
+    answer each other in time: a host that stole a CPU for 20 ms, say)."""
+    cmd = [
+        tool(bindir, "bandwall-topo"),
+        "--llc-probe",
+        f"{cpus[0]},{cpus[1]}",
+        "--llc-samples",
+        str(samples),
+    ]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None
+    p = json.loads(proc.stdout)["result"]["llc_probe"]
+    return LineTrip(float(p["round_trip_ns"]), bool(p["shared"]))
 
 
 def cpu_fields(path: Path | str = "/proc/cpuinfo") -> dict[str, str]:

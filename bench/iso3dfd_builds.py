@@ -14,7 +14,7 @@ fails or whose record does not pass its check stops the comparison.
 
 --rate run takes the whole run's rate (result.run: every step, what the defaults spend choosing
 included) instead of the timed steps'. --probe times a cache line's round trip between the first
-two CPUs before each run (line_round_trip.c) and gives the verdicts again over the rounds whose
+two CPUs before each run (bandwall-topo --llc-probe, from the first build's folder) and gives the verdicts again over the rounds whose
 every probe says one last-level cache, and over those whose every probe says two: a virtual
 machine's host may move two vCPUs the guest sees on one L3 onto two and back.
 
@@ -108,14 +108,19 @@ def verdicts(rates: dict[str, list[float]], rounds: list[int]) -> list[str]:
     return lines
 
 
+def trip_text(trip: common.LineTrip | None) -> str:
+    return "-" if trip is None else f"{trip.ns:.0f}"
+
+
 def main(argv: list[str] | None = None) -> None:
     a = parse(argv)
     args = shlex.split(a.args)
-    probes: dict[str, list[float]] = {n: [] for n in a.programs}
+    probes: dict[str, list[common.LineTrip | None]] = {n: [] for n in a.programs}
+    topo = Path(a.builds[0]).parent
 
     def one(name: str) -> float:
         if a.probe:
-            probes[name].append(common.line_round_trip([0, 1]))
+            probes[name].append(common.llc_probe(topo, [0, 1]))
         build, opts = a.programs[name]
         return run(build, [*args, *opts], a.threads, a.rate)
 
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         after=lambda r, mp: print(
             f"round {r + 1}: "
             + ", ".join(f"{mp[n][-1]:.1f}" for n in a.programs)
-            + (" probes " + " ".join(f"{probes[n][-1]:.0f}" for n in a.programs) if a.probe else ""),
+            + (" probes " + " ".join(trip_text(probes[n][-1]) for n in a.programs) if a.probe else ""),
             file=sys.stderr,
         ),
     )
@@ -135,8 +140,12 @@ def main(argv: list[str] | None = None) -> None:
     head = f"{'program':<40}{'median':>10}{'range':>20}{'per round vs first':>26}  decision rule"
     groups = {"every round": list(range(a.rounds))}
     if a.probe:
-        one_llc = [r for r in range(a.rounds) if all(probes[n][r] < common.ONE_LLC_NS for n in a.programs)]
-        two = [r for r in range(a.rounds) if all(probes[n][r] >= common.ONE_LLC_NS for n in a.programs)]
+        one_llc = [
+            r for r in range(a.rounds) if all(p and p.one_llc for p in (probes[n][r] for n in a.programs))
+        ]
+        two = [
+            r for r in range(a.rounds) if all(p and not p.one_llc for p in (probes[n][r] for n in a.programs))
+        ]
         groups |= {
             "rounds whose every probe says one last-level cache": one_llc,
             "rounds whose every probe says two": two,

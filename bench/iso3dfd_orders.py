@@ -14,8 +14,8 @@ same way:
     step moves (prev, vel and next read, next written): the rate no step-by-step run exceeds with its
     grid in memory;
   - before each bandwall run, a cache line's round trip between the first two threads' CPUs
-    (line_round_trip.c): the "one L3" column counts the probes under 200 ns, where the two share a
-    last-level cache (a virtual machine's host may move its vCPUs onto two L3s and back, which moves
+    (bandwall-topo --llc-probe): the "one L3" column counts the probes bandwall's own threshold
+    judges one last-level cache (a virtual machine's host may move its vCPUs onto two L3s and back, which moves
     what sweeps by the team together get);
   - step by step against the row kernel's in-core roof: its operation mix as this core ran it, from
     registers and L1, times the threads (each record's incore_model; bandwall.kernels.roofs.mix_bound);
@@ -72,7 +72,7 @@ def parse() -> argparse.Namespace:
 
 def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
     cpus = sorted(ALL_CPUS)[:threads]  # this process's own mask narrows once Devito has run
-    trip = common.line_round_trip(cpus) if len(cpus) > 1 else None
+    trip = common.llc_probe(Path(exe).parent, cpus) if len(cpus) > 1 else None
     rec = run_bandwall(
         [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
         + ["--radius", str(r), "--time-block", time_block, "--json"]
@@ -88,7 +88,7 @@ def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str
         "isa": f"{rec['config']['isa']} {rec['config']['row_shape']['name']} ({rec['config']['radius_path']})",
         "depth": tb.get("depth", 1),
         "depth_how": tb.get("how", ""),
-        "round_trip_ns": trip,
+        "llc_probe": trip,
         "mix_bound": mix.get("mix_bound_mpoints_per_s"),  # the row kernel's in-core roof
         "kernel_bound": kernel.get("kernel_bound_mpoints_per_s"),  # the row kernel with its data in L2
         "steal": stolen(rec),
@@ -214,10 +214,8 @@ def main() -> None:
             row += [f"{median(s['devito']):.0f}", paired(s["bandwall"], s["devito"])]
             bw, dv = s["bandwall"][-1]["norm"], s["devito"][-1]["norm"]
             agree = f"{abs(bw - dv) / dv:.1e}"
-        trips = [
-            x["round_trip_ns"] for x in s["bandwall"] + s["step by step"] if x["round_trip_ns"] is not None
-        ]
-        one = f"{sum(t < common.ONE_LLC_NS for t in trips)}/{len(trips)}" if trips else "-"
+        trips = [x["llc_probe"] for x in s["bandwall"] + s["step by step"] if x["llc_probe"] is not None]
+        one = f"{sum(t.one_llc for t in trips)}/{len(trips)}" if trips else "-"
         native = s["bandwall"] + s["step by step"] + s["memory wall"]
         row += [
             depths,
@@ -236,9 +234,10 @@ def main() -> None:
         "depths: bandwall's time steps per sweep round by round (k: kept from an earlier run's race; =: one, as "
         "the model or the table proposed, with no race: step by step's configuration, so its ratio to step by "
         "step is the rounds' noise)",
-        f"one L3: of the probes run just before each bandwall run, those in which a cache line went from the "
-        f"first thread's CPU to the second's and back in under {common.ONE_LLC_NS:.0f} ns (the two share a "
-        "last-level cache; a virtual machine's host may move its vCPUs onto two L3s and back)",
+        "one L3: of the probes run just before each bandwall run (bandwall-topo --llc-probe), those in which a "
+        "cache line went from the first thread's CPU to the second's and back fast enough for bandwall's "
+        "threshold (the two share a last-level cache; a virtual machine's host may move its vCPUs onto two L3s "
+        "and back)",
         "step by step / in-core: the step-by-step runs' median against the median of their records' in-core "
         "roof (the row kernel's operation mix as this core ran it, from registers and L1, times the threads), "
         "with that roof in MPoints/s",

@@ -59,7 +59,8 @@ def test_option_sets_alternate_and_the_rule_judges_them_within_each_class_of_pro
     """Two option sets of one build over 10 rounds: each run gets the positional arguments, its set's
     options and --threads; the whole run's rate with --rate run; rounds split by the probes (one L3
     in the first five rounds, two in the last five)."""
-    seen, probes = [], iter([60.0, 60.0] * 5 + [300.0, 300.0] * 5)
+    one, two = common.LineTrip(60.0, True), common.LineTrip(300.0, False)
+    seen, probes = [], iter([one, one] * 5 + [two, two] * 5)
 
     def record(cmd, **k):
         seen.append(cmd)
@@ -67,7 +68,7 @@ def test_option_sets_alternate_and_the_rule_judges_them_within_each_class_of_pro
         return {"result": {"mpoints_per_s": 1.0, "run": {"mpoints_per_s": 120.0 if fast else 100.0}}}
 
     monkeypatch.setattr(common, "record", record)
-    monkeypatch.setattr(common, "line_round_trip", lambda cpus, samples=3: next(probes))
+    monkeypatch.setattr(common, "llc_probe", lambda topo, cpus, samples=3: next(probes))
     bb.main(
         [
             exe[0],

@@ -239,6 +239,11 @@ def test_sweeps_over_ranks_give_the_single_process_wavefield(grid, ranks, dims, 
     assert (tb["depth"], tb["how"], tb["halo_layers"]) == (depth, "user", 8 * depth)
     assert tb["exchanges"] == -(-7 // depth)
     assert tb["sweep"]["team"] in ("slabs", "shared")
+    probe = tb["llc_probe"]  # rank 0's team, probed before the model fits its sweeps
+    if threads == 1:
+        assert probe == {"ran": False, "why": "one thread"}
+    elif probe["ran"] and probe["cpus"][0] != probe["cpus"][1]:
+        assert probe["shared"] == (probe["round_trip_ns"] < probe["one_llc_below_ns"]), probe["why"]
     assert c["overlap"] is False
     assert rec["validation"]["passed"] is True and rec["validation"]["max_rel_error"] == 0.0
     assert r["norm"] == pytest.approx(rec["validation"]["single_process_norm"], rel=1e-12)
@@ -269,6 +274,7 @@ def test_auto_over_ranks_too_short_to_race_says_why(iters, caches, why):
     assert (tb["depth"], tb["how"], tb["requested"], tb["exchanges"]) == (1, "model", "auto", iters)
     assert why in tb["why"] and tb["caches_forced"] == f"BANDWALL_CACHES={caches['BANDWALL_CACHES']}"
     assert "sweep" not in tb and tb["halo_layers"] == 8 and rec["result"]["steps_timed"] == iters
+    assert tb["llc_probe"] == {"ran": False, "why": "one thread"}
     assert all(p["redundant_share"] == 0 for p in rec["result"]["ranks"])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,27 @@ def test_this_machine_lists_its_instruction_sets():
 
 def test_a_recorded_machine_has_no_instruction_sets():
     assert "isa" not in topo_json("--topology", str(FOUR_NODE))["result"]
+
+
+def test_two_cpus_are_probed_for_one_last_level_cache():
+    """--llc-probe A,B: the round trip between the two CPUs and the verdict by bandwall's threshold,
+    in the record and in the table's last line."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("one CPU: no two to probe")
+    pair = f"{allowed[0]},{allowed[1]}"
+    proc = bandwall("topo", "--format", "json", "--llc-probe", pair)
+    if proc.returncode == 1 and "did not answer" in proc.stderr:
+        pytest.skip(proc.stderr)  # a host that stole a CPU for 20 ms: the probe says so and fails
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(proc.stdout)
+    records.validate(rec)
+    p = rec["result"]["llc_probe"]
+    assert p["ran"] and p["cpus"] == allowed[:2] and p["round_trip_ns"] > 0
+    assert p["shared"] == (p["round_trip_ns"] < p["one_llc_below_ns"])
+    table = bandwall("topo", "--llc-probe", pair)
+    if table.returncode == 0:
+        assert f"round trip between CPU {allowed[0]} and CPU {allowed[1]} took" in table.stdout
 
 
 def test_two_socket_xml_shape_and_distances():
@@ -135,6 +157,12 @@ def test_cpus_show_what_a_list_names_on_a_recorded_machine(cpus, expect):
         (["--cpus", "S0:0", "--order", "compact"], 2, "exclude each other"),
         (["--topology", str(TWO_SOCKET), "--cpus", "S2:0"], 2, "this machine has 2 sockets"),
         (["--topology", str(TWO_SOCKET), "--cpus", "M0:8"], 2, "of a domain of 8"),
+        (["--llc-probe", ""], 2, "'--llc-probe': is empty"),
+        (["--llc-probe", "0"], 2, "two different CPUs"),
+        (["--llc-probe", "0,0"], 2, "names CPU 0 twice"),
+        (["--llc-probe", "0,100000"], 2, "names CPU 100000"),
+        (["--llc-probe", "0,x"], 2, "not a whole number"),
+        (["--topology", str(TWO_SOCKET), "--llc-probe", "0,1"], 2, "leave out --topology"),
     ],
 )
 def test_bad_input(args, code, fragment):

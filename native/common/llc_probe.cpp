@@ -2,12 +2,15 @@
 
 #include <immintrin.h>
 #include <omp.h>
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace bw {
@@ -41,6 +44,60 @@ bool wait_for(const Line& line, long want, std::atomic<bool>& stop) {
   }
 }
 
+// The serving side: samples of kTrips round trips (after kWarm unmeasured), ns a round trip; fewer
+// than asked where the other side stopped answering. Sets stop when done.
+std::vector<double> serve(Line& line, std::atomic<bool>& stop, int samples) {
+  std::vector<double> ns;
+  long v = 0;
+  for (int s = -1; s < samples && !stop.load(); ++s) {
+    const int trips = s < 0 ? kWarm : kTrips;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < trips; ++i) {
+      line.ball.store(++v, std::memory_order_release);
+      if (!wait_for(line, ++v, stop)) break;
+    }
+    if (s >= 0 && !stop.load())
+      ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / trips);
+  }
+  stop.store(true);  // done: the answering side stops waiting
+  return ns;
+}
+
+void answer(Line& line, std::atomic<bool>& stop) {
+  for (long v = 1; wait_for(line, v, stop); v += 2) line.ball.store(v + 1, std::memory_order_release);
+}
+
+// The verdict from the samples the two sides (`who`) timed on their CPUs.
+LlcProbe judge(std::vector<double> ns, int samples, int first, int last, const std::string& who) {
+  LlcProbe p;
+  p.cpu_first = first;
+  p.cpu_last = last;
+  if (ns.size() < static_cast<std::size_t>(samples)) {
+    p.why = who + " did not answer each other within 20 ms (one CPU for both?)";
+    return p;
+  }
+  std::sort(ns.begin(), ns.end());
+  p.ran = true;
+  p.round_trip_ns = ns[ns.size() / 2];
+  if (first == last) {  // two threads on one CPU share every cache; the trip timed the scheduler
+    p.why = who + " ran on one CPU, " + std::to_string(first);
+    return p;
+  }
+  p.shared = p.round_trip_ns < kOneLlcNs;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f ns", p.round_trip_ns);
+  p.why = std::string("a line's round trip between CPU ") + std::to_string(first) + " and CPU " + std::to_string(last) +
+          " took " + buf + (p.shared ? ": one last-level cache" : ": two last-level caches");
+  return p;
+}
+
+bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
 }  // namespace
 
 json LlcProbe::to_json() const {
@@ -50,63 +107,66 @@ json LlcProbe::to_json() const {
               {"one_llc_below_ns", kOneLlcNs},
               {"shared", shared},
               {"cpus", {cpu_first, cpu_last}},
-              {"method",
-               "a cache line passed back and forth between the team's first and last thread as pinned, "
-               "the median of 3 samples of 256 round trips"}});
+              {"method", "a cache line passed back and forth between two threads as pinned, the median of " +
+                             std::to_string(samples) + " samples of " + std::to_string(kTrips) + " round trips"}});
   return j;
 }
 
 LlcProbe probe_team_llc(int threads) {
-  LlcProbe p;
   if (threads < 2) {
+    LlcProbe p;
     p.why = "one thread";
     return p;
   }
   Line line;
   std::atomic<bool> stop{false};
   std::vector<double> ns;
-  int team = 0;
+  int team = 0, first = -1, last_cpu = -1;
 #pragma omp parallel num_threads(threads)
   {
     const int t = omp_get_thread_num(), last = omp_get_num_threads() - 1;
     if (t == 0) team = last + 1;
     if (last > 0 && t == 0) {
-      p.cpu_first = sched_getcpu();
-      long v = 0;
-      for (int s = -1; s < kSamples && !stop.load(); ++s) {
-        const int trips = s < 0 ? kWarm : kTrips;
-        const auto t0 = Clock::now();
-        for (int i = 0; i < trips; ++i) {
-          line.ball.store(++v, std::memory_order_release);
-          if (!wait_for(line, ++v, stop)) break;
-        }
-        if (s >= 0 && !stop.load())
-          ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / trips);
-      }
-      stop.store(true);  // done: the last thread stops waiting
+      first = sched_getcpu();
+      ns = serve(line, stop, kSamples);
     } else if (last > 0 && t == last) {
-      p.cpu_last = sched_getcpu();
-      for (long v = 1; wait_for(line, v, stop); v += 2) line.ball.store(v + 1, std::memory_order_release);
+      last_cpu = sched_getcpu();
+      answer(line, stop);
     }
   }
-  if (ns.size() < static_cast<std::size_t>(kSamples)) {
-    p.why = team < 2 ? "the team has one thread"
-                     : "the team's first and last thread did not answer each other within 20 ms (one CPU for both?)";
+  if (team < 2) {
+    LlcProbe p;
+    p.why = "the team has one thread";
     return p;
   }
-  std::sort(ns.begin(), ns.end());
-  p.ran = true;
-  p.round_trip_ns = ns[ns.size() / 2];
-  if (p.cpu_first == p.cpu_last) {  // two threads on one CPU share every cache; the trip timed the scheduler
-    p.why = "the team's first and last thread ran on one CPU, " + std::to_string(p.cpu_first);
+  LlcProbe p = judge(std::move(ns), kSamples, first, last_cpu, "the team's first and last thread");
+  p.samples = kSamples;
+  return p;
+}
+
+LlcProbe probe_cpus_llc(int a, int b, int samples) {
+  Line line;
+  std::atomic<bool> stop{false};
+  std::vector<double> ns;
+  bool pinned_a = false, pinned_b = false;
+  std::thread other([&] {
+    pinned_b = pin_to(b);
+    if (pinned_b) answer(line, stop);
+  });
+  std::thread one([&] {
+    pinned_a = pin_to(a);
+    if (pinned_a) ns = serve(line, stop, samples);
+    stop.store(true);
+  });
+  one.join();
+  other.join();
+  if (!pinned_a || !pinned_b) {
+    LlcProbe p;
+    p.why = "a thread cannot run on CPU " + std::to_string(pinned_a ? b : a);
     return p;
   }
-  p.shared = p.round_trip_ns < kOneLlcNs;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0f ns", p.round_trip_ns);
-  p.why = std::string("a line's round trip between CPU ") + std::to_string(p.cpu_first) + " and CPU " +
-          std::to_string(p.cpu_last) + " took " + buf +
-          (p.shared ? ": one last-level cache" : ": two last-level caches");
+  LlcProbe p = judge(std::move(ns), samples, a, b, "the two threads");
+  p.samples = samples;
   return p;
 }
 

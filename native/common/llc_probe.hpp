@@ -20,6 +20,7 @@ struct LlcProbe {
   bool shared = true;        // one last-level cache by the round trip (true where nothing ran)
   double round_trip_ns = 0;  // the median of the samples
   int cpu_first = -1, cpu_last = -1;
+  int samples = 0;  // how many the median is of
   std::string why;
   json to_json() const;
 };
@@ -29,5 +30,9 @@ struct LlcProbe {
 // Bounded: a thread that waits more than 20 ms for the other (both on one CPU, say) ends the probe
 // with ran false.
 LlcProbe probe_team_llc(int threads);
+
+// The same between two threads of its own pinned to CPUs a and b (bandwall-topo --llc-probe, the
+// benches' column), `samples` samples. ran false, saying why, where a thread cannot run on its CPU.
+LlcProbe probe_cpus_llc(int a, int b, int samples = 3);
 
 }  // namespace bw

@@ -233,6 +233,7 @@ int main(int argc, char** argv) {
                                                       : "step by step (the default): the halo of ") +
                           std::to_string(g.radius) + " exchanged every step";
     if (part.depth() > 1) time_block["sweep"] = sweep;
+    if (!part.llc().why.empty()) time_block["llc_probe"] = part.llc().to_json();  // rank 0's
     bw::json config = {{"n1", g.n1},
                        {"n2", g.n2},
                        {"n3", g.n3},

@@ -75,6 +75,10 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
   }
   // auto and measure: the halos as deep as the race's sweeps (the run's depth is chosen later)
   const bool racing = o.time_block_requested == "auto" || o.time_block_requested == "measure";
+  // Whether the rank's threads share a last-level cache, measured (common/llc_probe.hpp): the model
+  // lets them sweep together only where they do (a virtual machine's host may split them).
+  if (racing || o.time_block > 1) llc_ = probe_team_llc(threads_);
+  team_ = llc_.ran && !llc_.shared ? Teams::Slabs : Teams::Either;
   halo_depth_ = racing ? proposed_depth(cpu) : o.time_block;
   depth_ = racing ? 1 : halo_depth_;
   const std::size_t h = o.global.halo(), deep = h * static_cast<std::size_t>(halo_depth_);
@@ -181,8 +185,7 @@ Part::Part(const Options& o, MPI_Comm comm, int threads, int cpu)
     // The sweeps' tiles and team, fitted to this rank's caches: the slabs of its threads when they
     // hold the depth (the faces the region shrinks at counted), else the team together.
     const bool slabs = halo_depth_ <= max_depth(region(halo_depth_), threads_);
-    model_ = fit_time_block(local_, halo_depth_, threads_, machine_caches(cpu).caches,
-                            slabs ? Teams::Either : Teams::Shared);
+    model_ = fit_time_block(local_, halo_depth_, threads_, machine_caches(cpu).caches, slabs ? team_ : Teams::Shared);
     if (!slabs) model_.shared = true;
     tiles_ = TimeTiles{halo_depth_, model_.tile_rows, model_.chunk, model_.shared};
   }
@@ -333,8 +336,8 @@ int Part::proposed_depth(int cpu) {
       allow = std::min(allow, static_cast<long>(extent_[d] / local_.halo()));
   const std::size_t h = local_.halo();
   const Grid part{extent_[0] + 2 * h, extent_[1] + 2 * h, extent_[2] + 2 * h, local_.radius};
-  const TimeBlockModel m =
-      propose_time_block(part, threads_, max_depth(part, threads_, true), machine_caches(cpu).caches, Teams::Either);
+  const TimeBlockModel m = propose_time_block(part, threads_, max_depth(part, threads_, team_ != Teams::Slabs),
+                                              machine_caches(cpu).caches, team_);
   const int mine[2] = {m.depth, static_cast<int>(allow)};
   int least[2] = {1, 1};
   MPI_Allreduce(mine, least, 2, MPI_INT, MPI_MIN, comm_);

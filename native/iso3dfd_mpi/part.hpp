@@ -14,6 +14,7 @@
 #include <array>
 #include <vector>
 
+#include "common/llc_probe.hpp"
 #include "common/placement.hpp"
 #include "iso3dfd/iso3dfd.hpp"
 #include "iso3dfd/timeblock.hpp"
@@ -58,6 +59,8 @@ class Part {
   json sweep_record() const;
   // What auto decided and why (the proposal, the race's rounds); null when the depth was given.
   const json& choice() const { return choice_; }
+  // The probe of whether the rank's threads share a last-level cache (why empty: not probed).
+  const LlcProbe& llc() const { return llc_; }
   // Time steps per sweep the run advances by (after a race, the one it chose).
   int depth() const { return depth_; }
   int exchanges() const { return exchanges_; }
@@ -104,6 +107,8 @@ class Part {
   bool halo_stale_ = false;  // prev's 8 layers, after a sweep (a step needs them)
   TimeTiles tiles_{};
   TimeBlockModel model_{};
+  LlcProbe llc_{};              // the rank's team, probed where it may sweep
+  Teams team_ = Teams::Either;  // the teams the model may fit: slabs only across two caches
   json choice_;
   RacePlan plan_{};
   Grid local_;

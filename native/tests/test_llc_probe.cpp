@@ -62,4 +62,23 @@ TEST(LlcProbe, TwoThreadsOnOneCpuEndAndShareTheirCaches) {
   }
 }
 
+// Two CPUs named (bandwall-topo --llc-probe): the two threads of its own pinned to them; a CPU no
+// thread may run on ends it with ran false and says which; one CPU twice shares every cache.
+TEST(LlcProbe, TwoCpusNamedArePinnedOrRefused) {
+  const std::vector<int> cpus = bw::allowed_cpus();
+  const bw::LlcProbe absent = bw::probe_cpus_llc(cpus.front(), 100000);
+  EXPECT_FALSE(absent.ran);
+  EXPECT_TRUE(absent.shared);
+  EXPECT_NE(absent.why.find("cannot run on CPU 100000"), std::string::npos) << absent.why;
+  const bw::LlcProbe same = bw::probe_cpus_llc(cpus.front(), cpus.front(), 2);
+  EXPECT_TRUE(same.shared) << same.why;
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU";
+  const bw::LlcProbe p = bw::probe_cpus_llc(cpus[0], cpus[1], 2);
+  if (!p.ran) GTEST_SKIP() << p.why;
+  EXPECT_EQ(p.cpu_first, cpus[0]);
+  EXPECT_EQ(p.cpu_last, cpus[1]);
+  EXPECT_EQ(p.samples, 2);
+  EXPECT_EQ(p.shared, p.round_trip_ns < bw::kOneLlcNs) << p.why;
+}
+
 }  // namespace

@@ -1,5 +1,6 @@
 // bandwall-topo: the machine (or a synthetic/XML one) as one JSON record; with --order, the CPUs a
-// binding policy picks; with --list-policies, the placement and binding tables for the front end.
+// binding policy picks; with --list-policies, the placement and binding tables for the front end;
+// with --llc-probe, whether two CPUs share a last-level cache by a cache line's measured round trip.
 #include <CLI/CLI.hpp>
 
 #include "common/affinity.hpp"
@@ -8,6 +9,7 @@
 #include "common/errors.hpp"
 #include "common/policies.hpp"
 #include "common/isa.hpp"
+#include "common/llc_probe.hpp"
 #include "common/record.hpp"
 #include "common/topology.hpp"
 #include "engine/engine.hpp"
@@ -16,13 +18,19 @@ int main(int argc, char** argv) {
   return bw::guarded_main("bandwall-topo", [&] {
     CLI::App app{"bandwall-topo: machine topology as a JSON record"};
     std::string source, order, cpus;
-    int threads = 0;
+    std::string probe;
+    int threads = 0, samples = 3;
     bool list = false;
     app.add_option("--topology", source, "hwloc synthetic description or XML file instead of this machine");
     app.add_option("--order", order, "print the CPUs a binding policy picks: " + bw::binding_syntax());
     app.add_option("--threads", threads, "how many CPUs --order picks, or the first of --cpus (0: all)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--cpus", cpus, "print the CPUs a CPU list names, thread by thread (0-3,8, S0:0-3, E:N:4:1:2)");
+    app.add_option("--llc-probe", probe,
+                   "time a cache line's round trip between two CPUs (A,B): whether they share a last-level cache, "
+                   "measured (a virtual machine's host may split what its topology reports)");
+    app.add_option("--llc-samples", samples, "samples of 256 round trips --llc-probe takes the median of")
+        ->check(CLI::Range(1, 1000));
     app.add_flag("--list-policies", list, "print the placement and binding policy tables (JSON) and exit");
     if (!bw::parse_command_line(app, argc, argv)) return 0;
     if (list) {
@@ -55,6 +63,18 @@ int main(int argc, char** argv) {
       result["order"] = bw::cap_cpu_list(bw::resolve_cpu_list(cpus, topo), threads, cpus);
       config["cpus"] = cpus;
       config["threads"] = threads;
+    }
+    if (!probe.empty()) {
+      if (!topo.is_this_machine()) throw bw::UsageError("--llc-probe times this machine: leave out --topology");
+      const std::vector<int> two = bw::resolve_cpu_list(probe, topo);
+      if (two.size() != 2 || two[0] == two[1])
+        throw bw::UsageError("--llc-probe takes two different CPUs (A,B), not '" + probe + "'");
+      bw::check_cpus_allowed(two);
+      const bw::LlcProbe p = bw::probe_cpus_llc(two[0], two[1], samples);
+      if (!p.ran) throw bw::RunError("--llc-probe: " + p.why);
+      result["llc_probe"] = p.to_json();
+      config["llc_probe"] = bw::json{two[0], two[1]};
+      config["llc_samples"] = samples;
     }
     auto prov = bw::provenance(0, topo.all_cpus(), "none", "none", bw::json::object(), 0);
     bw::emit(bw::make_record("topo", config, result,

@@ -36,15 +36,25 @@ from bandwall.views.topo import render
     default=None,
     help="also print the CPUs a CPU list names, thread by thread, as likwid-pin -p does (S0:0-3, E:N:4:1:2)",
 )
+@click.option(
+    "--llc-probe",
+    callback=refuse_empty,
+    default=None,
+    metavar="A,B",
+    help="also time a cache line's round trip between two CPUs: whether they share a last-level cache, "
+    "measured (a virtual machine's host may split the L3 its topology reports)",
+)
 @format_option
-def topo(source, order, threads, cpus, fmt):
+def topo(source, order, threads, cpus, llc_probe, fmt):
     """Show the machine: packages, NUMA nodes and distances, cores, caches, counters, DSA."""
-    rec = topology(source, order, threads, cpus)
+    rec = topology(source, order, threads, cpus, llc_probe)
 
     def render_all(con):
         render(con, rec)
         if order or cpus:
             picked = ", ".join(map(str, rec["result"]["order"]))
             con.print(f"{order or cpus}: threads 0, 1, ... on CPUs {picked}", markup=False)
+        if llc_probe:
+            con.print(f"measured: {rec['result']['llc_probe']['why']}", markup=False)
 
     emit(rec, fmt, render_all)

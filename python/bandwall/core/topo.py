@@ -11,11 +11,17 @@ from bandwall.core.errors import UsageError
 
 
 def topology(
-    source: str | None = None, order: str | None = None, threads: int = 0, cpus: str | None = None
+    source: str | None = None,
+    order: str | None = None,
+    threads: int = 0,
+    cpus: str | None = None,
+    llc_probe: str | None = None,
 ) -> dict:
     """The topology record of this machine, or of an hwloc synthetic description / XML file;
     order (compact, scatter, spread, node:N) adds result.order, the CPUs that binding picks, and
-    cpus (a CPU list: 0-3,8 or likwid's S0:0-3, E:N:4) the CPUs that list names, thread by thread."""
+    cpus (a CPU list: 0-3,8 or likwid's S0:0-3, E:N:4) the CPUs that list names, thread by thread;
+    llc_probe (two CPUs, A,B) adds result.llc_probe: whether they share a last-level cache by a
+    cache line's measured round trip (native/common/llc_probe.hpp)."""
     args: list[str] = []
     if source:
         args += ["--topology", source]
@@ -23,6 +29,8 @@ def topology(
         args += ["--order", order, "--threads", str(threads)]
     if cpus:
         args += ["--cpus", cpus]
+    if llc_probe:
+        args += ["--llc-probe", llc_probe]
     return records.finish(native.run_record("bandwall-topo", args))
 
 
