@@ -257,7 +257,7 @@ def llc_probe(bindir: Path | str, cpus: Sequence[int], samples: int = 3) -> Line
     if proc.returncode != 0:
         return None
     p = json.loads(proc.stdout)["result"]["llc_probe"]
-    return LineTrip(float(p["round_trip_ns"]), bool(p["shared"]))
+    return LineTrip(float(p.get("round_trip_ns", 0.0)), bool(p["shared"]))  # none timed where forced
 
 
 def cpu_fields(path: Path | str = "/proc/cpuinfo") -> dict[str, str]:

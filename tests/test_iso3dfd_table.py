@@ -239,13 +239,15 @@ def test_the_sweep_team_the_table_names_runs_by_default(team, monkeypatch, tmp_p
     assert none["team_how"] == "model" and "no team" in none["team_from"]
 
 
-def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False, **more) -> None:
-    """A table of one row (AMD Zen 4) whose entry at radius 1 says of sweeps for variant isa: depth
-    (None: no entry), slower, and any more fields (tile_cache)."""
+def write_sweeps_table(
+    table, isa: str, depth: int | None, slower: bool = False, radius: int = 1, **more
+) -> None:
+    """A table of one row (AMD Zen 4) whose entry at radius 1 (or `radius`) says of sweeps for
+    variant isa: depth (None: no entry), slower, and any more fields (tile_cache)."""
     sweeps = {
         isa: {"depth": depth, "slower": slower, "measured": "2026-01-07", "decision": {"why": "w"}, **more}
     }
-    kernels = {} if depth is None else {"iso3dfd.rows.r1": {"isa": isa, "sweeps": sweeps}}
+    kernels = {} if depth is None else {f"iso3dfd.rows.r{radius}": {"isa": isa, "sweeps": sweeps}}
     row = {"microarch": "AMD Zen 4", "cpu": "t", "measured": "2026-01-01", "command": "t", "kernels": kernels}
     table.write_text(json.dumps({"rows": [row]}))
 
@@ -255,8 +257,8 @@ def write_sweeps_table(table, isa: str, depth: int | None, slower: bool = False,
 STEPS = 80
 
 
-def sweeps_table_run(isa: str, radius: int = 1, *more, steps: int = STEPS) -> dict:
-    n = 2 * radius + 64
+def sweeps_table_run(isa: str, radius: int = 1, *more, steps: int = STEPS, interior: int = 64) -> dict:
+    n = 2 * radius + interior
     rec = record(
         n, n, n, steps, "auto", "auto", "auto", "compact", THREADS, "--isa", isa, "--radius", radius, *more
     )
@@ -363,6 +365,43 @@ def test_the_table_says_whether_sweeps_pay_and_a_round_a_run_checks_it(
     assert again["how"] != "table" and "race" in again and "check" not in again
     other = sweeps_table_run(isa, 2)
     assert other["how"] != "table" and "table" not in other
+
+
+@pytest.mark.parametrize("entry", ["within noise", "a shallower depth raced there"])
+def test_a_table_entry_holds_where_two_last_level_caches_leave_the_model_slabs_only(
+    entry, sweeps_table, monkeypatch, tmp_path
+):
+    """The table's races ran with the team free (the model's proposal and every depth from 2 up to
+    it). Where the team's CPUs measure two last-level caches (forced: BANDWALL_LLC_PROBE=two), the
+    model, left slabs only, proposes a shallower depth than there; the entry is still matched by the
+    proposal with the team free: depth 1 stands without a race where the races could not tell, the
+    entry's depth runs from the first step where it paid (one shallower than the run's model
+    proposes, as the bench's race may choose). On a 96^3 interior at radius 3 with 512 KiB
+    of L2 and 4 MiB of L3 the model proposes 6 by the team together, 3 by slabs."""
+    if THREADS < 2:
+        pytest.skip("one CPU: a team of one thread probes nothing")
+    isa, table = sweeps_table
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=512K,L3=4M")
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "cache"))
+    write_sweeps_table(table, isa, None)
+
+    def run(probe: str) -> dict:
+        monkeypatch.setenv("BANDWALL_LLC_PROBE", probe)
+        return sweeps_table_run(isa, 3, "--time-block", "measure", interior=96)
+
+    free, split = run("one")["proposal"], run("two")["proposal"]
+    assert (free["team"], split["team"]) == ("shared", "slabs") and free["depth"] > split["depth"] > 2
+    chosen = split["depth"] - 1  # raced there (every depth from 2 up), and not what the run's model proposes
+    if entry == "within noise":
+        second = {"raced": str(free["depth"]), "why": "the default 1 stands"}
+        write_sweeps_table(table, isa, 1, radius=3, proposed=free["depth"], second_race=second)
+    else:
+        write_sweeps_table(table, isa, chosen, radius=3, proposed=free["depth"])
+    monkeypatch.setenv("BANDWALL_LLC_PROBE", "two")
+    tb = sweeps_table_run(isa, 3, interior=96)
+    assert tb["llc_probe"]["forced"] == "BANDWALL_LLC_PROBE=two" and tb["teams_considered"] == "slabs"
+    assert tb["how"] == "table" and "race" not in tb, tb
+    assert tb["depth"] == (1 if entry == "within noise" else chosen)
 
 
 @pytest.mark.parametrize("measured_with", [THREADS, THREADS + 1])

@@ -74,6 +74,34 @@ def test_two_cpus_are_probed_for_one_last_level_cache():
         assert f"round trip between CPU {allowed[0]} and CPU {allowed[1]} took" in table.stdout
 
 
+@pytest.mark.parametrize(("value", "code"), [("one", 0), ("two", 0), ("three", 2), ("One", 2)])
+def test_the_probes_verdict_is_forced_or_refused_in_one_line(value, code):
+    """BANDWALL_LLC_PROBE=one or two: the verdict given, nothing timed, and the record says so
+    (where the process has two CPUs; with one, the pair is refused as ever); another value: one
+    line, exit 2."""
+    allowed = sorted(os.sched_getaffinity(0))
+    pair = f"{allowed[0]},{allowed[-1]}"  # one CPU twice where the process has one: refused unless forced value bad
+    proc = subprocess.run(
+        [sys.executable, "-m", "bandwall", "topo", "--format", "json", "--llc-probe", pair],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "BANDWALL_LLC_PROBE": value},
+    )
+    if code == 2:
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        if len(allowed) > 1:  # with one CPU the pair is refused first
+            assert f"BANDWALL_LLC_PROBE '{value}' is neither one nor two" in proc.stderr
+        return
+    if len(allowed) < 2:
+        assert proc.returncode == 2 and "names CPU" in proc.stderr and "twice" in proc.stderr
+        return
+    assert proc.returncode == 0, proc.stderr
+    p = json.loads(proc.stdout)["result"]["llc_probe"]
+    assert (p["forced"], p["shared"], p["ran"]) == (f"BANDWALL_LLC_PROBE={value}", value == "one", True)
+    assert "round_trip_ns" not in p
+
+
 def test_two_socket_xml_shape_and_distances():
     rec = topo_json("--topology", str(TWO_SOCKET))
     r = rec["result"]

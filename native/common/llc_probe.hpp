@@ -22,9 +22,14 @@ struct LlcProbe {
   int cpu_first = -1, cpu_last = -1;
   int samples = 0;  // how many the median is of
   std::string why;
+  std::string forced;  // "BANDWALL_LLC_PROBE=two": the verdict given, nothing timed
   json to_json() const;
 };
 
+// BANDWALL_LLC_PROBE=one or two forces every probe's verdict (nothing is timed, the record says so):
+// each branch of a choice that follows it on any machine, and a way out for a host whose probe
+// misleads. Any other value is refused (UsageError).
+//
 // Probes the team of `threads` OpenMP threads (outside any parallel region): thread 0 and the last
 // pass a line back and forth, 3 samples of 256 round trips after 64 unmeasured, the others idle.
 // Bounded: a thread that waits more than 20 ms for the other (both on one CPU, say) ends the probe

@@ -145,6 +145,13 @@ void Measurement::choose_time_block(int threads) {
   caches_.caches.shape_planes = static_cast<std::size_t>(swept_shape(o_.grid.radius).planes);
   const Caches& caches = caches_.caches;
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
+  // The table's entry is matched by the depth the model proposes with the team free, as where the
+  // bench raced (every depth from 2 up to it): two caches measured leave it slabs only, whose
+  // proposal is shallower, and the run would race again what the table decided.
+  table_proposal_ =
+      llc_.ran && !llc_.shared
+          ? propose_time_block(o_.grid, threads, max_depth(o_.grid, threads, true), caches, Teams::Either).depth
+          : model_.depth;
   // The table's depth where the model proposes sweeps, on the tiles for it, when the slabs and the
   // cache allow it: where the table sizes the tiles for a cache (the bench raced each depth with such
   // a tile; the model's tie between depths within 5% of each other takes the shallower), or where
@@ -153,7 +160,8 @@ void Measurement::choose_time_block(int threads) {
   // deeper window costs in a last-level cache other tenants share).
   if (model_.depth > 1) {
     const TableSweeps t = table_sweeps(threads);
-    if (t.depth > 1 && t.depth <= deepest && (tile_cache.value("how", "") == "table" || t.proposed == model_.depth)) {
+    if (t.depth > 1 && t.depth <= deepest &&
+        (tile_cache.value("how", "") == "table" || t.proposed == table_proposal_)) {
       const TimeBlockModel m = fit_time_block(o_.grid, t.depth, threads, caches, teams);
       if (tiles_allowed(m, caches)) model_ = m;
     }
@@ -219,7 +227,7 @@ void Measurement::choose_time_block(int threads) {
   // those could not, and cost the run its steps). Another proposal races as before;
   // --time-block measure races whatever the table says.
   const TableSweeps table = model_.depth > 1 && !o_.time_block_measure ? table_sweeps(threads) : TableSweeps{};
-  const bool undecided = table.undecided > 1 && table.undecided == model_.depth;
+  const bool undecided = table.undecided > 1 && table.undecided == table_proposal_;
   if (table.slower || undecided || (table.depth > 1 && table.depth == model_.depth && !o_.thread_options.automatic())) {
     const bool sweeps = table.depth > 1;
     if (sweeps)

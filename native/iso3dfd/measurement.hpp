@@ -74,8 +74,9 @@ class Measurement : public driver::Measurement {
   int knob_steps_ = 0;      // the steps race_knobs ran
   std::string size_class_;  // where the run's data live (common/size_class.hpp), from the variant's choice
   TimeBlockModel model_;
-  LlcProbe llc_;          // whether the team's CPUs share a last-level cache, where the model may choose the team
-  MachineCaches caches_;  // what the model plans with (iso3dfd/caches.hpp)
+  LlcProbe llc_;            // whether the team's CPUs share a last-level cache, where the model may choose the team
+  int table_proposal_ = 0;  // the model's depth with the team free, as the table's races ran: their entry's key
+  MachineCaches caches_;    // what the model plans with (iso3dfd/caches.hpp)
 
   // --time-block: the depth given, or auto's choice: the model's proposal raced against single steps
   // on the run's data, within three quarters of the run's steps (plan_race), which the race advances
