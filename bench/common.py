@@ -240,12 +240,13 @@ class LineTrip(NamedTuple):
     one_llc: bool  # under bandwall's threshold: the two share a last-level cache
 
 
-def llc_probe(bindir: Path | str, cpus: Sequence[int], samples: int = 3) -> LineTrip | None:
+def llc_probe(bindir: Path | str, cpus: Sequence[int], samples: int = 3, **kw: Any) -> LineTrip | None:
     """`bandwall-topo --llc-probe` between the first two of cpus, bandwall's own probe and threshold
     (the median of `samples` samples of 256 round trips): a virtual machine's host may move two vCPUs
     the guest sees sharing an L3 onto two L3s and back from second to second, which moves what a
     team of threads sharing a cache gets. None where the probe did not run (the two threads did not
-    answer each other in time: a host that stole a CPU for 20 ms, say)."""
+    answer each other in time: a host that stole a CPU for 20 ms, say, or CPUs this process may no
+    longer use: kw goes to subprocess.run, a preexec_fn that widens the mask again)."""
     cmd = [
         tool(bindir, "bandwall-topo"),
         "--llc-probe",
@@ -253,7 +254,7 @@ def llc_probe(bindir: Path | str, cpus: Sequence[int], samples: int = 3) -> Line
         "--llc-samples",
         str(samples),
     ]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kw)
     if proc.returncode != 0:
         return None
     p = json.loads(proc.stdout)["result"]["llc_probe"]
