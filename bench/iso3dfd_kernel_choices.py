@@ -140,6 +140,14 @@ def parse():
         default=40,
         help="time steps a run of the knobs swept, team and sweeps (default 40)",
     )
+    p.add_argument(
+        "--sweeps-llc",
+        default="",
+        help="the knob sweeps once for each verdict of the probe of a shared last-level cache given "
+        "(one, two: forced by BANDWALL_LLC_PROBE, the host's own verdict counted run by run), into the "
+        "row's sweeps_by_llc, which runs with that verdict take, instead of once with the team free "
+        "into sweeps (default: the team free)",
+    )
     p.add_argument("--prefetch-rows", default="0,1,2", help="prefetch distances in rows (default 0,1,2)")
     p.add_argument(
         "--prefetch-caches",
@@ -164,6 +172,9 @@ def parse():
     a.knobs = set(a.knobs.split(","))
     if not a.knobs or not a.knobs <= {"shapes", "prefetch", "swept", "blocks", "team", "sweeps"}:
         p.error("--knobs takes shapes, prefetch, swept, blocks, team and sweeps, comma-separated")
+    a.sweeps_llc = [v for v in a.sweeps_llc.split(",") if v]
+    if not set(a.sweeps_llc) <= {"one", "two"}:
+        p.error("--sweeps-llc takes one and two, comma-separated")
     a.y_blocks = [int(y) for y in a.y_blocks.split(",")]
     a.prefetch_rows = [int(r) for r in a.prefetch_rows.split(",")]
     a.prefetch_caches = a.prefetch_caches.split(",")
@@ -292,12 +303,22 @@ def main() -> int:
                 row.update(command=command, measured=today)
         if "sweeps" in a.knobs:
             # the table as this run stands: the knobs raced above (and at earlier radii) included
-            raced = {**entries, key_of(radius): {k: v for k, v in entry.items() if k != "sweeps"}}
+            raced = {
+                **entries,
+                key_of(radius): {k: v for k, v in entry.items() if k not in ("sweeps", "sweeps_by_llc")},
+            }
             table = choice_table.standing(no_choices.parent, row_name, raced, command, today)
             own = {"BANDWALL_CACHE_DIR": env["BANDWALL_CACHE_DIR"], "BANDWALL_ISA_CHOICES": str(table)}
-            entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, own)
-            for row in entry["sweeps"].values():
-                row.update(command=command, measured=today)
+            if not a.sweeps_llc:
+                entry["sweeps"] = race_sweeps(a, entry, offered, radius, n, own)
+                for row in entry["sweeps"].values():
+                    row.update(command=command, measured=today)
+            by_llc = {isa: dict(v) for isa, v in (entry.get("sweeps_by_llc") or {}).items()}
+            for llc in a.sweeps_llc:
+                for isa, row in race_sweeps(a, entry, offered, radius, n, own, llc).items():
+                    by_llc.setdefault(isa, {})[llc] = {**row, "command": command, "measured": today}
+            if by_llc:
+                entry["sweeps_by_llc"] = by_llc
         entries[key_of(radius)] = variant_where_it_runs(entry, radius)
     return write(a, entries, command, today)
 

@@ -16,7 +16,7 @@ import common
 from choice_races import entry_of, more_if_unsettled, race, said, settle
 
 # The knobs an entry holds per variant that were measured at that variant's step shape.
-AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams", "sweeps")
+AT_THE_SHAPE = ("prefetch", "swept_shapes", "blocks", "teams", "sweeps", "sweeps_by_llc")
 
 
 def shapes_of(entry: dict) -> dict[str, str | None]:

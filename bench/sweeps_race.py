@@ -8,6 +8,7 @@ A script imports it as `import sweeps_race` (bench/ is first on its path, as for
 
 from __future__ import annotations
 
+import os
 import statistics
 
 import common
@@ -61,7 +62,7 @@ def held_sweeps(earlier: dict | None, case: str) -> str | None:
     return f"{e['depth']} {e['tile_cache']}" if e.get("tile_cache") else str(e["depth"])
 
 
-def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict:
+def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict, llc: str | None = None) -> dict:
     """At the variant the entry names, every other knob as the defaults take it (the table as it
     stands, which env's BANDWALL_ISA_CHOICES names, when it does; an empty cache folder), the depth the model proposes for this grid and
     each shallower depth from 2 up against single steps by the decision rule, a.sweep_steps steps a run, twice the rounds when the first leave it unsettled;
@@ -81,14 +82,29 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     there (the failed winner's race kept as unconfirmed_race);
     the row's sweeps race in the first race too where the model no longer proposes them:
     two depths both faster than single steps, within noise of each other, do not take turns from one
-    run of the bench to the next."""
+    run of the bench to the next.
+
+    With llc ("one" or "two"), every run takes that verdict of the probe of a shared last-level
+    cache (BANDWALL_LLC_PROBE), so the model proposes the team and depth a run with that verdict
+    gets (on one cache the team together, deeper; on two, slabs), and the race is the row's
+    sweeps_by_llc entry for it, held against that entry's earlier choice; before each run the bench
+    probes the CPUs itself, and the entry says in how many runs the host agreed with the verdict
+    (a virtual machine's host moves two vCPUs between one L3 and two)."""
     from bandwall.core import decide
 
     isa = entry.get("isa") or offered[0]
     own = {k: env[k] for k in ("BANDWALL_CACHE_DIR", "BANDWALL_ISA_CHOICES") if k in env}
+    if llc:
+        own["BANDWALL_LLC_PROBE"] = llc
+    agreed = {"runs": 0, "agreed": 0}  # the host's verdict before each run, against llc
 
     def run(name: str) -> dict:
         depth, _, tiles = name.partition(" ")
+        cpus = sorted(os.sched_getaffinity(0))[:2]
+        if llc and a.threads > 1 and len(cpus) == 2:
+            trip = common.llc_probe(a.bindir, cpus)
+            agreed["runs"] += 1
+            agreed["agreed"] += trip is not None and trip.one_llc == (llc == "one")
         return common.record(
             [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
             + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth]
@@ -147,7 +163,11 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
     # and the row's earlier sweeps on this case, where the model no longer proposes them (on the Zen
     # 4 guest radius 2's row named depth 8 and the model, its cache figures measured again, proposed
     # 6): the hold below needs them raced
-    earlier = (entry.get("sweeps") or {}).get(isa)
+    earlier = (
+        ((entry.get("sweeps_by_llc") or {}).get(isa) or {}).get(llc)
+        if llc
+        else (entry.get("sweeps") or {}).get(isa)
+    )
     held = held_sweeps(earlier, case)
     if held and held not in names:
         names.append(held)
@@ -159,6 +179,7 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
                 "case": case,
                 "threads": a.threads,
                 "why": "the model proposes no sweeps here",
+                **({"llc": llc} if llc else {}),
             }
         }
 
@@ -207,7 +228,14 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
         confirm, w = second([names[0], held])
         won = held if w == decide.FASTER else names[0]
     said(
-        f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps: {won}"
+        f"radius {radius} {isa} sweeps ({', '.join(names[1:])}) against single steps"
+        + (
+            f" with {llc} last-level cache{'s' if llc == 'two' else ''} (the host agreed "
+            f"{agreed['agreed']}/{agreed['runs']})"
+            if llc
+            else ""
+        )
+        + f": {won}"
         + (" (slower twice)" if slower else "")
         + (f" (the row's {held} alone: {unconfirmed['raced']} unconfirmed)" if unconfirmed else "")
         + (f" (the row's {held} alone)" if confirm and confirm["raced"] == held and not unconfirmed else ""),
@@ -234,5 +262,6 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict) -> dict
             case=case,
             threads=a.threads,  # a run of another team does not take the verdict
             **({"unconfirmed_race": unconfirmed} if unconfirmed else {}),
+            **({"llc": llc, "host_agreed": f"{agreed['agreed']}/{agreed['runs']}"} if llc else {}),
         )
     }

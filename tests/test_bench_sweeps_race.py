@@ -288,3 +288,49 @@ def test_the_rows_sweeps_left_unraced_by_a_failed_winner_race_single_steps_alone
     assert out["second_race"]["raced"] == "3" and out["second_race"]["pooled"] == {"races": 2, "rounds": 10}
     assert out["second_race"]["rates"]["3"] == EARLIER_3["3"] + held_alone  # kept for the next race
     assert (out.get("unconfirmed_race") or {}).get("raced") == unconfirmed
+
+
+@pytest.mark.parametrize("llc, host", [("one", [True, True, False]), ("two", [False, None, False])])
+def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypatch, llc, host):
+    """--sweeps-llc: every run of the race takes the verdict (BANDWALL_LLC_PROBE), the row's earlier
+    entry of that verdict (sweeps_by_llc) is the one held and pooled, and the entry says the verdict
+    and in how many runs the bench's own probe before the run agreed with it (None: no answer)."""
+    import types
+
+    envs, trips = [], iter(host * 20)
+
+    def record(cmd, env=None, **k):
+        envs.append(dict(env or {}))
+        return {"config": {"time_block": {"proposal": {"depth": 3, "level": "L2"}}}}
+
+    def probe(bindir, cpus, **k):
+        one = next(trips)
+        return None if one is None else sr.common.LineTrip(60.0 if one else 300.0, one)
+
+    first = {"3": [150.0] * 5, "2": [101.0, 99.0, 100.0, 102.0, 98.0]}
+    second = {"3": [108.0, 97.0, 110.0, 106.0, 109.0]}
+    left = [first, second, second]
+
+    def fake_race(a, names, run):
+        for name in names:  # the runs, each probed first
+            run(name)
+        got = left.pop(0)
+        return {"1": [100.0] * 5, **{k: got[k] for k in names if k != "1"}}
+
+    monkeypatch.setattr(sr, "race", fake_race)
+    monkeypatch.setattr(sr.common, "tool", lambda bindir, name: name)
+    monkeypatch.setattr(sr.common, "record", record)
+    monkeypatch.setattr(sr.common, "llc_probe", probe)
+    a = types.SimpleNamespace(bindir=bench_scripts.BENCH, sweep_steps=40, interior=256, threads=2, rounds=5)
+    other = "two" if llc == "one" else "one"
+    earlier = {
+        "sweeps": {"avx512": {"depth": 1}},
+        "sweeps_by_llc": {"avx512": {llc: {**kept(), "depth": 1}, other: {}}},
+    }
+    out = sr.race_sweeps(a, {"isa": "avx512", **earlier}, ["avx512"], 3, 262, {}, llc)["avx512"]
+    assert all(e.get("BANDWALL_LLC_PROBE") == llc for e in envs) and envs
+    assert out["llc"] == llc and out["depth"] == 3
+    assert out["second_race"]["pooled"] == {"races": 2, "rounds": 15}  # the verdict's own earlier rounds
+    runs = len(envs)
+    agree = sum(h is not None and h == (llc == "one") for h in (host * 20)[:runs])
+    assert out["host_agreed"] == f"{agree}/{runs}"

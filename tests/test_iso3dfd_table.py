@@ -404,6 +404,55 @@ def test_a_table_entry_holds_where_two_last_level_caches_leave_the_model_slabs_o
     assert tb["depth"] == (1 if entry == "within noise" else chosen)
 
 
+def test_the_entry_raced_with_the_probes_verdict_holds_for_runs_with_that_verdict(
+    sweeps_table, monkeypatch, tmp_path
+):
+    """A row whose sweeps_by_llc holds an entry per verdict of the probe (one last-level cache: the
+    model's team together; two: slabs) beside the entry raced with the team free: a run takes the
+    entry of its own verdict, matched by its own proposal, and cites it; a verdict the row has no
+    entry for takes the team-free entry, as before. On a 96^3 interior at radius 3 with 512 KiB of
+    L2 and 4 MiB of L3 the model proposes 6 by the team together, 3 by slabs."""
+    if THREADS < 2:
+        pytest.skip("one CPU: a team of one thread probes nothing")
+    isa, table = sweeps_table
+    monkeypatch.setenv("BANDWALL_CACHES", "L2=512K,L3=4M")
+    write_sweeps_table(table, isa, None)
+
+    def run(probe: str) -> dict:
+        monkeypatch.setenv("BANDWALL_LLC_PROBE", probe)
+        return sweeps_table_run(isa, 3, interior=96)
+
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "measured"))  # their races keep a depth
+    monkeypatch.setenv("BANDWALL_LLC_PROBE", "one")
+    one = sweeps_table_run(isa, 3, "--time-block", "measure", interior=96)["proposal"]
+    monkeypatch.setenv("BANDWALL_LLC_PROBE", "two")
+    two = sweeps_table_run(isa, 3, "--time-block", "measure", interior=96)["proposal"]
+    assert (one["team"], two["team"]) == ("shared", "slabs") and one["depth"] > two["depth"] > 2
+    entry = {"slower": False, "measured": "2026-01-08", "decision": {"why": "v"}}
+    by_llc = {
+        "one": {**entry, "depth": one["depth"] - 1, "proposed": one["depth"], "llc": "one"},
+        "two": {**entry, "depth": 1, "proposed": two["depth"], "llc": "two"},  # could not tell there
+    }
+    # the team-free entry says otherwise at both
+    write_sweeps_table(table, isa, 2, radius=3, proposed=one["depth"])
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "cache"))
+    row = json.loads(table.read_text())
+    row["rows"][0]["kernels"]["iso3dfd.rows.r3"]["sweeps_by_llc"] = {isa: by_llc}
+    table.write_text(json.dumps(row))
+    shared, split = run("one"), run("two")
+    for tb, depth, words in (
+        (shared, one["depth"] - 1, "one last-level cache"),
+        (split, 1, "two last-level caches"),
+    ):
+        assert (tb["depth"], tb["how"]) == (depth, "table") and "race" not in tb, tb
+        assert f"iso3dfd.rows.r3, {isa} sweeps with {words}" in tb["why"] and "2026-01-08" in tb["why"], tb
+    assert "not told from single steps" in split["why"]
+    del row["rows"][0]["kernels"]["iso3dfd.rows.r3"]["sweeps_by_llc"][isa]["two"]
+    table.write_text(json.dumps(row))
+    free = run("two")  # the team-free entry: depth 2, matched by the team-free proposal
+    assert (free["depth"], free["how"]) == (2, "table") and "with two last-level" not in free["why"], free
+
+
 @pytest.mark.parametrize("measured_with", [THREADS, THREADS + 1])
 def test_a_verdict_on_sweeps_holds_for_the_team_it_was_measured_with(
     measured_with, sweeps_table, monkeypatch, tmp_path

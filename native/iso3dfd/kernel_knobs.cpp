@@ -26,8 +26,10 @@ struct TableRow {
   std::string cite, missing;
 };
 
+// The row (*entry)[field][isa], or with `sub` the object (*entry)[field][isa][sub] (sweeps_by_llc's
+// verdicts).
 TableRow table_row(const std::string& key, const std::string& isa, const char* field, const std::string& what,
-                   const std::string& cited_as) {
+                   const std::string& cited_as, const char* sub = nullptr) {
   TableRow t;
   const Microarch* m = this_microarch();
   if (!m) {
@@ -39,6 +41,8 @@ TableRow table_row(const std::string& key, const std::string& isa, const char* f
   const json* e = table_entry(isa_choice_table(), cpu, key);
   if (!e || !e->contains(field) || !(*e)[field].contains(isa) || !(*e)[field][isa].is_object()) return t;
   t.row = &(*e)[field][isa];
+  if (sub) t.row = t.row->contains(sub) && (*t.row)[sub].is_object() ? &(*t.row)[sub] : nullptr;
+  if (!t.row) return t;
   t.cite = table_citation(cpu, key + ", " + isa + cited_as, *e, t.row);
   return t;
 }
@@ -186,7 +190,18 @@ std::pair<std::string, std::string> Measurement::table_team() const {
 
 Measurement::TableSweeps Measurement::table_sweeps(int threads) const {
   TableSweeps s;
-  const TableRow t = table_row(variant_key(), kernel_isa(), "sweeps", "verdict on sweeps", " sweeps");
+  // Where the team's CPUs were probed (measured, or forced by BANDWALL_LLC_PROBE), the entry the
+  // bench raced with the same verdict, when the row has one (sweeps_by_llc: the model proposes
+  // another team and depth on one last-level cache than on two, and the depth that pays moves with
+  // them); else the entry raced with the team free.
+  const char* verdict = llc_.ran ? (llc_.shared ? "one" : "two") : nullptr;
+  TableRow t;
+  if (verdict) {
+    t = table_row(variant_key(), kernel_isa(), "sweeps_by_llc", "verdict on sweeps",
+                  std::string(" sweeps with ") + verdict + " last-level cache" + (llc_.shared ? "" : "s"), verdict);
+    s.by_llc = t.row != nullptr;
+  }
+  if (!t.row) t = table_row(variant_key(), kernel_isa(), "sweeps", "verdict on sweeps", " sweeps");
   const long depth = t.row ? whole_field(*t.row, "depth", 1, kMaxTimeBlock, 0) : 0;
   if (depth == 0) {
     s.from = t.missing;

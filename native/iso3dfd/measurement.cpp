@@ -147,9 +147,10 @@ void Measurement::choose_time_block(int threads) {
   model_ = propose_time_block(o_.grid, threads, deepest, caches, teams);
   // The table's entry is matched by the depth the model proposes with the team free, as where the
   // bench raced (every depth from 2 up to it): two caches measured leave it slabs only, whose
-  // proposal is shallower, and the run would race again what the table decided.
+  // proposal is shallower, and the run would race again what the table decided. An entry raced
+  // with the probe's verdict is matched by the run's own proposal.
   table_proposal_ =
-      llc_.ran && !llc_.shared
+      llc_.ran && !llc_.shared && !table_sweeps(threads).by_llc
           ? propose_time_block(o_.grid, threads, max_depth(o_.grid, threads, true), caches, Teams::Either).depth
           : model_.depth;
   // The table's depth where the model proposes sweeps, on the tiles for it, when the slabs and the

@@ -149,6 +149,9 @@ class Measurement : public driver::Measurement {
     // the depth the model proposed where the bench raced (0: none said); the races then included
     // shallower depths, so a run whose model proposes the same takes the table's depth
     int proposed = 0;
+    // from the row's entry for the probe's verdict (sweeps_by_llc), raced with the team the run's
+    // model takes: matched by the run's own proposal
+    bool by_llc = false;
     // an entry measured with another number of threads than the run's, which then says nothing
     // (config.time_block.table with applies false; null otherwise)
     json other_team;
