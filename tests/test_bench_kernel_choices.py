@@ -499,3 +499,34 @@ def test_the_variants_race_whole_runs_confirmed_and_held(
     assert ("second_race" in out["decision"]) == second
     assert ("incumbent_race" in out["decision"]) == third
     assert list(out["figures"]) == ["avx512", "avx2"] and out["shapes"] == shapes
+
+
+def parsed(monkeypatch, *argv):
+    """The script's parse() of argv (its export of --bindir undone after the test)."""
+    monkeypatch.setenv("BANDWALL_BINDIR", str(bench_scripts.BENCH))
+    monkeypatch.setattr(
+        sys, "argv", ["iso3dfd_kernel_choices.py", "--bindir", str(bench_scripts.BENCH), *argv]
+    )
+    return kc.parse()
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--knobs", "sweeps,depth"], "--knobs takes"),
+        (["--sweeps-llc", "three"], "--sweeps-llc takes one and two"),
+        (["--sweeps-llc", "one,2"], "--sweeps-llc takes one and two"),
+        (["--prefetch-caches", "L3"], "--prefetch-caches takes"),
+    ],
+)
+def test_bad_arguments_say_one_line_and_exit_2(argv, says, monkeypatch, capsys):
+    with pytest.raises(SystemExit) as e:
+        parsed(monkeypatch, *argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_the_verdicts_of_the_probe_race_apart_only_when_asked(monkeypatch):
+    assert parsed(monkeypatch, "--sweeps-llc", "one,two").sweeps_llc == ["one", "two"]
+    assert parsed(monkeypatch).sweeps_llc == []  # the team free, into sweeps
