@@ -80,12 +80,15 @@ def race_swept_variant(a, entry: dict, offered, run, radius: int, n: int, env: d
 def variant_where_it_runs(entry: dict, radius: int) -> dict:
     """entry, whose variant was raced inside sweeps (step_variant holds the step race's), with the
     step race's variant back where the table's sweeps at the swept race's variant do not pay (depth
-    1 there): the defaults then run step by step, where the step race measured them."""
+    1 there, in the team-free entry and in every entry per verdict of the probe): the defaults then
+    run step by step, where the step race measured them."""
     step = entry.get("step_variant")
     if not step or step.get("isa") == entry.get("isa"):
         return entry
-    sweeps = entry.get("sweeps", {}).get(entry["isa"], {})
-    if int(sweeps.get("depth", 1)) > 1:
+    # the team-free entry, and those per verdict of the probe of a shared last-level cache
+    sweeps = [entry.get("sweeps", {}).get(entry["isa"], {})]
+    sweeps += list((entry.get("sweeps_by_llc", {}).get(entry["isa"]) or {}).values())
+    if any(int(s.get("depth", 1)) > 1 for s in sweeps):
         return entry
     print(
         f"radius {radius}: the sweeps do not pay at {entry['isa']}: the step race's {step['isa']} stands",

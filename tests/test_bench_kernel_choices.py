@@ -289,15 +289,24 @@ def test_the_variant_races_again_inside_sweeps(monkeypatch, depth, first, second
 
 
 @pytest.mark.parametrize(
-    "sweeps, isa",
+    "sweeps, isa, by_llc",
     [
-        ({"avx512": {"depth": 8}}, "avx512"),  # the sweeps pay at the swept race's variant
-        ({"avx512": {"depth": 1}}, "avx2"),  # they do not: the step race's variant
-        ({"avx512": {"depth": 1, "slower": True}}, "avx2"),
-        ({}, "avx2"),  # not raced: nothing says the defaults sweep
+        ({"avx512": {"depth": 8}}, "avx512", None),  # the sweeps pay at the swept race's variant
+        ({"avx512": {"depth": 1}}, "avx2", None),  # they do not: the step race's variant
+        ({"avx512": {"depth": 1, "slower": True}}, "avx2", None),
+        ({}, "avx2", None),  # not raced: nothing says the defaults sweep
+        (
+            {"avx512": {"depth": 1}},
+            "avx512",
+            {"avx512": {"one": {"depth": 6}, "two": {"depth": 1}}},
+        ),  # on one L3
+        ({"avx512": {"depth": 1}}, "avx2", {"avx512": {"one": {"depth": 1}, "two": {"depth": 1}}}),
+        ({}, "avx2", {"avx2": {"one": {"depth": 4}}}),  # at the other variant: says nothing of this one
     ],
 )
-def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa):
+def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa, by_llc):
+    """The step race's variant comes back where the sweeps at the swept race's variant pay neither
+    with the team free nor in any entry per verdict of the probe of a shared last-level cache."""
     swept = {
         **STEP_ENTRY,
         "isa": "avx512",
@@ -307,11 +316,12 @@ def test_the_swept_variant_stands_only_where_the_sweeps_pay(sweeps, isa):
         "variant_case": "--time-block 8",
         "step_variant": {k: STEP_ENTRY[k] for k in ("isa", "figures", "decision", "case")},
         "sweeps": sweeps,
+        **({"sweeps_by_llc": by_llc} if by_llc else {}),
     }
     out = sw.variant_where_it_runs(swept, 2)
     assert out["isa"] == isa
     if isa == "avx2":
-        assert out == {**STEP_ENTRY, "sweeps": sweeps}
+        assert out == {**STEP_ENTRY, "sweeps": sweeps, **({"sweeps_by_llc": by_llc} if by_llc else {})}
     else:
         assert out == swept
 
