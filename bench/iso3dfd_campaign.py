@@ -11,8 +11,10 @@ model, caches from lscpu). Nothing runs side by side. The steps:
               --write what the decision rule chooses, in the order whose later races meet the
               earlier winners: iso3dfd_time_model.py (the cache figures of the time model, 9 rounds),
               iso3dfd_kernel_choices.py --knobs shapes --in-run (the row shapes and variants raced
-              inside runs, 9 rounds), --knobs prefetch,swept,blocks,team,sweeps (5 rounds), and
-              isa_choices.py (every kernel's variant, 5 rounds); 40-90 minutes on 2 cores
+              inside runs, 9 rounds), --knobs prefetch,swept,blocks,team,sweeps (5 rounds), --knobs
+              sweeps --sweeps-llc one,two at radius 1-5 (whether sweeps pay per verdict of the probe
+              of a shared last-level cache, 5 rounds) and isa_choices.py (every kernel's variant, 5
+              rounds); 50-100 minutes on 2 cores
   orders      iso3dfd_orders.py: every space order 2-16 against Devito, the memory wall and step by
               step, 256^3 interior, 40 steps
   devito      iso3dfd_vs_devito.py at the defaults: bandwall against Devito, 256^3 interior, 40 steps
@@ -91,6 +93,10 @@ def commands(a: argparse.Namespace) -> dict[str, list[list[str]]]:
             [py, "bench/iso3dfd_time_model.py", *bindir, "--rounds", "9", "--write"],
             [*choices, "--knobs", "shapes", "--in-run", "--in-run-steps", "400", "--rounds", "9", "--write"],
             [*choices, "--knobs", "prefetch,swept,blocks,team,sweeps", "--rounds", "5", "--write"],
+            # whether sweeps pay per verdict of the probe of a shared last-level cache, where the model
+            # proposes sweeps on any CPU met so far (two vCPUs a host may put on one L3 or two)
+            [*choices, "--knobs", "sweeps", "--sweeps-llc", "one,two", "--radii", "1,2,3,4,5"]
+            + ["--rounds", "5", "--write"],
             # 5 rounds: fewer leave the decision rule no 90% interval, and every entry "too few rounds"
             [py, "bench/isa_choices.py", *bindir, "--rounds", "5", "--write"],
         ],

@@ -47,16 +47,19 @@ def test_bad_arguments_are_refused_with_one_line(parsed, argv, message, capsys):
 
 
 def test_the_row_writes_the_time_model_then_the_shapes_then_the_other_knobs_then_the_variants(parsed):
+    """The row's scripts in order, the sweeps raced again per verdict of the probe after the other knobs."""
     row = campaign.commands(parsed("--name", "zen9"))["row"]
     scripts = [(c[1], c[c.index("--knobs") + 1] if "--knobs" in c else None) for c in row]
     assert scripts == [
         ("bench/iso3dfd_time_model.py", None),
         ("bench/iso3dfd_kernel_choices.py", "shapes"),
         ("bench/iso3dfd_kernel_choices.py", "prefetch,swept,blocks,team,sweeps"),
+        ("bench/iso3dfd_kernel_choices.py", "sweeps"),
         ("bench/isa_choices.py", None),
     ]
     assert all("--write" in c and "/nonexistent/bin" in c for c in row)
     assert "--in-run" in row[1]
+    assert row[3][row[3].index("--sweeps-llc") + 1] == "one,two"  # then per verdict of the probe
     # every race of the row gets rounds enough for the decision rule's 90% interval
     assert all(int(c[c.index("--rounds") + 1]) >= 5 for c in row)
 
