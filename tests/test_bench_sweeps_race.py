@@ -290,12 +290,19 @@ def test_the_rows_sweeps_left_unraced_by_a_failed_winner_race_single_steps_alone
     assert (out.get("unconfirmed_race") or {}).get("raced") == unconfirmed
 
 
-@pytest.mark.parametrize("llc, host", [("one", [True, True, False]), ("two", [False, None, False])])
-def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypatch, llc, host):
+@pytest.mark.parametrize(
+    "llc, host, cpus",
+    [("one", [True, True, False], {0, 1}), ("two", [False, None, False], {2, 5, 7}), ("one", [True], {1})],
+)
+def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypatch, llc, host, cpus):
     """--sweeps-llc: every run of the race takes the verdict (BANDWALL_LLC_PROBE), the row's earlier
     entry of that verdict (sweeps_by_llc) is the one held and pooled, and the entry says the verdict
-    and in how many runs the bench's own probe before the run agreed with it (None: no answer)."""
+    and in how many runs the bench's own probe before the run agreed with it (None: no answer),
+    between the first two CPUs the bench may use (none with one CPU: 0/0)."""
     import types
+
+    monkeypatch.setattr(sr.os, "sched_getaffinity", lambda pid: set(cpus))
+    probed = []
 
     envs, trips = [], iter(host * 20)
 
@@ -303,7 +310,8 @@ def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypat
         envs.append(dict(env or {}))
         return {"config": {"time_block": {"proposal": {"depth": 3, "level": "L2"}}}}
 
-    def probe(bindir, cpus, **k):
+    def probe(bindir, between, **k):
+        probed.append(list(between))
         one = next(trips)
         return None if one is None else sr.common.LineTrip(60.0 if one else 300.0, one)
 
@@ -331,6 +339,7 @@ def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypat
     assert all(e.get("BANDWALL_LLC_PROBE") == llc for e in envs) and envs
     assert out["llc"] == llc and out["depth"] == 3
     assert out["second_race"]["pooled"] == {"races": 2, "rounds": 15}  # the verdict's own earlier rounds
-    runs = len(envs)
+    runs = len(envs) if len(cpus) > 1 else 0
     agree = sum(h is not None and h == (llc == "one") for h in (host * 20)[:runs])
     assert out["host_agreed"] == f"{agree}/{runs}"
+    assert all(p == sorted(cpus)[:2] for p in probed) and len(probed) == runs
