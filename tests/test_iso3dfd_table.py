@@ -382,7 +382,8 @@ def test_a_table_entry_holds_where_two_last_level_caches_leave_the_model_slabs_o
         pytest.skip("one CPU: a team of one thread probes nothing")
     isa, table = sweeps_table
     monkeypatch.setenv("BANDWALL_CACHES", "L2=512K,L3=4M")
-    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "cache"))
+    # the proposals' runs race, and a race that decides keeps its depth: in a folder of their own
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "measured"))
     write_sweeps_table(table, isa, None)
 
     def run(probe: str) -> dict:
@@ -390,6 +391,7 @@ def test_a_table_entry_holds_where_two_last_level_caches_leave_the_model_slabs_o
         return sweeps_table_run(isa, 3, "--time-block", "measure", interior=96)
 
     free, split = run("one")["proposal"], run("two")["proposal"]
+    monkeypatch.setenv("BANDWALL_CACHE_DIR", str(tmp_path / "cache"))
     assert (free["team"], split["team"]) == ("shared", "slabs") and free["depth"] > split["depth"] > 2
     chosen = split["depth"] - 1  # raced there (every depth from 2 up), and not what the run's model proposes
     if entry == "within noise":
