@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 
 import pytest
@@ -15,12 +14,11 @@ import thp
 from bandwall.core import native, records
 from bandwall.core.store import Store
 from bandwall.kernels import iso3dfd
+from iso3dfd_tool import THREADS, tool
 from iso3dfd_tool import record as tool_record
-from iso3dfd_tool import tool
 
 SMALL = ["--grid", "37x29x41", "--iters", "6", "--blocks", "13x7x9", "--no-roofline"]
 # Two threads where the machine gives two (a team, not one thread), else one.
-THREADS = min(2, len(os.sched_getaffinity(0)))
 FAULT_ENV = "BANDWALL_ISO3DFD_FAULT"
 # Why a record may lack the timing of its kernel in L2 on some CPU (iso3dfd/in_l2.cpp's words).
 IN_L2_UNAVAILABLE = (

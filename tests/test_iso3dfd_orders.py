@@ -8,7 +8,6 @@ The numerics against a reference written apart from the kernels are the native t
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 
@@ -20,9 +19,7 @@ from bandwall.kernels import iso3dfd, roofs
 from bandwall.mpi import iso3dfd_mpi
 from bandwall.report.sections import orders
 from bandwall.tune import targets
-from iso3dfd_tool import record, tool
-
-THREADS = min(2, len(os.sched_getaffinity(0)))
+from iso3dfd_tool import THREADS, record, tool
 
 
 def test_the_manifest_describes_every_radius():
