@@ -291,28 +291,39 @@ def test_the_rows_sweeps_left_unraced_by_a_failed_winner_race_single_steps_alone
 
 
 @pytest.mark.parametrize(
-    "llc, host, cpus",
-    [("one", [True, True, False], {0, 1}), ("two", [False, None, False], {2, 5, 7}), ("one", [True], {1})],
+    "llc, host, cpus, agrees",
+    [
+        ("one", [True], {0, 1}, True),
+        ("two", [True, True, False, False], {2, 5, 7}, True),  # waits two probes, then agrees after
+        ("one", [False, True], {0, 1}, False),  # agrees before each run, not after
+        ("two", [None], {0, 1}, False),  # no answer: runs after HOST_PROBES probes anyway
+        ("one", [True], {1}, None),  # one CPU: nothing to probe
+    ],
 )
-def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypatch, llc, host, cpus):
+def test_a_race_with_the_probes_verdict_forces_it_and_waits_for_the_host(
+    monkeypatch, llc, host, cpus, agrees
+):
     """--sweeps-llc: every run of the race takes the verdict (BANDWALL_LLC_PROBE), the row's earlier
-    entry of that verdict (sweeps_by_llc) is the one held and pooled, and the entry says the verdict
-    and in how many runs the bench's own probe before the run agreed with it (None: no answer),
-    between the first two CPUs the bench may use (none with one CPU: 0/0)."""
+    entry of that verdict (sweeps_by_llc) is the one held and pooled; before each run the bench probes
+    the first two CPUs it may use until the host agrees with the verdict (at most HOST_PROBES times),
+    probes once more after it, and the entry says in how many runs both agreed (None: no answer; with
+    one CPU nothing is probed: 0/0)."""
     import types
 
     monkeypatch.setattr(sr.os, "sched_getaffinity", lambda pid: set(cpus))
-    probed = []
-
-    envs, trips = [], iter(host * 20)
+    monkeypatch.setattr(sr, "HOST_PROBES", 3)
+    monkeypatch.setattr(sr, "HOST_PROBE_GAP_S", 0.0)
+    probed, envs, trips = [], [], iter(host * 500)
 
     def record(cmd, env=None, **k):
         envs.append(dict(env or {}))
+        probed.append("run")
         return {"config": {"time_block": {"proposal": {"depth": 3, "level": "L2"}}}}
 
     def probe(bindir, between, **k):
-        probed.append(list(between))
+        assert list(between) == sorted(cpus)[:2]
         one = next(trips)
+        probed.append(one)
         return None if one is None else sr.common.LineTrip(60.0 if one else 300.0, one)
 
     first = {"3": [150.0] * 5, "2": [101.0, 99.0, 100.0, 102.0, 98.0]}
@@ -339,7 +350,18 @@ def test_a_race_with_the_probes_verdict_forces_it_and_counts_the_hosts(monkeypat
     assert all(e.get("BANDWALL_LLC_PROBE") == llc for e in envs) and envs
     assert out["llc"] == llc and out["depth"] == 3
     assert out["second_race"]["pooled"] == {"races": 2, "rounds": 15}  # the verdict's own earlier rounds
-    runs = len(envs) if len(cpus) > 1 else 0
-    agree = sum(h is not None and h == (llc == "one") for h in (host * 20)[:runs])
-    assert out["host_agreed"] == f"{agree}/{runs}"
-    assert all(p == sorted(cpus)[:2] for p in probed) and len(probed) == runs
+    runs = len(envs) if agrees is not None else 0
+    assert out["host_agreed"] == f"{runs if agrees else 0}/{runs}"
+    if agrees is None:
+        assert probed == ["run"] * len(envs)
+        return
+    # each run: the probes before it, the last agreeing unless HOST_PROBES said otherwise, one after
+    want = llc == "one"
+    at = 0
+    for _ in envs:
+        k = probed.index("run", at)
+        before = probed[at:k]
+        assert 1 <= len(before) <= 3 and all(h != want for h in before[:-1])
+        assert (before[-1] == want) or len(before) == 3
+        at = k + 2  # the probe after it
+    assert at == len(probed)
