@@ -66,18 +66,22 @@ def held_sweeps(earlier: dict | None, case: str) -> str | None:
 # How long a run forced to a verdict of the probe waits for the host to agree before it runs anyway:
 # probes this far apart, at most this many. On the Zen 4 guest the host moved the two vCPUs between
 # one L3 and two every 1-6 s (one probe a second, 2026-12-07), and a run of the race takes about one.
+# After HOST_GIVE_UP waits in a row in vain a race stops waiting (one probe a run) until the host
+# agrees again: on a machine whose two CPUs never leave their cache a wait would only cost time.
 HOST_PROBES = 300
 HOST_PROBE_GAP_S = 0.05
+HOST_GIVE_UP = 2
 
 
-def host_on(bindir, cpus: list[int], one: bool) -> bool:
-    """Probes the CPUs until the host has them on one last-level cache (one) or on two, or
-    HOST_PROBES probes have said otherwise (or not answered): whether it agreed."""
-    for _ in range(HOST_PROBES):
+def host_on(bindir, cpus: list[int], one: bool, probes: int = HOST_PROBES) -> bool:
+    """Probes the CPUs until the host has them on one last-level cache (one) or on two, or `probes`
+    probes have said otherwise (or not answered): whether it agreed."""
+    for k in range(probes):
         trip = common.llc_probe(bindir, cpus)
         if trip is not None and trip.one_llc == one:
             return True
-        time.sleep(HOST_PROBE_GAP_S)
+        if k + 1 < probes:
+            time.sleep(HOST_PROBE_GAP_S)
     return False
 
 
@@ -107,7 +111,8 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict, llc: st
     cache (BANDWALL_LLC_PROBE), so the model proposes the team and depth a run with that verdict
     gets (on one cache the team together, deeper; on two, slabs), and the race is the row's
     sweeps_by_llc entry for it, held against that entry's earlier choice; before each run the bench
-    probes the CPUs itself and waits for the host to agree (host_on), then probes again after it,
+    probes the CPUs itself and waits for the host to agree (host_on; no longer after HOST_GIVE_UP
+    waits in a row in vain, until it agrees again), then probes again after it,
     and the entry says in how many runs the host agreed before and after (a virtual machine's host
     moves two vCPUs between one L3 and two within seconds: without the wait, the races of two L3s
     on the Zen 4 guest ran on two in 0-29% of their runs)."""
@@ -118,12 +123,16 @@ def race_sweeps(a, entry: dict, offered, radius: int, n: int, env: dict, llc: st
     if llc:
         own["BANDWALL_LLC_PROBE"] = llc
     agreed = {"runs": 0, "agreed": 0}  # the host's verdict before and after each run, against llc
+    vain = [0]  # waits in a row the host did not end
 
     def run(name: str) -> dict:
         depth, _, tiles = name.partition(" ")
         cpus = sorted(os.sched_getaffinity(0))[:2]
         probed = bool(llc) and a.threads > 1 and len(cpus) == 2
-        before = probed and host_on(a.bindir, cpus, llc == "one")
+        before = probed and host_on(
+            a.bindir, cpus, llc == "one", HOST_PROBES if vain[0] < HOST_GIVE_UP else 1
+        )
+        vain[0] = 0 if before else vain[0] + probed
         rec = common.record(
             [common.tool(a.bindir, "bandwall-iso3dfd"), n, n, n, a.sweep_steps, "auto", "auto", "auto"]
             + ["compact", a.threads, "--radius", radius, "--isa", isa, "--time-block", depth]
