@@ -33,6 +33,12 @@ def row_named(table: dict, name: str | None) -> dict | None:
     return next((r for r in table["rows"] if r["microarch"] == name), None)
 
 
+def without_row(table: dict, name: str | None) -> dict:
+    """The table with the row of micro-architecture `name` left out: what a CPU the table does not
+    know meets (the other CPUs' rows, none of its own)."""
+    return {**table, "rows": [r for r in table["rows"] if r["microarch"] != name]}
+
+
 def microarch_name(bindir: Path) -> str | None:
     """This CPU's micro-architecture as native/common/machine.cpp names it (bandwall-peak's record)."""
     rec = common.record(

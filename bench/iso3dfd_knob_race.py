@@ -26,7 +26,7 @@ import json
 import statistics
 
 import common
-from choice_table import load, microarch_name, row_named
+from choice_table import load, microarch_name, row_named, without_row
 
 SEED_RADIUS = 8
 
@@ -63,9 +63,7 @@ def main() -> int:
     mine = row_named(table, cpu)
     work = common.scratch("bandwall-bench-knobs-")
     without = work / "table-without-this-cpu.json"
-    without.write_text(
-        json.dumps({**table, "rows": [row for row in table["rows"] if row["microarch"] != cpu]})
-    )
+    without.write_text(json.dumps(without_row(table, cpu)))
     lines = [
         f"CPU model: {cpu or 'none'}; its row {'left out' if mine else 'absent'} for the raced runs; "
         f"{a.interior}³ interior, {a.steps} steps, {a.threads} threads, step by step, MPoints/s",

@@ -29,20 +29,28 @@ is the whole run's (result.run: every step over the seconds from the end of the 
 initialisation, what the defaults spend choosing, their races and checks, included), not the timed
 steps' after the choosing alone.
 
+With --without-row, both bandwall runs read a copy of the table of measured choices that leaves this
+CPU's row out (BANDWALL_ISA_CHOICES): the path of a CPU the table does not know, whose first run races
+its variant, shape, prefetch and sweeps on its own data and keeps the winners in the bench's cache
+folder for the later rounds.
+
 Run with the Python that has Devito (bench/setup makes it); --no-devito runs without it:
   ./bootstrap setup && bench/setup
   build/devito-venv/bin/python bench/iso3dfd_orders.py --rounds 5 --results bench/results/FILE.md
   python3 bench/iso3dfd_orders.py --radii 1 --interior 512 --no-devito
+  build/devito-venv/bin/python bench/iso3dfd_orders.py --rounds 5 --without-row
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 from pathlib import Path
 
+import choice_table
 import common
 from iso3dfd_vs_devito import ALL_CPUS, DevitoRun, pin_openmp, rates, run_bandwall
 
@@ -64,6 +72,11 @@ def parse() -> argparse.Namespace:
     p.add_argument("--threads", type=int, default=2, help="OpenMP threads, pinned compact (default 2)")
     p.add_argument("--pause", type=float, default=2.0, help="seconds of rest before each program (default 2)")
     p.add_argument("--no-devito", action="store_true", help="leave Devito out")
+    p.add_argument(
+        "--without-row",
+        action="store_true",
+        help="bandwall reads the table of measured choices without this CPU's row (a CPU the table does not know)",
+    )
     a = common.parse(p)
     a.radii = common.radii(p, a.radii, SEED_RADIUS)
     if a.interior < 1 or a.steps < 1 or a.threads < 1:
@@ -71,14 +84,15 @@ def parse() -> argparse.Namespace:
     return a
 
 
-def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str) -> dict:
+def bandwall(exe: str, r: int, n: int, steps: int, threads: int, time_block: str, env: dict) -> dict:
     cpus = sorted(ALL_CPUS)[:threads]  # this process's own mask narrows once Devito has run
     # on the CPUs the bandwall run gets (Devito's pinned master thread narrows this process's mask)
     wide = {"preexec_fn": lambda: os.sched_setaffinity(0, ALL_CPUS)}
     trip = common.llc_probe(Path(exe).parent, cpus, **wide) if len(cpus) > 1 else None
     rec = run_bandwall(
         [exe, *(str(n + 2 * r),) * 3, str(steps), "auto", "auto", "auto", "compact", str(threads)]
-        + ["--radius", str(r), "--time-block", time_block, "--json"]
+        + ["--radius", str(r), "--time-block", time_block, "--json"],
+        env,
     )
     tb = rec["config"].get("time_block", {})
     mp = common.whole_run_rate(rec)
@@ -164,12 +178,19 @@ def main() -> None:
     for d in devitos.values():
         d.run(1)  # compilation, outside the timed runs
     names = ["bandwall", "step by step", "memory wall"] + ([] if a.no_devito else ["devito"])
+    env, table_said = {}, "the table of measured choices as built"
+    if a.without_row:
+        cpu = choice_table.microarch_name(a.bindir)
+        without = common.scratch() / "table-without-this-cpu.json"
+        without.write_text(json.dumps(choice_table.without_row(choice_table.load(), cpu)))
+        env = {"BANDWALL_ISA_CHOICES": str(without)}
+        table_said = f"the table of measured choices without this CPU's row ({cpu or 'none'})"
 
     def runner(r: int, name: str):
         if name == "bandwall":
-            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto")
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto", env)
         if name == "step by step":
-            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "1")
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "1", env)
         if name == "memory wall":
             return lambda: wall(stream, a.threads)
         return lambda: devitos[r].run(a.steps)
@@ -191,7 +212,7 @@ def main() -> None:
     samples = {r: {name: got[(r, name)] for name in names} for r in a.radii}
     lines = [
         f"ISO3DFD {a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, single precision, "
-        f"median of {a.rounds} rounds; CPU: {common.cpu_name()}",
+        f"median of {a.rounds} rounds; CPU: {common.cpu_name()}; bandwall with {table_said}",
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")

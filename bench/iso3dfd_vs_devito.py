@@ -46,13 +46,14 @@ ALL_CPUS = os.sched_getaffinity(0)  # Devito's pinned master thread narrows this
 CACHE = str(common.scratch("bandwall-bench-cache-"))
 
 
-def run_bandwall(cmd: list[str]) -> dict:
+def run_bandwall(cmd: list[str], env: dict | None = None) -> dict:
     """A bandwall executable's record, run on all this process's first CPUs with the bench's cache
-    folder. bandwall pins its own threads; OMP_PROC_BIND in its environment (set for Devito) would
-    pin its initial thread to one CPU before it reads the CPUs it may use."""
+    folder (and env's variables besides). bandwall pins its own threads; OMP_PROC_BIND in its
+    environment (set for Devito) would pin its initial thread to one CPU before it reads the CPUs it
+    may use."""
     return common.record(
         cmd,
-        env={"BANDWALL_CACHE_DIR": CACHE},
+        env={"BANDWALL_CACHE_DIR": CACHE, **(env or {})},
         unset=("OMP_PROC_BIND", "OMP_PLACES", "OMP_NUM_THREADS"),
         preexec_fn=lambda: os.sched_setaffinity(0, ALL_CPUS),
     )

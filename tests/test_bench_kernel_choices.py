@@ -230,6 +230,23 @@ def test_the_knobs_race_on_this_cpus_models_and_no_choices(row_name, rows):
     json.dumps(out)
 
 
+@pytest.mark.parametrize(
+    "row_name, left",
+    [
+        ("Zen X", ["Other", "Bare"]),  # this CPU's row left out, the others kept
+        ("Bare", ["Zen X", "Other"]),
+        ("Unknown", ["Zen X", "Other", "Bare"]),  # no row for this CPU: the table as it is
+        (None, ["Zen X", "Other", "Bare"]),
+    ],
+)
+def test_a_table_without_this_cpus_row_is_what_a_cpu_it_does_not_know_meets(row_name, left):
+    """The table the orders and knob benches give bandwall to run as on a CPU without a row."""
+    table = {"about": "t", "rows": json.loads(json.dumps(ROWS))}
+    out = kc.choice_table.without_row(table, row_name)
+    assert [r["microarch"] for r in out["rows"]] == left and out["about"] == "t"
+    assert table["rows"] == ROWS  # the checkout's table is not touched
+
+
 STEP_ENTRY = {
     "isa": "avx2",
     "figures": {"avx512": 1356.0, "avx2": 1603.0},
