@@ -130,7 +130,7 @@ std::size_t parse_plane_pitch(const std::string& text, std::size_t pitch, std::s
 // aliases the loads of prev and vel 4 KiB apart that follow it. On the Intel Emerald Rapids guest,
 // 2 threads, alternated whole runs: 1.04x-1.25x offset 0 at radius 1-8 on 256^3 with its halo,
 // whose rows end in a masked part vector; level on interiors of whole vectors. Measured on that
-// CPU only (docs/guides/iso3dfd.md; bench/iso3dfd_layouts.py --layouts auto,no-offset).
+// CPU only (docs/guides/iso3dfd-layout.md; bench/iso3dfd_layouts.py --layouts auto,no-offset).
 inline constexpr std::size_t kArrayOffset = 336;
 // --array-offset: auto (kArrayOffset) or a number of floats, a multiple of 16 (whole lines, so that
 // a vector aligned in one array is aligned in all), 0 to 1008 (within a page); UsageError in one

@@ -8,7 +8,7 @@
 // for 16 and 2R + 1 for 17.
 //
 // How it cuts loads (per output vector of lanes points, against the 25 neighbour vectors of the
-// stencil plus the centre, next and vel; docs/guides/iso3dfd.md):
+// stencil plus the centre, next and vel; docs/guides/iso3dfd-kernel.md):
 //  - x: the aligned vectors of a row are loaded once ((V + 2) / V per vector: the V vectors of the
 //    segment and one on either side) and the x pairs q[x-K] + q[x+K] are cut out of them with lane
 //    shifts; pairs whose distance the description lists in x_loads come from two unaligned loads
