@@ -29,10 +29,11 @@ is the whole run's (result.run: every step over the seconds from the end of the 
 initialisation, what the defaults spend choosing, their races and checks, included), not the timed
 steps' after the choosing alone.
 
-With --without-row, both bandwall runs read a copy of the table of measured choices that leaves this
-CPU's row out (BANDWALL_ISA_CHOICES): the path of a CPU the table does not know, whose first run races
-its variant, shape, prefetch and sweeps on its own data and keeps the winners in the bench's cache
-folder for the later rounds.
+With --without-row, every round runs the defaults a third time, as on a CPU the table does not know:
+with a copy of the table of measured choices that leaves this CPU's row out (BANDWALL_ISA_CHOICES)
+and a cache folder of their own, so that their first run races its variant, shape, prefetch and
+sweeps on its own data and the later rounds take what it kept. Their columns: the rate, their ratio
+to step by step, and bandwall's (with the row) to theirs: what this CPU's row is worth.
 
 Run with the Python that has Devito (bench/setup makes it); --no-devito runs without it:
   ./bootstrap setup && bench/setup
@@ -75,7 +76,8 @@ def parse() -> argparse.Namespace:
     p.add_argument(
         "--without-row",
         action="store_true",
-        help="bandwall reads the table of measured choices without this CPU's row (a CPU the table does not know)",
+        help="also run the defaults with the table of measured choices without this CPU's row (a CPU the table "
+        "does not know), paired round by round",
     )
     a = common.parse(p)
     a.radii = common.radii(p, a.radii, SEED_RADIUS)
@@ -178,19 +180,22 @@ def main() -> None:
     for d in devitos.values():
         d.run(1)  # compilation, outside the timed runs
     names = ["bandwall", "step by step", "memory wall"] + ([] if a.no_devito else ["devito"])
-    env, table_said = {}, "the table of measured choices as built"
+    no_row, cpu = {}, None
     if a.without_row:
+        names.append("no row")
         cpu = choice_table.microarch_name(a.bindir)
-        without = common.scratch() / "table-without-this-cpu.json"
+        work = common.scratch("bandwall-bench-no-row-")
+        without = work / "table-without-this-cpu.json"
         without.write_text(json.dumps(choice_table.without_row(choice_table.load(), cpu)))
-        env = {"BANDWALL_ISA_CHOICES": str(without)}
-        table_said = f"the table of measured choices without this CPU's row ({cpu or 'none'})"
+        no_row = {"BANDWALL_ISA_CHOICES": str(without), "BANDWALL_CACHE_DIR": str(work / "cache")}
 
     def runner(r: int, name: str):
         if name == "bandwall":
-            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto", env)
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto", {})
+        if name == "no row":
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "auto", no_row)
         if name == "step by step":
-            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "1", env)
+            return lambda: bandwall(iso, r, a.interior, a.steps, a.threads, "1", {})
         if name == "memory wall":
             return lambda: wall(stream, a.threads)
         return lambda: devitos[r].run(a.steps)
@@ -212,15 +217,27 @@ def main() -> None:
     samples = {r: {name: got[(r, name)] for name in names} for r in a.radii}
     lines = [
         f"ISO3DFD {a.interior}^3 interior, {a.steps} steps, {a.threads} threads compact, single precision, "
-        f"median of {a.rounds} rounds; CPU: {common.cpu_name()}; bandwall with {table_said}",
+        f"median of {a.rounds} rounds; CPU: {common.cpu_name()}"
+        + (
+            f"; no row: the defaults without this CPU's row ({cpu or 'none'}) in the table"
+            if a.without_row
+            else ""
+        ),
         "",
         "| radius (order) | bandwall MPoints/s | step by step | memory wall | vs wall | vs step by step "
         + ("| Devito | vs Devito " if not a.no_devito else "")
         + "| depths | kernel | norm vs Devito | one L3 | step by step / in-core "
-        + "| bandwall, step by step / kernel in L2 | host steal |",
+        + "| bandwall, step by step / kernel in L2 | host steal "
+        + (
+            "| no row MPoints/s | no row vs step by step | bandwall vs no row | no row's depths | no row's kernel "
+            if a.without_row
+            else ""
+        )
+        + "|",
         "|---|---|---|---|---|---|"
         + ("---|---|" if not a.no_devito else "")
-        + "---|---|---|---|---|---|---|",
+        + "---|---|---|---|---|---|---|"
+        + ("---|---|---|---|---|" if a.without_row else ""),
     ]
     for r in a.radii:
         s = samples[r]
@@ -250,6 +267,15 @@ def main() -> None:
             in_l2(s),
             steal_cell(native),
         ]
+        if a.without_row:
+            n = s["no row"]
+            row += [
+                f"{median(n):.0f}",
+                paired(n, s["step by step"]),
+                paired(s["bandwall"], n),
+                ",".join(depth_mark(x) for x in n),
+                n[-1]["isa"],
+            ]
         lines.append("| " + " | ".join(row) + " |")
     if not a.no_devito:
         lines += ["", f"Devito: {samples[a.radii[0]]['devito'][-1]['isa']}"]
